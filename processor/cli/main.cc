@@ -1,0 +1,52 @@
+// pageblame: which call stack created this memory page?
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "processor/cli/commands.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: pageblame COMMAND [options]\n"
+    "\n"
+    "Replays a perf recording of a process's memory syscalls (mmap, munmap, brk,\n"
+    "mremap, with call stacks) and says which call stack created any page.\n"
+    "\n"
+    "commands:\n"
+    "  maps   -i TRACE [--pid PID] [--at T] [--json]    the address space, with origins\n"
+    "  query  -i TRACE [--pid PID] [--at T] [--history] [--json] ADDR...\n"
+    "                                                   who created the page at ADDR\n"
+    "\n"
+    "Record a trace with:\n"
+    "  perf trace record --call-graph fp -p PID \\\n"
+    "    -e 'syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap' -o trace.data\n"
+    "Run 'pageblame COMMAND --help' for a command's options.\n";
+
+}  // namespace
+
+namespace pageblame::cli {
+
+int ReportError(const absl::Status& s) {
+  std::fprintf(stderr, "pageblame: %s\n", std::string(s.message()).c_str());
+  return s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+}
+
+}  // namespace pageblame::cli
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  std::string cmd = argv[1];
+  std::vector<std::string> rest(argv + 2, argv + argc);
+  if (cmd == "maps") return pageblame::cli::RunMaps(rest);
+  if (cmd == "query") return pageblame::cli::RunQuery(rest);
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "pageblame: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+  return 2;
+}

@@ -1,0 +1,61 @@
+#include "processor/cli/trace_options.h"
+
+#include <cstdio>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "processor/base/status_macros.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::cli {
+
+absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
+  TraceSelection sel;
+  if (auto pid = args.Value("--pid")) {
+    uint32_t v;
+    if (!absl::SimpleAtoi(*pid, &v)) {
+      return absl::InvalidArgumentError(absl::StrCat("bad --pid '", *pid, "': expected a number"));
+    }
+    sel.pid = v;
+  }
+  if (auto at = args.Value("--at")) {
+    ASSIGN_OR_RETURN(sel.at, report::ParseTime(*at));
+  }
+  return sel;
+}
+
+absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> LoadFromArgs(const Args& args) {
+  replay::LoadOptions o;
+  o.path = args.Value("--input").value_or("perf.data");
+  o.symbols.trace_path = o.path;
+  o.symbols.symfs = args.Value("--symfs").value_or("");
+  o.symbols.perf_map_dir = args.Value("--perf-map-dir").value_or("");
+  o.progress = true;
+  ASSIGN_OR_RETURN(auto trace, replay::LoadTrace(o));
+  if (args.Has("--verbose")) {
+    const index::TraceStats& s = trace->index().stats();
+    std::fprintf(stderr,
+                 "pageblame: %s: %llu records, %llu samples (%llu memory-syscall), %llu calls "
+                 "(%llu failed, %llu no change), %zu processes, %zu regions versions, %zu unique "
+                 "stacks\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
+                 "at end %llu, unknown records %llu, bad samples %llu, out of order %llu\n",
+                 o.path.c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
+                 (unsigned long long)s.memory_samples, (unsigned long long)s.calls,
+                 (unsigned long long)s.calls_failed, (unsigned long long)s.calls_no_change,
+                 trace->index().num_processes(), trace->index().num_versions(),
+                 trace->index().stacks().size(), trace->sources().c_str(),
+                 (unsigned long long)s.unmatched_exits, (unsigned long long)s.unmatched_enters,
+                 (unsigned long long)s.pending_at_end, (unsigned long long)s.unknown_records,
+                 (unsigned long long)s.bad_samples, (unsigned long long)s.out_of_order);
+  }
+  // Lost events make answers about the affected span uncertain: always say so.
+  for (const index::LostSpan& l : trace->index().stats().lost) {
+    std::fprintf(stderr, "pageblame: warning: %llu %s lost between %s and %s; pages changed then "
+                 "may be misattributed\n",
+                 (unsigned long long)l.count, l.samples ? "samples" : "events",
+                 report::FormatTime(l.t_from).c_str(), report::FormatTime(l.t_to).c_str());
+  }
+  return trace;
+}
+
+}  // namespace pageblame::cli

@@ -1,0 +1,77 @@
+// Turns tracepoint samples into DecodedSyscall, using field offsets from the
+// trace's own formats (TracingData). Built once per file; Decode() is on the
+// hot path and does no lookups by name and no allocation.
+//
+//   ASSIGN_OR_RETURN(SyscallDecoder dec, SyscallDecoder::Create(info, *tracing_data));
+//   RETURN_IF_ERROR(dec.CheckUsable());
+//   DecodedSyscall d;
+//   if (dec.Decode(sample, &d)) ...   // false: not a memory syscall we replay
+//
+// Sources: for each syscall, if the trace has both syscalls:sys_enter_X and
+// syscalls:sys_exit_X, those are used and the raw_syscalls twins of the same
+// call (which `perf trace record` writes for every syscall) are dropped, so a
+// call counts once. Otherwise raw_syscalls:sys_enter/sys_exit are used,
+// matched by syscall number (table per architecture).
+#ifndef PAGEBLAME_DECODE_SYSCALL_DECODER_H_
+#define PAGEBLAME_DECODE_SYSCALL_DECODER_H_
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "processor/decode/syscall_event.h"
+#include "processor/decode/tracing_data.h"
+#include "processor/perf/perf_records.h"
+
+namespace pageblame::decode {
+
+class SyscallDecoder {
+ public:
+  static absl::StatusOr<SyscallDecoder> Create(const perf::FileInfo& info, const TracingData& td);
+
+  bool Decode(const perf::Sample& sample, DecodedSyscall* out) const;
+
+  // An error that says what to record instead, if the trace cannot be
+  // replayed: no memory syscall events, only enters or only exits, or no
+  // call chains.
+  absl::Status CheckUsable() const;
+
+  // "mmap: syscalls:sys_{enter,exit}_mmap; brk: raw_syscalls (nr 12); ..."
+  std::string DescribeSources() const;
+  bool uses_raw_syscalls() const;
+
+ private:
+  struct Field {
+    int offset = -1;
+    int size = 0;
+    bool is_signed = false;
+    bool valid() const { return offset >= 0; }
+  };
+  enum class Kind : uint8_t { kIgnore, kRawEnter, kRawExit, kEnter, kExit };
+  struct AttrDecoder {
+    Kind kind = Kind::kIgnore;
+    Syscall syscall = Syscall::kMmap;  // kEnter/kExit only
+    bool has_callchain = false;
+    Field nr;                  // raw: "id"
+    Field args[6];             // kEnter: per-arg fields; kRawEnter: args[0] = "args" array
+    Field ret;                 // exits
+  };
+  enum Source : uint8_t { kNone, kSpecific, kRaw };
+
+  static bool ReadField(const Field& f, const perf::Sample& s, uint64_t* out);
+
+  const perf::EventAttr* attrs_base_ = nullptr;
+  std::vector<AttrDecoder> decoders_;  // indexed like FileInfo::attrs
+  std::array<Source, kSyscallCount> source_{};
+  std::array<int64_t, kSyscallCount> raw_nr_{};  // syscall numbers on this arch
+  std::string arch_;
+  bool missing_callchain_ = false;
+  bool has_raw_enter_ = false, has_raw_exit_ = false;
+  std::array<bool, kSyscallCount> has_enter_{}, has_exit_{};
+};
+
+}  // namespace pageblame::decode
+
+#endif  // PAGEBLAME_DECODE_SYSCALL_DECODER_H_

@@ -1,0 +1,34 @@
+// The memory syscalls pageblame replays, as decoded from tracepoint samples.
+#ifndef PAGEBLAME_DECODE_SYSCALL_EVENT_H_
+#define PAGEBLAME_DECODE_SYSCALL_EVENT_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace pageblame::decode {
+
+enum class Syscall : uint8_t { kMmap, kMunmap, kBrk, kMremap, kCount };
+inline constexpr int kSyscallCount = static_cast<int>(Syscall::kCount);
+
+std::string_view SyscallName(Syscall sc);
+
+// One enter or exit of a memory syscall, from either syscalls:sys_{enter,exit}_X
+// or raw_syscalls:sys_{enter,exit}.
+struct DecodedSyscall {
+  enum class Phase : uint8_t { kEnter, kExit };
+  Phase phase = Phase::kEnter;
+  Syscall syscall = Syscall::kMmap;
+  // Enter: the arguments in the syscall's own order (mmap: addr, len, prot,
+  // flags, fd, off; munmap: addr, len; brk: brk; mremap: addr, old_len,
+  // new_len, flags, new_addr). Unused slots are 0.
+  uint64_t args[6] = {0, 0, 0, 0, 0, 0};
+  int64_t ret = 0;  // Exit: the return value (negative errno on failure)
+};
+
+// The kernel's failure convention for syscalls returning addresses:
+// -4095..-1 are errnos (IS_ERR_VALUE in include/linux/err.h).
+inline bool IsErrorReturn(int64_t ret) { return ret < 0 && ret >= -4095; }
+
+}  // namespace pageblame::decode
+
+#endif  // PAGEBLAME_DECODE_SYSCALL_EVENT_H_

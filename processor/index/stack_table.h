@@ -1,0 +1,62 @@
+// Interns user call stacks (leaf-first ip lists) so that each unique stack is
+// stored once and named by a StackId, whatever the number of samples that
+// carry it. Hashing is over the raw ips; nothing is symbolized here
+// (symbols/ does that lazily, for printed stacks only).
+//
+//   StackTable t;
+//   StackId a = t.Intern(ips);      // O(depth) expected
+//   StackId b = t.Intern(ips);      // a == b, nothing stored twice
+//   absl::Span<const uint64_t> same = t.Get(a);
+//
+// Memory: O(total ips of unique stacks). Not movable (the set's functors
+// point back at the table).
+#ifndef PAGEBLAME_INDEX_STACK_TABLE_H_
+#define PAGEBLAME_INDEX_STACK_TABLE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/types/span.h"
+#include "processor/base/typed_id.h"
+
+namespace pageblame::index {
+
+class StackTable {
+ public:
+  StackTable();
+  StackTable(const StackTable&) = delete;
+  StackTable& operator=(const StackTable&) = delete;
+
+  StackId Intern(absl::Span<const uint64_t> ips);
+  absl::Span<const uint64_t> Get(StackId id) const;
+  size_t size() const { return entries_.size(); }
+  size_t total_ips() const { return ips_.size(); }
+
+ private:
+  struct Entry {
+    uint64_t offset;
+    uint32_t length;
+  };
+  struct Hash {
+    using is_transparent = void;
+    const StackTable* table;
+    size_t operator()(StackId id) const;
+    size_t operator()(absl::Span<const uint64_t> ips) const;
+  };
+  struct Eq {
+    using is_transparent = void;
+    const StackTable* table;
+    bool operator()(StackId a, StackId b) const { return a == b; }
+    bool operator()(StackId a, absl::Span<const uint64_t> b) const;
+    bool operator()(absl::Span<const uint64_t> a, StackId b) const { return (*this)(b, a); }
+  };
+
+  std::vector<uint64_t> ips_;
+  std::vector<Entry> entries_;
+  absl::flat_hash_set<StackId, Hash, Eq> set_;
+};
+
+}  // namespace pageblame::index
+
+#endif  // PAGEBLAME_INDEX_STACK_TABLE_H_

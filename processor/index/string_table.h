@@ -1,0 +1,35 @@
+// Interns short strings (comms, DSO paths, build ids) to StringIds.
+//
+//   StringId id = strings.Intern("/usr/lib/x86_64-linux-gnu/libc.so.6");
+//   std::string_view s = strings.Get(id);   // stable for the table's lifetime
+#ifndef PAGEBLAME_INDEX_STRING_TABLE_H_
+#define PAGEBLAME_INDEX_STRING_TABLE_H_
+
+#include <deque>
+#include <string>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "processor/base/typed_id.h"
+
+namespace pageblame {
+using StringId = TypedId<struct StringIdTag>;
+}
+
+namespace pageblame::index {
+
+class StringTable {
+ public:
+  StringId Intern(std::string_view s);
+  // "" for an invalid id.
+  std::string_view Get(StringId id) const;
+  size_t size() const { return strings_.size(); }
+
+ private:
+  std::deque<std::string> strings_;  // deque: views into it stay valid
+  absl::flat_hash_map<std::string_view, StringId> ids_;
+};
+
+}  // namespace pageblame::index
+
+#endif  // PAGEBLAME_INDEX_STRING_TABLE_H_

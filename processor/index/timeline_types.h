@@ -1,0 +1,100 @@
+// The records of the address-timeline index.
+//
+// A Version is one piece of one region with fixed attributes over a time
+// span: [start, end) x [t_from, t_to). Every change to an address space ends
+// the versions it touches and starts new ones, so the versions of a process
+// that are alive at time T are exactly its address space at T, and the
+// versions that ever covered an address are that page's history. Each version
+// keeps the CallEvent that created its pages (`origin`), which survives
+// splits, moves (mremap) and fork copies.
+#ifndef PAGEBLAME_INDEX_TIMELINE_TYPES_H_
+#define PAGEBLAME_INDEX_TIMELINE_TYPES_H_
+
+#include <cstdint>
+#include <limits>
+
+#include "absl/container/btree_map.h"
+#include "processor/base/typed_id.h"
+#include "processor/decode/syscall_event.h"
+#include "processor/index/string_table.h"
+
+namespace pageblame::index {
+
+inline constexpr uint64_t kLive = std::numeric_limits<uint64_t>::max();  // "until the end"
+
+// One memory syscall that changed an address space (failed calls and calls
+// that changed nothing are counted in stats, not stored).
+struct CallEvent {
+  uint64_t time = 0;  // ns, perf clock (of the exit: when the change took effect)
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  decode::Syscall syscall = decode::Syscall::kMmap;
+  uint64_t args[6] = {0, 0, 0, 0, 0, 0};
+  int64_t ret = 0;
+  StackId stack;
+  StringId comm;
+};
+
+// How a version began.
+enum class Begin : uint8_t {
+  kCreated,     // its pages were created by `begin_event` (== origin)
+  kBeforeTrace, // existed before the trace (attach mode, or mapped by the kernel at exec)
+  kSplit,       // a neighbouring part of its region was removed by `begin_event`
+  kMovedIn,     // mremap `begin_event` moved these pages here from `prev`
+  kForked,      // copied from the parent's `prev` when the process forked
+};
+
+// How a version ended (kLive: it is part of the final state).
+enum class End : uint8_t {
+  kLive,
+  kUnmapped,   // munmap, brk shrink, mremap shrink removed its pages (or part of them)
+  kReplaced,   // a MAP_FIXED mmap or an mremap target took its place
+  kMovedOut,   // mremap moved its pages elsewhere
+  kExec,       // the process exec'd: a new, empty address space
+};
+
+// Attributes that later events (mprotect, madvise) may change by ending a
+// version and starting a new one with the same origin.
+struct RegionAttrs {
+  uint32_t prot = 0;   // PROT_*
+  uint32_t flags = 0;  // MAP_* of the creating call
+  uint64_t pgoff = 0;  // file offset of `start`, for file mappings
+  StringId path;       // file path or "[heap]", invalid if unknown / anonymous
+};
+
+struct Version {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t t_from = 0;
+  uint64_t t_to = kLive;
+  uint32_t process = 0;  // index into TraceIndex::processes()
+  Begin begin = Begin::kCreated;
+  End end_kind = End::kLive;
+  EventId origin;       // creating call; invalid = existed before the trace
+  EventId begin_event;  // call that started this version (invalid for fork/before-trace)
+  EventId end_event;    // call that ended it (invalid while live or for exec)
+  VersionId prev;       // version it continues (split, move, fork), if any
+  RegionAttrs attrs;
+
+  bool AliveAt(uint64_t t) const { return t_from <= t && t < t_to; }
+};
+
+// One process (one address space). A pid reused after exit, or a process
+// that exec'd, keeps its entry: exec ends all versions at the exec time.
+struct Process {
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  uint64_t t_start = 0;           // fork time, or first record seen
+  uint64_t t_exit = kLive;        // exit time (its end state is the state before exit)
+  bool existed_before_trace = false;  // attach mode: first seen without a fork in the trace
+  bool saw_exec = false;
+  StringId comm;
+  // Attach mode without `perf record -d`: the first brk of the trace moved the
+  // break from an unknown value (so its heap pages cannot be attributed).
+  EventId unknown_break_event;
+  absl::btree_map<uint64_t, VersionId> live;  // start -> live version, non-overlapping
+};
+
+}  // namespace pageblame::index
+
+#endif  // PAGEBLAME_INDEX_TIMELINE_TYPES_H_

@@ -1,0 +1,85 @@
+#include "processor/index/trace_index.h"
+
+#include <algorithm>
+
+namespace pageblame::index {
+
+EventId TraceIndex::AddEvent(const CallEvent& e) {
+  events_.push_back(e);
+  return EventId(static_cast<uint32_t>(events_.size() - 1));
+}
+
+VersionId TraceIndex::AddVersion(const Version& v) {
+  versions_.push_back(v);
+  return VersionId(static_cast<uint32_t>(versions_.size() - 1));
+}
+
+uint32_t TraceIndex::AddProcess(const Process& p) {
+  processes_.push_back(p);
+  uint32_t i = static_cast<uint32_t>(processes_.size() - 1);
+  pid_to_processes_[p.pid].push_back(i);
+  return i;
+}
+
+void TraceIndex::Finalize() {
+  std::vector<std::vector<IntervalIndex::Interval>> per(processes_.size());
+  for (uint32_t i = 0; i < versions_.size(); ++i) {
+    const Version& v = versions_[i];
+    per[v.process].push_back({v.start, v.end, i});
+  }
+  by_process_.resize(processes_.size());
+  for (size_t p = 0; p < per.size(); ++p) by_process_[p].Build(std::move(per[p]));
+}
+
+std::vector<uint32_t> TraceIndex::ProcessesWithPid(uint32_t pid) const {
+  auto it = pid_to_processes_.find(pid);
+  return it == pid_to_processes_.end() ? std::vector<uint32_t>{} : it->second;
+}
+
+VersionId TraceIndex::Lookup(uint32_t p, uint64_t addr, uint64_t t) const {
+  if (p >= processes_.size()) return VersionId::Invalid();
+  if (t == kLive) {
+    // The common case, O(log n) on the final state.
+    const auto& live = processes_[p].live;
+    auto it = live.upper_bound(addr);
+    if (it == live.begin()) return VersionId::Invalid();
+    --it;
+    return addr < versions_[it->second.value()].end ? it->second : VersionId::Invalid();
+  }
+  VersionId found;
+  if (p < by_process_.size()) {
+    by_process_[p].Stab(addr, [&](uint32_t v) {
+      if (versions_[v].AliveAt(t)) found = VersionId(v);
+    });
+  }
+  return found;
+}
+
+std::vector<VersionId> TraceIndex::RegionsAt(uint32_t p, uint64_t t) const {
+  std::vector<VersionId> out;
+  if (p >= processes_.size()) return out;
+  if (t == kLive) {
+    for (const auto& [start, v] : processes_[p].live) out.push_back(v);
+    return out;
+  }
+  if (p < by_process_.size()) {
+    for (const auto& iv : by_process_[p].sorted()) {
+      if (versions_[iv.payload].AliveAt(t)) out.push_back(VersionId(iv.payload));
+    }
+  }
+  return out;
+}
+
+std::vector<VersionId> TraceIndex::History(uint32_t p, uint64_t addr) const {
+  std::vector<VersionId> out;
+  if (p >= by_process_.size()) return out;
+  by_process_[p].Stab(addr, [&](uint32_t v) { out.push_back(VersionId(v)); });
+  std::sort(out.begin(), out.end(), [&](VersionId a, VersionId b) {
+    const Version& va = versions_[a.value()];
+    const Version& vb = versions_[b.value()];
+    return va.t_from != vb.t_from ? va.t_from < vb.t_from : a < b;
+  });
+  return out;
+}
+
+}  // namespace pageblame::index

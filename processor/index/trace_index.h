@@ -1,0 +1,80 @@
+// The address-timeline index of one trace: every process's address space at
+// any time, and every change with its time and creating stack.
+//
+// Filled by replay/ (append-only), then Finalize() builds the lookup
+// structures and the index is read-only.
+//
+//   const TraceIndex& idx = loaded.index();
+//   for (uint32_t p : idx.ProcessesWithPid(6640)) {
+//     VersionId v = idx.Lookup(p, 0x7f3bad120000, kLive);   // O(log n)
+//     if (v.valid()) { const Version& ver = idx.version(v); ... ver.origin ... }
+//   }
+//   std::vector<VersionId> all = idx.RegionsAt(p, t);      // O(versions of p)
+//   std::vector<VersionId> hist = idx.History(p, addr);    // O(log n + k log n)
+#ifndef PAGEBLAME_INDEX_TRACE_INDEX_H_
+#define PAGEBLAME_INDEX_TRACE_INDEX_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "processor/index/interval_index.h"
+#include "processor/index/stack_table.h"
+#include "processor/index/string_table.h"
+#include "processor/index/timeline_types.h"
+#include "processor/index/trace_stats.h"
+
+namespace pageblame::index {
+
+class TraceIndex {
+ public:
+  TraceIndex() = default;
+  TraceIndex(const TraceIndex&) = delete;
+  TraceIndex& operator=(const TraceIndex&) = delete;
+
+  // --- building (replay/) ---
+  StackTable& stacks() { return stacks_; }
+  StringTable& strings() { return strings_; }
+  TraceStats& mutable_stats() { return stats_; }
+  EventId AddEvent(const CallEvent& e);
+  VersionId AddVersion(const Version& v);
+  Version& mutable_version(VersionId id) { return versions_[id.value()]; }
+  uint32_t AddProcess(const Process& p);
+  Process& mutable_process(uint32_t i) { return processes_[i]; }
+  // Builds the per-process interval indexes. Call once, after replay.
+  void Finalize();
+
+  // --- reading ---
+  const StackTable& stacks() const { return stacks_; }
+  const StringTable& strings() const { return strings_; }
+  const TraceStats& stats() const { return stats_; }
+  const CallEvent& event(EventId id) const { return events_[id.value()]; }
+  const Version& version(VersionId id) const { return versions_[id.value()]; }
+  const Process& process(uint32_t i) const { return processes_[i]; }
+  size_t num_events() const { return events_.size(); }
+  size_t num_versions() const { return versions_.size(); }
+  size_t num_processes() const { return processes_.size(); }
+
+  // Process entries (generations) with this pid, oldest first.
+  std::vector<uint32_t> ProcessesWithPid(uint32_t pid) const;
+  // The version of process `p` containing `addr` at time `t` (kLive = end).
+  VersionId Lookup(uint32_t p, uint64_t addr, uint64_t t) const;
+  // Versions of `p` alive at `t`, sorted by start.
+  std::vector<VersionId> RegionsAt(uint32_t p, uint64_t t) const;
+  // Every version of `p` that ever contained `addr`, oldest first.
+  std::vector<VersionId> History(uint32_t p, uint64_t addr) const;
+
+ private:
+  StackTable stacks_;
+  StringTable strings_;
+  TraceStats stats_;
+  std::vector<CallEvent> events_;
+  std::vector<Version> versions_;
+  std::vector<Process> processes_;
+  std::vector<IntervalIndex> by_process_;  // built by Finalize()
+  absl::flat_hash_map<uint32_t, std::vector<uint32_t>> pid_to_processes_;
+};
+
+}  // namespace pageblame::index
+
+#endif  // PAGEBLAME_INDEX_TRACE_INDEX_H_

@@ -1,0 +1,47 @@
+// Data-quality counters of one load. Problems in the trace are counted here
+// and reported, not fatal (Perfetto's stats table does the same).
+#ifndef PAGEBLAME_INDEX_TRACE_STATS_H_
+#define PAGEBLAME_INDEX_TRACE_STATS_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace pageblame::index {
+
+// A PERF_RECORD_LOST / LOST_SAMPLES: `count` records were dropped by the
+// kernel somewhere in (t_from, t_to]: between the previous record we saw and
+// this one. Replay results for pages changed in that span may be incomplete.
+struct LostSpan {
+  uint64_t t_from = 0;
+  uint64_t t_to = 0;
+  uint64_t count = 0;
+  bool samples = false;  // LOST_SAMPLES (vs ring-buffer LOST records)
+};
+
+struct TraceStats {
+  uint64_t records = 0;
+  uint64_t samples = 0;
+  uint64_t memory_samples = 0;      // enter/exit samples of replayed syscalls
+  uint64_t calls = 0;               // paired enter+exit
+  uint64_t calls_failed = 0;        // exit said -errno (or brk unchanged): nothing changed
+  uint64_t calls_no_change = 0;     // succeeded but changed nothing (munmap of nothing, ...)
+  uint64_t unmatched_exits = 0;     // exit without an enter on that thread
+  uint64_t unmatched_enters = 0;    // enter replaced by another enter before its exit
+  uint64_t pending_at_end = 0;      // enters still waiting for an exit at the end
+  uint64_t unknown_records = 0;     // record types we skip
+  uint64_t unknown_sample_ids = 0;  // samples whose id matches no attr
+  uint64_t bad_samples = 0;         // samples too short for their attr / fields
+  uint64_t out_of_order = 0;        // events older than what was already replayed
+  uint64_t mmap_records = 0;        // MMAP/MMAP2 sideband records
+  uint64_t comm_records = 0;
+  uint64_t fork_records = 0;
+  uint64_t exit_records = 0;
+  uint64_t lost_records = 0;        // total records lost (sum of LostSpan::count)
+  std::vector<LostSpan> lost;
+  uint64_t first_time = 0;
+  uint64_t last_time = 0;
+};
+
+}  // namespace pageblame::index
+
+#endif  // PAGEBLAME_INDEX_TRACE_STATS_H_

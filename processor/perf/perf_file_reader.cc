@@ -1,0 +1,233 @@
+#include "processor/perf/perf_file_reader.h"
+
+#include <utility>
+
+#include "absl/numeric/bits.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "processor/base/byte_reader.h"
+#include "processor/base/status_macros.h"
+#include "processor/perf/header_parser.h"
+#include "processor/perf/perf_format.h"
+
+namespace pageblame::perf {
+
+namespace {
+
+const char* FeatureName(int feature) {
+  switch (feature) {
+    case format::kFeatTracingData: return "TRACING_DATA";
+    case format::kFeatBuildId: return "BUILD_ID";
+    case format::kFeatHostname: return "HOSTNAME";
+    case format::kFeatOsRelease: return "OSRELEASE";
+    case format::kFeatVersion: return "VERSION";
+    case format::kFeatArch: return "ARCH";
+    case format::kFeatCmdline: return "CMDLINE";
+    case format::kFeatEventDesc: return "EVENT_DESC";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+PerfFileReader::PerfFileReader(std::unique_ptr<MappedFile> file) : file_(std::move(file)) {
+  path_ = file_->path();
+}
+
+absl::StatusOr<std::unique_ptr<PerfReader>> PerfFileReader::Open(
+    std::unique_ptr<MappedFile> file) {
+  std::unique_ptr<PerfFileReader> reader(new PerfFileReader(std::move(file)));
+  RETURN_IF_ERROR(reader->ReadHeader());
+  return std::unique_ptr<PerfReader>(std::move(reader));
+}
+
+absl::Status PerfFileReader::HeaderError(absl::string_view what) const {
+  return absl::DataLossError(absl::StrCat(path_, ": ", what));
+}
+
+absl::Status PerfFileReader::CheckSection(absl::string_view name, const Section& s) const {
+  const uint64_t file_size = file_->size();
+  if (s.offset > file_size || s.size > file_size - s.offset) {
+    return HeaderError(absl::StrFormat(
+        "%s section [0x%x, 0x%x) runs past the end of the file (0x%x bytes): truncated file?",
+        name, s.offset, s.offset + s.size, file_size));
+  }
+  return absl::OkStatus();
+}
+
+absl::Span<const uint8_t> PerfFileReader::Bytes(const Section& s) const {
+  return file_->bytes().subspan(s.offset, s.size);  // after CheckSection
+}
+
+absl::Status PerfFileReader::ReadHeader() {
+  const size_t file_size = file_->size();
+  if (file_size == 0) return absl::InvalidArgumentError(absl::StrCat(path_, ": empty file"));
+  ByteReader r(file_->bytes());
+  uint64_t magic = 0, header_size = 0, attr_size = 0;
+  if (!r.Read(&magic) || !r.Read(&header_size)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, ": not a perf.data file (only ", file_size, " bytes)"));
+  }
+  RETURN_IF_ERROR(CheckMagic(path_, magic));
+  // header.c perf_file_header__read(): the full header, or the older one
+  // that ends before the feature bitmap.
+  const bool has_features = header_size != format::kFileHeaderSizeNoFeatures;
+  if (has_features && header_size < format::kFileHeaderSize) {
+    return HeaderError(absl::StrCat("perf_file_header size ", header_size, " < ",
+                                    format::kFileHeaderSize, ": corrupt header"));
+  }
+  if (header_size > file_size) {
+    return HeaderError(absl::StrCat("truncated header: the file has ", file_size,
+                                    " bytes, the header says ", header_size));
+  }
+  Section attrs, data, event_types;
+  r.Read(&attr_size);
+  r.Read(&attrs.offset);
+  r.Read(&attrs.size);
+  r.Read(&data.offset);
+  r.Read(&data.size);
+  r.Read(&event_types.offset);
+  r.Read(&event_types.size);
+  uint64_t bitmap[format::kFeatureBitmapWords] = {};
+  if (has_features) {
+    for (uint64_t& word : bitmap) r.Read(&word);
+  }
+
+  RETURN_IF_ERROR(CheckSection("attrs", attrs));
+  RETURN_IF_ERROR(CheckSection("data", data));
+  RETURN_IF_ERROR(ReadAttrs(attrs, attr_size));
+  data_begin_ = pos_ = data.offset;
+  data_end_ = data.offset + data.size;
+  info_.data_size = data.size;
+  if (has_features) RETURN_IF_ERROR(ReadFeatures(bitmap, data_end_));
+  IndexAttrs();
+  file_->AdviseSequential(data_begin_, data.size);
+  return absl::OkStatus();
+}
+
+absl::Status PerfFileReader::ReadAttrs(const Section& attrs, uint64_t attr_size) {
+  // Each entry: a perf_event_attr of attr.size bytes, then the
+  // perf_file_section of its ids; read in sequence like header.c read_attr().
+  if (attr_size < format::kAttrSizeVer0 + format::kFileSectionSize) {
+    return HeaderError(absl::StrCat("attr_size ", attr_size, " in the header is too small"));
+  }
+  const uint64_t nr = attrs.size / attr_size;
+  ByteReader r(Bytes(attrs));
+  info_.attrs.reserve(nr);
+  for (uint64_t i = 0; i < nr; ++i) {
+    const size_t entry_offset = attrs.offset + r.pos();
+    auto entry_error = [&](absl::string_view what) {
+      return HeaderError(absl::StrFormat("attr %d at 0x%x: %s", i, entry_offset, what));
+    };
+    uint32_t size;
+    absl::Status st = ReadAttrSize(r.rest(), &size);
+    if (!st.ok()) return entry_error(st.message());
+    absl::Span<const uint8_t> attr_bytes;
+    Section ids;
+    if (!r.ReadSpan(size, &attr_bytes) || !r.Read(&ids.offset) || !r.Read(&ids.size)) {
+      return entry_error(absl::StrCat("attr of ", size, " bytes runs past the attrs section"));
+    }
+    EventAttr attr;
+    RETURN_IF_ERROR(ParseEventAttr(attr_bytes, &attr));
+    RETURN_IF_ERROR(CheckSection(absl::StrCat("ids of attr ", i), ids));
+    ByteReader id_reader(Bytes(ids));
+    attr.ids.resize(ids.size / sizeof(uint64_t));
+    for (uint64_t& id : attr.ids) id_reader.Read(&id);
+    info_.attrs.push_back(std::move(attr));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PerfFileReader::ReadFeatures(const uint64_t (&bitmap)[4], uint64_t table_offset) {
+  // header.c perf_header__process_sections(): one perf_file_section per set
+  // bit, in bit order, starting right after the data section.
+  int nr = 0;
+  for (uint64_t word : bitmap) nr += absl::popcount(word);
+  Section table{table_offset, static_cast<uint64_t>(nr) * format::kFileSectionSize};
+  RETURN_IF_ERROR(CheckSection("feature table", table));
+  ByteReader r(Bytes(table));
+  for (int feature = 0; feature < 256; ++feature) {
+    if (!(bitmap[feature / 64] & (1ULL << (feature % 64)))) continue;
+    Section s;
+    r.Read(&s.offset);
+    r.Read(&s.size);
+    if (feature == format::kFeatCompressed) {
+      return absl::UnimplementedError(absl::StrCat(
+          path_, ": compressed perf.data (perf record -z) is not supported; "
+                 "decompress it with `perf inject -i IN -o OUT`"));
+    }
+    // Check even the features we skip: a section past the end of the file
+    // means the file was cut short.
+    const char* name = FeatureName(feature);
+    RETURN_IF_ERROR(CheckSection(
+        name != nullptr ? absl::StrCat(name, " feature") : absl::StrCat("feature ", feature), s));
+    if (name == nullptr) continue;  // a feature we do not need
+    absl::Status st = ParseFeature(feature, Bytes(s), &info_);
+    if (!st.ok()) {
+      return HeaderError(absl::StrFormat("%s feature at 0x%x: %s", name, s.offset, st.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
+  const uint8_t* base = file_->bytes().data();
+  while (pos_ < data_end_) {
+    const size_t left = data_end_ - pos_;
+    if (left < format::kEventHeaderSize) {
+      return RecordError(pos_, absl::StrCat("only ", left,
+                                            " bytes left in the data section for a header"));
+    }
+    ByteReader h(base + pos_, format::kEventHeaderSize);
+    uint32_t type;
+    uint16_t misc, size;
+    h.Read(&type);
+    h.Read(&misc);
+    h.Read(&size);
+    if (size < format::kEventHeaderSize) {
+      return RecordError(pos_, absl::StrCat("size ", size, " < 8: corrupt record"));
+    }
+    if (size > left) {
+      return RecordError(pos_, absl::StrFormat(
+          "type %u, size %u runs past the end of the data section at 0x%x", type, size,
+          data_end_));
+    }
+    const size_t offset = pos_;
+    pos_ += size;
+    if (type >= format::kRecordUserTypeStart && type != kRecordFinishedRound &&
+        type != kRecordFinishedInit) {
+      // perf's own records in the data section carry nothing we need, but two
+      // of them are followed by a payload outside their size (session.c
+      // perf_session__process_user_event returns it as `skip`).
+      ByteReader body(base + offset, size);
+      uint64_t payload = 0;
+      if (type == kRecordHeaderTracingData) {
+        uint32_t n = 0;
+        body.Skip(format::kEventHeaderSize);
+        body.Read(&n);
+        payload = n;
+      } else if (type == format::kRecordAuxtrace) {
+        body.Skip(format::kEventHeaderSize);
+        body.Read(&payload);
+      } else if (type == format::kRecordCompressed) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "%s: record at offset 0x%x: compressed records (perf record -z) are not supported",
+            path_, offset));
+      }
+      if (payload > data_end_ - pos_) {
+        return RecordError(offset, absl::StrCat("payload of ", payload,
+                                                " bytes runs past the end of the data section"));
+      }
+      pos_ += payload;
+      continue;
+    }
+    out->type = type;
+    out->misc = misc;
+    out->bytes = absl::Span<const uint8_t>(base + offset, size);
+    out->offset = offset;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace pageblame::perf

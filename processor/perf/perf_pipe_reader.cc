@@ -1,0 +1,204 @@
+#include "processor/perf/perf_pipe_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "processor/base/byte_reader.h"
+#include "processor/base/status_macros.h"
+#include "processor/perf/header_parser.h"
+#include "processor/perf/perf_format.h"
+
+namespace pageblame::perf {
+
+namespace {
+
+constexpr size_t kMaxRecordSize = 65535;  // perf_event_header.size is a u16
+
+// The records Next() hands out: the kernel's, and the two ordering markers.
+bool IsReturned(uint32_t type) {
+  return type < format::kRecordUserTypeStart || type == kRecordFinishedRound ||
+         type == kRecordFinishedInit;
+}
+
+}  // namespace
+
+PerfPipeReader::PerfPipeReader(int fd, bool owned, std::string path)
+    : in_(fd, owned), record_((kMaxRecordSize + 7) / 8) {
+  path_ = std::move(path);
+  info_.pipe_mode = true;
+}
+
+absl::StatusOr<std::unique_ptr<PerfReader>> PerfPipeReader::OpenStdin() {
+  std::unique_ptr<PerfPipeReader> reader(new PerfPipeReader(STDIN_FILENO, false, "<stdin>"));
+  RETURN_IF_ERROR(reader->Start());
+  return std::unique_ptr<PerfReader>(std::move(reader));
+}
+
+absl::StatusOr<std::unique_ptr<PerfReader>> PerfPipeReader::OpenPath(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    std::string msg = absl::StrCat(path, ": cannot open: ", std::strerror(err));
+    return err == ENOENT ? absl::NotFoundError(msg) : absl::UnavailableError(msg);
+  }
+  std::unique_ptr<PerfPipeReader> reader(new PerfPipeReader(fd, true, path));
+  RETURN_IF_ERROR(reader->Start());
+  return std::unique_ptr<PerfReader>(std::move(reader));
+}
+
+absl::Status PerfPipeReader::Start() {
+  uint64_t header[2];
+  ASSIGN_OR_RETURN(size_t got, in_.Read(header, sizeof(header)));
+  if (got == 0) return absl::InvalidArgumentError(absl::StrCat(path_, ": empty input"));
+  if (got < sizeof(header)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, ": not a perf.data stream (only ", got, " bytes)"));
+  }
+  RETURN_IF_ERROR(CheckMagic(path_, header[0]));
+  if (header[1] != format::kPipeHeaderSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path_, ": header size ", header[1],
+        " is not a pipe-mode stream; a file-mode perf.data must be opened by path, not piped"));
+  }
+  RawRecord rec;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, ReadRecord(&rec));
+    if (!more) break;
+    if (IsReturned(rec.type)) {
+      pending_ = rec;
+      has_pending_ = true;
+      break;
+    }
+    RETURN_IF_ERROR(ApplyUserRecord(rec));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> PerfPipeReader::ReadRecord(RawRecord* out) {
+  uint8_t* buf = reinterpret_cast<uint8_t*>(record_.data());
+  const uint64_t offset = in_.offset();
+  ASSIGN_OR_RETURN(size_t got, in_.Read(buf, format::kEventHeaderSize));
+  if (got == 0) return false;
+  if (got < format::kEventHeaderSize) {
+    return RecordError(offset, absl::StrCat("the stream ends inside a record header (", got,
+                                            " of 8 bytes)"));
+  }
+  ByteReader h(buf, format::kEventHeaderSize);
+  uint32_t type;
+  uint16_t misc, size;
+  h.Read(&type);
+  h.Read(&misc);
+  h.Read(&size);
+  if (size < format::kEventHeaderSize) {
+    return RecordError(offset, absl::StrCat("size ", size, " < 8: corrupt record"));
+  }
+  const size_t body = size - format::kEventHeaderSize;
+  ASSIGN_OR_RETURN(got, in_.Read(buf + format::kEventHeaderSize, body));
+  if (got < body) {
+    return RecordError(offset, absl::StrFormat(
+        "type %u, size %u is truncated: the stream ends after %u of its bytes", type, size,
+        got + format::kEventHeaderSize));
+  }
+  out->type = type;
+  out->misc = misc;
+  out->bytes = absl::Span<const uint8_t>(buf, size);
+  out->offset = offset;
+  return true;
+}
+
+absl::StatusOr<bool> PerfPipeReader::Next(RawRecord* out) {
+  if (has_pending_) {
+    has_pending_ = false;
+    *out = pending_;
+    return true;
+  }
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, ReadRecord(out));
+    if (!more) return false;
+    if (IsReturned(out->type)) return true;
+    RETURN_IF_ERROR(ApplyUserRecord(*out));
+  }
+}
+
+absl::Status PerfPipeReader::ReadTracingData(const RawRecord& rec) {
+  // perf_record_header_tracing_data: header, u32 size[, u32 pad]. The
+  // tracing data itself (`size` bytes, perf pads it to 8) follows the record
+  // outside its header.size (session.c: perf_event__process_tracing_data
+  // reads it from the fd and returns it as `skip`).
+  ByteReader r(rec.bytes);
+  uint32_t size;
+  if (!r.Skip(format::kEventHeaderSize) || !r.Read(&size)) {
+    return RecordError(rec.offset, "HEADER_TRACING_DATA record too short");
+  }
+  if (size > format::kMaxTracingDataSize) {
+    return RecordError(rec.offset, absl::StrCat("implausible tracing data size ", size));
+  }
+  // Grow as the bytes arrive rather than trusting `size` up front.
+  std::string& data = info_.tracing_data;
+  data.clear();
+  constexpr size_t kChunk = 1 << 20;
+  while (data.size() < size) {
+    const size_t want = std::min<size_t>(kChunk, size - data.size());
+    const size_t old = data.size();
+    data.resize(old + want);
+    ASSIGN_OR_RETURN(size_t got, in_.Read(data.data() + old, want));
+    if (got < want) {
+      return RecordError(rec.offset, absl::StrCat("the stream ends inside the ", size,
+                                                  "-byte tracing data"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PerfPipeReader::ApplyUserRecord(const RawRecord& rec) {
+  absl::Status st;
+  switch (rec.type) {
+    case kRecordHeaderAttr:
+      st = ApplyHeaderAttr(rec.bytes, &info_);
+      if (st.ok()) IndexAttrs();
+      break;
+    case kRecordHeaderEventType:
+      st = ApplyEventType(rec.bytes, &info_);
+      break;
+    case kRecordHeaderTracingData:
+      return ReadTracingData(rec);
+    case kRecordHeaderBuildId:
+      st = ParseBuildIds(rec.bytes, &info_.build_ids);
+      break;
+    case kRecordEventUpdate:
+      st = ApplyEventUpdate(rec.bytes, &info_);
+      break;
+    case kRecordHeaderFeature:
+      st = ApplyHeaderFeature(rec.bytes, &info_);
+      break;
+    case format::kRecordAuxtrace: {
+      // perf_record_auxtrace: header, u64 size, ...; `size` bytes of AUX
+      // data follow the record.
+      ByteReader r(rec.bytes);
+      uint64_t size = 0;
+      if (!r.Skip(format::kEventHeaderSize) || !r.Read(&size)) {
+        return RecordError(rec.offset, "AUXTRACE record too short");
+      }
+      ASSIGN_OR_RETURN(uint64_t skipped, in_.Skip(size));
+      if (skipped < size) return RecordError(rec.offset, "the stream ends inside AUX data");
+      break;
+    }
+    case format::kRecordCompressed:
+      return absl::UnimplementedError(absl::StrFormat(
+          "%s: record at offset 0x%x: compressed records (perf record -z) are not supported",
+          path_, rec.offset));
+    default:
+      break;  // ID_INDEX, THREAD_MAP, CPU_MAP, TIME_CONV, ...: not needed
+  }
+  if (!st.ok()) return RecordError(rec.offset, st.message());
+  return absl::OkStatus();
+}
+
+}  // namespace pageblame::perf

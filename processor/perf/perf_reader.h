@@ -1,0 +1,106 @@
+// Reads a perf.data file (file mode "PERFILE2", or pipe mode as written by
+// `perf record -o -`) record by record.
+//
+//   ASSIGN_OR_RETURN(auto reader, PerfReader::Open("trace.data"));
+//   for (const EventAttr& a : reader->info().attrs) ...
+//   RawRecord rec;
+//   while (true) {
+//     ASSIGN_OR_RETURN(bool more, reader->Next(&rec));
+//     if (!more) break;
+//     if (rec.type == kRecordSample) {
+//       Sample s;
+//       RETURN_IF_ERROR(reader->ParseSample(rec, &s));
+//     }
+//   }
+//
+// File mode is zero-copy over an mmap of the file. Pipe mode (path "-" for
+// stdin, or a file whose magic says pipe) reads record by record into a reused
+// buffer, so memory does not grow with the trace. In pipe mode, the header
+// records (ATTR, TRACING_DATA, EVENT_UPDATE, FEATURE, BUILD_ID) are consumed
+// by Open() up to the first data record, so info() is complete after Open();
+// such records seen later are still applied. Next() never returns user-space
+// header records (type 64..., except FINISHED_ROUND / FINISHED_INIT, which
+// replay uses for ordering); unknown kernel records are returned as they are
+// for the caller to count and skip. Every read is bounds-checked; a record
+// whose size is smaller than its header or runs past the data section is an
+// error naming the offset.
+#ifndef PAGEBLAME_PERF_PERF_READER_H_
+#define PAGEBLAME_PERF_PERF_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "processor/perf/perf_records.h"
+
+namespace pageblame::perf {
+
+class PerfReader {
+ public:
+  virtual ~PerfReader() = default;
+
+  // Opens `path` ("-" = stdin). Errors: missing file, not a perf file
+  // (magic), other-endian file, truncated header or attrs, all one line.
+  static absl::StatusOr<std::unique_ptr<PerfReader>> Open(const std::string& path);
+
+  const FileInfo& info() const { return info_; }
+
+  // The next record in file order. Returns false at the end of the data.
+  virtual absl::StatusOr<bool> Next(RawRecord* out) = 0;
+
+  // Approximate bytes consumed so far (for progress reporting).
+  virtual uint64_t bytes_read() const = 0;
+
+  // Parsers for the records replay uses. They fail (never crash) on records
+  // too short for what their attr's sample_type says they contain.
+  absl::Status ParseSample(const RawRecord& rec, Sample* out) const;
+  absl::Status ParseComm(const RawRecord& rec, CommRecord* out) const;
+  absl::Status ParseTask(const RawRecord& rec, TaskRecord* out) const;  // FORK/EXIT
+  absl::Status ParseMmap(const RawRecord& rec, MmapRecord* out) const;  // MMAP/MMAP2
+  absl::Status ParseLost(const RawRecord& rec, LostRecord* out) const;  // LOST/LOST_SAMPLES
+
+  // The attr a sample id belongs to (nullptr if unknown).
+  const EventAttr* AttrForId(uint64_t id) const;
+
+ protected:
+  PerfReader() = default;
+
+  // Rebuilds the id -> attr index and the id positions after info_.attrs
+  // changed (Open, or a late pipe-mode HEADER_ATTR).
+  void IndexAttrs();
+  // "PATH: record at offset 0x..: WHAT" as a DataLossError.
+  absl::Status RecordError(uint64_t offset, absl::string_view what) const;
+
+  FileInfo info_;
+  std::string path_;  // for error messages
+
+ private:
+  // The attr a sample / sideband record belongs to, mirroring perf's
+  // evlist__event2evsel(): the only attr, else by id (id 0, as perf's
+  // synthesized records carry, means the first attr). nullptr for a
+  // sideband record without a sample_id trailer.
+  absl::StatusOr<const EventAttr*> AttrForSample(const RawRecord& rec) const;
+  absl::StatusOr<const EventAttr*> AttrForSideband(const RawRecord& rec) const;
+  // Parses the sample_id trailer of a sideband record whose own fields take
+  // `fixed_size` bytes; sets *trailer_size to the trailer's length.
+  absl::Status ParseSampleId(const RawRecord& rec, size_t fixed_size, SampleId* out,
+                             size_t* trailer_size) const;
+  absl::Status CheckType(const RawRecord& rec, uint32_t a, uint32_t b, const char* what) const;
+
+  absl::flat_hash_map<uint64_t, uint32_t> attr_by_id_;  // id -> index in info_.attrs
+  int sample_id_pos_ = -1;   // u64 index of the id in a sample body, -1: unknown
+  int trailer_id_pos_ = -1;  // u64 index of the id from a record's end, -1: unknown
+  bool sample_id_all_ = false;
+  // Holds a misaligned callchain copied by ParseSample (rare; see
+  // sample_parser.h). Makes the Parse* methods non-thread-safe.
+  mutable std::vector<uint64_t> callchain_scratch_;
+};
+
+}  // namespace pageblame::perf
+
+#endif  // PAGEBLAME_PERF_PERF_READER_H_

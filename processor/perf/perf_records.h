@@ -1,0 +1,191 @@
+// The records pageblame takes from a perf.data file, parsed into plain structs.
+// Layouts mirror tools/lib/perf/include/perf/event.h and
+// include/uapi/linux/perf_event.h; only the fields replay needs are kept.
+// string_view / Span members point into the reader's buffer and stay valid
+// only until the next PerfReader::Next() call.
+#ifndef PAGEBLAME_PERF_PERF_RECORDS_H_
+#define PAGEBLAME_PERF_PERF_RECORDS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+
+namespace pageblame::perf {
+
+// perf_event_header.type values (include/uapi/linux/perf_event.h and
+// tools/lib/perf/include/perf/event.h for the user-space ones >= 64).
+enum RecordType : uint32_t {
+  kRecordMmap = 1,
+  kRecordLost = 2,
+  kRecordComm = 3,
+  kRecordExit = 4,
+  kRecordFork = 7,
+  kRecordSample = 9,
+  kRecordMmap2 = 10,
+  kRecordLostSamples = 13,
+  kRecordHeaderAttr = 64,
+  kRecordHeaderEventType = 65,
+  kRecordHeaderTracingData = 66,
+  kRecordHeaderBuildId = 67,
+  kRecordFinishedRound = 68,
+  kRecordEventUpdate = 78,
+  kRecordHeaderFeature = 80,
+  kRecordFinishedInit = 82,
+};
+
+// perf_event_header.misc bits we use.
+inline constexpr uint16_t kMiscCommExec = 1 << 13;      // PERF_RECORD_MISC_COMM_EXEC
+inline constexpr uint16_t kMiscMmapBuildId = 1 << 14;   // PERF_RECORD_MISC_MMAP_BUILD_ID
+inline constexpr uint16_t kMiscCpuModeMask = 7;
+inline constexpr uint16_t kMiscKernel = 1;
+inline constexpr uint16_t kMiscUser = 2;
+
+// perf_event_attr.sample_type bits.
+enum SampleType : uint64_t {
+  kSampleIp = 1u << 0,
+  kSampleTid = 1u << 1,
+  kSampleTime = 1u << 2,
+  kSampleAddr = 1u << 3,
+  kSampleRead = 1u << 4,
+  kSampleCallchain = 1u << 5,
+  kSampleId = 1u << 6,
+  kSampleCpu = 1u << 7,
+  kSamplePeriod = 1u << 8,
+  kSampleStreamId = 1u << 9,
+  kSampleRaw = 1u << 10,
+  kSampleBranchStack = 1u << 11,
+  kSampleRegsUser = 1u << 12,
+  kSampleStackUser = 1u << 13,
+  kSampleWeight = 1u << 14,
+  kSampleDataSrc = 1u << 15,
+  kSampleIdentifier = 1u << 16,
+  kSampleTransaction = 1u << 17,
+  kSampleRegsIntr = 1u << 18,
+  kSamplePhysAddr = 1u << 19,
+  kSampleAux = 1u << 20,
+  kSampleCgroup = 1u << 21,
+  kSampleDataPageSize = 1u << 22,
+  kSampleCodePageSize = 1u << 23,
+  kSampleWeightStruct = 1u << 24,
+};
+
+// Callchain context markers (PERF_CONTEXT_*): entries >= kContextMax are not
+// ips but switch the context of the ips that follow.
+inline constexpr uint64_t kContextHv = static_cast<uint64_t>(-32);
+inline constexpr uint64_t kContextKernel = static_cast<uint64_t>(-128);
+inline constexpr uint64_t kContextUser = static_cast<uint64_t>(-512);
+inline constexpr uint64_t kContextMax = static_cast<uint64_t>(-4095);
+
+// One perf_event_attr of the file plus what the feature sections say of it.
+struct EventAttr {
+  uint32_t type = 0;  // PERF_TYPE_TRACEPOINT == 2
+  uint64_t config = 0;  // for tracepoints: the tracepoint's format id
+  uint64_t sample_type = 0;
+  uint64_t read_format = 0;
+  uint64_t sample_regs_user = 0;  // needed to skip REGS_USER
+  uint64_t sample_regs_intr = 0;  // needed to skip REGS_INTR
+  bool sample_id_all = false;
+  std::string name;  // "syscalls:sys_enter_mmap" from EVENT_DESC; may be empty
+  std::vector<uint64_t> ids;
+};
+
+// PERF_RECORD_SAMPLE, only the fields replay needs. `callchain` is the raw
+// chain including PERF_CONTEXT_* markers, leaf first; `raw` is the tracepoint
+// payload (common_type first) that decode/ reads with libtraceevent formats.
+struct Sample {
+  const EventAttr* attr = nullptr;  // never null for a parsed sample
+  uint64_t id = 0;
+  uint64_t ip = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t time = 0;  // ns, perf clock
+  uint32_t cpu = 0;
+  absl::Span<const uint64_t> callchain;
+  absl::Span<const uint8_t> raw;
+};
+
+// The sample_id trailer that sideband records carry when sample_id_all is set.
+struct SampleId {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t time = 0;
+  bool has_time = false;
+};
+
+struct CommRecord {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  std::string_view comm;
+  bool exec = false;  // PERF_RECORD_MISC_COMM_EXEC: the process exec'd
+  SampleId sample_id;
+};
+
+// PERF_RECORD_FORK and PERF_RECORD_EXIT share one layout.
+struct TaskRecord {
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  uint32_t tid = 0;
+  uint32_t ptid = 0;
+  uint64_t time = 0;  // the record's own time field
+  SampleId sample_id;
+};
+
+// PERF_RECORD_MMAP and PERF_RECORD_MMAP2 (prot/flags/build id only in MMAP2).
+struct MmapRecord {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t start = 0;
+  uint64_t len = 0;
+  uint64_t pgoff = 0;
+  uint32_t prot = 0;   // PROT_*; for MMAP (v1): PROT_EXEC if !data
+  uint32_t flags = 0;  // MAP_*; 0 for MMAP (v1)
+  bool has_prot = false;
+  std::string_view build_id;  // raw bytes, empty unless kMiscMmapBuildId
+  std::string_view filename;
+  uint16_t cpumode = 0;  // misc & kMiscCpuModeMask
+  SampleId sample_id;
+};
+
+// PERF_RECORD_LOST (lost ring-buffer records) or PERF_RECORD_LOST_SAMPLES.
+struct LostRecord {
+  uint64_t id = 0;  // attr id, 0 for LOST_SAMPLES
+  uint64_t lost = 0;
+  bool samples = false;  // true for PERF_RECORD_LOST_SAMPLES
+  SampleId sample_id;
+};
+
+// One record as read from the data section, not yet parsed.
+struct RawRecord {
+  uint32_t type = 0;
+  uint16_t misc = 0;
+  absl::Span<const uint8_t> bytes;  // the whole record, header included
+  uint64_t offset = 0;  // offset in the file/stream, for error messages
+};
+
+// HEADER_BUILD_ID feature entries: build ids of the DSOs perf saw.
+struct BuildIdEntry {
+  int32_t pid = 0;
+  std::string build_id;  // raw bytes
+  std::string filename;
+};
+
+// Everything the file says before/outside the data section.
+struct FileInfo {
+  bool pipe_mode = false;
+  std::vector<EventAttr> attrs;
+  std::string tracing_data;  // TRACING_DATA feature, raw (decode/ parses it)
+  std::vector<BuildIdEntry> build_ids;
+  std::string hostname;
+  std::string os_release;
+  std::string perf_version;
+  std::string arch;
+  std::vector<std::string> cmdline;
+  uint64_t data_size = 0;  // bytes of the data section (0 if unknown: pipe)
+};
+
+}  // namespace pageblame::perf
+
+#endif  // PAGEBLAME_PERF_PERF_RECORDS_H_

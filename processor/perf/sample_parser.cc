@@ -1,0 +1,121 @@
+#include "processor/perf/sample_parser.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "processor/base/byte_reader.h"
+#include "processor/perf/perf_format.h"
+
+namespace pageblame::perf {
+
+namespace {
+
+absl::Status Short(const char* field, size_t pos) {
+  return absl::DataLossError(
+      absl::StrCat("sample too short for its ", field, " (at body byte ", pos, ")"));
+}
+
+// Bytes of the PERF_SAMPLE_READ block (perf_output_read_one/_group):
+// non-group: value, [enabled], [running], [id], [lost];
+// group: nr, [enabled], [running], nr * {value, [id], [lost]}.
+bool SkipRead(uint64_t read_format, ByteReader* r) {
+  const size_t times = ((read_format & format::kFormatTotalTimeEnabled) ? 8 : 0) +
+                       ((read_format & format::kFormatTotalTimeRunning) ? 8 : 0);
+  const size_t per_value = 8 + ((read_format & format::kFormatId) ? 8 : 0) +
+                           ((read_format & format::kFormatLost) ? 8 : 0);
+  if (!(read_format & format::kFormatGroup)) return r->Skip(times + per_value);
+  uint64_t nr;
+  if (!r->Read(&nr) || !r->Skip(times)) return false;
+  if (nr > r->remaining() / per_value) return false;
+  return r->Skip(nr * per_value);
+}
+
+}  // namespace
+
+int SampleIdPos(uint64_t st) {
+  if (st & kSampleIdentifier) return 0;
+  if (!(st & kSampleId)) return -1;
+  int pos = 0;
+  for (uint64_t bit : {kSampleIp, kSampleTid, kSampleTime, kSampleAddr}) {
+    if (st & bit) ++pos;
+  }
+  return pos;
+}
+
+int TrailerIdPos(uint64_t st) {
+  if (st & kSampleIdentifier) return 1;
+  if (!(st & kSampleId)) return -1;
+  int pos = 1;
+  for (uint64_t bit : {kSampleCpu, kSampleStreamId}) {
+    if (st & bit) ++pos;
+  }
+  return pos;
+}
+
+size_t TrailerSize(uint64_t st) {
+  size_t n = 0;
+  for (uint64_t bit :
+       {kSampleTid, kSampleTime, kSampleId, kSampleStreamId, kSampleCpu, kSampleIdentifier}) {
+    if (st & bit) n += 8;
+  }
+  return n;
+}
+
+absl::Status ParseSampleBody(const EventAttr& attr, absl::Span<const uint8_t> body,
+                             Sample* out, std::vector<uint64_t>* scratch) {
+  *out = Sample();
+  out->attr = &attr;
+  const uint64_t st = attr.sample_type;
+  ByteReader r(body);
+  if ((st & kSampleIdentifier) && !r.Read(&out->id)) return Short("IDENTIFIER", r.pos());
+  if ((st & kSampleIp) && !r.Read(&out->ip)) return Short("IP", r.pos());
+  if ((st & kSampleTid) && !(r.Read(&out->pid) && r.Read(&out->tid))) {
+    return Short("TID", r.pos());
+  }
+  if ((st & kSampleTime) && !r.Read(&out->time)) return Short("TIME", r.pos());
+  if ((st & kSampleAddr) && !r.Skip(8)) return Short("ADDR", r.pos());
+  if ((st & kSampleId) && !r.Read(&out->id)) return Short("ID", r.pos());
+  if ((st & kSampleStreamId) && !r.Skip(8)) return Short("STREAM_ID", r.pos());
+  if ((st & kSampleCpu) && !(r.Read(&out->cpu) && r.Skip(4))) return Short("CPU", r.pos());
+  if ((st & kSamplePeriod) && !r.Skip(8)) return Short("PERIOD", r.pos());
+  if ((st & kSampleRead) && !SkipRead(attr.read_format, &r)) return Short("READ", r.pos());
+  if (st & kSampleCallchain) {
+    uint64_t nr;
+    absl::Span<const uint8_t> ips;
+    if (!r.Read(&nr) || nr > r.remaining() / 8 || !r.ReadSpan(nr * 8, &ips)) {
+      return Short("CALLCHAIN", r.pos());
+    }
+    if (reinterpret_cast<uintptr_t>(ips.data()) % alignof(uint64_t) == 0) {
+      out->callchain = {reinterpret_cast<const uint64_t*>(ips.data()), nr};
+    } else {
+      // Records are 8-byte multiples at 8-aligned offsets in perf's output;
+      // a misaligned one (odd data offset) is copied rather than read through
+      // a misaligned pointer.
+      scratch->resize(nr);
+      if (nr != 0) std::memcpy(scratch->data(), ips.data(), nr * 8);
+      out->callchain = {scratch->data(), nr};
+    }
+  }
+  if (st & kSampleRaw) {
+    // u32 size, then `size` bytes; the kernel pads size so that the pair ends
+    // 8-aligned (perf_prepare_sample), and the padding is part of `size`.
+    uint32_t size;
+    if (!r.Read(&size) || !r.ReadSpan(size, &out->raw)) return Short("RAW", r.pos());
+  }
+  // Fields after RAW (BRANCH_STACK, REGS_USER, STACK_USER, ...) are not needed.
+  return absl::OkStatus();
+}
+
+void ParseTrailer(uint64_t st, absl::Span<const uint8_t> trailer, SampleId* out) {
+  *out = SampleId();
+  ByteReader r(trailer);
+  if (st & kSampleTid) {
+    r.Read(&out->pid);
+    r.Read(&out->tid);
+  }
+  if (st & kSampleTime) out->has_time = r.Read(&out->time);
+  // ID, STREAM_ID, CPU, IDENTIFIER follow; the id was already used to find
+  // the attr and the rest is not needed.
+}
+
+}  // namespace pageblame::perf

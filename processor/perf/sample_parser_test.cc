@@ -1,0 +1,174 @@
+// Sample layout arithmetic and sample-body parsing on hand-built bodies.
+#include "processor/perf/sample_parser.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pageblame::perf {
+namespace {
+
+using ::testing::ElementsAre;
+
+constexpr uint64_t kFixtureType = kSampleIp | kSampleTid | kSampleTime | kSampleCallchain |
+                                  kSampleId | kSampleCpu | kSamplePeriod | kSampleRaw;
+
+class Body {
+ public:
+  Body& U32(uint32_t v) { return Raw(v); }
+  Body& U64(uint64_t v) { return Raw(v); }
+  Body& Bytes(const std::string& s) {
+    b_ += s;
+    return *this;
+  }
+  const std::string& str() const { return b_; }
+  absl::Span<const uint8_t> span() const {
+    return {reinterpret_cast<const uint8_t*>(b_.data()), b_.size()};
+  }
+
+ private:
+  template <typename T>
+  Body& Raw(T v) {
+    b_.append(reinterpret_cast<const char*>(&v), sizeof(v));
+    return *this;
+  }
+  std::string b_;
+};
+
+TEST(SampleLayoutTest, IdPositions) {
+  // The fixtures' sample_type: the id follows IP, TID, TIME; in the trailer
+  // (TID, TIME, ID, CPU) it is second from the end. perf's records agree: a
+  // COMM of "mmap_prog" is 0x40 bytes = 8 header + 8 pid/tid + 16 comm + 32
+  // trailer (perf report -D on testdata/trace_record.data).
+  EXPECT_EQ(SampleIdPos(kFixtureType), 3);
+  EXPECT_EQ(TrailerIdPos(kFixtureType), 2);
+  EXPECT_EQ(TrailerSize(kFixtureType), 32u);
+  // PERF_SAMPLE_IDENTIFIER puts the id first in samples, last in trailers.
+  EXPECT_EQ(SampleIdPos(kFixtureType | kSampleIdentifier), 0);
+  EXPECT_EQ(TrailerIdPos(kFixtureType | kSampleIdentifier), 1);
+  EXPECT_EQ(TrailerSize(kFixtureType | kSampleIdentifier), 40u);
+  // ADDR counts before ID; STREAM_ID and CPU count after it in the trailer.
+  const uint64_t st = kSampleTid | kSampleAddr | kSampleId | kSampleStreamId | kSampleCpu;
+  EXPECT_EQ(SampleIdPos(st), 2);
+  EXPECT_EQ(TrailerIdPos(st), 3);
+  EXPECT_EQ(TrailerSize(st), 32u);
+  // No id at all.
+  EXPECT_EQ(SampleIdPos(kSampleIp | kSampleTid), -1);
+  EXPECT_EQ(TrailerIdPos(kSampleIp | kSampleTid), -1);
+  // Fields outside the trailer do not count.
+  EXPECT_EQ(TrailerSize(kSampleIp | kSampleRaw | kSampleCallchain), 0u);
+}
+
+TEST(SampleParserTest, AllFieldsUpToRaw) {
+  EventAttr attr;
+  attr.sample_type = kSampleIdentifier | kSampleIp | kSampleTid | kSampleTime | kSampleAddr |
+                     kSampleId | kSampleStreamId | kSampleCpu | kSamplePeriod | kSampleRead |
+                     kSampleCallchain | kSampleRaw | kSampleBranchStack;
+  // GROUP | ID | LOST | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING
+  attr.read_format = (1 << 3) | (1 << 2) | (1 << 4) | (1 << 0) | (1 << 1);
+  Body b;
+  b.U64(77)                       // IDENTIFIER
+      .U64(0x401000)              // IP
+      .U32(10).U32(11)            // TID
+      .U64(123456789)             // TIME
+      .U64(0xdead)                // ADDR
+      .U64(77)                    // ID
+      .U64(5)                     // STREAM_ID
+      .U32(3).U32(0)              // CPU
+      .U64(1)                     // PERIOD
+      .U64(2).U64(100).U64(90)    // READ group: nr, enabled, running
+      .U64(1).U64(77).U64(0)      //   value, id, lost
+      .U64(2).U64(78).U64(0)      //   value, id, lost
+      .U64(3).U64(kContextUser).U64(0x401000).U64(0x402000)  // CALLCHAIN
+      .U32(12).Bytes(std::string("\x2a\x00payload!!\0\0", 12))  // RAW (4 + 12 = 16)
+      .U64(0);  // BRANCH_STACK nr: not parsed
+  Sample s;
+  std::vector<uint64_t> scratch;
+  ASSERT_TRUE(ParseSampleBody(attr, b.span(), &s, &scratch).ok());
+  EXPECT_EQ(s.attr, &attr);
+  EXPECT_EQ(s.id, 77u);
+  EXPECT_EQ(s.ip, 0x401000u);
+  EXPECT_EQ(s.pid, 10u);
+  EXPECT_EQ(s.tid, 11u);
+  EXPECT_EQ(s.time, 123456789u);
+  EXPECT_EQ(s.cpu, 3u);
+  EXPECT_THAT(s.callchain, ElementsAre(kContextUser, 0x401000u, 0x402000u));
+  ASSERT_EQ(s.raw.size(), 12u);
+  EXPECT_EQ(s.raw[0], 0x2a);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(s.raw.data()) + 2, 7), "payload");
+
+  // Everything up to the end of RAW is required: every shorter body fails.
+  const size_t needed = b.str().size() - 8;
+  for (size_t n = 0; n < needed; ++n) {
+    EXPECT_FALSE(ParseSampleBody(attr, b.span().subspan(0, n), &s, &scratch).ok()) << n;
+  }
+  EXPECT_TRUE(ParseSampleBody(attr, b.span().subspan(0, needed), &s, &scratch).ok());
+}
+
+TEST(SampleParserTest, ReadWithoutGroup) {
+  EventAttr attr;
+  attr.sample_type = kSampleTid | kSampleRead | kSampleRaw;
+  attr.read_format = (1 << 0) | (1 << 1) | (1 << 2);  // ENABLED | RUNNING | ID
+  Body b;
+  b.U32(1).U32(2).U64(9).U64(8).U64(7).U64(6).U32(4).U32(0xabcd);
+  Sample s;
+  std::vector<uint64_t> scratch;
+  ASSERT_TRUE(ParseSampleBody(attr, b.span(), &s, &scratch).ok());
+  ASSERT_EQ(s.raw.size(), 4u);
+  uint32_t raw;
+  memcpy(&raw, s.raw.data(), 4);
+  EXPECT_EQ(raw, 0xabcdu);
+}
+
+TEST(SampleParserTest, HugeCountsFailCleanly) {
+  EventAttr attr;
+  attr.sample_type = kSampleRead | kSampleCallchain;
+  attr.read_format = 1 << 3;  // GROUP
+  Body group;
+  group.U64(~0ULL >> 4);  // nr * 8 would overflow-check
+  Sample s;
+  std::vector<uint64_t> scratch;
+  EXPECT_FALSE(ParseSampleBody(attr, group.span(), &s, &scratch).ok());
+  attr.sample_type = kSampleCallchain;
+  Body chain;
+  chain.U64(~0ULL).U64(1);
+  EXPECT_FALSE(ParseSampleBody(attr, chain.span(), &s, &scratch).ok());
+}
+
+TEST(SampleParserTest, MisalignedCallchainIsCopied) {
+  EventAttr attr;
+  attr.sample_type = kSampleTid | kSampleCallchain;
+  Body b;
+  b.U32(1).U32(2).U64(2).U64(0x1111).U64(0x2222);
+  std::string buf = "abcd" + b.str();  // the body at a 4-byte (not 8) alignment
+  std::vector<uint64_t> storage((buf.size() + 15) / 8);
+  char* base = reinterpret_cast<char*>(storage.data()) + 4;
+  memcpy(base, buf.data() + 4, b.str().size());
+  absl::Span<const uint8_t> body(reinterpret_cast<const uint8_t*>(base), b.str().size());
+  Sample s;
+  std::vector<uint64_t> scratch;
+  ASSERT_TRUE(ParseSampleBody(attr, body, &s, &scratch).ok());
+  EXPECT_THAT(s.callchain, ElementsAre(0x1111u, 0x2222u));
+  EXPECT_EQ(s.callchain.data(), scratch.data());
+}
+
+TEST(SampleParserTest, Trailer) {
+  Body b;
+  b.U32(42).U32(43).U64(999).U64(7).U32(1).U32(0);  // TID, TIME, ID, CPU
+  SampleId id;
+  ASSERT_EQ(TrailerSize(kFixtureType), b.str().size());
+  ParseTrailer(kFixtureType, b.span(), &id);
+  EXPECT_EQ(id.pid, 42u);
+  EXPECT_EQ(id.tid, 43u);
+  EXPECT_TRUE(id.has_time);
+  EXPECT_EQ(id.time, 999u);
+  ParseTrailer(kSampleId | kSampleCpu, b.span().subspan(0, 16), &id);
+  EXPECT_FALSE(id.has_time);
+  EXPECT_EQ(id.pid, 0u);
+}
+
+}  // namespace
+}  // namespace pageblame::perf

@@ -1,0 +1,159 @@
+#include "processor/regions/page_diff.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "processor/regions/region_table_reader.h"
+
+namespace pageblame::regions {
+namespace {
+
+Region R(uint64_t start, uint64_t end, std::string state = "MEM_COMMIT", int line = 0,
+         std::string usage = "") {
+  Region r;
+  r.start = start;
+  r.end = end;
+  r.state = std::move(state);
+  r.line = line;
+  r.usage = std::move(usage);
+  return r;
+}
+
+RegionTable Table(std::vector<Region> regions, bool has_state = true) {
+  RegionTable t;
+  t.format = "test";
+  t.has_state = has_state;
+  t.regions = std::move(regions);
+  return t;
+}
+
+// A region half covered by a runtime range starting at its start: the seed
+// calls it accounted; page-exact, the uncovered half is unaccounted.
+TEST(DiffTest, HalfCoveredRegionReportsTheUncoveredHalf) {
+  RegionTable a = Table({R(0x10000, 0x20000, "MEM_COMMIT", 7, "<unknown> [....]")});
+  RegionTable m = Table({R(0x10000, 0x18000)});
+  DiffResult d = Diff(a, m);
+  ASSERT_EQ(d.unaccounted.pieces.size(), 1u);
+  const Region& p = d.unaccounted.pieces[0];
+  EXPECT_EQ(p.start, 0x18000u);
+  EXPECT_EQ(p.end, 0x20000u);
+  EXPECT_EQ(p.line, 7);  // carries its source region
+  EXPECT_EQ(p.usage, "<unknown> [....]");
+  EXPECT_EQ(d.unaccounted.bytes, 0x8000u);
+  EXPECT_EQ(d.start_match_unaccounted.bytes, 0u);
+  EXPECT_TRUE(d.runtime_only.pieces.empty());
+}
+
+// A region covered by two runtime ranges neither of which starts at its
+// start: fully accounted page-exact; the seed calls all of it unaccounted.
+TEST(DiffTest, RegionCoveredByTwoOffsetRangesIsAccounted) {
+  RegionTable a = Table({R(0x30000, 0x40000)});
+  RegionTable m = Table({R(0x2f000, 0x38000), R(0x38000, 0x41000)});
+  DiffResult d = Diff(a, m);
+  EXPECT_EQ(d.unaccounted.bytes, 0u);
+  EXPECT_TRUE(d.unaccounted.pieces.empty());
+  ASSERT_EQ(d.start_match_unaccounted.pieces.size(), 1u);
+  EXPECT_EQ(d.start_match_unaccounted.bytes, 0x10000u);
+  // The runtime's bytes outside the committed region are runtime-only.
+  ASSERT_EQ(d.runtime_only.pieces.size(), 2u);
+  EXPECT_EQ(d.runtime_only.bytes, 0x2000u);
+  EXPECT_EQ(d.runtime_only.pieces[0].start, 0x2f000u);  // equal sizes: by address
+  EXPECT_EQ(d.runtime_only.pieces[1].start, 0x40000u);
+}
+
+TEST(DiffTest, StatesDecideWhatCountsAndWhatCovers) {
+  RegionTable a = Table({
+      R(0x0, 0x10000, ""),                  // free row: neither counted nor claiming
+      R(0x10000, 0x11000, "MEM_RESERVE"),   // not committed, but claims
+      R(0x11000, 0x12000, "MEM_COMMIT"),
+      R(0x12000, 0x13000, "MEM_FREE"),
+  });
+  RegionTable m = Table({
+      R(0x11000, 0x12000, "MEM_RESERVE"),   // the runtime knows it: accounted
+      R(0x10000, 0x11000, "MEM_COMMIT"),    // a's reserve claims it: not runtime-only
+      R(0x0, 0x1000, "MEM_COMMIT"),         // a's free row does not claim it
+      R(0x12000, 0x13000, "MEM_UNKNOWN"),   // not committed: never runtime-only
+  });
+  DiffResult d = Diff(a, m);
+  EXPECT_EQ(d.unaccounted.bytes, 0u);
+  ASSERT_EQ(d.runtime_only.pieces.size(), 1u);
+  EXPECT_EQ(d.runtime_only.pieces[0].start, 0x0u);
+  EXPECT_EQ(d.runtime_only.bytes, 0x1000u);
+}
+
+TEST(DiffTest, TablesWithoutStateCountEveryRegion) {
+  RegionTable pmap = Table({R(0x1000, 0x5000, ""), R(0x8000, 0x9000, "")}, /*has_state=*/false);
+  RegionTable list = Table({R(0x2000, 0x3000, "")}, /*has_state=*/false);
+  DiffResult d = Diff(pmap, list);
+  EXPECT_EQ(d.unaccounted.bytes, 0x4000u);
+  ASSERT_EQ(d.unaccounted.pieces.size(), 3u);
+  // Sorted by size descending, then address.
+  EXPECT_EQ(d.unaccounted.pieces[0].start, 0x3000u);  // 0x2000 bytes
+  EXPECT_EQ(d.unaccounted.pieces[1].start, 0x1000u);  // 0x1000 bytes, lower address
+  EXPECT_EQ(d.unaccounted.pieces[2].start, 0x8000u);
+}
+
+TEST(DiffTest, OverlappingSourceRegionsAreCountedOnce) {
+  RegionTable a = Table({R(0x1000, 0x3000, "MEM_COMMIT", 1), R(0x2000, 0x4000, "MEM_COMMIT", 2)});
+  RegionTable m = Table({R(0x100000, 0x101000)});
+  DiffResult d = Diff(a, m);
+  EXPECT_EQ(d.unaccounted.bytes, 0x3000u);
+  ASSERT_EQ(d.unaccounted.pieces.size(), 2u);
+  EXPECT_EQ(d.unaccounted.pieces[0].line, 1);  // [0x1000,0x3000)
+  EXPECT_EQ(d.unaccounted.pieces[1].line, 2);  // only [0x3000,0x4000)
+  EXPECT_EQ(d.unaccounted.pieces[1].start, 0x3000u);
+  EXPECT_EQ(d.start_match_unaccounted.bytes, 0x4000u);  // the seed's plain sum
+}
+
+// WinDbg !address vs SOS maddress of the same dump. Expected numbers come
+// from an independent Python computation over the raw files (merge the SOS
+// ranges, subtract from each MEM_COMMIT WinDbg row), see docs/regions.md.
+TEST(DiffTest, PeerSamples) {
+  std::string dir = absl::StrCat(PAGEBLAME_SOURCE_DIR, "/processor/regions/testdata/");
+  absl::StatusOr<RegionTable> a = RegionTableReader::DetectAndParse(dir + "windbg-address.output");
+  absl::StatusOr<RegionTable> m = RegionTableReader::DetectAndParse(dir + "sos-maddress.output");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(m.ok()) << m.status();
+  DiffResult d = Diff(*a, *m);
+
+  // The seed's rule reproduces its published result: 7 regions, 672 MiB.
+  EXPECT_EQ(d.start_match_unaccounted.pieces.size(), 7u);
+  EXPECT_EQ(d.start_match_unaccounted.bytes, 704999424u);
+  EXPECT_EQ(d.start_match_unaccounted.bytes >> 20, 672u);
+
+  EXPECT_EQ(d.unaccounted.pieces.size(), 12u);
+  EXPECT_EQ(d.unaccounted.bytes, 658571264u);
+  const Region& biggest = d.unaccounted.pieces[0];
+  EXPECT_EQ(biggest.start, 0x78e12cc00000u);
+  EXPECT_EQ(biggest.end, 0x78e138400000u);
+  EXPECT_EQ(biggest.line, 205);
+  EXPECT_EQ(biggest.usage, "<unknown> [................]");
+  // The seed's 68 KB PAGE_EXECUTE_WRITECOPY region: SOS covers its last page
+  // (HostCodeHeap at 78e848ed0000), so 64 KiB remain.
+  const Region& small = d.unaccounted.pieces.back();
+  EXPECT_EQ(small.start, 0x78e848ec0000u);
+  EXPECT_EQ(small.end, 0x78e848ed0000u);
+  EXPECT_EQ(small.protect, "PAGE_EXECUTE_WRITECOPY");
+
+  EXPECT_EQ(d.runtime_only.pieces.size(), 59u);
+  EXPECT_EQ(d.runtime_only.bytes, 2789376u);
+  EXPECT_EQ(d.runtime_only.pieces[0].start, 0x78e84d00a000u);  // LoaderCodeHeap tail
+  EXPECT_EQ(d.runtime_only.pieces[0].end, 0x78e84d140000u);
+  EXPECT_EQ(d.runtime_only.pieces[0].usage, "LoaderCodeHeap");
+  EXPECT_EQ(d.start_match_runtime_only.pieces.size(), 315u);
+
+  // Every unaccounted piece lies inside a committed WinDbg row and outside
+  // every SOS row.
+  for (const Region& p : d.unaccounted.pieces) {
+    for (const Region& r : m->regions) EXPECT_TRUE(p.end <= r.start || r.end <= p.start);
+    const Region& src = a->regions[p.line - 3];
+    EXPECT_EQ(src.state, "MEM_COMMIT");
+    EXPECT_LE(src.start, p.start);
+    EXPECT_GE(src.end, p.end);
+  }
+}
+
+}  // namespace
+}  // namespace pageblame::regions

@@ -1,0 +1,197 @@
+#include "processor/regions/pmap_parser.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "processor/regions/address.h"
+
+namespace pageblame::regions {
+namespace {
+
+bool IsDecimal(absl::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return absl::ascii_isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+bool IsBareHex(absl::string_view s) {
+  return !s.empty() && s.size() <= 16 && std::all_of(s.begin(), s.end(), [](char c) {
+    return absl::ascii_isxdigit(static_cast<unsigned char>(c));
+  });
+}
+
+// -X/-XX "r-xp" ([r-][w-][x-][ps], as fs/proc/task_mmu.c show_map_vma prints
+// it) or -x's five-character Mode ("r-x--").
+bool IsPerm(absl::string_view s) {
+  if (s.size() == 4)
+    return (s[0] == 'r' || s[0] == '-') && (s[1] == 'w' || s[1] == '-') &&
+           (s[2] == 'x' || s[2] == '-') && (s[3] == 'p' || s[3] == 's');
+  return s.size() == 5 && s.find_first_not_of("rwxsR-") == absl::string_view::npos;
+}
+
+// VmFlags mnemonics are two characters (task_mmu.c show_smap_vma_flags).
+bool IsVmFlag(absl::string_view s) {
+  return s.size() == 2 && absl::ascii_islower(static_cast<unsigned char>(s[0])) &&
+         absl::ascii_isalnum(static_cast<unsigned char>(s[1]));
+}
+
+bool IsFooter(absl::string_view t) {
+  return t.size() >= 3 && (t[0] == '=' || t[0] == '-') &&
+         t.find_first_not_of("=- ") == absl::string_view::npos;
+}
+
+// Decimal fields starting at index 5 (after Address Perm Offset Device Inode).
+size_t NumericRun(const std::vector<absl::string_view>& f) {
+  size_t k = 5;
+  while (k < f.size() && IsDecimal(f[k])) ++k;
+  return k - 5;
+}
+
+struct Layout {
+  int perm = 1;
+  int size = 5;
+  size_t fixed = 0;      // positional columns before VmFlags / Mapping
+  bool flags = true;     // VmFlags tokens follow the positional columns
+  int header_line = 0;   // 0: headerless
+  std::string header;    // positional column names, for messages
+};
+
+}  // namespace
+
+bool PmapParser::IsHeader(absl::string_view line) {
+  std::vector<absl::string_view> f = TextLines::Fields(line);
+  return f.size() >= 3 && f[0] == "Address" && (f[1] == "Perm" || f[1] == "Kbytes");
+}
+
+bool PmapParser::IsPidLine(absl::string_view line) {
+  std::vector<absl::string_view> f = TextLines::Fields(line);
+  return !f.empty() && f[0].size() >= 2 && f[0].back() == ':' &&
+         IsDecimal(f[0].substr(0, f[0].size() - 1));
+}
+
+bool PmapParser::LooksLikeRow(absl::string_view line) {
+  std::vector<absl::string_view> f = TextLines::Fields(line);
+  return f.size() >= 6 && IsBareHex(f[0]) && IsPerm(f[1]) && f[1].size() == 4 &&
+         IsBareHex(f[2]) && absl::StrContains(f[3], ':') && IsDecimal(f[4]) && IsDecimal(f[5]);
+}
+
+absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
+  RegionTable table;
+  table.format = std::string(kFormat);
+  Layout layout;
+  int pid_line = 0;
+  enum { kTable, kTotals, kAfter } where = kTable;
+  std::vector<int> rows;
+  // Pass 1: structure (process line, header, footer) and which lines are rows.
+  for (int n = 1; n <= text.size(); ++n) {
+    absl::string_view line = text.line(n);
+    absl::string_view t = absl::StripAsciiWhitespace(line);
+    if (t.empty()) continue;
+    // `pmap -XX PID1 PID2` repeats the whole block; two address spaces must
+    // not be merged into one table.
+    if (IsPidLine(t)) {
+      if (pid_line != 0)
+        return text.Error(n, absl::StrFormat("pmap output of a second process (the first "
+                                             "starts at line %d); give one process per file",
+                                             pid_line));
+      pid_line = n;
+      continue;
+    }
+    if (where == kTotals) {  // the totals line under the footer
+      where = kAfter;
+      continue;
+    }
+    if (where == kAfter) {
+      table.Skip(n, "after the pmap footer");
+      continue;
+    }
+    if (IsFooter(t)) {
+      where = kTotals;
+      continue;
+    }
+    std::vector<absl::string_view> f = TextLines::Fields(t);
+    if (IsHeader(t)) {
+      if (layout.header_line != 0 || !rows.empty())
+        return text.Error(n, "pmap header after the table started");
+      int perm = -1, size = -1, flags = -1, mapping = -1;
+      for (size_t i = 0; i < f.size(); ++i) {
+        int k = static_cast<int>(i);
+        if (f[i] == "Perm" || f[i] == "Mode") perm = k;
+        else if (f[i] == "Size" || f[i] == "Kbytes") size = k;
+        else if (f[i] == "VmFlags") flags = k;
+        else if (f[i] == "Mapping") mapping = k;
+      }
+      if (perm < 0 || size < 0)
+        return text.Error(n, absl::StrCat("pmap header without Perm/Mode or Size/Kbytes "
+                                          "column: ", TextLines::Quote(line)));
+      layout.perm = perm;
+      layout.size = size;
+      layout.flags = flags >= 0;
+      layout.fixed = flags >= 0 ? flags : mapping >= 0 ? mapping : f.size();
+      layout.header_line = n;
+      layout.header = absl::StrJoin(f.begin(), f.begin() + layout.fixed, " ");
+      continue;
+    }
+    if (IsBareHex(f[0])) {
+      rows.push_back(n);
+      continue;
+    }
+    table.Skip(n, absl::StrCat("not a pmap row: ", TextLines::Quote(line)));
+  }
+  if (rows.empty()) return text.FileError("no pmap rows found");
+  if (layout.header_line == 0) {
+    // Headerless: the kernel prints the same fields for every mapping, so the
+    // common run length is the field count; a longer run in some row means its
+    // mapping name happens to be a number.
+    std::map<size_t, int> runs;
+    for (int n : rows) ++runs[NumericRun(TextLines::Fields(text.line(n)))];
+    size_t mode = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+                    return a.second < b.second;
+                  })->first;
+    layout.fixed = 5 + mode;
+    layout.header = absl::StrFormat("Address Perm Offset Device Inode Size +%d fields", mode - 1);
+  }
+  // Pass 2: the rows.
+  for (int n : rows) {
+    absl::string_view line = text.line(n);
+    std::vector<absl::string_view> f = TextLines::Fields(line);
+    auto expected = [&](absl::string_view why) {
+      return text.Error(n, absl::StrFormat("expected '%s%s' (%s), got %s", layout.header,
+                                           layout.flags ? " VmFlags Mapping" : " Mapping", why,
+                                           TextLines::Quote(line)));
+    };
+    if (f.size() < layout.fixed)
+      return expected(absl::StrFormat("%d columns, found %d", layout.fixed, f.size()));
+    if (layout.header_line == 0 && (!LooksLikeRow(line) || NumericRun(f) + 5 < layout.fixed))
+      return expected("a headerless pmap -X/-XX row");
+    Region r;
+    r.line = n;
+    absl::StatusOr<uint64_t> start = ParseAddress(f[0]);
+    if (!start.ok()) return text.Error(n, start.status().message());
+    absl::string_view perm = f[layout.perm], size = f[layout.size];
+    uint64_t kib = 0;
+    if (!IsPerm(perm)) return expected(absl::StrCat("bad Perm '", perm, "'"));
+    if (!IsDecimal(size) || !absl::SimpleAtoi(size, &kib))
+      return expected(absl::StrCat("bad Size '", size, "'"));
+    if (kib == 0 || kib > (~uint64_t{0} - *start) / 1024)
+      return expected(absl::StrCat("Size '", size, "' KiB is empty or runs past 2^64"));
+    r.start = *start;
+    r.end = *start + kib * 1024;
+    r.protect = std::string(perm);
+    size_t j = layout.fixed;
+    while (layout.flags && j < f.size() && IsVmFlag(f[j])) ++j;
+    if (j < f.size()) r.usage = std::string(TextLines::RestFrom(line, f[j]));
+    table.regions.push_back(std::move(r));
+  }
+  return table;
+}
+
+}  // namespace pageblame::regions

@@ -1,0 +1,21 @@
+#include "processor/regions/region.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace pageblame::regions {
+
+void RegionTable::Skip(int line, absl::string_view reason) {
+  ++skipped;
+  if (static_cast<int>(skip_reasons.size()) < kMaxSkipReasons)
+    skip_reasons.push_back(absl::StrCat(line, ": ", reason));
+}
+
+bool RegionTable::IsCommitted(const Region& r) const {
+  return !has_state || r.state == "MEM_COMMIT";
+}
+
+bool RegionTable::IsClaimed(const Region& r) const {
+  return !has_state || (!r.state.empty() && r.state != "MEM_FREE");
+}
+
+}  // namespace pageblame::regions

@@ -1,0 +1,56 @@
+// RegionTableReader: reads a region table in any supported format, detecting
+// the format from the content (never from the file name).
+//
+//   ASSIGN_OR_RETURN(RegionTable t, RegionTableReader::DetectAndParse("address.output"));
+//   // t.format == "windbg-address", t.regions[0].line == 3, ...
+//   ASSIGN_OR_RETURN(RegionTable u, RegionTableReader::ParseString("0x1000-0x3000\n", "test"));
+//
+// Detection rule: lines are examined in order and the FIRST non-blank line
+// that matches one of these signatures decides the format (checked in this
+// order for each line):
+//   1. WinDbg header  "BaseAddress EndAddress+1 ..." (or BaseAddr EndAddr+1) -> windbg-address
+//   2. SOS header     "| ... | StartAddr | ... |"                            -> sos-maddress
+//   3. page-diff line "Memory regions found by ..." or "A - B Size: ..."     -> page-diff
+//   4. pmap header    "Address Perm ..." / "Address Kbytes ..."               -> pmap
+//   5. maps line      "start-end perms offset maj:min inode ..."             -> maps/smaps
+//   6. pmap row       "addr perms offset maj:min inode size ..." (pmap -q)    -> pmap
+//   7. WinDbg row     "[+] base end size" with a backtick or a MEM_ word      -> windbg-address
+//   8. list entry     one address, or two separated by '-' ',' or blanks      -> ranges
+// Lines matching none (debugger prompts, pmap's "PID: command" line, the SOS
+// top border, '#' comments) are passed over. An empty file, a binary file, or
+// one where no line matches is an error.
+#ifndef PAGEBLAME_REGIONS_REGION_TABLE_READER_H_
+#define PAGEBLAME_REGIONS_REGION_TABLE_READER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "processor/regions/region.h"
+#include "processor/regions/text_lines.h"
+
+namespace pageblame::regions {
+
+enum class RegionFormat { kWindbgAddress, kSosMaddress, kPageDiff, kPmap, kProcMaps, kRangeList };
+
+class RegionTableReader {
+ public:
+  // The format by the rule above, with the line that decided it in *line.
+  static absl::StatusOr<RegionFormat> Detect(const TextLines& text, int* line = nullptr);
+
+  // Parses `text` as `format`, skipping detection (for a --format override).
+  static absl::StatusOr<RegionTable> ParseAs(RegionFormat format, const TextLines& text);
+
+  // Detect + ParseAs.
+  static absl::StatusOr<RegionTable> Parse(const TextLines& text);
+  // Same on an in-memory string; `name` prefixes error messages.
+  static absl::StatusOr<RegionTable> ParseString(std::string text, std::string name);
+  // Same on a file; errors are prefixed with `path` as given.
+  static absl::StatusOr<RegionTable> DetectAndParse(const std::string& path);
+
+  static absl::string_view FormatName(RegionFormat format);
+};
+
+}  // namespace pageblame::regions
+
+#endif  // PAGEBLAME_REGIONS_REGION_TABLE_READER_H_

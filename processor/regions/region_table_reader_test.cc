@@ -1,0 +1,112 @@
+#include "processor/regions/region_table_reader.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pageblame::regions {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+RegionFormat DetectOrDie(const std::string& text, int* line = nullptr) {
+  absl::StatusOr<RegionFormat> f = RegionTableReader::Detect(TextLines("t", text), line);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *f : RegionFormat::kRangeList;
+}
+
+TEST(RegionTableReaderTest, DetectsByContent) {
+  int line = 0;
+  EXPECT_EQ(DetectOrDie("0:000> !address\n\n  BaseAddress EndAddress+1 RegionSize Type State "
+                        "Protect Usage\n",
+                        &line),
+            RegionFormat::kWindbgAddress);
+  EXPECT_EQ(line, 3);  // the prompt matched nothing
+  EXPECT_EQ(DetectOrDie("+ 7d18`98000000 7d18`98001000 0`00001000 MEM_PRIVATE MEM_COMMIT\n"),
+            RegionFormat::kWindbgAddress);
+  EXPECT_EQ(DetectOrDie(" +-----+\n | Memory Kind | StartAddr | EndAddr-1 | Size |\n", &line),
+            RegionFormat::kSosMaddress);
+  EXPECT_EQ(line, 2);
+  EXPECT_EQ(DetectOrDie("Memory regions found by sos maddress command: 3469\n"),
+            RegionFormat::kPageDiff);
+  EXPECT_EQ(DetectOrDie("78e13f400000 - 78e145b1b000 Size: 103MB Type: X\n"),
+            RegionFormat::kPageDiff);
+  EXPECT_EQ(DetectOrDie("5159:   dotnet x.dll\n         Address Perm   Offset Device  Inode "
+                        "Size\n",
+                        &line),
+            RegionFormat::kPmap);
+  EXPECT_EQ(line, 2);
+  EXPECT_EQ(DetectOrDie("5159:   dotnet x.dll\n5585e95a2000 r--p 00000000  08:01  915517  48 "
+                        "4 4 rd dotnet\n"),
+            RegionFormat::kPmap);
+  EXPECT_EQ(DetectOrDie("55d7d2a69000-55d7d2a98000 r--p 00000000 fe:00 247101  /usr/bin/bash\n"),
+            RegionFormat::kProcMaps);
+  EXPECT_EQ(DetectOrDie("# watch\n0x1000-0x2000\n", &line), RegionFormat::kRangeList);
+  EXPECT_EQ(line, 2);
+  EXPECT_EQ(DetectOrDie("7d18`98000000\n"), RegionFormat::kRangeList);
+}
+
+TEST(RegionTableReaderTest, PeerSamplesDetectTheirFormats) {
+  struct {
+    const char* file;
+    const char* format;
+  } samples[] = {{"windbg-address.output", "windbg-address"},
+                 {"sos-maddress.output", "sos-maddress"},
+                 {"pmap-XX.output", "pmap"}};
+  for (const auto& s : samples) {
+    absl::StatusOr<RegionTable> t = RegionTableReader::DetectAndParse(
+        absl::StrCat(PAGEBLAME_SOURCE_DIR, "/processor/regions/testdata/", s.file));
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(t->format, s.format);
+  }
+}
+
+TEST(RegionTableReaderTest, WholeFileErrors) {
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseString("", "empty.txt");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "empty.txt: empty file, no regions");
+  t = RegionTableReader::ParseString("\n  \r\n\n", "blank.txt");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), StartsWith("blank.txt: empty file"));
+  t = RegionTableReader::ParseString(std::string("PERFILE2\0\0\0", 11), "perf.data");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), StartsWith("perf.data: binary file"));
+  t = RegionTableReader::ParseString("hello world\nthis is not a table\n", "notes.txt");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), StartsWith("notes.txt: not a recognized region table"));
+  EXPECT_THAT(std::string(t.status().message()), HasSubstr("line 1 is 'hello world'"));
+  t = RegionTableReader::DetectAndParse("/nonexistent/address.output");
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(absl::IsNotFound(t.status()));
+  EXPECT_THAT(std::string(t.status().message()), HasSubstr("/nonexistent/address.output"));
+}
+
+TEST(RegionTableReaderTest, ErrorsAfterDetectionNameFileAndLine) {
+  // Detected as a WinDbg table by its header; the row on line 3 is cut short.
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(
+      "  BaseAddress EndAddress+1 RegionSize Type State Protect Usage\n---\n"
+      "+     7d18`98000000     7d18`98\n",
+      "windbg-address.output");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              StartsWith("windbg-address.output:3: expected 'BaseAddress EndAddress+1 "
+                         "RegionSize Type State Protect Usage', got '+     7d18`98000000     "
+                         "7d18`98'"));
+}
+
+TEST(RegionTableReaderTest, ParseAsOverridesDetection) {
+  // "1000 2000" would be detected as a range; forced as a list it is one.
+  TextLines text("t", "0x1000 0x3000\n");
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseAs(RegionFormat::kProcMaps, text);
+  ASSERT_FALSE(t.ok());
+  t = RegionTableReader::ParseAs(RegionFormat::kRangeList, text);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->regions[0].size(), 0x2000u);
+  EXPECT_EQ(RegionTableReader::FormatName(RegionFormat::kSosMaddress), "sos-maddress");
+}
+
+}  // namespace
+}  // namespace pageblame::regions

@@ -1,0 +1,196 @@
+#include "processor/regions/sos_maddress_parser.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "processor/regions/address.h"
+
+namespace pageblame::regions {
+namespace {
+
+bool IsBorder(absl::string_view t) {
+  return t.size() >= 3 && t.front() == '+' && t.back() == '+' &&
+         t.find_first_not_of("+-") == absl::string_view::npos;
+}
+
+// Cells of a "| a | b |" row, trimmed; empty if the row lacks its borders.
+std::vector<absl::string_view> Cells(absl::string_view trimmed) {
+  if (trimmed.size() < 2 || trimmed.front() != '|' || trimmed.back() != '|') return {};
+  std::vector<absl::string_view> cells =
+      absl::StrSplit(trimmed.substr(1, trimmed.size() - 2), '|');
+  for (absl::string_view& c : cells) c = absl::StripAsciiWhitespace(c);
+  return cells;
+}
+
+struct Columns {
+  int kind = -1, start = -1, end = -1, size = -1, type = -1, state = -1, protect = -1,
+      image = -1;
+  size_t count = 0;
+};
+
+absl::string_view Cell(const std::vector<absl::string_view>& cells, int col) {
+  return col < 0 ? absl::string_view() : cells[col];
+}
+
+}  // namespace
+
+bool SosMaddressParser::IsHeader(absl::string_view line) {
+  std::vector<absl::string_view> cells = Cells(absl::StripAsciiWhitespace(line));
+  for (absl::string_view c : cells)
+    if (c == "StartAddr") return true;
+  return false;
+}
+
+absl::Status SosMaddressParser::CheckSize(absl::string_view size, uint64_t bytes) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("Size '", size, "' ", why));
+  };
+  size_t unit_at = 0;
+  while (unit_at < size.size() && !absl::ascii_isalpha(static_cast<unsigned char>(size[unit_at])))
+    ++unit_at;
+  std::string unit = absl::AsciiStrToLower(size.substr(unit_at));
+  absl::string_view number = absl::StripAsciiWhitespace(size.substr(0, unit_at));
+  uint64_t multiplier;
+  if (unit == "b") multiplier = 1;
+  else if (unit == "kb") multiplier = uint64_t{1} << 10;
+  else if (unit == "mb") multiplier = uint64_t{1} << 20;
+  else if (unit == "gb") multiplier = uint64_t{1} << 30;
+  else if (unit == "tb") multiplier = uint64_t{1} << 40;
+  else return bad("has no b/kb/mb/gb/tb unit");
+  size_t sep = number.find_first_of(",.");
+  absl::string_view whole = number.substr(0, sep);
+  absl::string_view frac = sep == absl::string_view::npos ? "" : number.substr(sep + 1);
+  auto digits_only = [](absl::string_view s) {
+    return s.size() <= 12 && std::all_of(s.begin(), s.end(), [](char c) {
+             return absl::ascii_isdigit(static_cast<unsigned char>(c));
+           });
+  };
+  if (whole.empty() || !digits_only(whole) || !digits_only(frac))
+    return bad("is not a number with an optional ',' or '.' decimal part");
+  // Compare in units of 10^-decimals of the printed unit, exactly:
+  // |bytes * 10^d - value * unit| <= unit / 2, both sides doubled.
+  unsigned __int128 scale = 1;
+  for (size_t i = 0; i < frac.size(); ++i) scale *= 10;
+  unsigned __int128 value = 0;
+  for (char c : whole) value = value * 10 + static_cast<unsigned>(c - '0');
+  for (char c : frac) value = value * 10 + static_cast<unsigned>(c - '0');
+  unsigned __int128 actual = static_cast<unsigned __int128>(bytes) * scale * 2;
+  unsigned __int128 printed = value * multiplier * 2;
+  unsigned __int128 diff = actual > printed ? actual - printed : printed - actual;
+  if (diff > multiplier)
+    return bad(absl::StrFormat("does not match EndAddr-1 - StartAddr = %u bytes", bytes));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RegionTable> SosMaddressParser::Parse(const TextLines& text) {
+  RegionTable table;
+  table.format = std::string(kFormat);
+  table.has_state = true;
+  enum { kBefore, kAfterHeader, kRows, kAfter } where = kBefore;
+  bool last_was_border = false;
+  int header_line = 0;
+  Columns col;
+  for (int n = 1; n <= text.size(); ++n) {
+    absl::string_view line = text.line(n);
+    absl::string_view t = absl::StripAsciiWhitespace(line);
+    switch (where) {
+      case kBefore: {
+        if (t.empty()) continue;
+        if (IsHeader(t)) {
+          if (!last_was_border)
+            return text.Error(n, "maddress header without the top border '+---+' above it");
+          std::vector<absl::string_view> cells = Cells(t);
+          col.count = cells.size();
+          for (size_t i = 0; i < cells.size(); ++i) {
+            absl::string_view c = cells[i];
+            int k = static_cast<int>(i);
+            if (c == "Memory Kind") col.kind = k;
+            else if (c == "StartAddr") col.start = k;
+            else if (c == "EndAddr-1" || c == "EndAddr") col.end = k;
+            else if (c == "Size") col.size = k;
+            else if (c == "Type") col.type = k;
+            else if (c == "State") col.state = k;
+            else if (c == "Protect") col.protect = k;
+            else if (c == "Image") col.image = k;
+          }
+          if (col.end < 0)
+            return text.Error(n, absl::StrCat("maddress header has no EndAddr-1 column: ",
+                                              TextLines::Quote(line)));
+          header_line = n;
+          where = kAfterHeader;
+          continue;
+        }
+        last_was_border = IsBorder(t);
+        if (!last_was_border) table.Skip(n, "before the maddress table");
+        continue;
+      }
+      case kAfterHeader:
+        if (!IsBorder(t))
+          return text.Error(n, absl::StrCat("expected the border '+---+' under the maddress "
+                                            "header, got ", TextLines::Quote(line)));
+        where = kRows;
+        continue;
+      case kRows: {
+        if (IsBorder(t)) {
+          where = kAfter;
+          continue;
+        }
+        if (t.empty())
+          return text.Error(n, "blank line inside the maddress table (bottom border missing?)");
+        std::vector<absl::string_view> cells = Cells(t);
+        if (cells.empty())
+          return text.Error(n, absl::StrCat("expected a row '| Memory Kind | StartAddr | "
+                                            "EndAddr-1 | ... |' or the bottom border '+---+', got ",
+                                            TextLines::Quote(line)));
+        if (cells.size() != col.count)
+          return text.Error(n, absl::StrFormat("expected %d cells as in the header (line %d), "
+                                               "got %d in %s",
+                                               col.count, header_line, cells.size(),
+                                               TextLines::Quote(line)));
+        Region r;
+        r.line = n;
+        for (auto [c, out] : {std::pair{col.start, &r.start}, std::pair{col.end, &r.end}}) {
+          absl::StatusOr<uint64_t> a = ParseAddress(cells[c]);
+          if (!a.ok()) return text.Error(n, a.status().message());
+          *out = *a;
+        }
+        if (r.end <= r.start)
+          return text.Error(n, absl::StrFormat("EndAddr-1 0x%x is not above StartAddr 0x%x",
+                                               r.end, r.start));
+        if (col.size >= 0) {
+          absl::Status s = CheckSize(cells[col.size], r.end - r.start);
+          if (!s.ok()) return text.Error(n, s.message());
+        }
+        r.type = std::string(Cell(cells, col.type));
+        r.state = std::string(Cell(cells, col.state));
+        r.protect = std::string(Cell(cells, col.protect));
+        r.usage = std::string(Cell(cells, col.kind));
+        absl::string_view image = Cell(cells, col.image);
+        if (!image.empty())
+          r.usage = r.usage.empty() ? absl::StrCat("[", image, "]")
+                                    : absl::StrCat(r.usage, " [", image, "]");
+        table.regions.push_back(std::move(r));
+        continue;
+      }
+      case kAfter:
+        if (!t.empty()) table.Skip(n, "after the end of the maddress table");
+        continue;
+    }
+  }
+  if (where == kBefore)
+    return text.FileError("no SOS maddress table (header '| Memory Kind | StartAddr | "
+                          "EndAddr-1 | ... |') found");
+  if (where != kAfter)
+    return text.Error(text.size(), "maddress table not closed: no bottom border '+---+' "
+                                   "(truncated copy?)");
+  if (table.regions.empty()) return text.Error(header_line, "maddress table has no rows");
+  return table;
+}
+
+}  // namespace pageblame::regions

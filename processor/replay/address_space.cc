@@ -1,0 +1,175 @@
+#include "processor/replay/address_space.h"
+
+#include <algorithm>
+
+namespace pageblame::replay {
+
+using index::Begin;
+using index::End;
+using index::kLive;
+using index::RegionAttrs;
+using index::Version;
+
+namespace {
+// A file mapping's offset moves with its start; anonymous ones have none.
+RegionAttrs ShiftAttrs(RegionAttrs attrs, uint64_t delta) {
+  if (attrs.pgoff != 0 || attrs.path.valid()) attrs.pgoff += delta;
+  return attrs;
+}
+}  // namespace
+
+VersionId AddressSpace::Insert(Version v) {
+  v.process = process_;
+  VersionId id = idx_->AddVersion(v);
+  idx_->mutable_process(process_).live.emplace(v.start, id);
+  return id;
+}
+
+std::vector<AddressSpace::Piece> AddressSpace::Peek(uint64_t a, uint64_t b) const {
+  std::vector<Piece> out;
+  if (a >= b) return out;
+  const auto& live = idx_->process(process_).live;
+  auto it = live.upper_bound(a);
+  if (it != live.begin()) {
+    auto prev = std::prev(it);
+    if (idx_->version(prev->second).end > a) it = prev;
+  }
+  for (; it != live.end() && it->first < b; ++it) {
+    const Version& v = idx_->version(it->second);
+    out.push_back(Piece{std::max(v.start, a), std::min(v.end, b), it->second});
+  }
+  return out;
+}
+
+std::vector<AddressSpace::Piece> AddressSpace::Remove(uint64_t a, uint64_t b, uint64_t t, End why,
+                                                      EventId ev) {
+  std::vector<Piece> pieces = Peek(a, b);
+  auto& live = idx_->mutable_process(process_).live;
+  for (const Piece& p : pieces) {
+    // Copy: AddVersion below may reallocate the version table.
+    Version old = idx_->version(p.from);
+    Version& ended = idx_->mutable_version(p.from);
+    ended.t_to = t;
+    ended.end_kind = why;
+    ended.end_event = ev;
+    live.erase(old.start);
+    auto rest = [&](uint64_t s, uint64_t e) {
+      Version v = old;
+      v.start = s;
+      v.end = e;
+      v.attrs = ShiftAttrs(old.attrs, s - old.start);
+      v.t_from = t;
+      v.t_to = kLive;
+      v.begin = Begin::kSplit;
+      v.begin_event = ev;
+      v.end_kind = End::kLive;
+      v.end_event = EventId::Invalid();
+      v.prev = p.from;
+      Insert(v);
+    };
+    if (old.start < a) rest(old.start, a);
+    if (old.end > b) rest(b, old.end);
+  }
+  return pieces;
+}
+
+VersionId AddressSpace::Create(uint64_t a, uint64_t b, uint64_t t, EventId ev,
+                               const RegionAttrs& attrs) {
+  Version v;
+  v.start = a;
+  v.end = b;
+  v.t_from = t;
+  v.begin = Begin::kCreated;
+  v.origin = ev;
+  v.begin_event = ev;
+  v.attrs = attrs;
+  return Insert(v);
+}
+
+void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const RegionAttrs& attrs) {
+  uint64_t cursor = a;
+  auto add_gap = [&](uint64_t s, uint64_t e) {
+    if (s >= e) return;
+    Version v;
+    v.start = s;
+    v.end = e;
+    v.t_from = t;
+    v.begin = Begin::kBeforeTrace;
+    v.attrs = ShiftAttrs(attrs, s - a);
+    Insert(v);
+  };
+  for (const Piece& p : Peek(a, b)) {
+    add_gap(cursor, p.start);
+    cursor = p.end;
+  }
+  add_gap(cursor, b);
+}
+
+RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_t t, EventId ev,
+                               bool keep_source) {
+  std::vector<Piece> pieces =
+      keep_source ? Peek(src, src + len) : Remove(src, src + len, t, End::kMovedOut, ev);
+  RegionAttrs last;
+  uint64_t cursor = src;
+  auto moved = [&](uint64_t s, uint64_t e, VersionId from, const RegionAttrs& attrs,
+                   EventId origin) {
+    Version v;
+    v.start = s - src + dst;
+    v.end = e - src + dst;
+    v.t_from = t;
+    v.begin = Begin::kMovedIn;
+    v.begin_event = ev;
+    v.origin = origin;
+    v.prev = from;
+    v.attrs = attrs;
+    Insert(v);
+  };
+  for (const Piece& p : pieces) {
+    // A gap in the source: the syscall succeeded, so those pages were mapped
+    // before anything the trace shows.
+    if (cursor < p.start) moved(cursor, p.start, VersionId::Invalid(), last, EventId::Invalid());
+    const Version& from = idx_->version(p.from);
+    RegionAttrs attrs = ShiftAttrs(from.attrs, p.start - from.start);
+    EventId origin = from.origin;
+    moved(p.start, p.end, p.from, attrs, origin);
+    last = attrs;
+    cursor = p.end;
+  }
+  if (cursor < src + len) moved(cursor, src + len, VersionId::Invalid(), last, EventId::Invalid());
+  return last;
+}
+
+void AddressSpace::CopyFrom(uint32_t parent, uint64_t t) {
+  std::vector<VersionId> ids;
+  for (const auto& [start, id] : idx_->process(parent).live) ids.push_back(id);
+  for (VersionId id : ids) {
+    Version v = idx_->version(id);
+    v.t_from = t;
+    v.t_to = kLive;
+    v.begin = Begin::kForked;
+    v.begin_event = EventId::Invalid();
+    v.end_kind = End::kLive;
+    v.end_event = EventId::Invalid();
+    v.prev = id;
+    Insert(v);
+  }
+}
+
+void AddressSpace::Clear(uint64_t t) {
+  auto& live = idx_->mutable_process(process_).live;
+  for (const auto& [start, id] : live) {
+    Version& v = idx_->mutable_version(id);
+    v.t_to = t;
+    v.end_kind = End::kExec;
+  }
+  live.clear();
+}
+
+RegionAttrs AddressSpace::AttrsAt(uint64_t addr) const {
+  std::vector<Piece> p = Peek(addr, addr + 1);
+  if (p.empty()) return RegionAttrs();
+  const Version& v = idx_->version(p[0].from);
+  return ShiftAttrs(v.attrs, addr - v.start);
+}
+
+}  // namespace pageblame::replay

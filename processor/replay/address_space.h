@@ -1,0 +1,67 @@
+// Changes to one process's address space, recorded as versions in the index.
+// This is the state machine of the replay rules (design brief): every
+// operation ends the versions it touches at time t and starts new ones, so
+// the index keeps every past state.
+//
+//   AddressSpace as(&index, process);
+//   as.Remove(a, b, t, End::kUnmapped, ev);          // munmap: splits partial overlaps
+//   as.Create(a, b, t, ev, attrs);                   // mmap (after Remove for MAP_FIXED)
+//   as.Move(old, len, dst, t, ev, /*keep_source=*/false);  // mremap move
+//
+// All ranges are half-open and page-aligned by the caller. O(log n + k) per
+// operation for k touched versions.
+#ifndef PAGEBLAME_REPLAY_ADDRESS_SPACE_H_
+#define PAGEBLAME_REPLAY_ADDRESS_SPACE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "processor/index/trace_index.h"
+
+namespace pageblame::replay {
+
+class AddressSpace {
+ public:
+  // A part of a version that an operation took: [start, end) of `from`.
+  struct Piece {
+    uint64_t start;
+    uint64_t end;
+    VersionId from;
+  };
+
+  AddressSpace(index::TraceIndex* idx, uint32_t process) : idx_(idx), process_(process) {}
+
+  // Ends every version overlapping [a, b) at t (`why`, by `ev`); the parts
+  // outside [a, b) continue as new kSplit versions. Returns the removed parts
+  // in address order.
+  std::vector<Piece> Remove(uint64_t a, uint64_t b, uint64_t t, index::End why, EventId ev);
+  // The parts of [a, b) that are mapped, without changing anything.
+  std::vector<Piece> Peek(uint64_t a, uint64_t b) const;
+  // New pages [a, b) created by `ev` (origin = ev). The range must be free.
+  VersionId Create(uint64_t a, uint64_t b, uint64_t t, EventId ev, const index::RegionAttrs& attrs);
+  // Pages [a, b) that existed before the trace, where nothing is known yet
+  // (gaps only: known versions are left alone).
+  void AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const index::RegionAttrs& attrs);
+  // mremap: moves the mapped pages of [src, src+len) to dst (the target must be
+  // free). Moved pages keep origin and attrs; unknown pages in the source
+  // (mapped before the trace, as the successful syscall proves) arrive as
+  // before-trace pages. With keep_source (MREMAP_DONTUNMAP) the source stays.
+  // Returns the attrs of the last source page (for a grown tail).
+  index::RegionAttrs Move(uint64_t src, uint64_t len, uint64_t dst, uint64_t t, EventId ev,
+                          bool keep_source);
+  // Copies every live version of `parent` into this (empty) space at fork time t.
+  void CopyFrom(uint32_t parent, uint64_t t);
+  // exec: ends every live version.
+  void Clear(uint64_t t);
+  // Attrs of the version containing addr (default attrs if none).
+  index::RegionAttrs AttrsAt(uint64_t addr) const;
+
+ private:
+  VersionId Insert(index::Version v);
+  index::TraceIndex* idx_;
+  uint32_t process_;
+};
+
+}  // namespace pageblame::replay
+
+#endif  // PAGEBLAME_REPLAY_ADDRESS_SPACE_H_

@@ -1,0 +1,49 @@
+// Puts events in time order the way perf's ordered_events does
+// (tools/perf/util/ordered-events.c): per-CPU buffers are written out in
+// rounds, and at each FINISHED_ROUND every event up to the largest timestamp
+// of the *previous* round is safe to deliver. Ties keep file order.
+//
+//   EventSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
+//   sorter.Push(e); ... sorter.FinishedRound(); ... sorter.FlushAll();
+//
+// Memory is bounded by one round of memory-syscall events (not by the
+// trace); if a trace has no rounds (some pipe-mode writers), the buffer is
+// flushed in halves past kMaxBuffered events.
+#ifndef PAGEBLAME_REPLAY_EVENT_SORTER_H_
+#define PAGEBLAME_REPLAY_EVENT_SORTER_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "processor/replay/trace_event.h"
+
+namespace pageblame::replay {
+
+class EventSorter {
+ public:
+  static constexpr size_t kMaxBuffered = 1 << 22;
+
+  explicit EventSorter(std::function<void(const TraceEvent&)> sink) : sink_(std::move(sink)) {}
+
+  void Push(TraceEvent e);
+  void FinishedRound();
+  void FlushAll();
+  // Events delivered with a time older than an event already delivered.
+  uint64_t out_of_order() const { return out_of_order_; }
+
+ private:
+  void FlushUpTo(uint64_t limit);
+  std::function<void(const TraceEvent&)> sink_;
+  std::vector<TraceEvent> buffer_;
+  uint64_t seq_ = 0;
+  uint64_t max_time_ = 0;     // largest time pushed so far
+  uint64_t next_flush_ = 0;   // largest time as of the previous round
+  bool have_round_ = false;
+  uint64_t last_delivered_ = 0;
+  uint64_t out_of_order_ = 0;
+};
+
+}  // namespace pageblame::replay
+
+#endif  // PAGEBLAME_REPLAY_EVENT_SORTER_H_

@@ -1,0 +1,345 @@
+#include "processor/replay/replayer.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "processor/replay/address_space.h"
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+
+namespace pageblame::replay {
+
+using decode::IsErrorReturn;
+using decode::Syscall;
+using index::End;
+using index::RegionAttrs;
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+uint64_t PageUp(uint64_t x) { return (x + kPage - 1) & ~(kPage - 1); }
+uint64_t PageDown(uint64_t x) { return x & ~(kPage - 1); }
+
+// mmap lengths round up to the mapping's page size: 4 KiB, or the huge page
+// size encoded in the flags for MAP_HUGETLB (include/uapi/asm-generic/mman-common.h).
+uint64_t MmapLength(uint64_t len, uint64_t flags) {
+  if (flags & MAP_HUGETLB) {
+    uint64_t shift = (flags >> MAP_HUGE_SHIFT) & 0x3f;
+    uint64_t huge = shift ? (uint64_t{1} << shift) : (uint64_t{2} << 20);
+    return (len + huge - 1) & ~(huge - 1);
+  }
+  return PageUp(len);
+}
+
+}  // namespace
+
+uint32_t Replayer::ProcessFor(uint32_t pid, uint64_t time) {
+  auto it = pid_to_process_.find(pid);
+  if (it != pid_to_process_.end()) {
+    const index::Process& p = idx_->process(it->second);
+    // A pid seen again after its process exited is a new process (pid reuse).
+    if (p.t_exit == index::kLive || time <= p.t_exit) return it->second;
+  }
+  index::Process p;
+  p.pid = pid;
+  p.t_start = time;
+  p.existed_before_trace = true;  // until a fork or exec in the trace says otherwise
+  uint32_t i = idx_->AddProcess(p);
+  pid_to_process_[pid] = i;
+  return i;
+}
+
+void Replayer::Apply(const TraceEvent& e) {
+  index::TraceStats& st = idx_->mutable_stats();
+  // Time-0 records (attach-time synthesized maps, end-of-trace lost totals)
+  // carry no time and do not bound the trace.
+  if (e.time != 0 && (st.first_time == 0 || e.time < st.first_time)) st.first_time = e.time;
+  st.last_time = std::max(st.last_time, e.time);
+  switch (e.kind) {
+    case TraceEvent::Kind::kEnter:
+      ProcessFor(e.pid, e.time);
+      if (pairer_.Enter(e)) ++st.unmatched_enters;
+      break;
+    case TraceEvent::Kind::kExit: {
+      const SyscallPairer::Pending* call = pairer_.Exit(e);
+      if (call == nullptr) {
+        ++st.unmatched_exits;
+        break;
+      }
+      ++st.calls;
+      OnCall(*call, e);
+      break;
+    }
+    case TraceEvent::Kind::kComm:
+      ++st.comm_records;
+      OnComm(e);
+      break;
+    case TraceEvent::Kind::kFork:
+      ++st.fork_records;
+      OnFork(e);
+      break;
+    case TraceEvent::Kind::kTaskExit: {
+      ++st.exit_records;
+      pairer_.Forget(e.tid);
+      if (e.pid == e.tid) {
+        auto it = pid_to_process_.find(e.pid);
+        if (it != pid_to_process_.end()) {
+          index::Process& p = idx_->mutable_process(it->second);
+          if (p.t_exit == index::kLive) p.t_exit = e.time;
+        }
+      }
+      break;
+    }
+    case TraceEvent::Kind::kMmap:
+      ++st.mmap_records;
+      OnMmapRecord(e);
+      break;
+    case TraceEvent::Kind::kLost:
+      OnLost(e);
+      break;
+  }
+  if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, e.time);
+}
+
+void Replayer::OnComm(const TraceEvent& e) {
+  comm_[e.tid] = e.str;
+  uint32_t p = ProcessFor(e.pid, e.time);
+  if (e.pid == e.tid || e.flag) idx_->mutable_process(p).comm = e.str;
+  if (!e.flag) return;
+  // exec: a new, empty address space (the kernel's exec mappings arrive as
+  // MMAP2 records right after and are "before trace" pages).
+  AddressSpace(idx_, p).Clear(e.time);
+  index::Process& proc = idx_->mutable_process(p);
+  proc.saw_exec = true;
+  proc.existed_before_trace = false;
+  state_[p] = ProcState();
+  if (symbolizer_) symbolizer_->OnExec(e.pid, e.time);
+}
+
+void Replayer::OnFork(const TraceEvent& e) {
+  uint32_t ppid = static_cast<uint32_t>(e.a[0]);
+  uint32_t ptid = static_cast<uint32_t>(e.a[1]);
+  if (auto comm = comm_.find(ptid); comm != comm_.end()) {
+    StringId name = comm->second;  // copy: operator[] below may rehash
+    comm_[e.tid] = name;
+  }
+  if (e.pid == ppid) return;  // a new thread shares its process's space
+  auto existing = pid_to_process_.find(e.pid);
+  if (existing != pid_to_process_.end() &&
+      idx_->process(existing->second).t_exit == index::kLive) {
+    return;  // already known and alive: a synthesized FORK of an attached task
+  }
+  index::Process child;
+  child.pid = e.pid;
+  child.ppid = ppid;
+  child.t_start = e.time;
+  child.existed_before_trace = false;
+  // Copy what we need of the parent before inserting: insertion may rehash
+  // the maps and invalidate iterators into them.
+  std::optional<uint32_t> parent;
+  if (auto it = pid_to_process_.find(ppid); it != pid_to_process_.end()) parent = it->second;
+  if (parent) child.comm = idx_->process(*parent).comm;
+  uint32_t c = idx_->AddProcess(child);
+  pid_to_process_[e.pid] = c;
+  if (parent) {
+    AddressSpace(idx_, c).CopyFrom(*parent, e.time);
+    ProcState copy = state_[*parent];
+    state_[c] = copy;
+  }
+  if (symbolizer_) symbolizer_->OnFork(e.pid, ppid, e.time);
+}
+
+void Replayer::OnMmapRecord(const TraceEvent& e) {
+  std::string_view name = idx_->strings().Get(e.str);
+  if (symbolizer_) {
+    symbolizer_->AddMapping(e.pid, e.time, e.a[0], e.a[1], e.a[2], name,
+                            idx_->strings().Get(e.str2));
+  }
+  if (e.a[1] == 0) return;
+  // Inside a memory call of this thread: the record is that call's own
+  // mapping (mmap/mremap, or brk's heap with `perf record -d`); it only tells
+  // us the file name for the region the call creates.
+  if (SyscallPairer::Pending* call = pairer_.InCall(e.tid)) {
+    if (call->enter.syscall == Syscall::kMmap || call->enter.syscall == Syscall::kMremap) {
+      call->path = e.str;
+    }
+    return;
+  }
+  // Otherwise the kernel made it (exec) or perf synthesized it (attach; all
+  // mappings with `-d`, else only executable ones): pages that exist with no
+  // creating event in the trace.
+  uint32_t p = ProcessFor(e.pid, e.time);
+  RegionAttrs attrs;
+  attrs.prot = e.a[5] ? static_cast<uint32_t>(e.a[3]) : PROT_READ | PROT_EXEC;
+  attrs.flags = static_cast<uint32_t>(e.a[4]);
+  attrs.pgoff = e.a[2];
+  // perf names anonymous memory "//anon" (tools/perf/util/synthetic-events.c).
+  if (name != "//anon") attrs.path = e.str;
+  const uint64_t start = PageDown(e.a[0]), end = PageUp(e.a[0] + e.a[1]);
+  AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs);
+  // The heap's extent at attach time is the program break brk() will move.
+  ProcState& ps = state_[p];
+  if (name == "[heap]" && !ps.brk_known) {
+    ps.brk_known = true;
+    ps.brk = end;
+  }
+}
+
+void Replayer::OnLost(const TraceEvent& e) {
+  index::TraceStats& st = idx_->mutable_stats();
+  st.lost_records += e.a[0];
+  st.lost.push_back(index::LostSpan{last_time_, e.time, e.a[0], e.flag});
+}
+
+void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit) {
+  index::TraceStats& st = idx_->mutable_stats();
+  const TraceEvent& in = call.enter;
+  const int64_t ret = exit.ret;
+  const uint64_t t = exit.time;  // the change is visible from the exit on
+  uint32_t p = ProcessFor(exit.pid, t);
+  AddressSpace as(idx_, p);
+
+  auto record = [&]() {
+    index::CallEvent ce;
+    ce.time = t;
+    ce.pid = exit.pid;
+    ce.tid = exit.tid;
+    ce.syscall = in.syscall;
+    std::copy(std::begin(in.a), std::end(in.a), ce.args);
+    ce.ret = ret;
+    ce.stack = in.stack;
+    auto c = comm_.find(exit.tid);
+    ce.comm = c != comm_.end() ? c->second : idx_->process(p).comm;
+    return idx_->AddEvent(ce);
+  };
+
+  switch (in.syscall) {
+    case Syscall::kMmap: {
+      if (IsErrorReturn(ret)) { ++st.calls_failed; return; }
+      const uint64_t start = static_cast<uint64_t>(ret);
+      const uint64_t end = start + MmapLength(in.a[1], in.a[3]);
+      EventId ev = record();
+      // MAP_FIXED (or any placement) replaces whatever was there.
+      as.Remove(start, end, t, End::kReplaced, ev);
+      RegionAttrs attrs;
+      attrs.prot = static_cast<uint32_t>(in.a[2]);
+      attrs.flags = static_cast<uint32_t>(in.a[3]);
+      attrs.pgoff = (in.a[3] & MAP_ANONYMOUS) ? 0 : in.a[5];
+      attrs.path = call.path;
+      as.Create(start, end, t, ev, attrs);
+      return;
+    }
+    case Syscall::kMunmap: {
+      if (ret != 0) { ++st.calls_failed; return; }
+      const uint64_t start = in.a[0];
+      const uint64_t end = start + PageUp(in.a[1]);
+      if (as.Peek(start, end).empty()) { ++st.calls_no_change; return; }
+      as.Remove(start, end, t, End::kUnmapped, record());
+      return;
+    }
+    case Syscall::kBrk: {
+      // brk returns the new break, or the old one when it refuses; the first
+      // answer we see is the initial break (or, in attach mode, the break at
+      // the time the trace began).
+      ProcState& ps = state_[p];
+      const uint64_t now = static_cast<uint64_t>(ret);
+      if (!ps.brk_known) {
+        ps.brk_known = true;
+        ps.brk = now;
+        index::Process& proc = idx_->mutable_process(p);
+        if (in.a[0] != 0 && proc.existed_before_trace && !proc.unknown_break_event.valid()) {
+          // Attached without -d: this call moved the break from a value the
+          // trace never saw, so which heap pages it made cannot be known.
+          // Remember it so answers about the heap can say so.
+          proc.unknown_break_event = record();
+          return;
+        }
+        ++st.calls_no_change;
+        return;
+      }
+      const uint64_t old_end = PageUp(ps.brk), new_end = PageUp(now);
+      ps.brk = now;
+      if (new_end == old_end) {
+        ++(in.a[0] != 0 && now != in.a[0] ? st.calls_failed : st.calls_no_change);
+        return;
+      }
+      EventId ev = record();
+      if (new_end > old_end) {
+        RegionAttrs attrs;
+        attrs.prot = PROT_READ | PROT_WRITE;
+        attrs.flags = MAP_PRIVATE | MAP_ANONYMOUS;
+        attrs.path = idx_->strings().Intern("[heap]");
+        as.Remove(old_end, new_end, t, End::kReplaced, ev);
+        as.Create(old_end, new_end, t, ev, attrs);
+      } else {
+        as.Remove(new_end, old_end, t, End::kUnmapped, ev);
+      }
+      return;
+    }
+    case Syscall::kMremap: {
+      if (IsErrorReturn(ret)) { ++st.calls_failed; return; }
+      const uint64_t old_addr = in.a[0];
+      const uint64_t old_len = PageUp(in.a[1]);
+      const uint64_t new_len = PageUp(in.a[2]);
+      const uint64_t flags = in.a[3];
+      const uint64_t dst = static_cast<uint64_t>(ret);
+      EventId ev = record();
+      if (old_len == 0) {
+        // mremap(old, 0, n, MAYMOVE) duplicates a shared mapping: new pages.
+        RegionAttrs attrs = as.AttrsAt(old_addr);
+        if (call.path.valid()) attrs.path = call.path;
+        as.Remove(dst, dst + new_len, t, End::kReplaced, ev);
+        as.Create(dst, dst + new_len, t, ev, attrs);
+        return;
+      }
+      if (dst == old_addr) {  // in place
+        if (new_len < old_len) {
+          as.Remove(old_addr + new_len, old_addr + old_len, t, End::kUnmapped, ev);
+        } else if (new_len > old_len) {
+          RegionAttrs attrs = as.AttrsAt(old_addr + old_len - 1);
+          if (attrs.path.valid() || attrs.pgoff) attrs.pgoff += kPage;
+          as.Remove(old_addr + old_len, old_addr + new_len, t, End::kReplaced, ev);
+          as.Create(old_addr + old_len, old_addr + new_len, t, ev, attrs);
+        }
+        return;
+      }
+      // A move. The target is freed first (MREMAP_FIXED unmaps what was there).
+      as.Remove(dst, dst + new_len, t, End::kReplaced, ev);
+      const bool keep = (flags & MREMAP_DONTUNMAP) != 0;
+      const uint64_t moved = std::min(old_len, new_len);
+      if (new_len < old_len && !keep) {
+        as.Remove(old_addr + new_len, old_addr + old_len, t, End::kUnmapped, ev);
+      }
+      RegionAttrs last = as.Move(old_addr, moved, dst, t, ev, keep);
+      if (new_len > old_len) {
+        if (last.path.valid() || last.pgoff) last.pgoff += kPage;
+        as.Create(dst + old_len, dst + new_len, t, ev, last);
+      }
+      return;
+    }
+    case Syscall::kCount:
+      return;
+  }
+}
+
+void Replayer::Finish() {
+  index::TraceStats& st = idx_->mutable_stats();
+  st.pending_at_end = pairer_.pending();
+  // perf writes PERF_RECORD_LOST_SAMPLES at the end of the recording with no
+  // time (one per event, totals): they may have hit anywhere in the trace.
+  for (index::LostSpan& l : st.lost) {
+    if (l.t_to == 0) {
+      l.t_from = st.first_time;
+      l.t_to = st.last_time;
+    }
+  }
+}
+
+}  // namespace pageblame::replay

@@ -1,0 +1,56 @@
+// Applies time-ordered TraceEvents to the index: the process table (fork,
+// exec, exit, threads sharing their process's space), per-thread syscall
+// pairing, and the replay rules of the design brief for mmap, munmap, brk and
+// mremap. Also feeds the symbolizer the mappings it needs, in time order.
+//
+//   Replayer r(&index, &symbolizer);
+//   sorter delivers: r.Apply(event);
+//   r.Finish();
+#ifndef PAGEBLAME_REPLAY_REPLAYER_H_
+#define PAGEBLAME_REPLAY_REPLAYER_H_
+
+#include <cstdint>
+
+#include "absl/container/flat_hash_map.h"
+#include "processor/index/trace_index.h"
+#include "processor/replay/syscall_pairer.h"
+#include "processor/replay/trace_event.h"
+#include "processor/symbols/symbolizer.h"
+
+namespace pageblame::replay {
+
+class Replayer {
+ public:
+  Replayer(index::TraceIndex* idx, symbols::Symbolizer* symbolizer)
+      : idx_(idx), symbolizer_(symbolizer) {}
+
+  void Apply(const TraceEvent& e);
+  // End of trace: counts enters still waiting for their exit.
+  void Finish();
+
+ private:
+  // Replay state of a process that the index does not need to keep.
+  struct ProcState {
+    bool brk_known = false;
+    uint64_t brk = 0;  // current program break (unaligned, as brk() returns it)
+  };
+
+  uint32_t ProcessFor(uint32_t pid, uint64_t time);
+  void OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit);
+  void OnMmapRecord(const TraceEvent& e);
+  void OnFork(const TraceEvent& e);
+  void OnComm(const TraceEvent& e);
+  void OnLost(const TraceEvent& e);
+
+  index::TraceIndex* idx_;
+  symbols::Symbolizer* symbolizer_;
+  SyscallPairer pairer_;
+  absl::flat_hash_map<uint32_t, uint32_t> pid_to_process_;  // current generation
+  absl::flat_hash_map<uint32_t, ProcState> state_;          // by process index
+  absl::flat_hash_map<uint32_t, StringId> comm_;            // by tid
+  uint64_t last_time_ = 0;
+};
+
+}  // namespace pageblame::replay
+
+#endif  // PAGEBLAME_REPLAY_REPLAYER_H_

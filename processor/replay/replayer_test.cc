@@ -1,0 +1,300 @@
+// Replay rules of the design brief, one test each, driven through the real
+// Replayer with hand-built events (the real-trace tests are in tests/).
+#include "processor/replay/replayer.h"
+
+#include <sys/mman.h>
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pageblame::replay {
+namespace {
+
+using decode::Syscall;
+using index::Begin;
+using index::End;
+using index::kLive;
+
+constexpr uint64_t P = 4096;
+
+class ReplayerTest : public ::testing::Test {
+ protected:
+  ReplayerTest() : replayer_(&idx_, nullptr) {}
+
+  void Call(uint64_t t, uint32_t pid, uint32_t tid, Syscall sc, std::vector<uint64_t> args,
+            int64_t ret, uint32_t stack_tag = 0) {
+    TraceEvent in;
+    in.kind = TraceEvent::Kind::kEnter;
+    in.time = t;
+    in.pid = pid;
+    in.tid = tid;
+    in.syscall = sc;
+    for (size_t i = 0; i < args.size(); ++i) in.a[i] = args[i];
+    std::vector<uint64_t> ips = {0x1000 + stack_tag, 0x2000};
+    in.stack = idx_.stacks().Intern(ips);
+    replayer_.Apply(in);
+    TraceEvent out = in;
+    out.kind = TraceEvent::Kind::kExit;
+    out.time = t + 1;
+    out.ret = ret;
+    replayer_.Apply(out);
+  }
+  void Mmap(uint64_t t, uint32_t pid, uint64_t addr, uint64_t len, uint64_t flags, int64_t ret,
+            uint32_t tag = 0) {
+    Call(t, pid, pid, Syscall::kMmap, {addr, len, PROT_READ | PROT_WRITE, flags, ~0ull, 0}, ret, tag);
+  }
+  void Fork(uint64_t t, uint32_t child, uint32_t parent) {
+    TraceEvent e;
+    e.kind = TraceEvent::Kind::kFork;
+    e.time = t;
+    e.pid = e.tid = child;
+    e.a[0] = e.a[1] = parent;
+    replayer_.Apply(e);
+  }
+  void Exec(uint64_t t, uint32_t pid) {
+    TraceEvent e;
+    e.kind = TraceEvent::Kind::kComm;
+    e.time = t;
+    e.pid = e.tid = pid;
+    e.flag = true;
+    e.str = idx_.strings().Intern("prog");
+    replayer_.Apply(e);
+  }
+
+  uint32_t Proc(uint32_t pid) {
+    auto ps = idx_.ProcessesWithPid(pid);
+    EXPECT_FALSE(ps.empty());
+    return ps.empty() ? 0 : ps.back();
+  }
+  // The live regions as [start,end) pairs (adjacent pieces merged when they
+  // share an origin), for compact expectations.
+  std::vector<std::pair<uint64_t, uint64_t>> Live(uint32_t pid) {
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (VersionId v : idx_.RegionsAt(Proc(pid), kLive)) {
+      const index::Version& ver = idx_.version(v);
+      out.emplace_back(ver.start, ver.end);
+    }
+    return out;
+  }
+  const index::Version& At(uint32_t pid, uint64_t addr, uint64_t t = kLive) {
+    VersionId v = idx_.Lookup(Proc(pid), addr, t);
+    EXPECT_TRUE(v.valid()) << std::hex << addr;
+    static index::Version none;
+    return v.valid() ? idx_.version(v) : none;
+  }
+  uint64_t OriginTime(uint32_t pid, uint64_t addr) {
+    const index::Version& v = At(pid, addr);
+    return v.origin.valid() ? idx_.event(v.origin).time : 0;
+  }
+  void Done() {
+    replayer_.Finish();
+    idx_.Finalize();
+  }
+
+  index::TraceIndex idx_;
+  Replayer replayer_;
+};
+
+using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+constexpr uint64_t kAnon = MAP_PRIVATE | MAP_ANONYMOUS;
+
+TEST_F(ReplayerTest, MmapRoundsLengthUpAndFailedCallChangesNothing) {
+  Mmap(10, 1, 0, 3 * P + 1, kAnon, 0x10000);
+  Mmap(20, 1, 0, P, kAnon, -12);  // ENOMEM
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x10000, 0x10000 + 4 * P}}));
+  EXPECT_EQ(idx_.stats().calls_failed, 1u);
+  EXPECT_EQ(idx_.num_events(), 1u);
+}
+
+TEST_F(ReplayerTest, MapFixedReplacesTheMiddleAndKeepsBothEndsOrigins) {
+  Mmap(10, 1, 0, 8 * P, kAnon, 0x10000, 1);
+  Mmap(20, 1, 0x10000 + 2 * P, 2 * P, kAnon | MAP_FIXED, 0x10000 + 2 * P, 2);
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x10000, 0x12000}, {0x12000, 0x14000}, {0x14000, 0x18000}}));
+  EXPECT_EQ(OriginTime(1, 0x10000), 11u);
+  EXPECT_EQ(OriginTime(1, 0x12000), 21u);
+  EXPECT_EQ(OriginTime(1, 0x17000), 11u);
+  // The replaced pages' old version ended as "replaced" at the second call.
+  const index::Version& old = At(1, 0x12000, 15);
+  EXPECT_EQ(old.end_kind, End::kReplaced);
+  EXPECT_EQ(old.t_to, 21u);
+}
+
+TEST_F(ReplayerTest, PartialMunmapSplitsAndUnmappingNothingIsFine) {
+  Mmap(10, 1, 0, 4 * P, kAnon, 0x10000);
+  Call(20, 1, 1, Syscall::kMunmap, {0x11000, P}, 0);
+  Call(30, 1, 1, Syscall::kMunmap, {0x90000, P}, 0);  // nothing there
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x10000, 0x11000}, {0x12000, 0x14000}}));
+  EXPECT_EQ(OriginTime(1, 0x13000), 11u);
+  EXPECT_EQ(At(1, 0x13000).begin, Begin::kSplit);
+  EXPECT_EQ(idx_.stats().calls_no_change, 1u);
+  EXPECT_FALSE(idx_.Lookup(Proc(1), 0x11000, kLive).valid());
+  EXPECT_TRUE(idx_.Lookup(Proc(1), 0x11000, 15).valid());  // before the munmap
+}
+
+TEST_F(ReplayerTest, BrkGrowthKeepsEachCallsStackAndShrinkRemoves) {
+  Call(10, 1, 1, Syscall::kBrk, {0}, 0x500000);           // initial break
+  Call(20, 1, 1, Syscall::kBrk, {0x521000}, 0x521000, 1);  // grow 0x21000
+  Call(30, 1, 1, Syscall::kBrk, {0x542800}, 0x542800, 2);  // grow to unaligned end
+  Call(40, 1, 1, Syscall::kBrk, {0x530000}, 0x530000, 3);  // shrink
+  Call(50, 1, 1, Syscall::kBrk, {0x9000000000}, 0x530000); // refused: old break
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x500000, 0x521000}, {0x521000, 0x530000}}));
+  EXPECT_EQ(OriginTime(1, 0x500000), 21u);
+  EXPECT_EQ(OriginTime(1, 0x52f000), 31u);
+  EXPECT_TRUE(idx_.Lookup(Proc(1), 0x542000, 35).valid());  // up to PAGE_ALIGN(0x542800)
+  EXPECT_FALSE(idx_.Lookup(Proc(1), 0x543000, 35).valid());
+  EXPECT_EQ(idx_.stats().calls_failed, 1u);
+}
+
+TEST_F(ReplayerTest, MremapInPlaceShrinkAndGrow) {
+  Mmap(10, 1, 0, 4 * P, kAnon, 0x10000);
+  Call(20, 1, 1, Syscall::kMremap, {0x10000, 4 * P, 2 * P, 0, 0}, 0x10000);
+  Call(30, 1, 1, Syscall::kMremap, {0x10000, 2 * P, 6 * P, 0, 0}, 0x10000, 7);
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x10000, 0x12000}, {0x12000, 0x16000}}));
+  EXPECT_EQ(OriginTime(1, 0x10000), 11u);
+  EXPECT_EQ(OriginTime(1, 0x15000), 31u);  // the grown tail is the mremap's
+  EXPECT_EQ(idx_.event(At(1, 0x15000).origin).syscall, Syscall::kMremap);
+}
+
+TEST_F(ReplayerTest, MremapMoveKeepsHistoryAndGrowsTail) {
+  Mmap(10, 1, 0, 2 * P, kAnon, 0x10000);
+  Call(20, 1, 1, Syscall::kMremap, {0x10000, 2 * P, 4 * P, MREMAP_MAYMOVE, 0}, 0x80000);
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x80000, 0x82000}, {0x82000, 0x84000}}));
+  const index::Version& moved = At(1, 0x81000);
+  EXPECT_EQ(moved.begin, Begin::kMovedIn);
+  EXPECT_EQ(idx_.event(moved.origin).syscall, Syscall::kMmap);  // still the mmap's pages
+  EXPECT_EQ(idx_.event(At(1, 0x83000).origin).syscall, Syscall::kMremap);
+  // History of the new address goes back to the source through `prev`.
+  ASSERT_TRUE(moved.prev.valid());
+  EXPECT_EQ(idx_.version(moved.prev).start, 0x10000u);
+  EXPECT_EQ(idx_.version(moved.prev).end_kind, End::kMovedOut);
+}
+
+TEST_F(ReplayerTest, MremapFixedUnmapsTargetAndDontUnmapKeepsSource) {
+  Mmap(10, 1, 0, 2 * P, kAnon, 0x10000, 1);
+  Mmap(20, 1, 0, 4 * P, kAnon, 0x40000, 2);
+  Call(30, 1, 1, Syscall::kMremap, {0x10000, 2 * P, 2 * P, MREMAP_MAYMOVE | MREMAP_FIXED, 0x41000},
+       0x41000);
+  Mmap(40, 1, 0, 2 * P, kAnon, 0x60000, 3);
+  Call(50, 1, 1, Syscall::kMremap, {0x60000, 2 * P, 2 * P, MREMAP_MAYMOVE | 4 /*DONTUNMAP*/, 0},
+       0x70000);
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x40000, 0x41000}, {0x41000, 0x43000}, {0x43000, 0x44000},
+                             {0x60000, 0x62000}, {0x70000, 0x72000}}));
+  EXPECT_EQ(OriginTime(1, 0x41000), 11u);  // moved pages keep the first mmap
+  EXPECT_EQ(OriginTime(1, 0x43000), 21u);
+  EXPECT_EQ(OriginTime(1, 0x71000), 41u);
+}
+
+TEST_F(ReplayerTest, ThreadsShareTheirProcessAndPairPerThread) {
+  // Two threads interleave: enter A, enter B, exit B, exit A.
+  auto enter = [&](uint64_t t, uint32_t tid, uint64_t len) {
+    TraceEvent e;
+    e.kind = TraceEvent::Kind::kEnter;
+    e.time = t;
+    e.pid = 1;
+    e.tid = tid;
+    e.a[1] = len;
+    e.a[3] = kAnon;
+    replayer_.Apply(e);
+  };
+  auto exit = [&](uint64_t t, uint32_t tid, int64_t ret) {
+    TraceEvent e;
+    e.kind = TraceEvent::Kind::kExit;
+    e.time = t;
+    e.pid = 1;
+    e.tid = tid;
+    e.ret = ret;
+    replayer_.Apply(e);
+  };
+  enter(10, 1, P);
+  enter(11, 2, 3 * P);
+  exit(12, 2, 0x20000);
+  exit(13, 1, 0x10000);
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x10000, 0x11000}, {0x20000, 0x23000}}));
+  EXPECT_EQ(idx_.event(At(1, 0x22000).origin).tid, 2u);
+}
+
+TEST_F(ReplayerTest, ForkCopiesTheSpaceAndExecEmptiesIt) {
+  Mmap(10, 1, 0, 2 * P, kAnon, 0x10000);
+  Fork(20, 2, 1);
+  Call(30, 2, 2, Syscall::kMunmap, {0x10000, P}, 0);
+  Mmap(40, 1, 0, P, kAnon, 0x30000);
+  Fork(50, 3, 1);
+  Exec(60, 3);
+  Mmap(70, 3, 0, P, kAnon, 0x50000);
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x10000, 0x12000}, {0x30000, 0x31000}}));
+  EXPECT_EQ(Live(2), (Ranges{{0x11000, 0x12000}}));
+  EXPECT_EQ(At(2, 0x11000).begin, Begin::kSplit);
+  EXPECT_EQ(idx_.event(At(2, 0x11000).origin).pid, 1u);  // created by the parent
+  EXPECT_EQ(Live(3), (Ranges{{0x50000, 0x51000}}));
+  EXPECT_TRUE(idx_.Lookup(Proc(3), 0x30000, 55).valid());  // before exec
+}
+
+TEST_F(ReplayerTest, Mmap2OutsideACallIsBeforeTraceInsideACallNamesTheFile) {
+  TraceEvent m;
+  m.kind = TraceEvent::Kind::kMmap;
+  m.time = 5;
+  m.pid = m.tid = 1;
+  m.a[0] = 0x400000;
+  m.a[1] = 2 * P;
+  m.a[3] = PROT_READ | PROT_EXEC;
+  m.a[5] = 1;
+  m.str = idx_.strings().Intern("/bin/prog");
+  replayer_.Apply(m);
+  // An mmap call whose MMAP2 record arrives while it is in flight.
+  TraceEvent in;
+  in.kind = TraceEvent::Kind::kEnter;
+  in.time = 10;
+  in.pid = in.tid = 1;
+  in.a[1] = P;
+  in.a[2] = PROT_READ | PROT_EXEC;
+  in.a[3] = MAP_PRIVATE;
+  replayer_.Apply(in);
+  m.time = 11;
+  m.a[0] = 0x700000;
+  m.a[1] = P;
+  m.str = idx_.strings().Intern("/lib/libc.so.6");
+  replayer_.Apply(m);
+  TraceEvent out = in;
+  out.kind = TraceEvent::Kind::kExit;
+  out.time = 12;
+  out.ret = 0x700000;
+  replayer_.Apply(out);
+  Done();
+  EXPECT_FALSE(At(1, 0x401000).origin.valid());
+  EXPECT_EQ(At(1, 0x401000).begin, Begin::kBeforeTrace);
+  EXPECT_TRUE(At(1, 0x700000).origin.valid());
+  EXPECT_EQ(idx_.strings().Get(At(1, 0x700000).attrs.path), "/lib/libc.so.6");
+}
+
+TEST_F(ReplayerTest, UnmatchedExitAndLostExitAreCounted) {
+  TraceEvent out;
+  out.kind = TraceEvent::Kind::kExit;
+  out.time = 5;
+  out.pid = out.tid = 1;
+  out.ret = 0x10000;
+  replayer_.Apply(out);  // no enter
+  TraceEvent in;
+  in.kind = TraceEvent::Kind::kEnter;
+  in.time = 6;
+  in.pid = in.tid = 1;
+  replayer_.Apply(in);
+  replayer_.Apply(in);  // the first enter's exit was lost
+  Done();
+  EXPECT_EQ(idx_.stats().unmatched_exits, 1u);
+  EXPECT_EQ(idx_.stats().unmatched_enters, 1u);
+  EXPECT_EQ(idx_.stats().pending_at_end, 1u);
+}
+
+}  // namespace
+}  // namespace pageblame::replay

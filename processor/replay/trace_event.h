@@ -1,0 +1,41 @@
+// The compact, decoded form of everything replay consumes, small enough to
+// buffer a whole perf "round" for time ordering without keeping samples.
+#ifndef PAGEBLAME_REPLAY_TRACE_EVENT_H_
+#define PAGEBLAME_REPLAY_TRACE_EVENT_H_
+
+#include <cstdint>
+
+#include "processor/base/typed_id.h"
+#include "processor/decode/syscall_event.h"
+#include "processor/index/string_table.h"
+
+namespace pageblame::replay {
+
+struct TraceEvent {
+  enum class Kind : uint8_t {
+    kEnter,   // syscall enter: a[] = args, stack
+    kExit,    // syscall exit: ret
+    kComm,    // str = comm; flag = exec
+    kFork,    // pid/tid = child; a[0] = ppid, a[1] = ptid
+    kTaskExit,// pid/tid exited
+    kMmap,    // MMAP/MMAP2: a[0] start, a[1] len, a[2] pgoff, a[3] prot, a[4] flags,
+              // a[5] = 1 if prot/flags are known (MMAP2); str = filename; str2 = build id
+    kLost,    // a[0] = count; flag = LOST_SAMPLES
+  };
+  uint64_t time = 0;
+  uint64_t seq = 0;  // file order, breaks ties like perf's ordered_events
+  Kind kind = Kind::kEnter;
+  decode::Syscall syscall = decode::Syscall::kMmap;
+  bool flag = false;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t a[6] = {0, 0, 0, 0, 0, 0};
+  int64_t ret = 0;
+  StackId stack;
+  StringId str;
+  StringId str2;
+};
+
+}  // namespace pageblame::replay
+
+#endif  // PAGEBLAME_REPLAY_TRACE_EVENT_H_

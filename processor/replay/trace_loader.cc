@@ -1,0 +1,176 @@
+#include "processor/replay/trace_loader.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "processor/base/status_macros.h"
+#include "processor/decode/callchain.h"
+#include "processor/decode/syscall_decoder.h"
+#include "processor/decode/tracing_data.h"
+#include "processor/perf/perf_reader.h"
+#include "processor/replay/event_sorter.h"
+#include "processor/replay/replayer.h"
+
+namespace pageblame::replay {
+namespace {
+
+absl::Status WithPath(const absl::Status& s, const std::string& path) {
+  return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+}
+
+uint64_t TimeOf(const perf::SampleId& id) { return id.has_time ? id.time : 0; }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options) {
+  auto reader_or = perf::PerfReader::Open(options.path);
+  if (!reader_or.ok()) return WithPath(reader_or.status(), options.path);
+  std::unique_ptr<perf::PerfReader> reader = std::move(reader_or).value();
+  const perf::FileInfo& info = reader->info();
+
+  auto td_or = decode::TracingData::Parse(info.tracing_data);
+  if (!td_or.ok()) return WithPath(td_or.status(), options.path);
+  auto dec_or = decode::SyscallDecoder::Create(info, **td_or);
+  if (!dec_or.ok()) return WithPath(dec_or.status(), options.path);
+  const decode::SyscallDecoder& decoder = *dec_or;
+  if (absl::Status s = decoder.CheckUsable(); !s.ok()) return WithPath(s, options.path);
+
+  auto idx = std::make_unique<index::TraceIndex>();
+  auto sym = std::make_unique<symbols::Symbolizer>(options.symbols);
+  for (const perf::BuildIdEntry& b : info.build_ids) sym->AddBuildId(b.filename, b.build_id);
+
+  Replayer replayer(idx.get(), sym.get());
+  EventSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
+  index::TraceStats& st = idx->mutable_stats();
+
+  perf::RawRecord rec;
+  perf::Sample sample;
+  decode::DecodedSyscall dsc;
+  std::vector<uint64_t> frames;
+  const uint64_t total = info.data_size;
+  uint64_t next_progress = 64 << 20;
+  const bool progress = options.progress && isatty(STDERR_FILENO);
+
+  while (true) {
+    auto more = reader->Next(&rec);
+    if (!more.ok()) return WithPath(more.status(), options.path);
+    if (!*more) break;
+    ++st.records;
+    if (progress && reader->bytes_read() >= next_progress) {
+      next_progress += 64 << 20;
+      if (total) {
+        std::fprintf(stderr, "\rpageblame: read %llu of %llu MiB",
+                     (unsigned long long)(reader->bytes_read() >> 20),
+                     (unsigned long long)(total >> 20));
+      }
+    }
+    TraceEvent e;
+    switch (rec.type) {
+      case perf::kRecordSample: {
+        ++st.samples;
+        if (!reader->ParseSample(rec, &sample).ok()) {
+          ++st.bad_samples;
+          continue;
+        }
+        if (sample.attr == nullptr) {
+          ++st.unknown_sample_ids;
+          continue;
+        }
+        if (!decoder.Decode(sample, &dsc)) continue;
+        ++st.memory_samples;
+        e.time = sample.time;
+        e.pid = sample.pid;
+        e.tid = sample.tid;
+        e.syscall = dsc.syscall;
+        if (dsc.phase == decode::DecodedSyscall::Phase::kEnter) {
+          e.kind = TraceEvent::Kind::kEnter;
+          std::copy(std::begin(dsc.args), std::end(dsc.args), e.a);
+          decode::UserFrames(sample.callchain, &frames);
+          e.stack = idx->stacks().Intern(frames);
+        } else {
+          e.kind = TraceEvent::Kind::kExit;
+          e.ret = dsc.ret;
+        }
+        sorter.Push(e);
+        break;
+      }
+      case perf::kRecordComm: {
+        perf::CommRecord c;
+        if (!reader->ParseComm(rec, &c).ok()) { ++st.unknown_records; continue; }
+        e.kind = TraceEvent::Kind::kComm;
+        e.time = TimeOf(c.sample_id);
+        e.pid = c.pid;
+        e.tid = c.tid;
+        e.flag = c.exec;
+        e.str = idx->strings().Intern(c.comm);
+        sorter.Push(e);
+        break;
+      }
+      case perf::kRecordFork:
+      case perf::kRecordExit: {
+        perf::TaskRecord t;
+        if (!reader->ParseTask(rec, &t).ok()) { ++st.unknown_records; continue; }
+        e.kind = rec.type == perf::kRecordFork ? TraceEvent::Kind::kFork
+                                               : TraceEvent::Kind::kTaskExit;
+        e.time = t.time ? t.time : TimeOf(t.sample_id);
+        e.pid = t.pid;
+        e.tid = t.tid;
+        e.a[0] = t.ppid;
+        e.a[1] = t.ptid;
+        sorter.Push(e);
+        break;
+      }
+      case perf::kRecordMmap:
+      case perf::kRecordMmap2: {
+        perf::MmapRecord m;
+        if (!reader->ParseMmap(rec, &m).ok()) { ++st.unknown_records; continue; }
+        if (m.cpumode == perf::kMiscKernel) continue;  // kernel text/modules
+        e.kind = TraceEvent::Kind::kMmap;
+        e.time = TimeOf(m.sample_id);
+        e.pid = m.pid;
+        e.tid = m.tid;
+        e.a[0] = m.start;
+        e.a[1] = m.len;
+        e.a[2] = m.pgoff;
+        e.a[3] = m.prot;
+        e.a[4] = m.flags;
+        e.a[5] = m.has_prot ? 1 : 0;
+        e.str = idx->strings().Intern(m.filename);
+        if (!m.build_id.empty()) e.str2 = idx->strings().Intern(m.build_id);
+        sorter.Push(e);
+        break;
+      }
+      case perf::kRecordLost:
+      case perf::kRecordLostSamples: {
+        perf::LostRecord l;
+        if (!reader->ParseLost(rec, &l).ok()) { ++st.unknown_records; continue; }
+        e.kind = TraceEvent::Kind::kLost;
+        e.time = TimeOf(l.sample_id);
+        e.a[0] = l.lost;
+        e.flag = l.samples;
+        sorter.Push(e);
+        break;
+      }
+      case perf::kRecordFinishedRound:
+        sorter.FinishedRound();
+        break;
+      case perf::kRecordFinishedInit:
+        break;
+      default:
+        ++st.unknown_records;
+        break;
+    }
+  }
+  sorter.FlushAll();
+  replayer.Finish();
+  st.out_of_order = sorter.out_of_order();
+  if (progress) std::fprintf(stderr, "\r%60s\r", "");
+  idx->Finalize();
+  return std::make_unique<LoadedTrace>(std::move(idx), std::move(sym), info,
+                                       decoder.DescribeSources());
+}
+
+}  // namespace pageblame::replay

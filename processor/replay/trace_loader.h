@@ -1,0 +1,53 @@
+// Loads a perf.data file into the address-timeline index: reader -> decode ->
+// time ordering -> replay -> index. One pass over the file; memory holds the
+// index (live regions, versions, unique stacks, changes), never the samples.
+//
+//   LoadOptions opts;  opts.path = "trace.data";
+//   ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> t, LoadTrace(opts));
+//   const index::TraceIndex& idx = t->index();
+//
+// Errors are one line that says what is wrong and what to record instead
+// (missing file, not a perf file, truncated, no syscall events, no call chains).
+#ifndef PAGEBLAME_REPLAY_TRACE_LOADER_H_
+#define PAGEBLAME_REPLAY_TRACE_LOADER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "processor/index/trace_index.h"
+#include "processor/perf/perf_records.h"
+#include "processor/symbols/symbolizer.h"
+
+namespace pageblame::replay {
+
+struct LoadOptions {
+  std::string path;  // "-" = stdin (pipe mode)
+  symbols::SymbolizerOptions symbols;
+  bool progress = false;  // print progress to stderr for long files
+};
+
+class LoadedTrace {
+ public:
+  LoadedTrace(std::unique_ptr<index::TraceIndex> idx, std::unique_ptr<symbols::Symbolizer> sym,
+              perf::FileInfo info, std::string sources)
+      : index_(std::move(idx)), symbolizer_(std::move(sym)), info_(std::move(info)),
+        sources_(std::move(sources)) {}
+  const index::TraceIndex& index() const { return *index_; }
+  symbols::Symbolizer& symbolizer() const { return *symbolizer_; }
+  const perf::FileInfo& info() const { return info_; }
+  // Which events each syscall was replayed from.
+  const std::string& sources() const { return sources_; }
+
+ private:
+  std::unique_ptr<index::TraceIndex> index_;
+  std::unique_ptr<symbols::Symbolizer> symbolizer_;
+  perf::FileInfo info_;
+  std::string sources_;
+};
+
+absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options);
+
+}  // namespace pageblame::replay
+
+#endif  // PAGEBLAME_REPLAY_TRACE_LOADER_H_

@@ -1,0 +1,52 @@
+#include "processor/report/history.h"
+
+namespace pageblame::report {
+namespace {
+
+const char* BeginName(index::Begin b) {
+  switch (b) {
+    case index::Begin::kCreated: return "created";
+    case index::Begin::kBeforeTrace: return "before_trace";
+    case index::Begin::kSplit: return "split";
+    case index::Begin::kMovedIn: return "moved_in";
+    case index::Begin::kForked: return "forked";
+  }
+  return "?";
+}
+
+const char* EndName(index::End e) {
+  switch (e) {
+    case index::End::kLive: return "live";
+    case index::End::kUnmapped: return "unmapped";
+    case index::End::kReplaced: return "replaced";
+    case index::End::kMovedOut: return "moved_out";
+    case index::End::kExec: return "exec";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t process,
+                                      uint64_t addr) {
+  std::vector<HistoryEntry> out;
+  std::vector<VersionId> versions = idx.History(process, addr);
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const index::Version& v = idx.version(versions[i]);
+    out.push_back(HistoryEntry{v.t_from, BeginName(v.begin), versions[i], v.begin_event});
+    if (v.end_kind == index::End::kLive) continue;
+    // If the next version of this page continues this one (a split that kept
+    // this page), its "split" entry tells the story; otherwise the page left.
+    bool continued = false;
+    if (i + 1 < versions.size()) {
+      const index::Version& next = idx.version(versions[i + 1]);
+      continued = next.prev == versions[i] && next.t_from == v.t_to;
+    }
+    if (!continued) {
+      out.push_back(HistoryEntry{v.t_to, EndName(v.end_kind), versions[i], v.end_event});
+    }
+  }
+  return out;
+}
+
+}  // namespace pageblame::report

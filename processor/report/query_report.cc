@@ -1,0 +1,154 @@
+#include "processor/report/query_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "processor/report/history.h"
+#include "processor/report/maps_report.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::report {
+namespace {
+
+// One (address, process) answer; `version` invalid if not mapped there.
+struct Answer {
+  uint64_t address;
+  std::optional<uint32_t> process;
+  VersionId version;
+};
+
+std::vector<Answer> Answers(const index::TraceIndex& idx, const QueryOptions& o) {
+  std::vector<Answer> out;
+  std::vector<uint32_t> procs = SelectProcesses(idx, o.pid);
+  for (uint64_t addr : o.addresses) {
+    size_t before = out.size();
+    for (uint32_t p : procs) {
+      VersionId v = idx.Lookup(p, addr, o.at);
+      if (v.valid()) out.push_back(Answer{addr, p, v});
+    }
+    if (out.size() != before) continue;
+    // Nobody had it mapped: with --pid, answer for the newest process of that
+    // pid (its history may say when the page went away).
+    if (o.pid && !procs.empty()) {
+      out.push_back(Answer{addr, procs.back(), VersionId::Invalid()});
+    } else {
+      out.push_back(Answer{addr, std::nullopt, VersionId::Invalid()});
+    }
+  }
+  return out;
+}
+
+Json RangeJson(uint64_t start, uint64_t end) {
+  Json j;
+  j["start"] = Hex(start);
+  j["end"] = Hex(end);
+  return j;
+}
+
+}  // namespace
+
+Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  Json out = Json::array();
+  for (const Answer& a : Answers(idx, options)) {
+    Json j;
+    j["address"] = Hex(a.address);
+    j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
+    if (a.version.valid()) {
+      const index::Version& v = idx.version(a.version);
+      j["region"] = RangeJson(v.start, v.end);
+      j["origin"] = r.OriginJson(v.origin);
+    } else {
+      j["region"] = nullptr;
+      j["origin"] = nullptr;
+    }
+    Json hist = Json::array();
+    if (a.process) {
+      for (const HistoryEntry& h : PageHistory(idx, *a.process, a.address)) {
+        if (options.at != index::kLive && h.time > options.at) break;
+        const index::Version& v = idx.version(h.version);
+        Json e;
+        e["time"] = TimeSeconds(h.time);
+        e["change"] = h.change;
+        e["region"] = RangeJson(v.start, v.end);
+        if (h.event.valid()) {
+          const index::CallEvent& ev = idx.event(h.event);
+          e["call"] = DescribeCall(ev);
+          e["pid"] = ev.pid;
+          e["tid"] = ev.tid;
+          e["comm"] = std::string(idx.strings().Get(ev.comm));
+          e["stack"] = r.StackJson(ev);
+        } else {
+          e["call"] = nullptr;
+        }
+        if ((h.change == "moved_in" || h.change == "forked") && v.prev.valid()) {
+          const index::Version& from = idx.version(v.prev);
+          e["from"] = RangeJson(from.start, from.end);
+          e["from_pid"] = idx.process(from.process).pid;
+        }
+        hist.push_back(std::move(e));
+      }
+    }
+    j["history"] = std::move(hist);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  std::string out;
+  const std::string at = options.at == index::kLive ? "at the end of the trace"
+                                                    : absl::StrCat("at ", FormatTime(options.at));
+  for (const Answer& a : Answers(idx, options)) {
+    if (!out.empty()) out += "\n";
+    if (!a.process) {
+      absl::StrAppend(&out, Hex(a.address), ": not mapped in any traced process ", at, "\n");
+      continue;
+    }
+    const index::Process& proc = idx.process(*a.process);
+    absl::StrAppend(&out, Hex(a.address), " in pid ", proc.pid, " (",
+                    std::string(idx.strings().Get(proc.comm)), ") ", at, "\n");
+    if (!a.version.valid()) {
+      absl::StrAppend(&out, "  not mapped", proc.existed_before_trace
+                                                ? " (or mapped before the trace began: this is an "
+                                                  "attach-mode recording and no event touched it)"
+                                                : "",
+                      "\n");
+    } else {
+      const index::Version& v = idx.version(a.version);
+      std::string_view path = idx.strings().Get(v.attrs.path);
+      absl::StrAppend(&out, "  region ", Hex(v.start), "-", Hex(v.end), " ",
+                      ProtString(v.attrs.prot), " ", HumanBytes(v.end - v.start), " ",
+                      path.empty() ? std::string("[anon]") : std::string(path), "\n");
+      if (v.origin.valid()) {
+        const index::CallEvent& ev = idx.event(v.origin);
+        absl::StrAppend(&out, "  created by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
+                        " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid, "\n",
+                        r.StackText(ev, "    "));
+      } else {
+        absl::StrAppend(&out, "  existed before the trace: no event in the trace created it",
+                        proc.existed_before_trace ? " (attach mode: the process was already running)"
+                                                  : " (mapped by the kernel at exec)",
+                        "\n");
+      }
+      if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
+        absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");
+      }
+    }
+    if (options.history) {
+      absl::StrAppend(&out, "  history of this page:\n");
+      for (const HistoryEntry& h : PageHistory(idx, *a.process, a.address)) {
+        if (options.at != index::kLive && h.time > options.at) break;
+        const index::Version& v = idx.version(h.version);
+        absl::StrAppend(&out, "    ", FormatTime(h.time), " ", h.change, " [", Hex(v.start), "-",
+                        Hex(v.end), ")");
+        if (h.event.valid()) absl::StrAppend(&out, " by ", r.CallText(idx.event(h.event)));
+        absl::StrAppend(&out, "\n");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pageblame::report

@@ -1,0 +1,115 @@
+#include "processor/symbols/perf_map.h"
+
+#include <fstream>
+#include <iterator>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "processor/symbols/absl_compat.h"
+
+namespace pageblame::symbols {
+namespace {
+
+// The next whitespace-delimited word of `line`, consumed from it.
+absl::string_view NextWord(absl::string_view* line) {
+  *line = absl::StripLeadingAsciiWhitespace(*line);
+  size_t end = 0;
+  while (end < line->size() && !absl::ascii_isspace(static_cast<unsigned char>((*line)[end]))) {
+    ++end;
+  }
+  absl::string_view word = line->substr(0, end);
+  line->remove_prefix(end);
+  return word;
+}
+
+std::string Dirname(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+}  // namespace
+
+absl::StatusOr<PerfMap> PerfMap::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  return Parse(text);
+}
+
+PerfMap PerfMap::Parse(std::string_view text) {
+  PerfMap map;
+  for (absl::string_view line : absl::StrSplit(ToAbsl(text), '\n')) {
+    line = absl::StripSuffix(line, "\r");
+    if (absl::StripAsciiWhitespace(line).empty()) continue;
+    uint64_t start = 0, size = 0;
+    absl::string_view start_word = NextWord(&line);
+    absl::string_view size_word = NextWord(&line);
+    absl::string_view name = absl::StripAsciiWhitespace(line);
+    if (!absl::SimpleHexAtoi(start_word, &start) || !absl::SimpleHexAtoi(size_word, &size) ||
+        name.empty() || start + size < start) {
+      ++map.bad_lines_;
+      continue;
+    }
+    // A zero-size blob still names the byte at its start.
+    map.Add({start, start + (size == 0 ? 1 : size), std::string(name)});
+  }
+  return map;
+}
+
+void PerfMap::Add(Entry entry) {
+  const uint64_t start = entry.start, end = entry.end;
+  const uint32_t index = static_cast<uint32_t>(entries_.size());
+  entries_.push_back(std::move(entry));
+  // Cut [start, end) out of the pieces already there, then insert it whole.
+  auto it = pieces_.lower_bound(start);
+  if (it != pieces_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > start) {
+      Piece tail = prev->second;
+      prev->second.end = start;
+      if (tail.end > end) pieces_[end] = tail;
+    }
+  }
+  it = pieces_.lower_bound(start);
+  while (it != pieces_.end() && it->first < end) {
+    if (it->second.end > end) {
+      Piece tail = it->second;
+      it = pieces_.erase(it);
+      pieces_.emplace(end, tail);
+      break;
+    }
+    it = pieces_.erase(it);
+  }
+  pieces_[start] = Piece{end, index};
+}
+
+const PerfMap::Entry* PerfMap::Find(uint64_t addr) const {
+  auto it = pieces_.upper_bound(addr);
+  if (it == pieces_.begin()) return nullptr;
+  --it;
+  if (addr >= it->second.end) return nullptr;
+  return &entries_[it->second.entry];
+}
+
+std::vector<std::string> PerfMap::CandidatePaths(uint32_t pid, std::string_view trace_path,
+                                                 std::string_view perf_map_dir) {
+  const std::string file = absl::StrCat("perf-", pid, ".map");
+  std::vector<std::string> paths;
+  if (!trace_path.empty()) paths.push_back(absl::StrCat(Dirname(trace_path), "/", file));
+  paths.push_back(absl::StrCat("/tmp/", file));
+  if (!perf_map_dir.empty()) {
+    paths.push_back(absl::StrCat(absl::StripSuffix(ToAbsl(perf_map_dir), "/"), "/", file));
+  }
+  return paths;
+}
+
+std::string PerfMap::DsoName(uint32_t pid) { return absl::StrCat("/tmp/perf-", pid, ".map"); }
+
+}  // namespace pageblame::symbols

@@ -1,0 +1,147 @@
+#include "processor/symbols/process_maps.h"
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+namespace pageblame::symbols {
+namespace {
+
+// Fork chains deeper than this are treated as broken (a pid reused in a cycle).
+constexpr int kMaxForkDepth = 256;
+
+}  // namespace
+
+void ProcessMaps::Epoch::Add(const Mapping* mapping, uint64_t time) {
+  const uint64_t start = mapping->start, end = mapping->end;
+  // Like maps__fixup_overlappings(): the parts of older mappings under the
+  // new one stop applying at `time`; the parts outside it stay live.
+  auto it = live.lower_bound(start);
+  if (it != live.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > start) {
+      Piece old = prev->second;
+      replaced.push_back({start, std::min(old.end, end), old.added, time, old.mapping});
+      prev->second.end = start;
+      if (old.end > end) live[end] = Piece{end, old.end, old.added, kForever, old.mapping};
+    }
+  }
+  it = live.lower_bound(start);
+  while (it != live.end() && it->first < end) {
+    Piece old = it->second;
+    replaced.push_back({old.start, std::min(old.end, end), old.added, time, old.mapping});
+    it = live.erase(it);
+    if (old.end > end) {
+      live.emplace(end, Piece{end, old.end, old.added, kForever, old.mapping});
+      break;
+    }
+  }
+  live[start] = Piece{start, end, time, kForever, mapping};
+}
+
+const ProcessMaps::Piece* ProcessMaps::Epoch::FindAt(uint64_t ip, uint64_t time) const {
+  auto it = live.upper_bound(ip);
+  if (it == live.begin()) return nullptr;
+  --it;
+  // Every replaced part lies under some live piece, so no live piece here
+  // means nothing ever covered ip in this epoch.
+  if (ip >= it->second.end) return nullptr;
+  if (it->second.added <= time) return &it->second;
+  const Piece* best = nullptr;
+  for (const Piece& p : replaced) {
+    if (ip >= p.start && ip < p.end && p.added <= time && time < p.replaced &&
+        (best == nullptr || p.added > best->added)) {
+      best = &p;
+    }
+  }
+  return best;
+}
+
+const ProcessMaps::Piece* ProcessMaps::Epoch::FindAfter(uint64_t ip, uint64_t time) const {
+  const Piece* best = nullptr;
+  auto consider = [&](const Piece& p) {
+    if (ip >= p.start && ip < p.end && p.added > time &&
+        (best == nullptr || p.added < best->added)) {
+      best = &p;
+    }
+  };
+  auto it = live.upper_bound(ip);
+  if (it != live.begin()) consider(std::prev(it)->second);
+  for (const Piece& p : replaced) consider(p);
+  return best;
+}
+
+void ProcessMaps::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
+                             uint64_t pgoff, std::string_view path, std::string_view build_id) {
+  if (len == 0 || start + len < start) return;  // nothing mapped, or a corrupt record
+  Mapping mapping;
+  mapping.start = start;
+  mapping.end = start + len;
+  mapping.pgoff = pgoff;
+  mapping.time = time;
+  mapping.path = *strings_.emplace(path).first;
+  mapping.build_id = *strings_.emplace(build_id).first;
+  mappings_.push_back(mapping);
+  Epoch* epoch = MutableEpochAt(pid, time);
+  if (epoch == nullptr) {
+    // First sight of the process (attach mode, or records synthesized from
+    // /proc at record start): its mappings hold from the beginning.
+    AddEpoch(pid, Epoch{});
+    epoch = MutableEpochAt(pid, time);
+  }
+  epoch->Add(&mappings_.back(), time);
+}
+
+void ProcessMaps::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
+  if (child == parent) return;  // a new thread shares the address space
+  Epoch epoch;
+  epoch.begin = time;
+  epoch.parent = parent;
+  AddEpoch(child, std::move(epoch));
+}
+
+void ProcessMaps::OnExec(uint32_t pid, uint64_t time) {
+  Epoch epoch;
+  epoch.begin = time;
+  AddEpoch(pid, std::move(epoch));
+}
+
+void ProcessMaps::AddEpoch(uint32_t pid, Epoch epoch) {
+  std::vector<Epoch>& epochs = epochs_[pid];
+  auto pos = std::upper_bound(epochs.begin(), epochs.end(), epoch.begin,
+                              [](uint64_t t, const Epoch& e) { return t < e.begin; });
+  epochs.insert(pos, std::move(epoch));
+}
+
+const ProcessMaps::Epoch* ProcessMaps::EpochAt(uint32_t pid, uint64_t time) const {
+  auto found = epochs_.find(pid);
+  if (found == epochs_.end() || found->second.empty()) return nullptr;
+  const std::vector<Epoch>& epochs = found->second;
+  // The latest epoch begun at or before `time`; at equal times the later
+  // event (an exec right after a fork) wins. Before all of them: the first.
+  auto it = std::upper_bound(epochs.begin(), epochs.end(), time,
+                             [](uint64_t t, const Epoch& e) { return t < e.begin; });
+  return it == epochs.begin() ? &epochs.front() : &*std::prev(it);
+}
+
+ProcessMaps::Epoch* ProcessMaps::MutableEpochAt(uint32_t pid, uint64_t time) {
+  return const_cast<Epoch*>(std::as_const(*this).EpochAt(pid, time));
+}
+
+const ProcessMaps::Mapping* ProcessMaps::Find(uint32_t pid, uint64_t time, uint64_t ip) const {
+  const Epoch* first = EpochAt(pid, time);
+  if (first == nullptr) return nullptr;
+  const Epoch* epoch = first;
+  uint64_t at = time;
+  for (int depth = 0; epoch != nullptr && depth < kMaxForkDepth; ++depth) {
+    if (const Piece* piece = epoch->FindAt(ip, at)) return piece->mapping;
+    if (!epoch->parent.has_value()) break;
+    // Inherited: the parent's mappings as they were at the fork.
+    at = std::min(at, epoch->begin);
+    epoch = EpochAt(*epoch->parent, at);
+  }
+  if (const Piece* piece = first->FindAfter(ip, time)) return piece->mapping;
+  return nullptr;
+}
+
+}  // namespace pageblame::symbols

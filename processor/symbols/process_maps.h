@@ -1,0 +1,103 @@
+// The file mappings of every process over time, from the trace's MMAP/MMAP2
+// records, with fork and exec: enough to say which mapping held an ip of a
+// given process at a given time.
+//
+//   ProcessMaps maps;
+//   maps.AddMapping(100, t0, 0x7f0000000000, 0x1000, 0, "/usr/lib/libc.so.6", "");
+//   maps.OnFork(/*child=*/200, /*parent=*/100, t1);   // 200 sees libc too
+//   maps.OnExec(200, t2);                             // ... but not after t2
+//   const ProcessMaps::Mapping* m = maps.Find(200, t1 + 1, 0x7f0000000010);
+//
+// Rules, as perf's machine/thread/maps code applies them
+// (tools/perf/util/machine.c, thread.c, maps.c):
+// - A mapping applies from its record's time on; a later mapping overlapping
+//   it takes over the overlapped part (maps__fixup_overlappings()). There is
+//   no munmap record, so a mapping otherwise stays until exec.
+// - fork: the child starts with the parent's mappings as of the fork
+//   (thread__fork() copies them); `child == parent` (a new thread) is ignored.
+// - exec (COMM with the exec flag): the process starts over with no mappings.
+// Lookups are by time, so earlier and later states can both be asked about.
+// If nothing covered the ip at that time, a mapping of the same exec epoch
+// that appeared later is used (records that reach us slightly out of order).
+//
+// Find() is O(log n) in the live mappings of the process, plus a scan of the
+// mappings that were replaced since `time`, per fork generation.
+#ifndef PAGEBLAME_SYMBOLS_PROCESS_MAPS_H_
+#define PAGEBLAME_SYMBOLS_PROCESS_MAPS_H_
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_set.h"
+
+namespace pageblame::symbols {
+
+class ProcessMaps {
+ public:
+  struct Mapping {
+    uint64_t start = 0;
+    uint64_t end = 0;    // exclusive
+    uint64_t pgoff = 0;  // file offset of `start`, in bytes
+    uint64_t time = 0;   // when the mapping appeared
+    std::string_view path;      // as recorded; interned, lives as long as this
+    std::string_view build_id;  // raw; "" if the record had none
+
+    // The file offset an ip inside this mapping reads from.
+    uint64_t FileOffset(uint64_t ip) const { return ip - start + pgoff; }
+  };
+
+  void AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+                  std::string_view path, std::string_view build_id);
+  void OnFork(uint32_t child, uint32_t parent, uint64_t time);
+  void OnExec(uint32_t pid, uint64_t time);
+
+  // The mapping holding `ip` in `pid` at `time`, or nullptr. The pointer stays
+  // valid for the life of this object.
+  const Mapping* Find(uint32_t pid, uint64_t time, uint64_t ip) const;
+
+  size_t mapping_count() const { return mappings_.size(); }
+
+ private:
+  static constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
+  // A part of a mapping that was in effect over [added, replaced).
+  struct Piece {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint64_t added = 0;
+    uint64_t replaced = kForever;
+    const Mapping* mapping = nullptr;
+  };
+  // One exec lifetime of a process (or its life since fork).
+  struct Epoch {
+    uint64_t begin = 0;  // time of the fork/exec that started it
+    std::optional<uint32_t> parent;  // set if started by fork at `begin`
+    absl::btree_map<uint64_t, Piece> live;  // disjoint, keyed by start
+    std::vector<Piece> replaced;             // parts taken over by later mappings
+
+    void Add(const Mapping* mapping, uint64_t time);
+    // The piece covering ip at `time`; nullptr if none.
+    const Piece* FindAt(uint64_t ip, uint64_t time) const;
+    // The earliest piece covering ip that appeared after `time`.
+    const Piece* FindAfter(uint64_t ip, uint64_t time) const;
+  };
+
+  // The epoch of `pid` in effect at `time`, nullptr if the pid is unknown.
+  const Epoch* EpochAt(uint32_t pid, uint64_t time) const;
+  Epoch* MutableEpochAt(uint32_t pid, uint64_t time);
+  void AddEpoch(uint32_t pid, Epoch epoch);
+
+  std::deque<Mapping> mappings_;  // stable addresses
+  absl::node_hash_set<std::string> strings_;
+  absl::flat_hash_map<uint32_t, std::vector<Epoch>> epochs_;  // sorted by begin
+};
+
+}  // namespace pageblame::symbols
+
+#endif  // PAGEBLAME_SYMBOLS_PROCESS_MAPS_H_

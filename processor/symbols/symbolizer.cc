@@ -1,0 +1,240 @@
+#include "processor/symbols/symbolizer.h"
+
+#include <cstdlib>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "processor/symbols/absl_compat.h"
+#include "processor/symbols/demangle.h"
+#include "processor/symbols/dso_locator.h"
+#include "processor/symbols/elf_symbol_table.h"
+#include "processor/symbols/perf_map.h"
+#include "processor/symbols/process_maps.h"
+
+namespace pageblame::symbols {
+namespace {
+
+// Mappings perf treats as JIT code and names "/tmp/perf-PID.map": anonymous
+// memory (is_anon_memory()) and the no-DSO kernel names (is_no_dso_memory()),
+// see map__new() in tools/perf/util/map.c. "[anon:NAME]" is a named anonymous
+// mapping (PR_SET_VMA_ANON_NAME, Linux 5.17).
+bool IsAnonymous(absl::string_view path) {
+  return path == "//anon" || absl::StartsWith(path, "/dev/zero") ||
+         absl::StartsWith(path, "/anon_hugepage") || absl::StartsWith(path, "[anon:") ||
+         path == "[heap]" || absl::StartsWith(path, "[stack") || absl::StartsWith(path, "/SYSV");
+}
+
+// memfd-backed code (.NET's W^X double mapping, some JITs): there is no file
+// to open, but a perf map may name it.
+bool IsMemfd(absl::string_view path) { return absl::StartsWith(path, "/memfd:"); }
+
+// Names that stand for a file we should be able to find (others, like
+// "[vsyscall]", have no ELF and are not "missing").
+bool ExpectsFile(absl::string_view path) {
+  return absl::StartsWith(path, "/") || path == "[vdso]";
+}
+
+std::string DefaultDebugDir() {
+  // perf's buildid_dir: $PERF_BUILDID_DIR, else $HOME/.debug (tools/perf/util/config.c).
+  if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir != nullptr && *dir) return dir;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home) {
+    return absl::StrCat(home, "/.debug");
+  }
+  return "";
+}
+
+}  // namespace
+
+class Symbolizer::Impl {
+ public:
+  explicit Impl(SymbolizerOptions options)
+      : options_(std::move(options)),
+        locator_(DsoLocator::Options{
+            options_.symfs, options_.debug_dir.empty() ? DefaultDebugDir() : options_.debug_dir,
+            /*system_debug_dir=*/""}) {}
+
+  ProcessMaps& maps() { return maps_; }
+  const SymbolizerStats& stats() const { return stats_; }
+
+  void AddBuildId(std::string_view filename, std::string_view build_id) {
+    header_build_ids_[std::string(filename)] = std::string(build_id);
+  }
+
+  Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
+    ++stats_.lookups;
+    Frame frame;
+    frame.ip = ip;
+    const ProcessMaps::Mapping* mapping = maps_.Find(pid, time, ip);
+    if (mapping != nullptr && !IsAnonymous(ToAbsl(mapping->path))) {
+      if (IsMemfd(ToAbsl(mapping->path)) && SymbolizeJit(pid, ip, &frame)) return frame;
+      frame.dso = std::string(mapping->path);
+      SymbolizeInFile(*mapping, ip, &frame);
+      return frame;
+    }
+    if (SymbolizeJit(pid, ip, &frame)) return frame;
+    if (mapping != nullptr) {
+      frame.dso = PerfMap::DsoName(pid);  // what perf prints for anonymous code
+    } else {
+      ++stats_.no_mapping;
+    }
+    return frame;
+  }
+
+ private:
+  using DsoId = uint32_t;
+  struct CachedSymbol {
+    std::optional<std::string> symbol;
+    uint64_t offset = 0;
+  };
+
+  void SymbolizeInFile(const ProcessMaps::Mapping& mapping, uint64_t ip, Frame* frame) {
+    const DsoId dso = DsoFor(mapping);
+    const uint64_t file_offset = mapping.FileOffset(ip);
+    auto [it, inserted] = cache_.try_emplace(std::make_pair(dso, file_offset));
+    if (!inserted) {
+      ++stats_.cache_hits;
+    } else if (const ElfSymbolTable* table = dsos_[dso]; table != nullptr) {
+      std::optional<uint64_t> vaddr = table->FileOffsetToVaddr(file_offset);
+      const ElfSymbolTable::Symbol* sym = vaddr ? table->Find(*vaddr) : nullptr;
+      if (sym != nullptr) {
+        it->second.symbol = Demangle(sym->name, options_.demangle_params);
+        it->second.offset = *vaddr - sym->start;
+      }
+    }
+    frame->symbol = it->second.symbol;
+    frame->offset = it->second.offset;
+    if (frame->symbol.has_value()) ++stats_.resolved;
+  }
+
+  bool SymbolizeJit(uint32_t pid, uint64_t ip, Frame* frame) {
+    const PerfMap* map = PerfMapFor(pid);
+    const PerfMap::Entry* entry = map != nullptr ? map->Find(ip) : nullptr;
+    if (entry == nullptr) return false;
+    frame->dso = PerfMap::DsoName(pid);
+    frame->symbol = entry->name;
+    frame->offset = ip - entry->start;
+    ++stats_.jit_frames;
+    ++stats_.resolved;
+    return true;
+  }
+
+  // The DSO of a mapping: its path and build id (the MMAP2 record's, else the
+  // HEADER_BUILD_ID feature's), located and loaded on first use.
+  DsoId DsoFor(const ProcessMaps::Mapping& mapping) {
+    auto [known, inserted] = dso_by_mapping_.try_emplace(&mapping, 0);
+    if (!inserted) return known->second;
+    std::string_view build_id = mapping.build_id;
+    if (build_id.empty()) {
+      auto it = header_build_ids_.find(ToAbsl(mapping.path));
+      if (it != header_build_ids_.end()) build_id = it->second;
+    }
+    known->second = DsoFor(mapping.path, build_id);
+    return known->second;
+  }
+
+  DsoId DsoFor(std::string_view path, std::string_view build_id) {
+    auto key = std::make_pair(std::string(path), std::string(build_id));
+    auto [it, inserted] = dso_ids_.try_emplace(std::move(key), DsoId(dsos_.size()));
+    if (!inserted) return it->second;
+    DsoLocation loc = locator_.Locate(path, build_id);
+    stats_.build_id_mismatches += loc.build_id_mismatches;
+    const ElfSymbolTable* table = LoadTable(loc);
+    if (table == nullptr && ExpectsFile(ToAbsl(path))) {
+      ++stats_.dsos_missing;
+      stats_.missing_dsos.emplace_back(path);
+    }
+    dsos_.push_back(table);
+    return it->second;
+  }
+
+  // The merged table of a binary and its debug file, loaded once per pair of
+  // resolved paths; nullptr if neither could be read.
+  const ElfSymbolTable* LoadTable(const DsoLocation& loc) {
+    if (loc.elf_path.empty() && loc.debug_path.empty()) return nullptr;
+    std::string key = absl::StrCat(loc.elf_path, "\n", loc.debug_path);
+    auto [it, inserted] = tables_.try_emplace(std::move(key));
+    if (!inserted) return it->second.get();
+    std::unique_ptr<ElfSymbolTable> binary = Load(loc.elf_path, /*debug=*/false);
+    std::unique_ptr<ElfSymbolTable> debug = Load(loc.debug_path, /*debug=*/true);
+    if (binary != nullptr && debug != nullptr) {
+      // The binary's program headers (real file offsets), everybody's symbols.
+      binary->MergeSymbolsFrom(*debug);
+      it->second = std::move(binary);
+    } else {
+      it->second = binary != nullptr ? std::move(binary) : std::move(debug);
+    }
+    return it->second.get();
+  }
+
+  std::unique_ptr<ElfSymbolTable> Load(const std::string& path, bool debug) {
+    if (path.empty()) return nullptr;
+    absl::StatusOr<std::unique_ptr<ElfSymbolTable>> table = ElfSymbolTable::Load(path);
+    if (!table.ok()) {
+      ++stats_.elfs_bad;
+      return nullptr;
+    }
+    ++stats_.elfs_loaded;
+    if (debug) ++stats_.debug_files_loaded;
+    return *std::move(table);
+  }
+
+  const PerfMap* PerfMapFor(uint32_t pid) {
+    auto [it, inserted] = perf_maps_.try_emplace(pid);
+    if (!inserted) return it->second.get();
+    for (const std::string& path :
+         PerfMap::CandidatePaths(pid, options_.trace_path, options_.perf_map_dir)) {
+      absl::StatusOr<PerfMap> map = PerfMap::Load(path);
+      if (map.ok()) {
+        ++stats_.perf_maps_loaded;
+        it->second = std::make_unique<PerfMap>(*std::move(map));
+        return it->second.get();
+      }
+    }
+    ++stats_.perf_maps_missing;
+    return nullptr;
+  }
+
+  SymbolizerOptions options_;
+  DsoLocator locator_;
+  ProcessMaps maps_;
+  absl::flat_hash_map<std::string, std::string> header_build_ids_;
+  absl::flat_hash_map<std::pair<std::string, std::string>, DsoId> dso_ids_;
+  // Mapping pointers are stable (ProcessMaps); saves building the key per frame.
+  absl::flat_hash_map<const ProcessMaps::Mapping*, DsoId> dso_by_mapping_;
+  std::vector<const ElfSymbolTable*> dsos_;  // by DsoId; nullptr: no usable file
+  absl::flat_hash_map<std::string, std::unique_ptr<ElfSymbolTable>> tables_;
+  absl::flat_hash_map<std::pair<DsoId, uint64_t>, CachedSymbol> cache_;  // (dso, file offset)
+  absl::flat_hash_map<uint32_t, std::unique_ptr<PerfMap>> perf_maps_;  // nullptr: missing
+  SymbolizerStats stats_;
+};
+
+Symbolizer::Symbolizer(SymbolizerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+Symbolizer::~Symbolizer() = default;
+
+void Symbolizer::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
+                            uint64_t pgoff, std::string_view filename,
+                            std::string_view build_id) {
+  impl_->maps().AddMapping(pid, time, start, len, pgoff, filename, build_id);
+}
+
+void Symbolizer::AddBuildId(std::string_view filename, std::string_view build_id) {
+  impl_->AddBuildId(filename, build_id);
+}
+
+void Symbolizer::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
+  impl_->maps().OnFork(child, parent, time);
+}
+
+void Symbolizer::OnExec(uint32_t pid, uint64_t time) { impl_->maps().OnExec(pid, time); }
+
+Frame Symbolizer::Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
+  return impl_->Symbolize(pid, time, ip);
+}
+
+SymbolizerStats Symbolizer::stats() const { return impl_->stats(); }
+
+}  // namespace pageblame::symbols

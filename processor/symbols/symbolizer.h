@@ -1,0 +1,100 @@
+// Lazy symbolization of user-space ips, done only for stacks that are printed.
+//
+//   Symbolizer sym(options);
+//   // during replay, for every MMAP/MMAP2 record, fork and exec:
+//   sym.AddMapping(pid, time, start, len, pgoff, "/usr/lib/x86_64-linux-gnu/libc.so.6", build_id);
+//   sym.OnFork(child_pid, parent_pid, time);
+//   sym.OnExec(pid, time);
+//   // when printing:
+//   Frame f = sym.Symbolize(pid, time, 0x7f3bad5a09b3);  // {ip, "__mmap", "/usr/lib/.../libc.so.6"}
+//
+// Where the ELF comes from (perf's order): --symfs DIR + path if --symfs is
+// given; else the path itself if it exists and its build id matches (when
+// one is known); else the build-id cache (~/.debug/.build-id/xx/rest/elf, or
+// ~/.debug/PATH/BUILDID/elf); separate debug info from
+// /usr/lib/debug/.build-id/xx/rest.debug is preferred for .symtab when present.
+// Symbols come from .symtab, else .dynsym, demangled. JIT frames (ips in no
+// file mapping) come from perf-PID.map, looked for next to the trace file,
+// then in /tmp, then in --perf-map-dir. Each ELF and each map file is loaded
+// once, on first use; each (dso, address) answer is cached. A file that is
+// missing is remembered as missing, not looked for again.
+//
+// Build ids are raw bytes, as perf stores them (perf's 24-byte padded field is
+// accepted). Frame::dso is what perf script prints in parentheses: the path
+// from the MMAP record, or "/tmp/perf-PID.map" for JIT code (an anonymous or
+// [heap]/[stack] mapping, or no mapping at all, named by the perf map) —
+// whichever directory the map file was read from. Not thread-safe.
+#ifndef PAGEBLAME_SYMBOLS_SYMBOLIZER_H_
+#define PAGEBLAME_SYMBOLS_SYMBOLIZER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pageblame::symbols {
+
+struct Frame {
+  uint64_t ip = 0;
+  std::optional<std::string> symbol;  // demangled; nullopt if unresolved
+  std::string dso;                    // mapping's path, "" if no mapping known
+  uint64_t offset = 0;                // ip - symbol start (0 if unresolved)
+};
+
+struct SymbolizerOptions {
+  std::string trace_path;    // perf-PID.map is first looked for beside it
+  std::string symfs;         // perf's --symfs: prefix for every DSO path
+  std::string perf_map_dir;  // --perf-map-dir, searched after /tmp
+  std::string debug_dir;     // build-id cache; "" means $HOME/.debug
+  bool demangle_params = false;  // full C++ signatures (perf -v); default: names only, as perf
+};
+
+// Counters for --verbose: what symbolization cost and what it could not find.
+struct SymbolizerStats {
+  uint64_t lookups = 0;          // Symbolize() calls
+  uint64_t cache_hits = 0;       // answered from the (dso, address) cache
+  uint64_t resolved = 0;         // frames that got a symbol
+  uint64_t no_mapping = 0;       // ips in no known mapping (and no JIT map entry)
+  uint64_t jit_frames = 0;       // frames named by a perf-PID.map
+  uint64_t elfs_loaded = 0;      // ELF files read (binaries and debug files)
+  uint64_t debug_files_loaded = 0;  // of which separate debug files
+  uint64_t elfs_bad = 0;         // found but unreadable / not ELF
+  uint64_t dsos_missing = 0;     // DSOs (path, build id) with no usable file
+  uint64_t build_id_mismatches = 0;  // candidate files skipped: another build
+  uint64_t perf_maps_loaded = 0;
+  uint64_t perf_maps_missing = 0;   // processes with JIT-looking ips but no map file
+  std::vector<std::string> missing_dsos;  // the recorded paths, in first-seen order
+};
+
+class Symbolizer {
+ public:
+  explicit Symbolizer(SymbolizerOptions options);
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // A file mapping of `pid` seen at `time` (MMAP/MMAP2 record, in time order).
+  void AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+                  std::string_view filename, std::string_view build_id);
+  // A build id from the HEADER_BUILD_ID feature for a DSO path.
+  void AddBuildId(std::string_view filename, std::string_view build_id);
+  // `child` starts with `parent`'s mappings as they were at `time`.
+  void OnFork(uint32_t child, uint32_t parent, uint64_t time);
+  // `pid` exec'd at `time`: mappings from before no longer apply.
+  void OnExec(uint32_t pid, uint64_t time);
+
+  // The frame for `ip` in `pid` at `time`. Never fails: unknown parts stay empty.
+  Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip);
+
+  SymbolizerStats stats() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pageblame::symbols
+
+#endif  // PAGEBLAME_SYMBOLS_SYMBOLIZER_H_

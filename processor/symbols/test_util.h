@@ -1,0 +1,76 @@
+// Helpers for the symbols/ tests: temp directories, this process's own
+// mappings (/proc/self/maps), and small ELF files written with libelf so that
+// tests control every symbol without needing a compiler at test time.
+#ifndef PAGEBLAME_SYMBOLS_TEST_UTIL_H_
+#define PAGEBLAME_SYMBOLS_TEST_UTIL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace pageblame::symbols::testing {
+
+// A function with a C++ (mangled) name whose address tests symbolize.
+int MarkerFunction(int x);
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents by the
+// destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Creates the parent directories of `path`, then the file with `contents`.
+void WriteFile(const std::string& path, const std::string& contents);
+// Creates the parent directories of `link`, then a symlink to `target`.
+void MakeSymlink(const std::string& target, const std::string& link);
+
+// One line of /proc/self/maps.
+struct SelfMapping {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t pgoff = 0;
+  std::string perms;
+  std::string path;
+};
+std::vector<SelfMapping> ReadSelfMaps();
+std::optional<SelfMapping> SelfMappingFor(uint64_t addr);
+
+// A synthetic ELF64 (x86-64, ET_DYN) with one executable PT_LOAD mapping
+// .text at file offset kTextOffset and virtual address `text_vaddr`, an
+// optional GNU build id note and a .symtab with the given symbols.
+struct TestSymbol {
+  std::string name;
+  uint64_t value = 0;
+  uint64_t size = 0;
+  unsigned char type = 2;  // STT_FUNC
+  unsigned char bind = 1;  // STB_GLOBAL
+  uint16_t section = kTextSection;  // or kDataSection, SHN_UNDEF, SHN_ABS
+
+  static constexpr uint16_t kTextSection = 1;
+  static constexpr uint16_t kDataSection = 2;
+};
+struct TestElf {
+  static constexpr uint64_t kTextOffset = 0x2000;
+  uint64_t text_vaddr = 0x5000;
+  uint64_t text_size = 0x1000;
+  std::string build_id;      // raw; "" writes no note
+  bool debug_only = false;   // .text as SHT_NOBITS, p_offset/p_filesz 0 (objcopy --only-keep-debug)
+  bool dynsym = false;       // write the symbols as .dynsym instead of .symtab
+  std::vector<TestSymbol> symbols;
+};
+absl::Status WriteTestElf(const std::string& path, const TestElf& spec);
+
+}  // namespace pageblame::symbols::testing
+
+#endif  // PAGEBLAME_SYMBOLS_TEST_UTIL_H_

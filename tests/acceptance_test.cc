@@ -1,0 +1,277 @@
+// The foundation's acceptance test on real traces (traces/manifest.tsv):
+// the pages replay says were created during the trace equal, page for page,
+// the kernel's /proc/PID/maps at the process's end, minus what the kernel
+// made itself; in attach mode, pages without a creating event are exactly
+// pages that existed before perf attached. And query names the stack: the
+// test program's own functions appear in it.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+
+#include "gtest/gtest.h"
+#include "processor/replay/trace_loader.h"
+#include "processor/report/query_report.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::testing {
+namespace {
+
+// Loads each trace once for the whole suite.
+const replay::LoadedTrace& Load(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<replay::LoadedTrace>> cache;
+  auto& slot = cache[name];
+  if (!slot) {
+    replay::LoadOptions o;
+    o.path = TracePath(name);
+    o.symbols.trace_path = o.path;
+    auto t = replay::LoadTrace(o);
+    EXPECT_TRUE(t.ok()) << name << ": " << t.status();
+    if (!t.ok()) std::abort();
+    slot = std::move(t).value();
+  }
+  return *slot;
+}
+
+// The newest process entry of `pid` in the trace.
+uint32_t ProcessOf(const index::TraceIndex& idx, uint32_t pid) {
+  auto ps = idx.ProcessesWithPid(pid);
+  EXPECT_FALSE(ps.empty()) << "pid " << pid << " not in the trace";
+  return ps.empty() ? 0 : ps.back();
+}
+
+PageSet LivePages(const index::TraceIndex& idx, uint32_t p, bool with_origin) {
+  PageSet s;
+  for (VersionId id : idx.RegionsAt(p, index::kLive)) {
+    const index::Version& v = idx.version(id);
+    if (v.origin.valid() == with_origin) s.Add(v.start, v.end);
+  }
+  return s;
+}
+
+std::vector<ManifestRow> Rows(const std::set<std::string>& modes) {
+  std::vector<ManifestRow> out;
+  for (const ManifestRow& r : ReadManifest()) {
+    if (modes.count(r["mode"])) out.push_back(r);
+  }
+  return out;
+}
+
+TEST(AcceptanceTest, CreatedPagesEqualTheKernelsMapsAtTheEnd) {
+  auto rows = Rows({"trace-record", "record", "pipe", "jit"});
+  ASSERT_GE(rows.size(), 10u) << "traces/manifest.tsv lost rows";
+  for (const ManifestRow& row : rows) {
+    SCOPED_TRACE(row["trace"] + " pid " + row["pid"] + " (" + row["role"] + ")");
+    const std::string exe = row["exe"];
+    if (access(LocalPath(exe).c_str(), R_OK) != 0) {
+      ADD_FAILURE() << "cannot read " << LocalPath(exe) << " to find its exec-time image";
+      continue;
+    }
+    const replay::LoadedTrace& t = Load(row["trace"]);
+    uint32_t p = ProcessOf(t.index(), std::stoul(row["pid"]));
+    PageSet created = LivePages(t.index(), p, /*with_origin=*/true);
+    PageSet expected = ProcessMadePages(ReadMapsFile(TracePath(row["maps"])), exe);
+    EXPECT_GT(expected.Bytes(), 0u);
+    EXPECT_TRUE(created == expected)
+        << "created but not in maps:" << created.Minus(expected).Describe()
+        << "\nin maps but not created:" << expected.Minus(created).Describe();
+  }
+}
+
+// Pages of maps rows whose permissions say neither readable nor executable
+// ("---p" guard pages): perf does not synthesize those even with -d
+// (perf_event__synthesize_mmap_events skips them).
+PageSet GuardPages(const std::vector<MapsRow>& rows) {
+  PageSet p;
+  for (const MapsRow& r : rows) {
+    if (r.perms.size() >= 3 && r.perms[0] != 'r' && r.perms[2] != 'x') p.Add(r.start, r.end);
+  }
+  return p;
+}
+
+TEST(AcceptanceTest, AttachModeWithoutDataMapsKnowsOnlyWhatTheTraceShows) {
+  auto rows = Rows({"attach"});
+  ASSERT_FALSE(rows.empty());
+  for (const ManifestRow& row : rows) {
+    SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
+    const replay::LoadedTrace& t = Load(row["trace"]);
+    uint32_t p = ProcessOf(t.index(), std::stoul(row["pid"]));
+    const index::Process& proc = t.index().process(p);
+    EXPECT_TRUE(proc.existed_before_trace);
+    std::vector<MapsRow> end_rows = ReadMapsFile(TracePath(row["maps"]));
+    PageSet created = LivePages(t.index(), p, true);
+    PageSet end = ProcessMadePages(end_rows, row["exe"]);
+    PageSet pre = AllPages(ReadMapsFile(TracePath(row["pre_maps"])));
+    EXPECT_GT(created.Bytes(), 0u);
+    EXPECT_TRUE(created.Minus(end).empty()) << "created but gone:" << created.Minus(end).Describe();
+    // Everything else at the end existed before the trace, or was moved by
+    // mremap from pages that did (we know those as before-trace pages) ...
+    PageSet unexplained = end.Minus(created).Minus(pre).Minus(LivePages(t.index(), p, false));
+    // ... or is heap grown by the trace's first brk, whose previous break this
+    // recording (no -d) never saw: replay must say so rather than guess.
+    PageSet heap;
+    for (const MapsRow& r : end_rows) if (r.path == "[heap]") heap.Add(r.start, r.end);
+    if (!unexplained.Intersect(heap).empty()) {
+      EXPECT_TRUE(proc.unknown_break_event.valid())
+          << "heap pages neither created nor from before, and no unknown-break note";
+    }
+    unexplained = unexplained.Minus(heap);
+    EXPECT_TRUE(unexplained.empty()) << "at the end, neither created nor from before:"
+                                     << unexplained.Describe();
+  }
+}
+
+TEST(AcceptanceTest, AttachModeWithDataMapsAccountsForEveryPage) {
+  auto rows = Rows({"attach-data"});
+  ASSERT_FALSE(rows.empty());
+  for (const ManifestRow& row : rows) {
+    SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
+    const replay::LoadedTrace& t = Load(row["trace"]);
+    uint32_t p = ProcessOf(t.index(), std::stoul(row["pid"]));
+    EXPECT_FALSE(t.index().process(p).unknown_break_event.valid());
+    std::vector<MapsRow> end_rows = ReadMapsFile(TracePath(row["maps"]));
+    std::vector<MapsRow> pre_rows = ReadMapsFile(TracePath(row["pre_maps"]));
+    PageSet created = LivePages(t.index(), p, true);
+    PageSet before = LivePages(t.index(), p, false);
+    PageSet end = AllPages(end_rows), pre = AllPages(pre_rows);
+    EXPECT_GT(created.Bytes(), 0u);
+    EXPECT_GT(before.Bytes(), 0u);
+    EXPECT_TRUE(created.Intersect(before).empty());
+    // Every page we know is really there at the end ...
+    PageSet known = created;
+    for (const auto& [s, e] : before.ranges()) known.Add(s, e);
+    known.Remove(uint64_t{1} << 47, UINT64_MAX);  // [vsyscall]: above user space
+    PageSet extra = known.Minus(end);
+    EXPECT_TRUE(extra.empty()) << "replay has pages the kernel does not:" << extra.Describe();
+    // ... and every page at the end is known, except pre-attach guard pages
+    // that perf does not write even with -d.
+    PageSet missing = end.Minus(known);
+    PageSet unwritten = missing.Minus(GuardPages(pre_rows).Intersect(pre));
+    EXPECT_TRUE(unwritten.empty()) << "at the end but unknown to replay:" << unwritten.Describe();
+    // Pages without a creating event existed before the attach, at the same
+    // address or at one an mremap in the trace moved them to.
+    PageSet not_pre = before.Minus(pre);
+    not_pre.Remove(uint64_t{1} << 47, UINT64_MAX);
+    for (const auto& [s, e] : not_pre.ranges()) {
+      VersionId v = t.index().Lookup(p, s, index::kLive);
+      ASSERT_TRUE(v.valid());
+      EXPECT_EQ(t.index().version(v).begin, index::Begin::kMovedIn)
+          << std::hex << s << "-" << e << " has no origin, was not there before, and was not moved";
+    }
+  }
+}
+
+// Functions defined in a C source file (their names, from definitions).
+std::set<std::string> FunctionsIn(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  std::set<std::string> names;
+  std::regex def(R"(^[A-Za-z_].*\b([A-Za-z_][A-Za-z_0-9]*)\([^;]*\)\s*\{)");
+  std::smatch m;
+  while (std::getline(f, line)) {
+    if (std::regex_search(line, m, def)) names.insert(m[1]);
+  }
+  return names;
+}
+
+// A --symfs tree in which the recorded binary paths resolve to this checkout.
+std::string MakeSymfs(const std::vector<std::string>& recorded_paths) {
+  std::string root = ::testing::TempDir() + "/symfs";
+  for (const std::string& p : recorded_paths) {
+    std::string dst = root + p;
+    for (size_t i = 1; i < dst.size(); ++i) {
+      if (dst[i] == '/') mkdir(dst.substr(0, i).c_str(), 0755);
+    }
+    unlink(dst.c_str());
+    EXPECT_EQ(symlink(LocalPath(p).c_str(), dst.c_str()), 0) << dst;
+  }
+  return root;
+}
+
+TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
+  const std::set<std::string> functions = FunctionsIn(SourceDir() + "/traces/src/rules.c");
+  ASSERT_GT(functions.count("do_mremap_maymove"), 0u);
+  for (const ManifestRow& row : Rows({"trace-record", "record", "pipe"})) {
+    if (row["role"] != "main") continue;
+    SCOPED_TRACE(row["trace"]);
+    replay::LoadOptions o;
+    o.path = TracePath(row["trace"]);
+    o.symbols.trace_path = o.path;
+    o.symbols.symfs = MakeSymfs({row["exe"]});
+    auto t = replay::LoadTrace(o);
+    ASSERT_TRUE(t.ok()) << t.status();
+    const index::TraceIndex& idx = (*t)->index();
+    uint32_t p = ProcessOf(idx, std::stoul(row["pid"]));
+    // Ask about the middle page of every region the program's own code made.
+    report::QueryOptions q;
+    q.pid = idx.process(p).pid;
+    for (VersionId id : idx.RegionsAt(p, index::kLive)) {
+      const index::Version& v = idx.version(id);
+      if (v.origin.valid()) q.addresses.push_back(v.start + ((v.end - v.start) / 2 & ~4095ull));
+    }
+    report::Json answers = report::QueryJson(**t, q);
+    ASSERT_EQ(answers.size(), q.addresses.size());
+    int from_program = 0;
+    std::set<std::string> seen;
+    for (const report::Json& a : answers) {
+      ASSERT_FALSE(a["origin"].is_null()) << a.dump();
+      for (const report::Json& f : a["origin"]["stack"]) {
+        if (f["dso"].is_string() && f["dso"] == row["exe"]) {
+          ASSERT_TRUE(f["symbol"].is_string()) << "unsymbolized frame in the program: " << f.dump();
+          std::string sym = f["symbol"];
+          EXPECT_TRUE(functions.count(sym)) << sym << " is not a function of rules.c";
+          seen.insert(sym);
+          ++from_program;
+        }
+      }
+    }
+    EXPECT_GE(from_program, 20);
+    for (const char* rule : {"do_mmap_anon", "do_map_fixed_over", "do_partial_munmap",
+                             "do_brk_grow_shrink", "do_mremap_grow_inplace", "do_mremap_maymove",
+                             "do_mremap_fixed", "do_mremap_dontunmap", "thread_mmap_burst"}) {
+      EXPECT_TRUE(seen.count(rule)) << "no live region's stack goes through " << rule;
+    }
+  }
+}
+
+TEST(AcceptanceTest, JitFramesComeFromThePerfMapBesideTheTrace) {
+  auto rows = Rows({"jit"});
+  ASSERT_FALSE(rows.empty());
+  const replay::LoadedTrace& t = Load(rows[0]["trace"]);
+  const index::TraceIndex& idx = t.index();
+  const std::string map_name = "perf-" + rows[0]["pid"] + ".map";
+  int jit_frames = 0;
+  for (size_t e = 0; e < idx.num_events() && jit_frames < 5; ++e) {
+    const index::CallEvent& ev = idx.event(EventId(e));
+    for (uint64_t ip : idx.stacks().Get(ev.stack)) {
+      symbols::Frame f = t.symbolizer().Symbolize(ev.pid, ev.time, ip);
+      if (f.dso.size() >= map_name.size() &&
+          f.dso.compare(f.dso.size() - map_name.size(), map_name.size(), map_name) == 0) {
+        ASSERT_TRUE(f.symbol.has_value());
+        EXPECT_NE(f.symbol->find("JS:"), std::string::npos) << *f.symbol;
+        ++jit_frames;
+      }
+    }
+  }
+  EXPECT_GE(jit_frames, 5) << "no call chain reached JIT code named by " << map_name;
+}
+
+TEST(AcceptanceTest, LostEventsAreReportedWithTheirTimeSpan) {
+  auto rows = Rows({"lost"});
+  ASSERT_FALSE(rows.empty());
+  const replay::LoadedTrace& t = Load(rows[0]["trace"]);
+  const index::TraceStats& st = t.index().stats();
+  ASSERT_FALSE(st.lost.empty());
+  EXPECT_GT(st.lost_records, 0u);
+  for (const index::LostSpan& l : st.lost) {
+    EXPECT_GT(l.count, 0u);
+    EXPECT_LE(l.t_from, l.t_to);
+  }
+}
+
+}  // namespace
+}  // namespace pageblame::testing

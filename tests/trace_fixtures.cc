@@ -1,0 +1,205 @@
+#include "tests/trace_fixtures.h"
+
+#include <elf.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace pageblame::testing {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+// PT_LOAD span and PT_INTERP of an ELF64 file, read with the format's own
+// structs: enough for "what did the kernel map at exec".
+struct ElfImage {
+  bool ok = false;
+  uint64_t first_off = 0, lo = 0, hi = 0;
+  std::string interp;
+};
+
+ElfImage ReadElf(const std::string& path) {
+  ElfImage img;
+  std::ifstream f(path, std::ios::binary);
+  Elf64_Ehdr eh;
+  if (!f.read(reinterpret_cast<char*>(&eh), sizeof eh) || eh.e_ident[EI_CLASS] != ELFCLASS64) {
+    return img;
+  }
+  uint64_t lo = UINT64_MAX, hi = 0, lo_off = 0;
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    f.seekg(eh.e_phoff + uint64_t(i) * eh.e_phentsize);
+    if (!f.read(reinterpret_cast<char*>(&ph), sizeof ph)) return img;
+    if (ph.p_type == PT_LOAD) {
+      if (ph.p_vaddr < lo) {
+        lo = ph.p_vaddr;
+        lo_off = ph.p_offset;
+      }
+      hi = std::max<uint64_t>(hi, ph.p_vaddr + ph.p_memsz);
+    } else if (ph.p_type == PT_INTERP) {
+      std::string s(ph.p_filesz, '\0');
+      auto pos = f.tellg();
+      f.seekg(ph.p_offset);
+      f.read(s.data(), s.size());
+      f.seekg(pos);
+      s.resize(strnlen(s.c_str(), s.size()));
+      char real[PATH_MAX];
+      img.interp = realpath(s.c_str(), real) ? real : s;
+    }
+  }
+  if (lo == UINT64_MAX) return img;
+  img.ok = true;
+  img.first_off = lo_off & ~(kPage - 1);
+  img.lo = lo & ~(kPage - 1);
+  img.hi = (hi + kPage - 1) & ~(kPage - 1);
+  return img;
+}
+
+}  // namespace
+
+std::vector<ManifestRow> ReadManifest() {
+  std::ifstream f(SourceDir() + "/traces/manifest.tsv");
+  std::string line;
+  std::vector<std::string> header;
+  std::vector<ManifestRow> rows;
+  while (std::getline(f, line)) {
+    std::vector<std::string> cols = absl::StrSplit(line, '\t');
+    if (header.empty()) {
+      header = cols;
+      continue;
+    }
+    ManifestRow r;
+    for (size_t i = 0; i < header.size(); ++i) r.fields[header[i]] = i < cols.size() ? cols[i] : "";
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+void PageSet::Add(uint64_t start, uint64_t end) {
+  if (start >= end) return;
+  // Merge with overlapping and touching neighbours so equal sets compare
+  // equal. (btree_map::erase invalidates iterators: find bounds, then erase.)
+  auto it = ranges_.upper_bound(start);
+  if (it != ranges_.begin() && std::prev(it)->second >= start) --it;
+  while (it != ranges_.end() && it->first <= end) {
+    start = std::min(start, it->first);
+    end = std::max(end, it->second);
+    it = ranges_.erase(it);
+  }
+  ranges_.emplace(start, end);
+}
+
+void PageSet::Remove(uint64_t start, uint64_t end) {
+  auto it = ranges_.upper_bound(start);
+  if (it != ranges_.begin()) --it;
+  std::vector<std::pair<uint64_t, uint64_t>> keep;
+  while (it != ranges_.end() && it->first < end) {
+    if (it->second <= start) {
+      ++it;
+      continue;
+    }
+    if (it->first < start) keep.emplace_back(it->first, start);
+    if (it->second > end) keep.emplace_back(end, it->second);
+    it = ranges_.erase(it);
+  }
+  for (auto& k : keep) ranges_.emplace(k.first, k.second);
+}
+
+PageSet PageSet::Minus(const PageSet& other) const {
+  PageSet out = *this;
+  for (const auto& [s, e] : other.ranges_) out.Remove(s, e);
+  return out;
+}
+
+PageSet PageSet::Intersect(const PageSet& other) const { return Minus(Minus(other)); }
+
+uint64_t PageSet::Bytes() const {
+  uint64_t n = 0;
+  for (const auto& [s, e] : ranges_) n += e - s;
+  return n;
+}
+
+std::string PageSet::Describe(size_t limit) const {
+  std::string out;
+  size_t n = 0;
+  for (const auto& [s, e] : ranges_) {
+    if (n++ == limit) {
+      absl::StrAppend(&out, " ... (", ranges_.size(), " ranges)");
+      break;
+    }
+    absl::StrAppend(&out, " ", absl::Hex(s), "-", absl::Hex(e));
+  }
+  return out.empty() ? " (none)" : out;
+}
+
+std::vector<MapsRow> ReadMapsFile(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  std::vector<MapsRow> rows;
+  while (std::getline(f, line)) {
+    std::istringstream in(line);
+    std::string range, perms, off, dev, inode, name;
+    in >> range >> perms >> off >> dev >> inode;
+    std::getline(in >> std::ws, name);
+    std::vector<std::string> se = absl::StrSplit(range, '-');
+    MapsRow r;
+    if (se.size() != 2 || !absl::SimpleHexAtoi(se[0], &r.start) ||
+        !absl::SimpleHexAtoi(se[1], &r.end) || !absl::SimpleHexAtoi(off, &r.offset)) {
+      continue;
+    }
+    r.perms = perms;
+    r.path = name;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string LocalPath(const std::string& recorded) {
+  static const std::string kRecordedRoot = "/work/main/traces/";
+  if (recorded.rfind(kRecordedRoot, 0) == 0) {
+    return SourceDir() + "/traces/" + recorded.substr(kRecordedRoot.size());
+  }
+  return recorded;
+}
+
+PageSet AllPages(const std::vector<MapsRow>& rows) {
+  PageSet p;
+  for (const MapsRow& r : rows) {
+    if (r.start >= (uint64_t{1} << 47)) continue;  // [vsyscall]
+    p.Add(r.start, r.end);
+  }
+  return p;
+}
+
+PageSet ProcessMadePages(const std::vector<MapsRow>& rows, const std::string& exe) {
+  static const char* kSpecial[] = {"[stack]", "[vdso]", "[vvar]", "[vvar_vclock]", "[vsyscall]"};
+  PageSet pages;
+  for (const MapsRow& r : rows) {
+    if (r.start >= (uint64_t{1} << 47)) continue;
+    if (std::find(std::begin(kSpecial), std::end(kSpecial), r.path) != std::end(kSpecial)) continue;
+    pages.Add(r.start, r.end);
+  }
+  ElfImage exe_img = ReadElf(LocalPath(exe));
+  std::vector<std::pair<std::string, ElfImage>> images = {{exe, exe_img}};
+  if (!exe_img.interp.empty()) images.push_back({exe_img.interp, ReadElf(exe_img.interp)});
+  for (const auto& [path, img] : images) {
+    if (!img.ok) continue;
+    uint64_t first = UINT64_MAX;
+    for (const MapsRow& r : rows) {
+      if (r.path == path && r.offset == img.first_off) first = std::min(first, r.start);
+    }
+    if (first == UINT64_MAX) continue;
+    uint64_t bias = first - img.lo;
+    pages.Remove(bias + img.lo, bias + img.hi);
+  }
+  return pages;
+}
+
+}  // namespace pageblame::testing

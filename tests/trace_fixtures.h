@@ -1,0 +1,62 @@
+// Shared helpers for the real-trace tests: the traces/manifest.tsv rows, the
+// kernel's /proc/PID/maps files, and page sets to compare them with replay.
+#ifndef PAGEBLAME_TESTS_TRACE_FIXTURES_H_
+#define PAGEBLAME_TESTS_TRACE_FIXTURES_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+
+namespace pageblame::testing {
+
+inline std::string SourceDir() { return PAGEBLAME_SOURCE_DIR; }
+inline std::string TracePath(const std::string& name) { return SourceDir() + "/traces/" + name; }
+
+// One row of traces/manifest.tsv (one recorded process).
+struct ManifestRow {
+  std::map<std::string, std::string> fields;
+  const std::string& operator[](const std::string& k) const { return fields.at(k); }
+};
+std::vector<ManifestRow> ReadManifest();
+
+// A set of pages as disjoint half-open ranges.
+class PageSet {
+ public:
+  void Add(uint64_t start, uint64_t end);
+  void Remove(uint64_t start, uint64_t end);
+  PageSet Minus(const PageSet& other) const;
+  PageSet Intersect(const PageSet& other) const;
+  uint64_t Bytes() const;
+  bool operator==(const PageSet& o) const { return ranges_ == o.ranges_; }
+  bool empty() const { return ranges_.empty(); }
+  // The first few ranges, for failure messages.
+  std::string Describe(size_t limit = 8) const;
+  const absl::btree_map<uint64_t, uint64_t>& ranges() const { return ranges_; }
+
+ private:
+  absl::btree_map<uint64_t, uint64_t> ranges_;  // start -> end
+};
+
+struct MapsRow {
+  uint64_t start, end, offset;
+  std::string perms, path;
+};
+std::vector<MapsRow> ReadMapsFile(const std::string& path);
+
+// Where a path perf recorded on the recording machine is in this checkout
+// (/work/main/traces/bin/rules -> <src>/traces/bin/rules); others unchanged.
+std::string LocalPath(const std::string& recorded);
+
+// Pages of a maps file, minus what the kernel made at exec: [stack], [vdso],
+// [vvar], [vvar_vclock], [vsyscall], and the PT_LOAD span (bss included) of
+// the executable and its interpreter at their load bias. `exe` is the path as
+// recorded; its ELF is read from LocalPath(exe).
+PageSet ProcessMadePages(const std::vector<MapsRow>& rows, const std::string& exe);
+PageSet AllPages(const std::vector<MapsRow>& rows);
+
+}  // namespace pageblame::testing
+
+#endif  // PAGEBLAME_TESTS_TRACE_FIXTURES_H_

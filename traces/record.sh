@@ -1,0 +1,207 @@
+#!/bin/bash
+# record.sh — builds the trace programs and records every trace in traces/,
+# then checks each one with verify.py and regenerates manifest.tsv and the
+# generated part of MANIFEST.md. Run as root (perf needs the tracepoints):
+#
+#   sudo traces/record.sh              # everything
+#   sudo traces/record.sh --no-node    # skip the JIT (node) trace
+#   sudo traces/record.sh attach-data  # only attach-data.data: the other
+#                                      # traces, bin/ and their manifest rows stay
+#
+# Outputs (all under traces/): bin/{rules,attach}, *.data, perf-PID.map,
+# maps/NAME.PID.maps (+ .pre.maps in attach mode), manifest.tsv, MANIFEST.md.
+# Re-recording changes pids, addresses and times: tests must read them from
+# manifest.tsv and the maps files, never hard-code them.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$HERE"
+[[ $EUID -eq 0 ]] || { echo "record.sh: run as root" >&2; exit 1; }
+WITH_NODE=1
+ONLY=""
+case "${1:-}" in
+  "") ;;
+  --no-node) WITH_NODE=0 ;;
+  attach-data) ONLY=attach-data ;;
+  *) echo "usage: record.sh [--no-node | attach-data]" >&2; exit 2 ;;
+esac
+
+CFLAGS=(-O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread)
+# The seed's form: perf trace also records raw_syscalls for every syscall.
+TRACE_EVENTS='syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap'
+RECORD_EVENTS=syscalls:sys_enter_mmap,syscalls:sys_exit_mmap,syscalls:sys_enter_munmap,syscalls:sys_exit_munmap,syscalls:sys_enter_brk,syscalls:sys_exit_brk,syscalls:sys_enter_mremap,syscalls:sys_exit_mremap
+RULES="$HERE/bin/rules"
+ATTACH="$HERE/bin/attach"
+MAPS="$HERE/maps"
+MANIFEST="$HERE/manifest.tsv"
+VERIFY=(python3 "$HERE/verify.py")
+
+log() { echo "record.sh: $*" >&2; }
+
+build() {
+  mkdir -p bin
+  gcc "${CFLAGS[@]}" src/rules.c -o bin/rules
+  gcc "${CFLAGS[@]}" src/attach.c -o bin/attach
+}
+
+# verify TRACE NAME EXE MODE [--expect-mismatch]
+verify() {
+  "${VERIFY[@]}" "$1" "$MAPS" "$2" --exe "$3" --mode "$4" --manifest "$MANIFEST" "${@:5}"
+}
+
+record_rules_trace() {  # perf trace record, the seed's exact command
+  perf trace record --call-graph fp -e "$TRACE_EVENTS" -o rules-trace.data \
+    "$RULES" "$MAPS" rules-trace
+  verify rules-trace.data rules-trace "$RULES" trace-record
+}
+
+record_rules_record() {  # perf record -g with the syscalls:* tracepoints only
+  perf record -g -e "$RECORD_EVENTS" -o rules-record.data "$RULES" "$MAPS" rules-record
+  verify rules-record.data rules-record "$RULES" record
+}
+
+record_rules_pipe() {  # perf record to a pipe: the streamed file format
+  perf record -g -e "$RECORD_EVENTS" -o - "$RULES" "$MAPS" rules-pipe > rules-pipe.data
+  verify rules-pipe.data rules-pipe "$RULES" pipe
+}
+
+# attach_and_record NAME [PERF TRACE RECORD OPTIONS...]: starts bin/attach,
+# waits for its .pre.maps, attaches `perf trace record OPTIONS -p PID -e ...
+# -o NAME.data`, releases it with SIGUSR1 and waits until both have ended.
+attach_and_record() {
+  local name=$1
+  shift
+  "$ATTACH" "$MAPS" "$name" &
+  local target=$!
+  local pre=""
+  for _ in $(seq 100); do
+    pre=$(ls "$MAPS"/"$name"."$target".pre.maps 2>/dev/null || true)
+    [[ -n "$pre" ]] && break
+    sleep 0.1
+  done
+  [[ -n "$pre" ]] || { log "attach did not write its .pre.maps"; kill "$target"; return 1; }
+  perf trace record "$@" --call-graph fp -p "$target" -e "$TRACE_EVENTS" -o "$name".data &
+  local perf_pid=$!
+  # Release the target only once perf has its events open (and a margin for
+  # enabling them on every thread).
+  for _ in $(seq 100); do
+    ls -l /proc/"$perf_pid"/fd 2>/dev/null | grep -q perf_event && break
+    sleep 0.1
+  done
+  sleep 1
+  kill -USR1 "$target"
+  wait "$target"  # set -e: a failed check in attach stops the script here
+  wait "$perf_pid" || true  # perf ends when its target exits
+}
+
+record_attach() {  # perf trace record -p PID on an already running process
+  attach_and_record attach-trace
+  verify attach-trace.data attach-trace "$ATTACH" attach
+}
+
+record_attach_data() {  # the same with -d (--data): perf synthesizes every
+  # readable or executable mapping at attach ([heap], //anon), not only the
+  # executable ones, and the kernel reports data mmaps (attr.mmap_data).
+  attach_and_record attach-data -d
+  verify attach-data.data attach-data "$ATTACH" attach-data --data-maps
+}
+
+# record.sh attach-data: (re)records attach-data.data alone. bin/attach is not
+# rebuilt (attach-trace.data names it by build-id) and the other traces' rows
+# are kept; this trace's old row, maps and data are replaced.
+only_attach_data() {
+  [[ -x "$ATTACH" ]] || { log "no bin/attach: run the full record.sh first"; return 1; }
+  rm -f attach-data.data attach-data.data.old "$MAPS"/attach-data.*
+  grep -v -P '^attach-data\.data\t' "$MANIFEST" > "$MANIFEST.tmp" || true
+  mv "$MANIFEST.tmp" "$MANIFEST"
+  record_attach_data
+  chmod 644 attach-data.data "$MAPS"/attach-data.*
+  python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"
+  ls -l attach-data.data "$MAPS"/attach-data.* >&2
+}
+
+record_node() {  # a JIT runtime; the JS stops itself, we snapshot its maps
+  local work node_exe
+  work=$(mktemp -d)  # node --perf-basic-prof may drop isolate logs in its cwd
+  node_exe=$(readlink -f "$(command -v node)")
+  (cd "$work" && exec perf trace record --call-graph fp -e "$TRACE_EVENTS" \
+     -o "$HERE/node-trace.data" "$node_exe" --perf-basic-prof \
+     "$HERE/src/jit.js" "$MAPS" node-trace) &
+  local perf_pid=$! target=""
+  for _ in $(seq 300); do
+    [[ -s "$MAPS/node-trace.pid" ]] && target=$(cat "$MAPS/node-trace.pid") && break
+    sleep 0.1
+  done
+  [[ -n "$target" ]] || { log "node did not start"; return 1; }
+  # Wait until every thread is stopped (state T): then no memory syscall can
+  # be in flight and the snapshot is the end state.
+  local stopped=0
+  for _ in $(seq 600); do
+    states=$(cat /proc/"$target"/task/*/stat 2>/dev/null |
+             sed 's/^.*) //' | cut -d' ' -f1 | sort -u | tr -d '\n')
+    [[ "$states" == T ]] && { stopped=1; break; }
+    sleep 0.05
+  done
+  [[ $stopped == 1 ]] || { log "node never stopped"; kill -KILL "$target"; return 1; }
+  cp /proc/"$target"/maps "$MAPS/node-trace.$target.maps"
+  kill -KILL "$target"
+  wait "$perf_pid" 2>/dev/null || true  # perf reports the workload's SIGKILL
+  rm -f "$MAPS/node-trace.pid"
+  mv "/tmp/perf-$target.map" "$HERE/perf-$target.map"
+  rm -rf "$work"
+  verify node-trace.data node-trace "$node_exe" jit
+}
+
+record_lost() {  # lost-events fixture: tiny buffer, perf and workload on one CPU
+  for attempt in 1 2 3 4 5; do
+    rm -f "$MAPS"/rules-lost.*
+    taskset -c 0 perf record -g -m 1 -e "$RECORD_EVENTS" -o rules-lost.data \
+      "$RULES" --storm "$MAPS" rules-lost 2000
+    local before
+    before=$(wc -l < "$MANIFEST")
+    if verify rules-lost.data rules-lost "$RULES" lost --expect-mismatch; then
+      return 0
+    fi
+    # Drop this attempt's manifest rows and try again.
+    head -n "$before" "$MANIFEST" > "$MANIFEST.tmp" && mv "$MANIFEST.tmp" "$MANIFEST"
+    log "attempt $attempt recorded no lost events, retrying"
+  done
+  log "could not provoke lost events"; return 1
+}
+
+record_negative() {
+  # No call chains: the mmap tracepoints only, without -g.
+  perf record -e syscalls:sys_enter_mmap,syscalls:sys_exit_mmap -o no-callchain.data \
+    "$RULES" "$MAPS" no-callchain
+  # Only mmap events recorded: munmap/brk/mremap are missing, so no end-state
+  # check; the rows still give pids and roles.
+  "${VERIFY[@]}" no-callchain.data "$MAPS" no-callchain --exe "$RULES" \
+    --mode no-callchain --manifest "$MANIFEST" || true
+  # No syscall events at all.
+  perf record -e page-faults -o no-syscalls.data /usr/bin/true
+  printf 'no-syscalls.data\t-\t\t\t%s\tno-syscalls\t\t\t\t\t\t\t0\t0\t-\n' \
+    /usr/bin/true >> "$MANIFEST"
+}
+
+main() {
+  [[ $ONLY == attach-data ]] && { only_attach_data; return; }
+  build
+  rm -rf maps && mkdir -p maps
+  rm -f ./*.data ./*.data.old perf-*.map
+  printf 'trace\tpid\tmaps\tpre_maps\texe\tmode\trole\tparent\tmmap\tmunmap\tbrk\tmremap\tpages_made\tlost_records\tverify\n' > "$MANIFEST"
+  record_rules_trace
+  record_rules_record
+  record_rules_pipe
+  record_attach
+  record_attach_data
+  [[ $WITH_NODE == 1 ]] && record_node
+  record_lost
+  record_negative
+  rm -f /tmp/pageblame-rules.*.dat "$MAPS"/*.tmp
+  chmod 644 ./*.data maps/* perf-*.map 2>/dev/null || true
+  python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"
+  ls -l ./*.data perf-*.map 2>/dev/null >&2 || true  # no perf-*.map with --no-node
+  du -sh . >&2
+}
+
+main "$@"
