@@ -209,11 +209,13 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
   return false;
 }
 
+absl::Status SyscallDecoder::NoSyscallEvents() {
+  return absl::FailedPreconditionError(
+      absl::StrCat("the trace has no mmap/munmap/brk/mremap syscall events; ", kHowToRecord));
+}
+
 absl::Status SyscallDecoder::CheckUsable() const {
-  static constexpr char kHowTo[] =
-      "record with: perf trace record --call-graph fp -e "
-      "'syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap' -p PID "
-      "(or: perf record -g -e syscalls:sys_enter_mmap,syscalls:sys_exit_mmap,... -p PID)";
+  const char* kHowTo = kHowToRecord;
   bool any = false;
   for (Source s : source_) any |= (s != kNone);
   if (!any) {

@@ -29,6 +29,13 @@ namespace pageblame::decode {
 
 class SyscallDecoder {
  public:
+  // What to record instead, for error messages about unusable traces.
+  static constexpr char kHowToRecord[] =
+      "record with: perf trace record --call-graph fp -e "
+      "'syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap' -p PID "
+      "(or: perf record -g -e syscalls:sys_enter_mmap,syscalls:sys_exit_mmap,... -p PID)";
+  static absl::Status NoSyscallEvents();
+
   static absl::StatusOr<SyscallDecoder> Create(const perf::FileInfo& info, const TracingData& td);
 
   bool Decode(const perf::Sample& sample, DecodedSyscall* out) const;

@@ -74,6 +74,7 @@ struct Version {
   EventId begin_event;  // call that started this version (invalid for fork/before-trace)
   EventId end_event;    // call that ended it (invalid while live or for exec)
   VersionId prev;       // version it continues (split, move, fork), if any
+  uint64_t prev_addr = 0;  // where `start` was in `prev` (differs from start after a move)
   RegionAttrs attrs;
 
   bool AliveAt(uint64_t t) const { return t_from <= t && t < t_to; }

@@ -93,6 +93,12 @@ absl::Status PerfFileReader::ReadHeader() {
     for (uint64_t& word : bitmap) r.Read(&word);
   }
 
+  if (data.size == 0) {
+    // perf record writes the final header at exit; 0 means it never did
+    // (header.c warns the same way and perf report refuses the file).
+    return HeaderError(
+        "data size is 0: the header was never finalized (was perf record killed?)");
+  }
   RETURN_IF_ERROR(CheckSection("attrs", attrs));
   RETURN_IF_ERROR(CheckSection("data", data));
   RETURN_IF_ERROR(ReadAttrs(attrs, attr_size));

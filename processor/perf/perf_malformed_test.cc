@@ -153,6 +153,16 @@ TEST(PerfMalformedTest, BadHeaderSize) {
   EXPECT_THAT(std::string(st.message()), HasSubstr("header size 50"));
 }
 
+// What a SIGKILLed perf record leaves: the header still says data size 0.
+TEST(PerfMalformedTest, UnfinalizedHeader) {
+  std::string bytes = ReadBytes(Fixture("record_g.data"));
+  PutU64(&bytes, 48, 0);  // data.size
+  TempFile f(bytes);
+  absl::Status st = PerfReader::Open(f.path()).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("never finalized"));
+}
+
 TEST(PerfMalformedTest, AttrsSectionPastEnd) {
   std::string bytes = ReadBytes(Fixture("record_g.data"));
   PutU64(&bytes, 32, 1 << 30);  // attrs.size

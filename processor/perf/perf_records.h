@@ -2,7 +2,8 @@
 // Layouts mirror tools/lib/perf/include/perf/event.h and
 // include/uapi/linux/perf_event.h; only the fields replay needs are kept.
 // string_view / Span members point into the reader's buffer and stay valid
-// only until the next PerfReader::Next() call.
+// only until the next PerfReader::Next() call (a Sample's callchain, if it had
+// to be copied for alignment, only until the next ParseSample()).
 #ifndef PAGEBLAME_PERF_PERF_RECORDS_H_
 #define PAGEBLAME_PERF_PERF_RECORDS_H_
 

@@ -70,7 +70,8 @@ absl::StatusOr<RegionTable> PageDiffOutputParser::Parse(const TextLines& text) {
       continue;
     }
     std::vector<absl::string_view> f = TextLines::Fields(t);
-    if (!IsAddress(f[0])) {
+    // A row is "START - END ..."; a lone address is a row cut short.
+    if (!IsAddress(f[0]) || (f.size() >= 2 && f[1] != "-")) {
       table.Skip(n, absl::StrCat("not a region row: ", TextLines::Quote(line)));
       continue;
     }

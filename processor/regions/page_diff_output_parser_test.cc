@@ -86,6 +86,7 @@ TEST(PageDiffOutputParserTest, MalformedRows) {
       {"78e13f400000 - 78e1zz400000 Size: 1MB Type: A State: B Protection: C Kind: D Usage: E",
        "d.txt:1: bad address '78e1zz400000'"},
       {"Nothing to see here", "d.txt: no page-diff result rows found"},
+      {"78e13f400000", "d.txt:1: expected 'START - END Size:"},  // cut after START
   };
   for (const Case& c : cases) {
     absl::StatusOr<RegionTable> t = PageDiffOutputParser::Parse(TextLines("d.txt", c.row));

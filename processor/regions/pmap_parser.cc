@@ -140,7 +140,9 @@ absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
       layout.header = absl::StrJoin(f.begin(), f.begin() + layout.fixed, " ");
       continue;
     }
-    if (IsBareHex(f[0])) {
+    // A short hex-looking word ("add", "Face") starts a row only if the line
+    // also has a row's first columns; real user-space addresses are longer.
+    if (IsBareHex(f[0]) && (f[0].size() >= 8 || f.size() >= 5)) {
       rows.push_back(n);
       continue;
     }

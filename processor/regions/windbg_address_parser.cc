@@ -7,7 +7,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "processor/base/status_macros.h"
 #include "processor/regions/address.h"
 
 namespace pageblame::regions {
@@ -71,7 +70,11 @@ absl::StatusOr<RegionTable> WindbgAddressParser::Parse(const TextLines& text) {
       continue;
     }
     size_t i = f[0] == "+" ? 1 : 0;
-    if (i == 0 && !IsAddress(f[0])) {
+    // A row starts with '+', a backtick address, or two addresses; a lone
+    // hex-looking word ("Face", "add") in a prompt or summary line does not.
+    bool starts_like_row = i == 1 || (IsAddress(f[0]) && f[0].find('`') != absl::string_view::npos) ||
+                           (f.size() >= 2 && IsAddress(f[0]) && IsAddress(f[1]));
+    if (!starts_like_row) {
       table.Skip(n, absl::StrCat("not a region row: ", TextLines::Quote(line)));
       continue;
     }

@@ -14,8 +14,9 @@
 //   for gaps inside an image). Type/State/Protect are recognized by their
 //   MEM_/PAGE_ prefixes, not by column position, so reflowed copies still
 //   parse; "PAGE_X | PAGE_GUARD" is kept as one protect value.
-// - Bounds need not be page-aligned: for PE images mapped flat, WinDbg splits
-//   inside a page (78e1`16162800 in the sample); we keep them exact.
+// - Bounds need not be page-aligned: where an image's last section ends
+//   mid-page, WinDbg splits there and an <unknown> row continues the
+//   allocation (78e1`16162800 in the sample). We keep bounds exact.
 // - Usage is the rest of the line, with the column padding between the usage
 //   word and its "[...]" detail collapsed to one space: "Image [dotnet; ...]".
 // Lines that do not start with an address (prompts, the "Usage Summary"

@@ -115,12 +115,13 @@ TEST(WindbgAddressParserTest, PromptsAndSummaryAreCountedSkips) {
                    "+     7d18`98000000     7d18`98135000        0`00135000 MEM_PRIVATE "
                    "MEM_COMMIT  PAGE_READWRITE  <unknown>\n"
                    "\n--- Usage Summary ---------------- RgnCount ----------- Total Size\n"
-                   "<unknown>                               3161      7ffe`3ea7c000\n")));
+                   "<unknown>                               3161      7ffe`3ea7c000\n"
+                   "add more text\n")));
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->regions.size(), 1u);
   EXPECT_EQ(t->regions[0].line, 4);
-  EXPECT_EQ(t->skipped, 3);
-  ASSERT_EQ(t->skip_reasons.size(), 3u);
+  EXPECT_EQ(t->skipped, 4);  // "add" is hex, but not followed by an address
+  ASSERT_EQ(t->skip_reasons.size(), 4u);
   EXPECT_THAT(t->skip_reasons[0], StartsWith("1: not a region row"));
 }
 

@@ -65,6 +65,7 @@ std::vector<AddressSpace::Piece> AddressSpace::Remove(uint64_t a, uint64_t b, ui
       v.end_kind = End::kLive;
       v.end_event = EventId::Invalid();
       v.prev = p.from;
+      v.prev_addr = s;
       Insert(v);
     };
     if (old.start < a) rest(old.start, a);
@@ -121,6 +122,7 @@ RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_
     v.begin_event = ev;
     v.origin = origin;
     v.prev = from;
+    v.prev_addr = s;
     v.attrs = attrs;
     Insert(v);
   };
@@ -151,6 +153,7 @@ void AddressSpace::CopyFrom(uint32_t parent, uint64_t t) {
     v.end_kind = End::kLive;
     v.end_event = EventId::Invalid();
     v.prev = id;
+    v.prev_addr = v.start;
     Insert(v);
   }
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
 #include "processor/decode/callchain.h"
@@ -17,7 +18,9 @@
 namespace pageblame::replay {
 namespace {
 
+// Errors name the file once (the reader's own errors already do).
 absl::Status WithPath(const absl::Status& s, const std::string& path) {
+  if (absl::StartsWith(s.message(), path)) return s;
   return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
 }
 
@@ -31,6 +34,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   std::unique_ptr<perf::PerfReader> reader = std::move(reader_or).value();
   const perf::FileInfo& info = reader->info();
 
+  // No tracepoint formats at all: nothing was recorded with tracepoints.
+  if (info.tracing_data.empty()) return WithPath(decode::SyscallDecoder::NoSyscallEvents(), options.path);
   auto td_or = decode::TracingData::Parse(info.tracing_data);
   if (!td_or.ok()) return WithPath(td_or.status(), options.path);
   auto dec_or = decode::SyscallDecoder::Create(info, **td_or);

@@ -31,6 +31,25 @@ std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t pro
                                       uint64_t addr) {
   std::vector<HistoryEntry> out;
   std::vector<VersionId> versions = idx.History(process, addr);
+  // A page that arrived by a move or a fork has an earlier life elsewhere:
+  // its history starts where it was created, up to the move or fork.
+  if (!versions.empty()) {
+    const index::Version& first = idx.version(versions.front());
+    if ((first.begin == index::Begin::kMovedIn || first.begin == index::Begin::kForked) &&
+        first.prev.valid()) {
+      const index::Version& from = idx.version(first.prev);
+      for (HistoryEntry& h :
+           PageHistory(idx, from.process, first.prev_addr + (addr - first.start))) {
+        if (h.time > first.t_from) break;
+        // The fork copied the page; it did not leave the parent.
+        if (first.begin == index::Begin::kForked && h.time == first.t_from &&
+            h.version == first.prev && h.change != "created") {
+          continue;
+        }
+        out.push_back(std::move(h));
+      }
+    }
+  }
   for (size_t i = 0; i < versions.size(); ++i) {
     const index::Version& v = idx.version(versions[i]);
     out.push_back(HistoryEntry{v.t_from, BeginName(v.begin), versions[i], v.begin_event});

@@ -69,11 +69,11 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
         Json e;
         e["time"] = TimeSeconds(h.time);
         e["change"] = h.change;
+        e["pid"] = idx.process(v.process).pid;
         e["region"] = RangeJson(v.start, v.end);
         if (h.event.valid()) {
           const index::CallEvent& ev = idx.event(h.event);
           e["call"] = DescribeCall(ev);
-          e["pid"] = ev.pid;
           e["tid"] = ev.tid;
           e["comm"] = std::string(idx.strings().Get(ev.comm));
           e["stack"] = r.StackJson(ev);
@@ -141,8 +141,8 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
       for (const HistoryEntry& h : PageHistory(idx, *a.process, a.address)) {
         if (options.at != index::kLive && h.time > options.at) break;
         const index::Version& v = idx.version(h.version);
-        absl::StrAppend(&out, "    ", FormatTime(h.time), " ", h.change, " [", Hex(v.start), "-",
-                        Hex(v.end), ")");
+        absl::StrAppend(&out, "    ", FormatTime(h.time), " pid ", idx.process(v.process).pid,
+                        " ", h.change, " [", Hex(v.start), "-", Hex(v.end), ")");
         if (h.event.valid()) absl::StrAppend(&out, " by ", r.CallText(idx.event(h.event)));
         absl::StrAppend(&out, "\n");
       }

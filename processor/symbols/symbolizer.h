@@ -13,8 +13,11 @@
 // one is known); else the build-id cache (~/.debug/.build-id/xx/rest/elf, or
 // ~/.debug/PATH/BUILDID/elf); separate debug info from
 // /usr/lib/debug/.build-id/xx/rest.debug is preferred for .symtab when present.
-// Symbols come from .symtab, else .dynsym, demangled. JIT frames (ips in no
-// file mapping) come from perf-PID.map, looked for next to the trace file,
+// Symbols come from .symtab and .dynsym (merged; aliases resolved as perf
+// does), demangled as perf 6.1 prints them: "ns::Class::method", without the
+// parameter list (set demangle_params for full signatures). The mapping in
+// effect is the one of `pid` at `time`, following fork and exec (see
+// process_maps.h). JIT frames (ips in no file mapping) come from perf-PID.map, looked for next to the trace file,
 // then in /tmp, then in --perf-map-dir. Each ELF and each map file is loaded
 // once, on first use; each (dso, address) answer is cached. A file that is
 // missing is remembered as missing, not looked for again.
@@ -78,7 +81,8 @@ class Symbolizer {
   // A file mapping of `pid` seen at `time` (MMAP/MMAP2 record, in time order).
   void AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
                   std::string_view filename, std::string_view build_id);
-  // A build id from the HEADER_BUILD_ID feature for a DSO path.
+  // A build id from the HEADER_BUILD_ID feature for a DSO path (used when the
+  // MMAP2 record has none). Call before the first Symbolize().
   void AddBuildId(std::string_view filename, std::string_view build_id);
   // `child` starts with `parent`'s mappings as they were at `time`.
   void OnFork(uint32_t child, uint32_t parent, uint64_t time);

@@ -26,7 +26,11 @@ using ::testing::Contains;
 constexpr uint32_t kPid = 4242;
 constexpr const char* kLibcFunctions[] = {"mmap", "munmap", "getpid", "qsort", "malloc"};
 
-uint64_t Addr(const char* name) { return reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, name)); }
+// libc's own definition, not an interposer's (ASan intercepts mmap, munmap...).
+uint64_t Addr(const char* name) {
+  static void* const libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  return libc ? reinterpret_cast<uint64_t>(dlsym(libc, name)) : 0;
+}
 
 // Feeds every file mapping of this test process to `sym` as pid `pid`, the
 // way MMAP2 records would describe them.
