@@ -260,6 +260,22 @@ TEST(AcceptanceTest, JitFramesComeFromThePerfMapBesideTheTrace) {
   EXPECT_GE(jit_frames, 5) << "no call chain reached JIT code named by " << map_name;
 }
 
+TEST(AcceptanceTest, EachCallsSampleSpanEndsAtItsExit) {
+  // (Whether the span also covers the raw_syscalls twins is checked by the
+  // perf script plugin's tests, which count the samples perf keeps.)
+  for (const char* mode : {"trace-record", "record"}) {
+    auto rows = Rows({mode});
+    ASSERT_FALSE(rows.empty());
+    const index::TraceIndex& idx = Load(rows[0]["trace"]).index();
+    ASSERT_GT(idx.num_events(), 50u);
+    for (size_t i = 0; i < idx.num_events(); ++i) {
+      const index::CallEvent& ev = idx.event(EventId(i));
+      EXPECT_LT(ev.first_time, ev.time);
+      EXPECT_EQ(ev.last_time, ev.time);  // the call's own exit comes last
+    }
+  }
+}
+
 TEST(AcceptanceTest, LostEventsAreReportedWithTheirTimeSpan) {
   auto rows = Rows({"lost"});
   ASSERT_FALSE(rows.empty());

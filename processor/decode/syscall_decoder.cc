@@ -173,8 +173,14 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       for (int i = 0; i < kSyscallCount; ++i) {
         if (static_cast<int64_t>(nr) == raw_nr_[i]) sc = i;
       }
-      if (sc < 0 || source_[sc] != kRaw) return false;
+      if (sc < 0 || source_[sc] == kNone) return false;
       out->syscall = static_cast<Syscall>(sc);
+      out->twin = source_[sc] != kRaw;
+      if (out->twin) {
+        out->phase = d.kind == Kind::kRawEnter ? DecodedSyscall::Phase::kEnter
+                                               : DecodedSyscall::Phase::kExit;
+        return true;
+      }
       if (d.kind == Kind::kRawEnter) {
         out->phase = DecodedSyscall::Phase::kEnter;
         const Field& a = d.args[0];
@@ -189,6 +195,7 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       return true;
     }
     case Kind::kEnter: {
+      out->twin = false;
       out->phase = DecodedSyscall::Phase::kEnter;
       out->syscall = d.syscall;
       for (int a = 0; a < 6; ++a) {
@@ -198,6 +205,7 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       return true;
     }
     case Kind::kExit: {
+      out->twin = false;
       out->phase = DecodedSyscall::Phase::kExit;
       out->syscall = d.syscall;
       uint64_t ret;

@@ -26,6 +26,10 @@ inline constexpr uint64_t kLive = std::numeric_limits<uint64_t>::max();  // "unt
 // that changed nothing are counted in stats, not stored).
 struct CallEvent {
   uint64_t time = 0;  // ns, perf clock (of the exit: when the change took effect)
+  // The first and last sample of this call on its thread: enter and exit,
+  // and their raw_syscalls twins when the trace has both kinds.
+  uint64_t first_time = 0;
+  uint64_t last_time = 0;
   uint32_t pid = 0;
   uint32_t tid = 0;
   decode::Syscall syscall = decode::Syscall::kMmap;

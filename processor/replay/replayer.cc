@@ -104,6 +104,9 @@ void Replayer::Apply(const TraceEvent& e) {
     case TraceEvent::Kind::kLost:
       OnLost(e);
       break;
+    case TraceEvent::Kind::kTwin:
+      pairer_.Twin(e);
+      break;
   }
   if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, e.time);
 }
@@ -209,6 +212,8 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
   auto record = [&]() {
     index::CallEvent ce;
     ce.time = t;
+    ce.first_time = call.first_time;
+    ce.last_time = std::max(call.last_time, t);
     ce.pid = exit.pid;
     ce.tid = exit.tid;
     ce.syscall = in.syscall;

@@ -296,5 +296,28 @@ TEST_F(ReplayerTest, UnmatchedExitAndLostExitAreCounted) {
   EXPECT_EQ(idx_.stats().pending_at_end, 1u);
 }
 
+TEST_F(ReplayerTest, RawTwinsWidenTheCallsSampleSpanButAreNotReplayedTwice) {
+  auto ev = [&](TraceEvent::Kind kind, uint64_t t, bool flag, int64_t ret) {
+    TraceEvent e;
+    e.kind = kind;
+    e.time = t;
+    e.pid = e.tid = 1;
+    e.flag = flag;
+    e.ret = ret;
+    e.a[1] = P;
+    e.a[3] = kAnon;
+    replayer_.Apply(e);
+  };
+  ev(TraceEvent::Kind::kTwin, 100, false, 0);   // raw_syscalls:sys_enter
+  ev(TraceEvent::Kind::kEnter, 106, false, 0);  // syscalls:sys_enter_mmap
+  ev(TraceEvent::Kind::kTwin, 131, true, 0x10000);  // raw_syscalls:sys_exit
+  ev(TraceEvent::Kind::kExit, 135, false, 0x10000);
+  Done();
+  ASSERT_EQ(idx_.num_events(), 1u);
+  EXPECT_EQ(idx_.event(EventId(0)).first_time, 100u);
+  EXPECT_EQ(idx_.event(EventId(0)).last_time, 135u);
+  EXPECT_EQ(idx_.stats().calls, 1u);
+}
+
 }  // namespace
 }  // namespace pageblame::replay

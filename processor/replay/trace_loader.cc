@@ -90,7 +90,10 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         e.pid = sample.pid;
         e.tid = sample.tid;
         e.syscall = dsc.syscall;
-        if (dsc.phase == decode::DecodedSyscall::Phase::kEnter) {
+        if (dsc.twin) {
+          e.kind = TraceEvent::Kind::kTwin;
+          e.flag = dsc.phase == decode::DecodedSyscall::Phase::kExit;
+        } else if (dsc.phase == decode::DecodedSyscall::Phase::kEnter) {
           e.kind = TraceEvent::Kind::kEnter;
           std::copy(std::begin(dsc.args), std::end(dsc.args), e.a);
           decode::UserFrames(sample.callchain, &frames);
