@@ -8,7 +8,7 @@ namespace pageblame::cli {
 
 static constexpr char kMapsHelp[] =
     "usage: pageblame maps -i TRACE [--pid PID] [--at T] [--json] [-v]\n"
-    "                      [--symfs DIR] [--perf-map-dir DIR]\n"
+    "                      [--symfs DIR] [--buildid-dir DIR] [--perf-map-dir DIR]\n"
     "The reconstructed address space of every traced process (or PID) at time T\n"
     "(perf script seconds, or 'end', the default), each region with the call\n"
     "stack that created it, or 'existed before the trace'.\n";

@@ -30,6 +30,8 @@ absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> LoadFromArgs(const Args& ar
   o.symbols.trace_path = o.path;
   o.symbols.symfs = args.Value("--symfs").value_or("");
   o.symbols.perf_map_dir = args.Value("--perf-map-dir").value_or("");
+  // perf's --buildid-dir: the build-id cache to use instead of ~/.debug.
+  o.symbols.debug_dir = args.Value("--buildid-dir").value_or("");
   o.progress = true;
   ASSIGN_OR_RETURN(auto trace, replay::LoadTrace(o));
   if (args.Has("--verbose")) {

@@ -17,7 +17,7 @@ namespace pageblame::cli {
 inline const std::map<std::string, std::string> kTraceAliases = {{"-i", "--input"},
                                                                   {"-v", "--verbose"}};
 inline const std::set<std::string> kTraceValueFlags = {"--input", "--pid", "--at", "--symfs",
-                                                       "--perf-map-dir"};
+                                                       "--perf-map-dir", "--buildid-dir"};
 inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json"};
 
 struct TraceSelection {

@@ -36,6 +36,28 @@ std::vector<Answer> Answers(const index::TraceIndex& idx, const QueryOptions& o)
   return out;
 }
 
+// Attach mode without -d: the first brk moved the break from a value the
+// trace never saw. A heap page below the new break with no known version may
+// have been made by that call or may predate the trace; say so.
+std::string UnknownBreakNote(const index::TraceIndex& idx, uint32_t p, uint64_t addr) {
+  const index::Process& proc = idx.process(p);
+  if (!proc.unknown_break_event.valid()) return "";
+  const index::CallEvent& ev = idx.event(proc.unknown_break_event);
+  const uint64_t brk = static_cast<uint64_t>(ev.ret);
+  if (addr >= brk) return "";
+  // The heap is contiguous up to the break, above the executable: nothing
+  // known may lie between addr and the break, and something (the
+  // executable's image) must lie below addr.
+  auto above = proc.live.upper_bound(addr);
+  if (above != proc.live.end() && above->first < brk) return "";
+  if (above == proc.live.begin()) return "";
+  return absl::StrCat("if this is a heap page: brk at ", FormatTime(ev.time), " set the break to ",
+                      Hex(static_cast<uint64_t>(ev.ret)),
+                      " from a value the trace never saw (attached without -d), so it may have "
+                      "been created by that call or before the trace; record with "
+                      "`perf trace record -d ...` to know");
+}
+
 Json RangeJson(uint64_t start, uint64_t end) {
   Json j;
   j["start"] = Hex(start);
@@ -60,6 +82,10 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
     } else {
       j["region"] = nullptr;
       j["origin"] = nullptr;
+      if (a.process) {
+        std::string note = UnknownBreakNote(idx, *a.process, a.address);
+        if (!note.empty()) j["note"] = note;
+      }
     }
     Json hist = Json::array();
     if (a.process) {
@@ -115,6 +141,8 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
                                                   "attach-mode recording and no event touched it)"
                                                 : "",
                       "\n");
+      std::string note = UnknownBreakNote(idx, *a.process, a.address);
+      if (!note.empty()) absl::StrAppend(&out, "  note: ", note, "\n");
     } else {
       const index::Version& v = idx.version(a.version);
       std::string_view path = idx.strings().Get(v.attrs.path);
