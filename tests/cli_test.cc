@@ -1,6 +1,7 @@
 // The pageblame binary as users run it: bad input gets one line that says
 // what is wrong and what to do, and a non-zero exit, never a crash; good
 // input gives the contract's JSON.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -156,6 +157,30 @@ TEST(CliTest, QueryAtATimeBeforeAMunmapStillFindsThePage) {
   nlohmann::json a0 = nlohmann::json::parse(q0.out);
   ASSERT_EQ(a0.size(), 1u);
   EXPECT_TRUE(a0[0]["origin"].is_null() || a0[0]["origin"]["time"] != created);
+}
+
+TEST(CliTest, BuildIdCacheFindsTheProgramWhenItsRecordedPathDoesNot) {
+  // --symfs to an empty directory hides every recorded path (perf's meaning);
+  // the shipped build-id cache must still find traces/bin/rules by build id.
+  std::string empty = ::testing::TempDir() + "/pageblame-empty-symfs";
+  mkdir(empty.c_str(), 0755);
+  std::string common = " --json -i " + TracePath("rules-trace.data") + " --symfs " + empty;
+  CliRun without = Pageblame("maps" + common + " --buildid-dir " + empty);  // not ~/.debug
+  CliRun with = Pageblame("maps" + common + " --buildid-dir " + SourceDir() + "/traces/buildid-cache");
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  auto count_program_symbols = [](const std::string& out) {
+    int n = 0;
+    for (const auto& row : nlohmann::json::parse(out)) {
+      if (row["origin"].is_null()) continue;
+      for (const auto& f : row["origin"]["stack"]) {
+        n += f["symbol"].is_string() && f["symbol"] == "main";
+      }
+    }
+    return n;
+  };
+  EXPECT_EQ(count_program_symbols(without.out), 0);
+  EXPECT_GT(count_program_symbols(with.out), 20);
 }
 
 }  // namespace
