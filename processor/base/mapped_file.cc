@@ -68,4 +68,13 @@ void MappedFile::AdviseSequential(size_t offset, size_t length) const {
   ::madvise(const_cast<uint8_t*>(data_) + start, length + (offset - start), MADV_SEQUENTIAL);
 }
 
+void MappedFile::Release(size_t offset, size_t length) const {
+  if (data_ == nullptr || offset >= size_) return;
+  if (length > size_ - offset) length = size_ - offset;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t start = (offset + page - 1) / page * page;  // whole pages inside the range only
+  size_t end = (offset + length) / page * page;
+  if (start < end) ::madvise(const_cast<uint8_t*>(data_) + start, end - start, MADV_DONTNEED);
+}
+
 }  // namespace pageblame

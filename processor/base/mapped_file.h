@@ -38,6 +38,12 @@ class MappedFile {
   // (madvise MADV_SEQUENTIAL: bigger readahead, pages dropped sooner).
   // A hint only; out-of-range parts are clipped.
   void AdviseSequential(size_t offset, size_t length) const;
+  // Drops [offset, offset+length) from this process's resident set
+  // (MADV_DONTNEED). The pages stay in the page cache, and reading them again
+  // faults them back in unchanged (the mapping is read-only). Lets a reader
+  // that goes through the file once keep its RSS flat instead of growing to
+  // the file's size.
+  void Release(size_t offset, size_t length) const;
 
  private:
   MappedFile(std::string path, const uint8_t* data, size_t size)

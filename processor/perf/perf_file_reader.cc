@@ -178,6 +178,12 @@ absl::Status PerfFileReader::ReadFeatures(const uint64_t (&bitmap)[4], uint64_t 
 
 absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
   const uint8_t* base = file_->bytes().data();
+  // Records are read once and are valid only until the next call: give the
+  // pages behind us back, so RSS stays flat however large the file is.
+  if (pos_ - released_ >= kReleaseChunk) {
+    file_->Release(released_, pos_ - released_);
+    released_ = pos_;
+  }
   while (pos_ < data_end_) {
     const size_t left = data_end_ - pos_;
     if (left < format::kEventHeaderSize) {

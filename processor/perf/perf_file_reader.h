@@ -52,6 +52,8 @@ class PerfFileReader : public PerfReader {
   size_t data_begin_ = 0;  // [data_begin_, data_end_): the data section
   size_t data_end_ = 0;
   size_t pos_ = 0;  // next record's file offset
+  static constexpr size_t kReleaseChunk = 32 << 20;
+  size_t released_ = 0;  // file pages before this were given back (MADV_DONTNEED)
 };
 
 }  // namespace pageblame::perf

@@ -26,7 +26,7 @@ class EventSorter {
 
   explicit EventSorter(std::function<void(const TraceEvent&)> sink) : sink_(std::move(sink)) {}
 
-  void Push(TraceEvent e);
+  void Push(const TraceEvent& e);
   void FinishedRound();
   void FlushAll();
   // Events delivered with a time older than an event already delivered.
@@ -35,8 +35,12 @@ class EventSorter {
  private:
   void FlushUpTo(uint64_t limit);
   std::function<void(const TraceEvent&)> sink_;
+  struct Key {
+    uint64_t time;
+    uint32_t index;  // into buffer_, which is in push (file) order
+  };
   std::vector<TraceEvent> buffer_;
-  uint64_t seq_ = 0;
+  std::vector<Key> keys_;
   uint64_t max_time_ = 0;     // largest time pushed so far
   uint64_t next_flush_ = 0;   // largest time as of the previous round
   bool have_round_ = false;

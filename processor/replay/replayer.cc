@@ -104,9 +104,6 @@ void Replayer::Apply(const TraceEvent& e) {
     case TraceEvent::Kind::kLost:
       OnLost(e);
       break;
-    case TraceEvent::Kind::kTwin:
-      pairer_.Twin(e);
-      break;
   }
   if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, e.time);
 }
@@ -213,7 +210,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
     index::CallEvent ce;
     ce.time = t;
     ce.first_time = call.first_time;
-    ce.last_time = std::max(call.last_time, t);
+    ce.last_time = std::max(t, exit.twin_time);
     ce.pid = exit.pid;
     ce.tid = exit.tid;
     ce.syscall = in.syscall;

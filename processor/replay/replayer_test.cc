@@ -296,27 +296,28 @@ TEST_F(ReplayerTest, UnmatchedExitAndLostExitAreCounted) {
   EXPECT_EQ(idx_.stats().pending_at_end, 1u);
 }
 
-TEST_F(ReplayerTest, RawTwinsWidenTheCallsSampleSpanButAreNotReplayedTwice) {
-  auto ev = [&](TraceEvent::Kind kind, uint64_t t, bool flag, int64_t ret) {
+TEST_F(ReplayerTest, TwinTimesWidenTheCallsSampleSpan) {
+  auto ev = [&](TraceEvent::Kind kind, uint64_t t, uint64_t twin, int64_t ret) {
     TraceEvent e;
     e.kind = kind;
     e.time = t;
+    e.twin_time = twin;
     e.pid = e.tid = 1;
-    e.flag = flag;
     e.ret = ret;
     e.a[1] = P;
     e.a[3] = kAnon;
     replayer_.Apply(e);
   };
-  ev(TraceEvent::Kind::kTwin, 100, false, 0);   // raw_syscalls:sys_enter
-  ev(TraceEvent::Kind::kEnter, 106, false, 0);  // syscalls:sys_enter_mmap
-  ev(TraceEvent::Kind::kTwin, 131, true, 0x10000);  // raw_syscalls:sys_exit
-  ev(TraceEvent::Kind::kExit, 135, false, 0x10000);
+  ev(TraceEvent::Kind::kEnter, 106, 100, 0);       // raw enter at 100, syscalls enter at 106
+  ev(TraceEvent::Kind::kExit, 135, 131, 0x10000);  // raw exit at 131, syscalls exit at 135
+  ev(TraceEvent::Kind::kEnter, 206, 0, 0);         // perf record -e syscalls:*: no twins
+  ev(TraceEvent::Kind::kExit, 235, 0, 0x20000);
   Done();
-  ASSERT_EQ(idx_.num_events(), 1u);
+  ASSERT_EQ(idx_.num_events(), 2u);
   EXPECT_EQ(idx_.event(EventId(0)).first_time, 100u);
   EXPECT_EQ(idx_.event(EventId(0)).last_time, 135u);
-  EXPECT_EQ(idx_.stats().calls, 1u);
+  EXPECT_EQ(idx_.event(EventId(1)).first_time, 206u);
+  EXPECT_EQ(idx_.event(EventId(1)).last_time, 235u);
 }
 
 }  // namespace

@@ -32,19 +32,12 @@ class SyscallPairer {
   const Pending* Exit(const TraceEvent& e);
   // The call thread `tid` is inside, or null.
   Pending* InCall(uint32_t tid);
-  // A raw_syscalls twin sample: an enter comes just before the call's own
-  // enter (remembered until it arrives); an exit lands inside the call.
-  void Twin(const TraceEvent& e);
-  void Forget(uint32_t tid) {
-    pending_.erase(tid);
-    twin_enter_.erase(tid);
-  }
+  void Forget(uint32_t tid) { pending_.erase(tid); }
   size_t pending() const { return pending_.size(); }
 
  private:
   absl::flat_hash_map<uint32_t, Pending> pending_;
-  // tid -> the last raw twin enter, waiting for its call's own enter.
-  absl::flat_hash_map<uint32_t, TraceEvent> twin_enter_;
+
   Pending last_;
 };
 

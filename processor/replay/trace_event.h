@@ -21,10 +21,11 @@ struct TraceEvent {
     kMmap,    // MMAP/MMAP2: a[0] start, a[1] len, a[2] pgoff, a[3] prot, a[4] flags,
               // a[5] = 1 if prot/flags are known (MMAP2); str = filename; str2 = build id
     kLost,    // a[0] = count; flag = LOST_SAMPLES
-    kTwin,    // raw_syscalls twin of a syscalls:* enter (flag=false) or exit (flag=true)
   };
   uint64_t time = 0;
-  uint64_t seq = 0;  // file order, breaks ties like perf's ordered_events
+  // kEnter/kExit: the time of the call's raw_syscalls twin (the raw enter just
+  // before an enter, the raw exit just before an exit), 0 if none.
+  uint64_t twin_time = 0;
   Kind kind = Kind::kEnter;
   decode::Syscall syscall = decode::Syscall::kMmap;
   bool flag = false;

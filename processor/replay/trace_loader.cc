@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
@@ -55,6 +56,12 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   perf::Sample sample;
   decode::DecodedSyscall dsc;
   std::vector<uint64_t> frames;
+  struct Twin {
+    uint64_t time;
+    decode::Syscall syscall;
+    bool exit;
+  };
+  absl::flat_hash_map<uint32_t, Twin> twins;  // tid -> its last raw twin sample
   const uint64_t total = info.data_size;
   uint64_t next_progress = 64 << 20;
   const bool progress = options.progress && isatty(STDERR_FILENO);
@@ -86,14 +93,27 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         }
         if (!decoder.Decode(sample, &dsc)) continue;
         ++st.memory_samples;
+        const bool is_exit = dsc.phase == decode::DecodedSyscall::Phase::kExit;
+        if (dsc.twin) {
+          // The kernel fires raw_syscalls:sys_enter/exit right before
+          // syscalls:sys_enter_X/exit_X, on the same CPU, so the twin is the
+          // thread's previous memory sample in file order. Keep only its
+          // time, attached to the call's own sample: twins never need sorting.
+          twins[sample.tid] = Twin{sample.time, dsc.syscall, is_exit};
+          continue;
+        }
         e.time = sample.time;
         e.pid = sample.pid;
         e.tid = sample.tid;
         e.syscall = dsc.syscall;
-        if (dsc.twin) {
-          e.kind = TraceEvent::Kind::kTwin;
-          e.flag = dsc.phase == decode::DecodedSyscall::Phase::kExit;
-        } else if (dsc.phase == decode::DecodedSyscall::Phase::kEnter) {
+        if (auto t = twins.find(sample.tid); t != twins.end()) {
+          const Twin& tw = t->second;
+          if (tw.syscall == dsc.syscall && tw.exit == is_exit && tw.time <= sample.time) {
+            e.twin_time = tw.time;
+          }
+          twins.erase(t);
+        }
+        if (!is_exit) {
           e.kind = TraceEvent::Kind::kEnter;
           std::copy(std::begin(dsc.args), std::end(dsc.args), e.a);
           decode::UserFrames(sample.callchain, &frames);
