@@ -17,6 +17,9 @@ constexpr char kUsage[] =
     "  maps   -i TRACE [--pid PID] [--at T] [--json]    the address space, with origins\n"
     "  query  -i TRACE [--pid PID] [--at T] [--history] [--json] ADDR...\n"
     "                                                   who created the page at ADDR\n"
+    "  diff   ADDRESS_TABLE RUNTIME_TABLE [--json]      bytes one region table has and the other not\n"
+    "  attribute -i TRACE (--regions FILE | --address A --maddress M) [--pid PID] [--at T]\n"
+    "         [--format text|json|folded]               which stacks created those regions\n"
     "\n"
     "Record a trace with:\n"
     "  perf trace record --call-graph fp -p PID \\\n"
@@ -43,6 +46,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(argv + 2, argv + argc);
   if (cmd == "maps") return pageblame::cli::RunMaps(rest);
   if (cmd == "query") return pageblame::cli::RunQuery(rest);
+  if (cmd == "diff") return pageblame::cli::RunDiff(rest);
+  if (cmd == "attribute") return pageblame::cli::RunAttribute(rest);
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     std::fputs(kUsage, stdout);
     return 0;

@@ -1,0 +1,110 @@
+#include <cstdio>
+
+#include "processor/cli/commands.h"
+#include "processor/cli/trace_options.h"
+#include "processor/regions/page_diff.h"
+#include "processor/regions/region_table_reader.h"
+#include "processor/report/attribute_render.h"
+#include "processor/report/attribute_report.h"
+#include "processor/report/folded_stacks.h"
+
+namespace pageblame::cli {
+
+static constexpr char kAttributeHelp[] =
+    "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M)\n"
+    "                           [--pid PID] [--at T] [--format text|json|folded] [-v]\n"
+    "                           [--symfs DIR] [--perf-map-dir DIR]\n"
+    "For each region, which call stacks created its bytes in process PID at time T\n"
+    "(perf script seconds, or 'end', the default), which bytes existed before the\n"
+    "trace and which were not mapped; then the stacks ranked by bytes.\n"
+    "  --regions FILE       any region table pageblame diff reads (WinDbg !address,\n"
+    "                       SOS maddress, page-diff result, pmap -X/-XX, /proc maps or\n"
+    "                       smaps, address/range list); free rows are left out\n"
+    "  --address A --maddress M\n"
+    "                       the unaccounted pieces of 'pageblame diff A M'\n"
+    "  --format folded      flame-graph input (flamegraph.pl, inferno, speedscope),\n"
+    "                       bytes as the count; --json is --format json\n"
+    "  --pid PID            needed when several traced processes have these bytes\n";
+
+namespace {
+
+int Usage(const std::string& what) {
+  std::fprintf(stderr, "pageblame attribute: %s\n%s", what.c_str(), kAttributeHelp);
+  return 2;
+}
+
+// The regions to attribute, from --regions or --address/--maddress; exit
+// code in *rc on failure.
+std::optional<std::vector<regions::Region>> ReadRegions(const Args& args, int* rc) {
+  auto table = args.Value("--regions");
+  auto address = args.Value("--address");
+  auto maddress = args.Value("--maddress");
+  if (table && (address || maddress)) {
+    *rc = Usage("give either --regions or --address/--maddress, not both");
+    return std::nullopt;
+  }
+  if (table) {
+    auto t = regions::RegionTableReader::DetectAndParse(*table);
+    if (!t.ok()) return *rc = ReportTableError(t.status()), std::nullopt;
+    PrintSkipped(*t, *table);
+    // Free rows (WinDbg lists the gaps) are no memory: leave them out.
+    std::vector<regions::Region> out;
+    for (const regions::Region& r : t->regions) {
+      if (t->IsClaimed(r)) out.push_back(r);
+    }
+    return out;
+  }
+  if (!address || !maddress) {
+    *rc = Usage(address || maddress ? "--address and --maddress go together"
+                                    : "no regions: give --regions FILE or --address A --maddress M");
+    return std::nullopt;
+  }
+  auto a = regions::RegionTableReader::DetectAndParse(*address);
+  if (!a.ok()) return *rc = ReportTableError(a.status()), std::nullopt;
+  auto m = regions::RegionTableReader::DetectAndParse(*maddress);
+  if (!m.ok()) return *rc = ReportTableError(m.status()), std::nullopt;
+  PrintSkipped(*a, *address);
+  PrintSkipped(*m, *maddress);
+  return regions::Diff(*a, *m).unaccounted.pieces;
+}
+
+}  // namespace
+
+int RunAttribute(const std::vector<std::string>& argv) {
+  for (const std::string& a : argv) {
+    if (a == "-h" || a == "--help") return std::fputs(kAttributeHelp, stdout), 0;
+  }
+  std::set<std::string> values = kTraceValueFlags;
+  values.insert({"--regions", "--address", "--maddress", "--format"});
+  auto args = Args::Parse(argv, kTraceAliases, values, kTraceBoolFlags);
+  if (!args.ok()) return Usage(std::string(args.status().message()));
+  if (!args->positional().empty()) return Usage("unexpected argument '" + args->positional()[0] + "'");
+  std::string format = args->Value("--format").value_or(args->Has("--json") ? "json" : "text");
+  if (format != "text" && format != "json" && format != "folded") {
+    return Usage("bad --format '" + format + "': expected text, json or folded");
+  }
+  if (args->Has("--json") && format != "json") return Usage("--json contradicts --format " + format);
+  auto sel = ParseSelection(*args);
+  if (!sel.ok()) return ReportError(sel.status());
+  int rc = 0;
+  std::optional<std::vector<regions::Region>> regions = ReadRegions(*args, &rc);
+  if (!regions) return rc;
+  auto trace = LoadFromArgs(*args);
+  if (!trace.ok()) return ReportError(trace.status());
+
+  report::AttributeOptions o;
+  o.pid = sel->pid;
+  o.at = sel->at;
+  auto a = report::Attribute((*trace)->index(), *regions, o);
+  if (!a.ok()) return ReportError(a.status());
+  if (format == "json") {
+    std::printf("%s\n", report::AttributeJson(**trace, *a).dump(1).c_str());
+  } else if (format == "folded") {
+    std::fputs(report::FoldedStacks(**trace, *a).c_str(), stdout);
+  } else {
+    std::fputs(report::AttributeText(**trace, *a).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace pageblame::cli

@@ -1,0 +1,240 @@
+#include "processor/report/attribute_report.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "processor/base/status_macros.h"
+#include "processor/regions/range_set.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::report {
+namespace {
+
+// The address space of one process at one time: its alive versions, sorted
+// by start and disjoint (checked), with overlap queries by binary search.
+class AliveVersions {
+ public:
+  static absl::StatusOr<AliveVersions> Make(const index::TraceIndex& idx, uint32_t p, uint64_t at) {
+    AliveVersions a(idx);
+    a.versions_ = idx.RegionsAt(p, at);
+    for (size_t i = 1; i < a.versions_.size(); ++i) {
+      const index::Version& prev = idx.version(a.versions_[i - 1]);
+      const index::Version& cur = idx.version(a.versions_[i]);
+      if (cur.start < prev.end) {
+        return absl::InternalError(absl::StrCat(
+            "the index has overlapping live regions in pid ", idx.process(p).pid, " at ",
+            FormatTime(at), ": ", Hex(prev.start), "-", Hex(prev.end), " and ", Hex(cur.start), "-",
+            Hex(cur.end)));
+      }
+    }
+    return a;
+  }
+
+  // Calls fn(version, s, e) for each alive version overlapping [start, end),
+  // in address order, with [s, e) the overlap.
+  template <typename Fn>
+  void ForEachOverlap(uint64_t start, uint64_t end, Fn fn) const {
+    auto it = std::partition_point(versions_.begin(), versions_.end(),
+                                   [&](VersionId v) { return idx_.version(v).end <= start; });
+    for (; it != versions_.end(); ++it) {
+      const index::Version& v = idx_.version(*it);
+      if (v.start >= end) break;
+      fn(v, std::max(v.start, start), std::min(v.end, end));
+    }
+  }
+
+  uint64_t MappedBytes(absl::Span<const regions::Region> regions) const {
+    uint64_t n = 0;
+    for (const regions::Region& r : regions) {
+      ForEachOverlap(r.start, r.end, [&](const index::Version&, uint64_t s, uint64_t e) { n += e - s; });
+    }
+    return n;
+  }
+
+ private:
+  explicit AliveVersions(const index::TraceIndex& idx) : idx_(idx) {}
+  const index::TraceIndex& idx_;
+  std::vector<VersionId> versions_;
+};
+
+bool AliveAt(const index::Process& p, uint64_t at) {
+  return p.t_start <= at && (at < p.t_exit || p.t_exit == index::kLive);
+}
+
+std::string Describe(const index::TraceIndex& idx, uint32_t p, uint64_t mapped) {
+  const index::Process& proc = idx.process(p);
+  return absl::StrCat("pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ", ",
+                      HumanBytes(mapped), " mapped)");
+}
+
+// Every byte any version of `p` covered at some time up to `at`.
+regions::RangeSet EverMapped(const index::TraceIndex& idx, uint32_t p, uint64_t at) {
+  regions::RangeSet out;
+  for (uint32_t i = 0; i < idx.num_versions(); ++i) {
+    const index::Version& v = idx.version(VersionId(i));
+    if (v.process == p && v.t_from <= at) out.Add(v.start, v.end);
+  }
+  return out;
+}
+
+bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
+  return std::make_tuple(idx.event(a).time, a.value()) < std::make_tuple(idx.event(b).time, b.value());
+}
+
+}  // namespace
+
+uint64_t RegionAttribution::created_bytes() const {
+  uint64_t n = 0;
+  for (const CallBytes& c : calls) n += c.bytes;
+  return n;
+}
+
+absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
+                                       absl::Span<const regions::Region> regions,
+                                       const AttributeOptions& o) {
+  if (idx.num_processes() == 0) return absl::InvalidArgumentError("the trace has no processes");
+  std::vector<uint32_t> all;
+  for (uint32_t p = 0; p < idx.num_processes(); ++p) all.push_back(p);
+  auto pid_list = [&] {
+    std::vector<uint32_t> pids;
+    for (uint32_t p : all) pids.push_back(idx.process(p).pid);
+    std::sort(pids.begin(), pids.end());
+    pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+    return absl::StrJoin(pids, ", ");
+  };
+  auto mapped = [&](uint32_t p) -> absl::StatusOr<uint64_t> {
+    ASSIGN_OR_RETURN(AliveVersions a, AliveVersions::Make(idx, p, o.at));
+    return a.MappedBytes(regions);
+  };
+
+  if (o.pid) {
+    std::vector<uint32_t> gens = idx.ProcessesWithPid(*o.pid);
+    if (gens.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("no process with pid ", *o.pid, " in the trace (its pids: ", pid_list(), ")"));
+    }
+    if (gens.size() == 1) return gens[0];
+    // A reused pid: the entry that has the bytes, alive at `at`, newest.
+    uint32_t best = gens[0];
+    std::tuple<bool, bool, uint64_t, uint32_t> best_key{false, false, 0, 0};
+    for (uint32_t p : gens) {
+      ASSIGN_OR_RETURN(uint64_t m, mapped(p));
+      auto key = std::make_tuple(m > 0, AliveAt(idx.process(p), o.at), idx.process(p).t_start, p);
+      if (p == gens[0] || key > best_key) best = p, best_key = key;
+    }
+    return best;
+  }
+  if (all.size() == 1) return all[0];
+  uint64_t total = 0;
+  for (const regions::Region& r : regions) total += r.end > r.start ? r.end - r.start : 0;
+  if (total == 0) return all[0];  // nothing to attribute (an empty diff): any process answers
+
+  std::vector<std::pair<uint32_t, uint64_t>> having;
+  for (uint32_t p : all) {
+    ASSIGN_OR_RETURN(uint64_t m, mapped(p));
+    if (m > 0) having.push_back({p, m});
+  }
+  if (having.size() == 1) return having[0].first;
+  if (having.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "none of the ", all.size(), " traced processes (pids ", pid_list(),
+        ") had any of these bytes mapped at ", FormatTime(o.at),
+        "; choose one with --pid to see them all as not mapped"));
+  }
+  std::vector<std::string> names;
+  for (const auto& [p, m] : having) names.push_back(Describe(idx, p, m));
+  return absl::InvalidArgumentError(absl::StrCat(having.size(), " traced processes had these bytes mapped at ",
+                                                 FormatTime(o.at), ": ", absl::StrJoin(names, ", "),
+                                                 "; choose one with --pid"));
+}
+
+absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
+                                      absl::Span<const regions::Region> regions,
+                                      const AttributeOptions& o) {
+  Attribution out;
+  ASSIGN_OR_RETURN(out.process, ChooseProcess(idx, regions, o));
+  out.at = o.at;
+  ASSIGN_OR_RETURN(AliveVersions alive, AliveVersions::Make(idx, out.process, o.at));
+  std::optional<regions::RangeSet> ever;  // built on the first unmapped byte
+
+  absl::flat_hash_map<StackId, size_t> stack_slot;  // -> index in out.stacks
+  std::vector<size_t> stack_last_region;           // per slot: last region counted
+  absl::flat_hash_set<EventId> calls_seen;
+
+  for (size_t ri = 0; ri < regions.size(); ++ri) {
+    const regions::Region& r = regions[ri];
+    RegionAttribution ra;
+    ra.region = r;
+    absl::flat_hash_map<EventId, uint64_t> by_call;
+    std::vector<std::pair<uint64_t, uint64_t>> gaps;
+    uint64_t cursor = r.start;
+    alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
+      if (s > cursor) gaps.push_back({cursor, s});
+      cursor = e;
+      if (v.origin.valid()) {
+        by_call[v.origin] += e - s;
+      } else {
+        ra.before_trace_bytes += e - s;
+      }
+    });
+    if (r.end > cursor) gaps.push_back({cursor, r.end});
+    for (const auto& [s, e] : gaps) {
+      ra.unmapped_bytes += e - s;
+      if (!ever) ever = EverMapped(idx, out.process, o.at);
+      for (const auto& [gs, ge] : ever->Gaps(s, e)) ra.never_seen_bytes += ge - gs;
+    }
+    for (const auto& [ev, bytes] : by_call) ra.calls.push_back({ev, bytes});
+    std::sort(ra.calls.begin(), ra.calls.end(), [&](const CallBytes& a, const CallBytes& b) {
+      if (a.bytes != b.bytes) return a.bytes > b.bytes;
+      return EarlierCall(idx, a.origin, b.origin);
+    });
+    uint64_t size = r.end > r.start ? r.end - r.start : 0;
+    if (ra.created_bytes() + ra.before_trace_bytes + ra.unmapped_bytes != size) {
+      return absl::InternalError(absl::StrCat("attribution of ", Hex(r.start), "-", Hex(r.end),
+                                              " does not add up: ", ra.created_bytes(), " + ",
+                                              ra.before_trace_bytes, " + ", ra.unmapped_bytes,
+                                              " != ", size));
+    }
+
+    for (const CallBytes& c : ra.calls) {
+      StackId stack = idx.event(c.origin).stack;
+      auto [it, inserted] = stack_slot.try_emplace(stack, out.stacks.size());
+      if (inserted) {
+        out.stacks.push_back(StackTotal{stack, c.origin});
+        stack_last_region.push_back(SIZE_MAX);
+      }
+      StackTotal& st = out.stacks[it->second];
+      st.bytes += c.bytes;
+      if (stack_last_region[it->second] != ri) {
+        stack_last_region[it->second] = ri;
+        ++st.regions;
+      }
+      if (calls_seen.insert(c.origin).second) ++st.calls;
+      if (EarlierCall(idx, c.origin, st.first_call)) st.first_call = c.origin;
+    }
+    out.bytes += size;
+    out.created_bytes += ra.created_bytes();
+    out.before_trace_bytes += ra.before_trace_bytes;
+    out.unmapped_bytes += ra.unmapped_bytes;
+    out.regions.push_back(std::move(ra));
+  }
+
+  std::sort(out.stacks.begin(), out.stacks.end(), [&](const StackTotal& a, const StackTotal& b) {
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    if (a.first_call != b.first_call) return EarlierCall(idx, a.first_call, b.first_call);
+    return a.stack < b.stack;
+  });
+  uint64_t stack_sum = 0;
+  for (const StackTotal& st : out.stacks) stack_sum += st.bytes;
+  if (stack_sum != out.created_bytes) {
+    return absl::InternalError(absl::StrCat("stack totals (", stack_sum,
+                                            ") differ from the created bytes (", out.created_bytes, ")"));
+  }
+  return out;
+}
+
+}  // namespace pageblame::report

@@ -1,0 +1,102 @@
+// `pageblame attribute`: for each region of a list (a diff result, a pmap or
+// /proc maps table, a WinDbg !address table), which creating calls made its
+// bytes, as the trace saw one process at one time.
+//
+//   AttributeOptions o;             // o.pid = 6640; o.at = index::kLive;
+//   ASSIGN_OR_RETURN(Attribution a, Attribute(trace.index(), table.regions, o));
+//   for (const RegionAttribution& r : a.regions) {
+//     // r.created_bytes() + r.before_trace_bytes + r.unmapped_bytes == r.region.size()
+//   }
+//   a.stacks[0];                    // the unique call stack that made the most bytes
+//
+// Each byte of a region goes to exactly one of:
+//   - the creating call (Version::origin) of the version of the process that
+//     is alive at `at` and covers it;
+//   - before_trace: covered by an alive version with no creating event;
+//   - unmapped: no alive version covers it (the trace says nothing was mapped
+//     there at `at`, or, for pages the trace never saw at all, does not know:
+//     see RegionAttribution::never_seen_bytes).
+// The versions of one process alive at one time never overlap (they are its
+// address space at that time), so the split is exact; Attribute() checks the
+// sum for every region and fails with an internal error if it is ever off.
+//
+// Regions are attributed independently and kept in the given order; if they
+// overlap, the shared bytes count in each (the per-stack totals add region
+// bytes). Cost: one RegionsAt() per candidate process, O(log n + k) per region.
+#ifndef PAGEBLAME_REPORT_ATTRIBUTE_REPORT_H_
+#define PAGEBLAME_REPORT_ATTRIBUTE_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "processor/index/trace_index.h"
+#include "processor/regions/region.h"
+
+namespace pageblame::report {
+
+struct AttributeOptions {
+  // Which process. Without it: the only process of the trace, else the only
+  // one that had any of the regions' bytes mapped at `at`, else an error that
+  // lists the candidates (an empty region list needs no choice: the first
+  // process). With several entries for the pid (pid reuse), the one
+  // with bytes mapped, preferring the one alive at `at`, then the newest.
+  std::optional<uint32_t> pid;
+  uint64_t at = index::kLive;
+};
+
+// Bytes of one region made by one creating call.
+struct CallBytes {
+  EventId origin;
+  uint64_t bytes = 0;
+};
+
+struct RegionAttribution {
+  regions::Region region;
+  std::vector<CallBytes> calls;  // bytes descending, then call time, then event id
+  uint64_t before_trace_bytes = 0;
+  uint64_t unmapped_bytes = 0;
+  // The part of unmapped_bytes that no version of the process covered at any
+  // time up to `at`: the trace never saw these pages, so they may also have
+  // been made by the kernel at exec or (attach mode) before the trace.
+  uint64_t never_seen_bytes = 0;
+
+  uint64_t created_bytes() const;
+};
+
+// One unique call stack (StackId) over all regions.
+struct StackTotal {
+  StackId stack;
+  EventId first_call;  // its earliest creating call: the stack's representative
+  uint64_t bytes = 0;
+  uint32_t regions = 0;  // regions it made bytes of
+  uint32_t calls = 0;    // distinct creating calls with this stack
+};
+
+struct Attribution {
+  uint32_t process = 0;  // index::TraceIndex process entry
+  uint64_t at = index::kLive;
+  std::vector<RegionAttribution> regions;  // in the order given
+  // Bytes descending, then first call time, then stack id.
+  std::vector<StackTotal> stacks;
+  uint64_t bytes = 0;  // sum of region sizes
+  uint64_t created_bytes = 0;
+  uint64_t before_trace_bytes = 0;
+  uint64_t unmapped_bytes = 0;
+};
+
+absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
+                                      absl::Span<const regions::Region> regions,
+                                      const AttributeOptions& options);
+
+// The process entry Attribute() uses (see AttributeOptions::pid). Errors are
+// InvalidArgument and name the candidate pids.
+absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
+                                       absl::Span<const regions::Region> regions,
+                                       const AttributeOptions& options);
+
+}  // namespace pageblame::report
+
+#endif  // PAGEBLAME_REPORT_ATTRIBUTE_REPORT_H_

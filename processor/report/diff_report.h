@@ -1,0 +1,36 @@
+// `pageblame diff`: a page diff (regions::Diff) as the CLI contract's JSON
+// and as text, plus the one-line notes about rows the parsers skipped.
+//
+//   DiffResult d = regions::Diff(address_table, runtime_table);
+//   Json j = DiffJson(d);
+//   // {"unaccounted": {"bytes": N, "pieces": [{"start","end","bytes","type","state",
+//   //                                          "protect","usage"}]},
+//   //  "runtime_only": {"bytes": N, "pieces": [...]}}
+//   std::string t = DiffText(d, "windbg-address.output", "sos-maddress.output");
+//
+// Pieces keep Diff's order (bytes descending, then start). A column the
+// source table does not have (maps has no type/state) is null in JSON.
+#ifndef PAGEBLAME_REPORT_DIFF_REPORT_H_
+#define PAGEBLAME_REPORT_DIFF_REPORT_H_
+
+#include <string>
+
+#include "processor/regions/page_diff.h"
+#include "processor/regions/region.h"
+#include "processor/report/origin_renderer.h"
+
+namespace pageblame::report {
+
+Json DiffJson(const regions::DiffResult& d);
+// Totals, a table of each direction's pieces, then the seed's start-address
+// match totals with a line on why they differ.
+std::string DiffText(const regions::DiffResult& d, const std::string& address_name,
+                     const std::string& runtime_name);
+// "NAME: 227 lines skipped (first: line 3: why)" or "" if nothing was skipped.
+std::string SkippedNote(const regions::RegionTable& t, const std::string& name);
+// 658571264 -> "658,571,264".
+std::string GroupedNumber(uint64_t n);
+
+}  // namespace pageblame::report
+
+#endif  // PAGEBLAME_REPORT_DIFF_REPORT_H_

@@ -1,0 +1,116 @@
+// The diff report on the real peer samples (processor/regions/testdata/, the
+// same .NET process seen by WinDbg !address and SOS !maddress): the JSON
+// follows the CLI contract and carries exactly regions::Diff's numbers.
+#include "processor/report/diff_report.h"
+
+#include <set>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "processor/regions/region_table_reader.h"
+
+namespace pageblame::report {
+namespace {
+
+using ::testing::HasSubstr;
+
+regions::RegionTable Sample(const std::string& name) {
+  auto t = regions::RegionTableReader::DetectAndParse(std::string(PAGEBLAME_SOURCE_DIR) +
+                                                      "/processor/regions/testdata/" + name);
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok()) std::abort();
+  return *t;
+}
+
+uint64_t ParseHex(const Json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
+
+void ExpectListMatches(const Json& j, const regions::DiffList& list) {
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.size(), 2u);
+  EXPECT_EQ(j["bytes"].get<uint64_t>(), list.bytes);
+  ASSERT_EQ(j["pieces"].size(), list.pieces.size());
+  uint64_t sum = 0;
+  for (size_t i = 0; i < list.pieces.size(); ++i) {
+    const Json& p = j["pieces"][i];
+    std::set<std::string> keys;
+    for (const auto& [k, v] : p.items()) keys.insert(k);
+    EXPECT_EQ(keys, (std::set<std::string>{"start", "end", "bytes", "type", "state", "protect", "usage"}));
+    EXPECT_EQ(ParseHex(p["start"]), list.pieces[i].start);
+    EXPECT_EQ(ParseHex(p["end"]), list.pieces[i].end);
+    EXPECT_EQ(p["bytes"].get<uint64_t>(), ParseHex(p["end"]) - ParseHex(p["start"]));
+    EXPECT_EQ(p["state"], list.pieces[i].state);
+    sum += p["bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(sum, list.bytes);
+}
+
+TEST(DiffReportTest, JsonCarriesDiffsNumbersOnThePeerSamples) {
+  regions::RegionTable a = Sample("windbg-address.output");
+  regions::RegionTable m = Sample("sos-maddress.output");
+  regions::DiffResult d = regions::Diff(a, m);
+  ASSERT_GT(d.unaccounted.bytes, 0u);
+  ASSERT_GT(d.runtime_only.bytes, 0u);
+  Json j = DiffJson(d);
+  EXPECT_EQ(j.size(), 2u);
+  ExpectListMatches(j["unaccounted"], d.unaccounted);
+  ExpectListMatches(j["runtime_only"], d.runtime_only);
+  // Pieces of the WinDbg table keep its columns.
+  EXPECT_EQ(j["unaccounted"]["pieces"][0]["type"], "MEM_PRIVATE");
+  EXPECT_EQ(j["unaccounted"]["pieces"][0]["state"], "MEM_COMMIT");
+}
+
+TEST(DiffReportTest, TextHasBothTotalsAndTheSeedsNumber) {
+  regions::DiffResult d = regions::Diff(Sample("windbg-address.output"), Sample("sos-maddress.output"));
+  std::string t = DiffText(d, "A.txt", "M.txt");
+  EXPECT_THAT(t, HasSubstr("unaccounted: " + GroupedNumber(d.unaccounted.bytes) + " bytes"));
+  EXPECT_THAT(t, HasSubstr("runtime only: " + GroupedNumber(d.runtime_only.bytes) + " bytes"));
+  EXPECT_THAT(t, HasSubstr(GroupedNumber(d.start_match_unaccounted.bytes)));
+  uint64_t delta = d.start_match_unaccounted.bytes - d.unaccounted.bytes;
+  EXPECT_THAT(t, HasSubstr("overstates the unaccounted bytes here by " + GroupedNumber(delta)));
+  // One table row per piece.
+  size_t rows = 0;
+  for (size_t at = t.find("\n  0x"); at != std::string::npos; at = t.find("\n  0x", at + 1)) ++rows;
+  EXPECT_EQ(rows, d.unaccounted.pieces.size() + d.runtime_only.pieces.size());
+}
+
+TEST(DiffReportTest, MapsTablesHaveNullColumns) {
+  auto a = regions::RegionTableReader::ParseString("1000-5000 rw-p 00000000 00:00 0\n", "a.maps");
+  auto m = regions::RegionTableReader::ParseString("0x2000-0x3000\n", "m.txt");
+  ASSERT_TRUE(a.ok() && m.ok());
+  Json j = DiffJson(regions::Diff(*a, *m));
+  EXPECT_EQ(j["unaccounted"]["bytes"], 0x3000);
+  ASSERT_EQ(j["unaccounted"]["pieces"].size(), 2u);
+  EXPECT_TRUE(j["unaccounted"]["pieces"][0]["type"].is_null());
+  EXPECT_EQ(j["unaccounted"]["pieces"][0]["protect"], "rw-p");
+  EXPECT_EQ(j["runtime_only"]["bytes"], 0);
+}
+
+TEST(DiffReportTest, SkippedNote) {
+  auto t = regions::RegionTableReader::ParseString(
+      "Memory regions found by windbg address but not by sos maddress: 1\n"
+      "78e13f400000 - 78e13f401000 Size: 4KB    Type: MEM_PRIVATE  State: MEM_COMMIT   "
+      "Protection: PAGE_READWRITE           Kind: <unknown>            Usage: [...]\n"
+      "Total unaccounted size: 4KB\n"
+      "Memory regions found by sos maddress but not by windbg address: 1\n"
+      "78e84b3a0000 - 78e84b3b0000 Size: 64KB     Type: MEM_PRIVATE  State: MEM_COMMIT   "
+      "Protection: PAGE_READWRITE           Kind: HighFrequencyHeap    Usage:\n",
+      "diff.txt");
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_GT(t->skipped, 0);
+  std::string note = SkippedNote(*t, "diff.txt");
+  EXPECT_THAT(note, HasSubstr("diff.txt: " + std::to_string(t->skipped)));
+  EXPECT_THAT(note, HasSubstr("skipped (first: line "));
+  regions::RegionTable clean;
+  EXPECT_EQ(SkippedNote(clean, "x"), "");
+}
+
+TEST(DiffReportTest, GroupedNumber) {
+  EXPECT_EQ(GroupedNumber(0), "0");
+  EXPECT_EQ(GroupedNumber(999), "999");
+  EXPECT_EQ(GroupedNumber(1000), "1,000");
+  EXPECT_EQ(GroupedNumber(658571264), "658,571,264");
+  EXPECT_EQ(GroupedNumber(18446744073709551615ull), "18,446,744,073,709,551,615");
+}
+
+}  // namespace
+}  // namespace pageblame::report

@@ -1,0 +1,240 @@
+// `pageblame diff` and `pageblame attribute` as users run them: the
+// contract's JSON, folded output that flame-graph tools read, one-line errors.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "processor/regions/page_diff.h"
+#include "processor/regions/region_table_reader.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct CliRun {
+  int exit_code = -1;
+  bool crashed = false;
+  std::string out, err;
+};
+
+CliRun Pageblame(const std::string& args) {
+  static int calls = 0;  // ctest runs cases in parallel processes: unique names
+  std::string err_file = ::testing::TempDir() + "/pageblame-attr-stderr-" + std::to_string(getpid()) +
+                         "-" + std::to_string(calls++) + ".txt";
+  std::string cmd = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame " + args + " 2>" + err_file;
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.crashed = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) >= 128);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
+
+void ExpectOneLineError(const CliRun& r, const std::string& must_contain) {
+  EXPECT_FALSE(r.crashed);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(must_contain));
+  EXPECT_EQ(r.err.rfind("pageblame: ", 0), 0u) << r.err;
+}
+
+std::string Sample(const std::string& name) { return SourceDir() + "/processor/regions/testdata/" + name; }
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/pageblame-attr-" + std::to_string(getpid()) + "-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const ManifestRow& MainRow() {
+  static const ManifestRow row = [] {
+    for (const ManifestRow& r : ReadManifest()) {
+      if (r["trace"] == "rules-record.data" && r["role"] == "main") return r;
+    }
+    ADD_FAILURE() << "no rules-record.data main row";
+    std::abort();
+  }();
+  return row;
+}
+
+TEST(AttributeCliTest, DiffJsonMatchesTheLibraryOnThePeerSamples) {
+  CliRun r = Pageblame("diff --json " + Sample("windbg-address.output") + " " + Sample("sos-maddress.output"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  auto a = regions::RegionTableReader::DetectAndParse(Sample("windbg-address.output"));
+  auto m = regions::RegionTableReader::DetectAndParse(Sample("sos-maddress.output"));
+  ASSERT_TRUE(a.ok() && m.ok());
+  regions::DiffResult d = regions::Diff(*a, *m);
+  EXPECT_EQ(j["unaccounted"]["bytes"].get<uint64_t>(), d.unaccounted.bytes);
+  EXPECT_EQ(j["unaccounted"]["pieces"].size(), d.unaccounted.pieces.size());
+  EXPECT_EQ(j["runtime_only"]["bytes"].get<uint64_t>(), d.runtime_only.bytes);
+  EXPECT_EQ(j["runtime_only"]["pieces"].size(), d.runtime_only.pieces.size());
+  uint64_t sum = 0;
+  for (const auto& p : j["unaccounted"]["pieces"]) sum += p["bytes"].get<uint64_t>();
+  EXPECT_EQ(sum, d.unaccounted.bytes);
+  // The text form prints the same total.
+  CliRun t = Pageblame("diff " + Sample("windbg-address.output") + " " + Sample("sos-maddress.output"));
+  ASSERT_EQ(t.exit_code, 0);
+  EXPECT_THAT(t.out, HasSubstr("start-address match"));
+}
+
+TEST(AttributeCliTest, DiffErrorsNameFileAndLine) {
+  std::string bad = WriteTemp("bad-windbg.txt",
+                              "BaseAddress EndAddress+1 RegionSize Type State Protect Usage\n"
+                              "+ 1`00000000 1`0000zz00 0`00001000 MEM_PRIVATE MEM_COMMIT PAGE_READWRITE x\n");
+  CliRun r = Pageblame("diff " + bad + " " + Sample("sos-maddress.output"));
+  ExpectOneLineError(r, bad + ":2:");
+  EXPECT_EQ(r.exit_code, 1);
+  ExpectOneLineError(Pageblame("diff /nonexistent/a.txt " + Sample("sos-maddress.output")), "/nonexistent/a.txt");
+  std::string empty = WriteTemp("empty.txt", "");
+  ExpectOneLineError(Pageblame("diff " + empty + " " + empty), "empty");
+  EXPECT_EQ(Pageblame("diff " + bad).exit_code, 2);
+}
+
+TEST(AttributeCliTest, DiffReportsSkippedRowsOnStderr) {
+  std::string two_sections = WriteTemp(
+      "page-diff.txt",
+      "Memory regions found by windbg address but not by sos maddress: 1\n"
+      "1000 - 3000 Size: 8KB    Type: MEM_PRIVATE  State: MEM_COMMIT   Protection: PAGE_READWRITE  Kind: <unknown>  Usage: [...]\n"
+      "Total unaccounted size: 8KB\n"
+      "Memory regions found by sos maddress but not by windbg address: 1\n"
+      "8000 - 9000 Size: 4KB    Type: MEM_PRIVATE  State: MEM_COMMIT   Protection: PAGE_READWRITE  Kind: LoaderHeap  Usage:\n");
+  std::string list = WriteTemp("list.txt", "0x2000-0x2800\n");
+  CliRun r = Pageblame("diff --json " + two_sections + " " + list);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("pageblame: " + two_sections + ": "));
+  EXPECT_THAT(r.err, HasSubstr("skipped (first: line "));
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["unaccounted"]["bytes"], 0x2000 - 0x800);
+  ASSERT_EQ(j["unaccounted"]["pieces"].size(), 2u);
+  EXPECT_EQ(j["runtime_only"]["bytes"], 0);
+}
+
+TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
+  const ManifestRow& row = MainRow();
+  CliRun r = Pageblame("attribute --format json -i " + TracePath(row["trace"]) + " --pid " + row["pid"] +
+                       " --regions " + TracePath(row["maps"]));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  std::vector<MapsRow> maps = ReadMapsFile(TracePath(row["maps"]));
+  ASSERT_EQ(j["regions"].size(), maps.size());
+  uint64_t created = 0;
+  for (size_t i = 0; i < maps.size(); ++i) {
+    const auto& reg = j["regions"][i];
+    std::set<std::string> keys;
+    for (const auto& [k, v] : reg.items()) keys.insert(k);
+    EXPECT_EQ(keys, (std::set<std::string>{"start", "end", "bytes", "stacks", "before_trace_bytes",
+                                           "unmapped_bytes"}));
+    EXPECT_EQ(std::stoull(reg["start"].get<std::string>(), nullptr, 16), maps[i].start);
+    EXPECT_EQ(reg["bytes"].get<uint64_t>(), maps[i].end - maps[i].start);
+    uint64_t sum = reg["before_trace_bytes"].get<uint64_t>() + reg["unmapped_bytes"].get<uint64_t>();
+    for (const auto& s : reg["stacks"]) {
+      sum += s["bytes"].get<uint64_t>();
+      created += s["bytes"].get<uint64_t>();
+      for (const char* k : {"syscall", "time", "pid", "tid", "comm", "stack"}) {
+        ASSERT_TRUE(s["origin"].contains(k)) << k;
+      }
+    }
+    EXPECT_EQ(sum, reg["bytes"].get<uint64_t>()) << reg.dump();
+  }
+  uint64_t ranked = 0, last = UINT64_MAX;
+  for (const auto& s : j["stacks"]) {
+    ASSERT_EQ(s.size(), 3u);
+    uint64_t b = s["bytes"];
+    EXPECT_LE(b, last);
+    last = b;
+    ranked += b;
+    EXPECT_GE(s["regions"].get<int>(), 1);
+    EXPECT_FALSE(s["origin"].is_null());
+  }
+  EXPECT_EQ(ranked, created);
+  EXPECT_EQ(created, ProcessMadePages(maps, row["exe"]).Bytes());
+}
+
+TEST(AttributeCliTest, FoldedOutputIsFlameGraphInput) {
+  const ManifestRow& row = MainRow();
+  CliRun r = Pageblame("attribute --format folded -i " + TracePath(row["trace"]) + " --pid " + row["pid"] +
+                       " --regions " + TracePath(row["maps"]));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  uint64_t total = 0;
+  int lines = 0;
+  for (absl::string_view line : absl::StrSplit(r.out, '\n', absl::SkipEmpty())) {
+    size_t sp = line.rfind(' ');
+    ASSERT_NE(sp, absl::string_view::npos) << line;
+    uint64_t n;
+    ASSERT_TRUE(absl::SimpleAtoi(line.substr(sp + 1), &n)) << line;
+    total += n;
+    ++lines;
+  }
+  EXPECT_GT(lines, 10);
+  uint64_t bytes = 0;
+  for (const MapsRow& m : ReadMapsFile(TracePath(row["maps"]))) bytes += m.end - m.start;
+  EXPECT_EQ(total, bytes);
+  EXPECT_THAT(r.out, HasSubstr(";main;do_mmap_anon "));
+}
+
+TEST(AttributeCliTest, AttributeNeedsPidWhenSeveralProcessesHaveTheBytes) {
+  const ManifestRow& row = MainRow();
+  CliRun r = Pageblame("attribute -i " + TracePath(row["trace"]) + " --regions " + TracePath(row["maps"]));
+  ExpectOneLineError(r, "--pid");
+  EXPECT_THAT(r.err, HasSubstr("pid " + row["pid"]));
+}
+
+TEST(AttributeCliTest, AttributeFromTwoTablesInOneCommand) {
+  // The peer samples are another process: with --pid every byte of the diff's
+  // unaccounted pieces is "not mapped" in this trace, and the totals still add up.
+  const ManifestRow& row = MainRow();
+  CliRun r = Pageblame("attribute --json -i " + TracePath(row["trace"]) + " --pid " + row["pid"] +
+                       " --address " + Sample("windbg-address.output") + " --maddress " +
+                       Sample("sos-maddress.output"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CliRun d = Pageblame("diff --json " + Sample("windbg-address.output") + " " + Sample("sos-maddress.output"));
+  nlohmann::json dj = nlohmann::json::parse(d.out);
+  ASSERT_EQ(j["regions"].size(), dj["unaccounted"]["pieces"].size());
+  uint64_t unmapped = 0;
+  for (size_t i = 0; i < j["regions"].size(); ++i) {
+    EXPECT_EQ(j["regions"][i]["start"], dj["unaccounted"]["pieces"][i]["start"]);
+    unmapped += j["regions"][i]["unmapped_bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(unmapped, dj["unaccounted"]["bytes"].get<uint64_t>());
+  // Without --pid nobody has these bytes: say so, naming the pids.
+  ExpectOneLineError(Pageblame("attribute -i " + TracePath(row["trace"]) + " --address " +
+                               Sample("windbg-address.output") + " --maddress " + Sample("sos-maddress.output")),
+                     "none of the");
+}
+
+TEST(AttributeCliTest, AttributeUsageErrors) {
+  const std::string trace = " -i " + TracePath(MainRow()["trace"]);
+  EXPECT_EQ(Pageblame("attribute" + trace).exit_code, 2);  // no regions
+  EXPECT_EQ(Pageblame("attribute" + trace + " --regions x --address y --maddress z").exit_code, 2);
+  EXPECT_EQ(Pageblame("attribute" + trace + " --address y").exit_code, 2);
+  EXPECT_EQ(Pageblame("attribute" + trace + " --regions " + TracePath(MainRow()["maps"]) + " --format svg").exit_code, 2);
+  std::string bad = WriteTemp("bad-list.txt", "0x1000-0x3000\nnot an address\n");
+  CliRun r = Pageblame("attribute" + trace + " --regions " + bad);
+  ExpectOneLineError(r, bad + ":2:");
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+}  // namespace
+}  // namespace pageblame::testing
