@@ -79,6 +79,16 @@ TEST(AcceptanceTest, CreatedPagesEqualTheKernelsMapsAtTheEnd) {
     EXPECT_TRUE(created == expected)
         << "created but not in maps:" << created.Minus(expected).Describe()
         << "\nin maps but not created:" << expected.Minus(created).Describe();
+    // What the kernel mapped of the executable and its interpreter at exec
+    // (perf reports only their code) is known as pages from before the trace.
+    std::vector<MapsRow> rows = ReadMapsFile(TracePath(row["maps"]));
+    PageSet images = AllPages(rows).Minus(expected);
+    for (const MapsRow& r : rows) {
+      if (!r.path.empty() && r.path[0] == '[') images.Remove(r.start, r.end);
+    }
+    EXPECT_GT(images.Bytes(), 0u);
+    PageSet unknown = images.Minus(LivePages(t.index(), p, /*with_origin=*/false));
+    EXPECT_TRUE(unknown.empty()) << "exec-time image pages unknown to replay:" << unknown.Describe();
   }
 }
 

@@ -64,7 +64,7 @@ void Replayer::Apply(const TraceEvent& e) {
   st.last_time = std::max(st.last_time, e.time);
   switch (e.kind) {
     case TraceEvent::Kind::kEnter:
-      ProcessFor(e.pid, e.time);
+      state_[ProcessFor(e.pid, e.time)].image_window = false;
       if (pairer_.Enter(e)) ++st.unmatched_enters;
       break;
     case TraceEvent::Kind::kExit: {
@@ -184,11 +184,43 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   if (name != "//anon") attrs.path = e.str;
   const uint64_t start = PageDown(e.a[0]), end = PageUp(e.a[0] + e.a[1]);
   AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs);
-  // The heap's extent at attach time is the program break brk() will move.
   ProcState& ps = state_[p];
+  if (ps.image_window && !name.empty() && name[0] == '/') AddImageOf(p, e, name);
+  // The heap's extent at attach time is the program break brk() will move.
   if (name == "[heap]" && !ps.brk_known) {
     ps.brk_known = true;
     ps.brk = end;
+  }
+}
+
+void Replayer::AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path) {
+  if (symbolizer_ == nullptr) return;
+  // perf reports only executable mappings unless recorded with -d, but the
+  // kernel (load_elf_binary) maps every PT_LOAD segment of the executable and
+  // its interpreter at exec, bss included, and an attached process has its
+  // libraries' data segments too. The code mapping fixes the load bias.
+  std::vector<symbols::Symbolizer::ImageSegment> segs =
+      symbolizer_->ImageSegments(path, idx_->strings().Get(e.str2));
+  // Only a code mapping anchors the image: data segments can share a file
+  // page (RELRO), the one executable segment cannot.
+  const bool exec = !e.a[5] || (e.a[3] & PROT_EXEC);
+  if (!exec) return;
+  const uint64_t pgoff = e.a[2];
+  const symbols::Symbolizer::ImageSegment* anchor = nullptr;
+  for (const auto& s : segs) {
+    if (PageDown(s.offset) == pgoff && s.memsz > 0 && (s.prot & PROT_EXEC)) anchor = &s;
+  }
+  if (anchor == nullptr) return;
+  const uint64_t bias = PageDown(e.a[0]) - PageDown(anchor->vaddr);
+  AddressSpace as(idx_, p);
+  for (const auto& s : segs) {
+    if (s.memsz == 0) continue;
+    index::RegionAttrs attrs;
+    attrs.prot = s.prot;
+    attrs.flags = MAP_PRIVATE;
+    attrs.pgoff = PageDown(s.offset);
+    attrs.path = e.str;
+    as.AddBeforeTrace(bias + PageDown(s.vaddr), bias + PageUp(s.vaddr + s.memsz), e.time, attrs);
   }
 }
 

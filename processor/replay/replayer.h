@@ -33,11 +33,18 @@ class Replayer {
   struct ProcState {
     bool brk_known = false;
     uint64_t brk = 0;  // current program break (unaligned, as brk() returns it)
+    // From exec (or the start of an attach) until the process's first traced
+    // call, mapping records outside calls are the kernel's exec mappings or
+    // perf's synthesized ones: their ELF images are mapped whole.
+    bool image_window = true;
   };
 
   uint32_t ProcessFor(uint32_t pid, uint64_t time);
   void OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit);
   void OnMmapRecord(const TraceEvent& e);
+  // Adds, as before-trace pages, the rest of the ELF image that a code
+  // mapping [start, end) at file offset pgoff belongs to.
+  void AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path);
   void OnFork(const TraceEvent& e);
   void OnComm(const TraceEvent& e);
   void OnLost(const TraceEvent& e);

@@ -113,7 +113,8 @@ absl::StatusOr<std::unique_ptr<ElfSymbolTable>> ElfSymbolTable::Load(const std::
     if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD) {
       continue;
     }
-    table->segments_.push_back({phdr.p_offset, phdr.p_vaddr, phdr.p_filesz, phdr.p_memsz});
+    table->segments_.push_back(
+        {phdr.p_offset, phdr.p_vaddr, phdr.p_filesz, phdr.p_memsz, phdr.p_flags});
     if ((phdr.p_flags & PF_X) && phdr.p_memsz > 0) {
       has_code_segment = true;
       code_has_bytes |= phdr.p_filesz > 0;

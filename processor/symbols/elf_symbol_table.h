@@ -62,6 +62,16 @@ class ElfSymbolTable {
   bool is_debug_only() const { return debug_only_; }
   size_t size() const { return symbols_.size(); }
 
+  // A PT_LOAD program header.
+  struct Segment {
+    uint64_t offset = 0;
+    uint64_t vaddr = 0;
+    uint64_t filesz = 0;
+    uint64_t memsz = 0;
+    uint32_t flags = 0;  // PF_R | PF_W | PF_X
+  };
+  const std::vector<Segment>& segments() const { return segments_; }
+
   // A symbol as read, before aliases are collapsed (public for the .cc's
   // helpers only).
   struct RawSymbol {
@@ -75,12 +85,6 @@ class ElfSymbolTable {
   };
 
  private:
-  struct Segment {
-    uint64_t offset = 0;
-    uint64_t vaddr = 0;
-    uint64_t filesz = 0;
-    uint64_t memsz = 0;
-  };
 
   ElfSymbolTable() = default;
   // Sorts raw_, collapses aliases into symbols_ and computes the ends.

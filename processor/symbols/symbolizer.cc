@@ -49,6 +49,16 @@ std::string DefaultDebugDir() {
 
 class Symbolizer::Impl {
  public:
+  // The table of a DSO by path, with the header's build id if none is given.
+  const ElfSymbolTable* TableFor(std::string_view path, std::string_view build_id) {
+    if (build_id.empty()) {
+      auto it = header_build_ids_.find(ToAbsl(path));
+      if (it != header_build_ids_.end()) build_id = it->second;
+    }
+    const uint32_t id = DsoFor(path, build_id);
+    return dsos_[id];
+  }
+
   explicit Impl(SymbolizerOptions options)
       : options_(std::move(options)),
         locator_(DsoLocator::Options{
@@ -236,5 +246,18 @@ Frame Symbolizer::Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
 }
 
 SymbolizerStats Symbolizer::stats() const { return impl_->stats(); }
+
+std::vector<Symbolizer::ImageSegment> Symbolizer::ImageSegments(std::string_view path,
+                                                                std::string_view build_id) {
+  std::vector<ImageSegment> out;
+  const ElfSymbolTable* table = impl_->TableFor(path, build_id);
+  if (table == nullptr) return out;
+  for (const ElfSymbolTable::Segment& s : table->segments()) {
+    // p_flags bits (PF_X=1, PF_W=2, PF_R=4) to PROT_* (READ=1, WRITE=2, EXEC=4).
+    uint32_t prot = ((s.flags & 4) ? 1 : 0) | ((s.flags & 2) ? 2 : 0) | ((s.flags & 1) ? 4 : 0);
+    out.push_back(ImageSegment{s.offset, s.vaddr, s.filesz, s.memsz, prot});
+  }
+  return out;
+}
 
 }  // namespace pageblame::symbols

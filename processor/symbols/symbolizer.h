@@ -36,6 +36,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include <vector>
 
 namespace pageblame::symbols {
 
@@ -91,6 +92,16 @@ class Symbolizer {
 
   // The frame for `ip` in `pid` at `time`. Never fails: unknown parts stay empty.
   Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip);
+
+  // The PT_LOAD segments of the ELF file behind a mapping of `path`, found as
+  // for symbols (symfs, build-id cache); empty if no usable file is found.
+  // Replay uses them to know what the kernel mapped of an executable at exec
+  // when perf recorded only its code segment.
+  struct ImageSegment {
+    uint64_t offset, vaddr, filesz, memsz;
+    uint32_t prot;  // PROT_* from p_flags
+  };
+  std::vector<ImageSegment> ImageSegments(std::string_view path, std::string_view build_id);
 
   SymbolizerStats stats() const;
 
