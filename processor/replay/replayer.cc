@@ -41,12 +41,10 @@ uint64_t MmapLength(uint64_t len, uint64_t flags) {
 }  // namespace
 
 uint32_t Replayer::ProcessFor(uint32_t pid, uint64_t time) {
-  auto it = pid_to_process_.find(pid);
-  if (it != pid_to_process_.end()) {
-    const index::Process& p = idx_->process(it->second);
-    // A pid seen again after its process exited is a new process (pid reuse).
-    if (p.t_exit == index::kLive || time <= p.t_exit) return it->second;
-  }
+  // Only a fork starts a new process for a pid (OnFork); anything else seen
+  // for a known pid belongs to it, even after an exit record (the main thread
+  // may exit first, or be replaced by an exec from another thread).
+  if (auto it = pid_to_process_.find(pid); it != pid_to_process_.end()) return it->second;
   index::Process p;
   p.pid = pid;
   p.t_start = time;
@@ -64,7 +62,7 @@ void Replayer::Apply(const TraceEvent& e) {
   st.last_time = std::max(st.last_time, e.time);
   switch (e.kind) {
     case TraceEvent::Kind::kEnter:
-      state_[ProcessFor(e.pid, e.time)].image_window = false;
+      state_[ThreadSeen(e.pid, e.tid, e.time)].image_window = false;
       if (pairer_.Enter(e)) ++st.unmatched_enters;
       break;
     case TraceEvent::Kind::kExit: {
@@ -88,12 +86,13 @@ void Replayer::Apply(const TraceEvent& e) {
     case TraceEvent::Kind::kTaskExit: {
       ++st.exit_records;
       pairer_.Forget(e.tid);
-      if (e.pid == e.tid) {
-        auto it = pid_to_process_.find(e.pid);
-        if (it != pid_to_process_.end()) {
-          index::Process& p = idx_->mutable_process(it->second);
-          if (p.t_exit == index::kLive) p.t_exit = e.time;
-        }
+      // A process ends with its last thread, not with its main thread.
+      auto it = pid_to_process_.find(e.pid);
+      if (it != pid_to_process_.end()) {
+        auto& threads = threads_[it->second];
+        threads.erase(e.tid);
+        index::Process& p = idx_->mutable_process(it->second);
+        if (threads.empty() && p.t_exit == index::kLive) p.t_exit = e.time;
       }
       break;
     }
@@ -108,9 +107,15 @@ void Replayer::Apply(const TraceEvent& e) {
   if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, e.time);
 }
 
+uint32_t Replayer::ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time) {
+  uint32_t p = ProcessFor(pid, time);
+  threads_[p].insert(tid);
+  return p;
+}
+
 void Replayer::OnComm(const TraceEvent& e) {
   comm_[e.tid] = e.str;
-  uint32_t p = ProcessFor(e.pid, e.time);
+  uint32_t p = ThreadSeen(e.pid, e.tid, e.time);
   if (e.pid == e.tid || e.flag) idx_->mutable_process(p).comm = e.str;
   if (!e.flag) return;
   // exec: a new, empty address space (the kernel's exec mappings arrive as
@@ -119,6 +124,10 @@ void Replayer::OnComm(const TraceEvent& e) {
   index::Process& proc = idx_->mutable_process(p);
   proc.saw_exec = true;
   proc.existed_before_trace = false;
+  // The exec'ing thread is now the only one, with the process's id (the old
+  // main thread's exit record may have come first: it did not end the process).
+  proc.t_exit = index::kLive;
+  threads_[p] = {e.pid};
   state_[p] = ProcState();
   if (symbolizer_) symbolizer_->OnExec(e.pid, e.time);
 }
@@ -130,7 +139,10 @@ void Replayer::OnFork(const TraceEvent& e) {
     StringId name = comm->second;  // copy: operator[] below may rehash
     comm_[e.tid] = name;
   }
-  if (e.pid == ppid) return;  // a new thread shares its process's space
+  if (e.pid == ppid) {  // a new thread shares its process's space
+    ThreadSeen(e.pid, e.tid, e.time);
+    return;
+  }
   auto existing = pid_to_process_.find(e.pid);
   if (existing != pid_to_process_.end() &&
       idx_->process(existing->second).t_exit == index::kLive) {
@@ -148,6 +160,7 @@ void Replayer::OnFork(const TraceEvent& e) {
   if (parent) child.comm = idx_->process(*parent).comm;
   uint32_t c = idx_->AddProcess(child);
   pid_to_process_[e.pid] = c;
+  threads_[c] = {e.tid};
   if (parent) {
     AddressSpace(idx_, c).CopyFrom(*parent, e.time);
     ProcState copy = state_[*parent];
@@ -235,7 +248,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
   const TraceEvent& in = call.enter;
   const int64_t ret = exit.ret;
   const uint64_t t = exit.time;  // the change is visible from the exit on
-  uint32_t p = ProcessFor(exit.pid, t);
+  uint32_t p = ThreadSeen(exit.pid, exit.tid, t);
   AddressSpace as(idx_, p);
 
   auto record = [&]() {

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "processor/index/trace_index.h"
 #include "processor/replay/syscall_pairer.h"
 #include "processor/replay/trace_event.h"
@@ -40,6 +41,8 @@ class Replayer {
   };
 
   uint32_t ProcessFor(uint32_t pid, uint64_t time);
+  // ProcessFor, and remembers that thread `tid` lives in it.
+  uint32_t ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time);
   void OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit);
   void OnMmapRecord(const TraceEvent& e);
   // Adds, as before-trace pages, the rest of the ELF image that a code
@@ -55,6 +58,8 @@ class Replayer {
   absl::flat_hash_map<uint32_t, uint32_t> pid_to_process_;  // current generation
   absl::flat_hash_map<uint32_t, ProcState> state_;          // by process index
   absl::flat_hash_map<uint32_t, StringId> comm_;            // by tid
+  // Live threads of each process (by process index): it exits with the last.
+  absl::flat_hash_map<uint32_t, absl::flat_hash_set<uint32_t>> threads_;
   uint64_t last_time_ = 0;
 };
 

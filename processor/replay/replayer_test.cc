@@ -320,5 +320,29 @@ TEST_F(ReplayerTest, TwinTimesWidenTheCallsSampleSpan) {
   EXPECT_EQ(idx_.event(EventId(1)).last_time, 235u);
 }
 
+TEST_F(ReplayerTest, AProcessEndsWithItsLastThreadNotItsMainThread) {
+  auto task = [&](TraceEvent::Kind kind, uint64_t t, uint32_t tid, uint32_t parent_tid) {
+    TraceEvent e;
+    e.kind = kind;
+    e.time = t;
+    e.pid = 1;
+    e.tid = tid;
+    e.a[0] = 1;
+    e.a[1] = parent_tid;
+    replayer_.Apply(e);
+  };
+  Mmap(10, 1, 0, P, kAnon, 0x10000);
+  task(TraceEvent::Kind::kFork, 20, 2, 1);      // a worker thread
+  task(TraceEvent::Kind::kTaskExit, 30, 1, 0);  // main thread: pthread_exit
+  Call(40, 1, 2, Syscall::kMunmap, {0x10000, P}, 0);  // the worker goes on
+  Call(50, 1, 2, Syscall::kMmap, {0, P, PROT_READ, kAnon, ~0ull, 0}, 0x20000);
+  EXPECT_EQ(idx_.process(Proc(1)).t_exit, kLive);
+  task(TraceEvent::Kind::kTaskExit, 60, 2, 0);
+  Done();
+  EXPECT_EQ(idx_.ProcessesWithPid(1).size(), 1u);  // no phantom second process
+  EXPECT_EQ(idx_.process(Proc(1)).t_exit, 60u);
+  EXPECT_EQ(Live(1), (Ranges{{0x20000, 0x21000}}));
+}
+
 }  // namespace
 }  // namespace pageblame::replay

@@ -68,4 +68,38 @@ std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t pro
   return out;
 }
 
+std::vector<HistoryEntry> PageLineage(const index::TraceIndex& idx, uint32_t process,
+                                      uint64_t addr, uint64_t at) {
+  // The page at `at`, or the last one that held addr before `at`.
+  VersionId v = idx.Lookup(process, addr, at);
+  if (!v.valid()) {
+    for (VersionId c : idx.History(process, addr)) {
+      if (idx.version(c).t_from <= at) v = c;  // History is oldest first
+    }
+  }
+  if (!v.valid()) return {};
+  // Walk back through `prev`: each step maps the address into the version it
+  // continues (the same address for splits and forks, the source for moves).
+  std::vector<VersionId> chain;
+  uint64_t a = addr;
+  for (VersionId cur = v; cur.valid();) {
+    chain.push_back(cur);
+    const index::Version& ver = idx.version(cur);
+    if (!ver.prev.valid()) break;
+    a = ver.prev_addr + (a - ver.start);
+    cur = ver.prev;
+  }
+  std::vector<HistoryEntry> out;
+  for (size_t i = chain.size(); i-- > 0;) {
+    const index::Version& ver = idx.version(chain[i]);
+    out.push_back(HistoryEntry{ver.t_from, BeginName(ver.begin), chain[i], ver.begin_event});
+    // Every version but the newest continues into the next: its end is that
+    // next version's beginning. The newest may have ended by `at`.
+    if (i == 0 && ver.end_kind != index::End::kLive && ver.t_to <= at) {
+      out.push_back(HistoryEntry{ver.t_to, EndName(ver.end_kind), chain[i], ver.end_event});
+    }
+  }
+  return out;
+}
+
 }  // namespace pageblame::report

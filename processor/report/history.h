@@ -1,6 +1,14 @@
-// What happened to one page of one process, oldest first: the versions that
-// ever contained it, turned into changes ("created by mmap", "region split by
-// munmap", "moved here by mremap from ...", "unmapped by munmap").
+// What happened to a page, as changes ("created by mmap", "region split by
+// munmap", "moved here by mremap from ...", "unmapped by munmap"), oldest first.
+//
+//   PageLineage(idx, p, addr, at)  the page that is at addr at time `at` (or
+//       was last, if nothing is there then): its own versions only, followed
+//       back through splits, moves and forks to where it was created.
+//       This is `pageblame query --history`.
+//   PageHistory(idx, p, addr)      every change ever made at addr in process
+//       p, whichever page was there (earlier tenants too), plus where the
+//       first one came from. This is what touched the address: the perf
+//       script plugin keeps these calls' events.
 #ifndef PAGEBLAME_REPORT_HISTORY_H_
 #define PAGEBLAME_REPORT_HISTORY_H_
 
@@ -20,6 +28,8 @@ struct HistoryEntry {
 };
 
 std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t process, uint64_t addr);
+std::vector<HistoryEntry> PageLineage(const index::TraceIndex& idx, uint32_t process, uint64_t addr,
+                                      uint64_t at);
 
 }  // namespace pageblame::report
 

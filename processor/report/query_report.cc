@@ -89,8 +89,7 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
     }
     Json hist = Json::array();
     if (a.process) {
-      for (const HistoryEntry& h : PageHistory(idx, *a.process, a.address)) {
-        if (options.at != index::kLive && h.time > options.at) break;
+      for (const HistoryEntry& h : PageLineage(idx, *a.process, a.address, options.at)) {
         const index::Version& v = idx.version(h.version);
         Json e;
         e["time"] = TimeSeconds(h.time);
@@ -166,8 +165,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
     }
     if (options.history) {
       absl::StrAppend(&out, "  history of this page:\n");
-      for (const HistoryEntry& h : PageHistory(idx, *a.process, a.address)) {
-        if (options.at != index::kLive && h.time > options.at) break;
+      for (const HistoryEntry& h : PageLineage(idx, *a.process, a.address, options.at)) {
         const index::Version& v = idx.version(h.version);
         absl::StrAppend(&out, "    ", FormatTime(h.time), " pid ", idx.process(v.process).pid,
                         " ", h.change, " [", Hex(v.start), "-", Hex(v.end), ")");
