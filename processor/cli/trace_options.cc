@@ -40,7 +40,8 @@ absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> LoadFromArgs(const Args& ar
                  "pageblame: %s: %llu records, %llu samples (%llu memory-syscall), %llu calls "
                  "(%llu failed, %llu no change), %zu processes, %zu regions versions, %zu unique "
                  "stacks\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
-                 "at end %llu, unknown records %llu, bad samples %llu, out of order %llu\n",
+                 "at end %llu, unknown records %llu, bad samples %llu, out of order %llu, concurrent unmaps "
+                 "reordered %llu\n",
                  o.path.c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
                  (unsigned long long)s.memory_samples, (unsigned long long)s.calls,
                  (unsigned long long)s.calls_failed, (unsigned long long)s.calls_no_change,
@@ -48,7 +49,8 @@ absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> LoadFromArgs(const Args& ar
                  trace->index().stacks().size(), trace->sources().c_str(),
                  (unsigned long long)s.unmatched_exits, (unsigned long long)s.unmatched_enters,
                  (unsigned long long)s.pending_at_end, (unsigned long long)s.unknown_records,
-                 (unsigned long long)s.bad_samples, (unsigned long long)s.out_of_order);
+                 (unsigned long long)s.bad_samples, (unsigned long long)s.out_of_order,
+                 (unsigned long long)s.unmaps_reordered);
   }
   // Lost events make answers about the affected span uncertain: always say so.
   for (const index::LostSpan& l : trace->index().stats().lost) {

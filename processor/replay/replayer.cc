@@ -287,8 +287,20 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
       if (ret != 0) { ++st.calls_failed; return; }
       const uint64_t start = in.a[0];
       const uint64_t end = start + PageUp(in.a[1]);
-      if (as.Peek(start, end).empty()) { ++st.calls_no_change; return; }
-      as.Remove(start, end, t, End::kUnmapped, record());
+      std::vector<AddressSpace::Piece> pieces = as.Peek(start, end);
+      if (pieces.empty()) { ++st.calls_no_change; return; }
+      EventId ev = record();
+      for (const AddressSpace::Piece& piece : pieces) {
+        // The kernel applied this munmap somewhere between its enter and its
+        // exit record. A page another thread mapped there in between, where
+        // the kernel checked the range was free, was placed after the unmap:
+        // it is not this call's to remove.
+        if (PlacedInFreeRangeSince(piece.from, in.time, exit.tid)) {
+          ++st.unmaps_reordered;
+          continue;
+        }
+        as.Remove(piece.start, piece.end, t, End::kUnmapped, ev);
+      }
       return;
     }
     case Syscall::kBrk: {
@@ -374,6 +386,20 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
     case Syscall::kCount:
       return;
   }
+}
+
+bool Replayer::PlacedInFreeRangeSince(VersionId id, uint64_t since, uint32_t tid) const {
+  const index::Version& v = idx_->version(id);
+  if (v.t_from <= since || !v.begin_event.valid()) return false;
+  if (v.begin != index::Begin::kCreated && v.begin != index::Begin::kMovedIn) return false;
+  const index::CallEvent& by = idx_->event(v.begin_event);
+  if (by.tid == tid) return false;  // one thread's calls are in order
+  // Only MAP_FIXED and MREMAP_FIXED replace what is there; every other way
+  // of creating pages (kernel-chosen address, MAP_FIXED_NOREPLACE, brk,
+  // mremap growing in place) fails unless the range is free.
+  if (by.syscall == Syscall::kMmap) return (by.args[3] & MAP_FIXED) == 0;
+  if (by.syscall == Syscall::kMremap) return (by.args[3] & MREMAP_FIXED) == 0;
+  return true;
 }
 
 void Replayer::Finish() {

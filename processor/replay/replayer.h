@@ -51,6 +51,9 @@ class Replayer {
   void OnFork(const TraceEvent& e);
   void OnComm(const TraceEvent& e);
   void OnLost(const TraceEvent& e);
+  // True if version `id` was made after time `since` by another thread than
+  // `tid`, in a way the kernel only allows on a free range (see .cc).
+  bool PlacedInFreeRangeSince(VersionId id, uint64_t since, uint32_t tid) const;
 
   index::TraceIndex* idx_;
   symbols::Symbolizer* symbolizer_;

@@ -344,5 +344,33 @@ TEST_F(ReplayerTest, AProcessEndsWithItsLastThreadNotItsMainThread) {
   EXPECT_EQ(Live(1), (Ranges{{0x20000, 0x21000}}));
 }
 
+TEST_F(ReplayerTest, AMunmapWhoseExitIsLateSparesPagesAnotherThreadReused) {
+  // Thread 2 enters munmap(X) at 20; the kernel frees X; thread 3's plain
+  // mmap is placed at X and its exit is recorded (31) before thread 2's (41).
+  auto at = [&](uint64_t t, uint32_t tid, TraceEvent::Kind kind, Syscall sc,
+                std::vector<uint64_t> args, int64_t ret) {
+    TraceEvent e;
+    e.kind = kind;
+    e.time = t;
+    e.pid = 1;
+    e.tid = tid;
+    e.syscall = sc;
+    for (size_t i = 0; i < args.size(); ++i) e.a[i] = args[i];
+    e.ret = ret;
+    replayer_.Apply(e);
+  };
+  Mmap(10, 1, 0, 4 * P, kAnon, 0x10000);
+  at(20, 2, TraceEvent::Kind::kEnter, Syscall::kMunmap, {0x10000, 4 * P}, 0);
+  at(25, 3, TraceEvent::Kind::kEnter, Syscall::kMmap, {0, P, PROT_READ, kAnon, ~0ull, 0}, 0);
+  at(31, 3, TraceEvent::Kind::kExit, Syscall::kMmap, {}, 0x11000);
+  at(41, 2, TraceEvent::Kind::kExit, Syscall::kMunmap, {}, 0);
+  // A MAP_FIXED mapping made in the same window could have been replaced by
+  // either order; the kernel's order is unknowable, so the munmap wins.
+  Done();
+  EXPECT_EQ(Live(1), (Ranges{{0x11000, 0x12000}}));
+  EXPECT_EQ(idx_.event(At(1, 0x11000).origin).tid, 3u);
+  EXPECT_EQ(idx_.stats().unmaps_reordered, 1u);
+}
+
 }  // namespace
 }  // namespace pageblame::replay
