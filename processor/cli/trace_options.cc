@@ -52,6 +52,17 @@ absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> LoadFromArgs(const Args& ar
                  (unsigned long long)s.bad_samples, (unsigned long long)s.out_of_order,
                  (unsigned long long)s.unmaps_reordered);
   }
+  // Answers for 32-bit processes would be wrong: say so instead.
+  for (uint32_t p = 0; p < trace->index().num_processes(); ++p) {
+    const index::Process& proc = trace->index().process(p);
+    if (proc.is_32bit) {
+      std::fprintf(stderr, "pageblame: warning: pid %u (%s) is a 32-bit program: the kernel "
+                   "fires no syscalls:* events for its calls and raw_syscalls carry i386 numbers, "
+                   "so its memory changes are not replayed (%llu calls skipped)\n",
+                   proc.pid, std::string(trace->index().strings().Get(proc.comm)).c_str(),
+                   (unsigned long long)trace->index().stats().calls_32bit);
+    }
+  }
   // Lost events make answers about the affected span uncertain: always say so.
   for (const index::LostSpan& l : trace->index().stats().lost) {
     std::fprintf(stderr, "pageblame: warning: %llu %s lost between %s and %s; pages changed then "

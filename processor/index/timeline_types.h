@@ -93,6 +93,9 @@ struct Process {
   uint64_t t_exit = kLive;        // exit time (its end state is the state before exit)
   bool existed_before_trace = false;  // attach mode: first seen without a fork in the trace
   bool saw_exec = false;
+  // A 32-bit program: its syscalls are not replayed (the kernel fires no
+  // syscalls:* tracepoints for them, and raw_syscalls carry i386 numbers).
+  bool is_32bit = false;
   StringId comm;
   // Attach mode without `perf record -d`: the first brk of the trace moved the
   // break from an unknown value (so its heap pages cannot be attributed).

@@ -212,8 +212,11 @@ void Replayer::AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path
   // kernel (load_elf_binary) maps every PT_LOAD segment of the executable and
   // its interpreter at exec, bss included, and an attached process has its
   // libraries' data segments too. The code mapping fixes the load bias.
+  bool elf32 = false;
   std::vector<symbols::Symbolizer::ImageSegment> segs =
-      symbolizer_->ImageSegments(path, idx_->strings().Get(e.str2));
+      symbolizer_->ImageSegments(path, idx_->strings().Get(e.str2), &elf32);
+  // The first image mapped at exec is the program itself.
+  if (elf32 && idx_->process(p).saw_exec) idx_->mutable_process(p).is_32bit = true;
   // Only a code mapping anchors the image: data segments can share a file
   // page (RELRO), the one executable segment cannot.
   const bool exec = !e.a[5] || (e.a[3] & PROT_EXEC);
@@ -249,6 +252,10 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
   const int64_t ret = exit.ret;
   const uint64_t t = exit.time;  // the change is visible from the exit on
   uint32_t p = ThreadSeen(exit.pid, exit.tid, t);
+  if (idx_->process(p).is_32bit) {
+    ++st.calls_32bit;
+    return;
+  }
   AddressSpace as(idx_, p);
 
   auto record = [&]() {

@@ -102,6 +102,7 @@ absl::StatusOr<std::unique_ptr<ElfSymbolTable>> ElfSymbolTable::Load(const std::
   std::unique_ptr<ElfSymbolTable> table(new ElfSymbolTable());
   table->path_ = path;
   table->build_id_ = handle.BuildId();
+  table->is_32bit_ = gelf_getclass(elf) == ELFCLASS32;
 
   size_t phnum = 0;
   if (elf_getphdrnum(elf, &phnum) != 0) {

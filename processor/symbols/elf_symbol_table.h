@@ -57,6 +57,7 @@ class ElfSymbolTable {
   const std::string& build_id() const { return build_id_; }  // raw bytes
   const std::string& path() const { return path_; }
   bool has_symtab() const { return has_symtab_; }
+  bool is_32bit() const { return is_32bit_; }  // ELFCLASS32
   // True for a separate debug file (code sections are SHT_NOBITS): its file
   // offsets are guessed from the virtual addresses, see Load().
   bool is_debug_only() const { return debug_only_; }
@@ -93,6 +94,7 @@ class ElfSymbolTable {
   std::string path_;
   std::string build_id_;
   bool has_symtab_ = false;
+  bool is_32bit_ = false;
   bool debug_only_ = false;
   std::vector<Segment> segments_;
   std::vector<RawSymbol> raw_;   // every kept symbol of this file (and merged ones)

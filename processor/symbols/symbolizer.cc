@@ -248,10 +248,12 @@ Frame Symbolizer::Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
 SymbolizerStats Symbolizer::stats() const { return impl_->stats(); }
 
 std::vector<Symbolizer::ImageSegment> Symbolizer::ImageSegments(std::string_view path,
-                                                                std::string_view build_id) {
+                                                                std::string_view build_id,
+                                                                bool* elf32) {
   std::vector<ImageSegment> out;
   const ElfSymbolTable* table = impl_->TableFor(path, build_id);
   if (table == nullptr) return out;
+  if (elf32 != nullptr) *elf32 = table->is_32bit();
   for (const ElfSymbolTable::Segment& s : table->segments()) {
     // p_flags bits (PF_X=1, PF_W=2, PF_R=4) to PROT_* (READ=1, WRITE=2, EXEC=4).
     uint32_t prot = ((s.flags & 4) ? 1 : 0) | ((s.flags & 2) ? 2 : 0) | ((s.flags & 1) ? 4 : 0);

@@ -101,7 +101,9 @@ class Symbolizer {
     uint64_t offset, vaddr, filesz, memsz;
     uint32_t prot;  // PROT_* from p_flags
   };
-  std::vector<ImageSegment> ImageSegments(std::string_view path, std::string_view build_id);
+  // `elf32`, if given, is set when the file is a 32-bit (ELFCLASS32) ELF.
+  std::vector<ImageSegment> ImageSegments(std::string_view path, std::string_view build_id,
+                                          bool* elf32 = nullptr);
 
   SymbolizerStats stats() const;
 
