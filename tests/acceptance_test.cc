@@ -286,6 +286,30 @@ TEST(AcceptanceTest, EachCallsSampleSpanEndsAtItsExit) {
   }
 }
 
+TEST(AcceptanceTest, ThirtyTwoBitProgramsAreDetectedNotMisread) {
+  // traces/src/c32.c (int $0x80, no libc), built `gcc -m32 -static -nostdlib`
+  // and recorded with raw_syscalls only, from /tmp/unseen/w/c32: its calls
+  // carry i386 numbers (its chdir is nr 12, brk on x86_64). Its binary is
+  // found through --symfs.
+  replay::LoadOptions o;
+  o.path = TracePath("c32-raw.data");
+  o.symbols.symfs = ::testing::TempDir() + "/c32-symfs";
+  std::string dst = o.symbols.symfs + "/tmp/unseen/w/c32";
+  for (size_t i = 1; i < dst.size(); ++i) {
+    if (dst[i] == '/') mkdir(dst.substr(0, i).c_str(), 0755);
+  }
+  unlink(dst.c_str());
+  ASSERT_EQ(symlink((SourceDir() + "/traces/bin/c32").c_str(), dst.c_str()), 0);
+  auto t = replay::LoadTrace(o);
+  ASSERT_TRUE(t.ok()) << t.status();
+  const index::TraceIndex& idx = (*t)->index();
+  ASSERT_EQ(idx.num_processes(), 1u);
+  EXPECT_TRUE(idx.process(0).is_32bit);
+  EXPECT_GT(idx.stats().calls_32bit, 0u);
+  EXPECT_EQ(idx.num_events(), 0u);  // nothing replayed with x86_64 numbers
+  EXPECT_TRUE(LivePages(idx, 0, /*with_origin=*/true).empty());
+}
+
 TEST(AcceptanceTest, LostEventsAreReportedWithTheirTimeSpan) {
   auto rows = Rows({"lost"});
   ASSERT_FALSE(rows.empty());
