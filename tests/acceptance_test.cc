@@ -188,20 +188,6 @@ std::set<std::string> FunctionsIn(const std::string& path) {
   return names;
 }
 
-// A --symfs tree in which the recorded binary paths resolve to this checkout.
-std::string MakeSymfs(const std::vector<std::string>& recorded_paths) {
-  std::string root = ::testing::TempDir() + "/symfs";
-  for (const std::string& p : recorded_paths) {
-    std::string dst = root + p;
-    for (size_t i = 1; i < dst.size(); ++i) {
-      if (dst[i] == '/') mkdir(dst.substr(0, i).c_str(), 0755);
-    }
-    unlink(dst.c_str());
-    EXPECT_EQ(symlink(LocalPath(p).c_str(), dst.c_str()), 0) << dst;
-  }
-  return root;
-}
-
 TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
   const std::set<std::string> functions = FunctionsIn(SourceDir() + "/traces/src/rules.c");
   ASSERT_GT(functions.count("do_mremap_maymove"), 0u);
@@ -211,7 +197,7 @@ TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
     replay::LoadOptions o;
     o.path = TracePath(row["trace"]);
     o.symbols.trace_path = o.path;
-    o.symbols.symfs = MakeSymfs({row["exe"]});
+    o.symbols.symfs = MakeSymfs("acceptance-symfs", std::vector<std::string>{row["exe"]});
     auto t = replay::LoadTrace(o);
     ASSERT_TRUE(t.ok()) << t.status();
     const index::TraceIndex& idx = (*t)->index();
@@ -293,13 +279,9 @@ TEST(AcceptanceTest, ThirtyTwoBitProgramsAreDetectedNotMisread) {
   // found through --symfs.
   replay::LoadOptions o;
   o.path = TracePath("c32-raw.data");
-  o.symbols.symfs = ::testing::TempDir() + "/c32-symfs";
-  std::string dst = o.symbols.symfs + "/tmp/unseen/w/c32";
-  for (size_t i = 1; i < dst.size(); ++i) {
-    if (dst[i] == '/') mkdir(dst.substr(0, i).c_str(), 0755);
-  }
-  unlink(dst.c_str());
-  ASSERT_EQ(symlink((SourceDir() + "/traces/bin/c32").c_str(), dst.c_str()), 0);
+  o.symbols.symfs = MakeSymfs("c32-symfs", std::vector<std::pair<std::string, std::string>>{
+                                                {"/tmp/unseen/w/c32", SourceDir() + "/traces/bin/c32"}});
+  ASSERT_FALSE(o.symbols.symfs.empty());
   auto t = replay::LoadTrace(o);
   ASSERT_TRUE(t.ok()) << t.status();
   const index::TraceIndex& idx = (*t)->index();

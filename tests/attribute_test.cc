@@ -32,21 +32,6 @@ using report::Attribution;
 using report::RegionAttribution;
 using ::testing::HasSubstr;
 
-// Symlinks each recorded binary under a fresh --symfs root, so symbols are
-// found in any checkout (the traces name /work/main/traces/bin/...).
-std::string MakeSymfs(const std::vector<std::string>& recorded_paths) {
-  std::string root = ::testing::TempDir() + "/attr-symfs-" + std::to_string(getpid());
-  for (const std::string& p : recorded_paths) {
-    std::string dst = root + p;
-    for (size_t i = 1; i < dst.size(); ++i) {
-      if (dst[i] == '/') mkdir(dst.substr(0, i).c_str(), 0755);
-    }
-    unlink(dst.c_str());
-    EXPECT_EQ(symlink(LocalPath(p).c_str(), dst.c_str()), 0) << dst;
-  }
-  return root;
-}
-
 // Each trace loaded once; nullptr if it cannot be loaded (no-callchain).
 const replay::LoadedTrace* Load(const std::string& name) {
   static std::map<std::string, std::unique_ptr<replay::LoadedTrace>> cache;
@@ -57,7 +42,8 @@ const replay::LoadedTrace* Load(const std::string& name) {
     replay::LoadOptions o;
     o.path = TracePath(name);
     o.symbols.trace_path = o.path;
-    o.symbols.symfs = MakeSymfs({"/work/main/traces/bin/rules", "/work/main/traces/bin/attach"});
+    o.symbols.symfs = MakeSymfs(
+        "attr-symfs", std::vector<std::string>{"/work/main/traces/bin/rules", "/work/main/traces/bin/attach"});
     auto t = replay::LoadTrace(o);
     if (!t.ok()) {
       failed.insert(name);

@@ -1,6 +1,8 @@
 #include "tests/trace_fixtures.h"
 
 #include <elf.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdlib.h>
 
@@ -8,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gtest/gtest.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -200,6 +203,26 @@ PageSet ProcessMadePages(const std::vector<MapsRow>& rows, const std::string& ex
     pages.Remove(bias + img.lo, bias + img.hi);
   }
   return pages;
+}
+
+std::string MakeSymfs(const std::string& name,
+                      const std::vector<std::pair<std::string, std::string>>& recorded_to_local) {
+  std::string root = ::testing::TempDir() + "/" + name + "-" + std::to_string(getpid());
+  for (const auto& [recorded, local] : recorded_to_local) {
+    std::string dst = root + recorded;
+    for (size_t i = 1; i < dst.size(); ++i) {
+      if (dst[i] == '/') mkdir(dst.substr(0, i).c_str(), 0755);
+    }
+    unlink(dst.c_str());
+    if (symlink(local.c_str(), dst.c_str()) != 0) return "";
+  }
+  return root;
+}
+
+std::string MakeSymfs(const std::string& name, const std::vector<std::string>& recorded_paths) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const std::string& p : recorded_paths) pairs.emplace_back(p, LocalPath(p));
+  return MakeSymfs(name, pairs);
 }
 
 }  // namespace pageblame::testing

@@ -57,6 +57,14 @@ std::string LocalPath(const std::string& recorded);
 PageSet ProcessMadePages(const std::vector<MapsRow>& rows, const std::string& exe);
 PageSet AllPages(const std::vector<MapsRow>& rows);
 
+// A fresh --symfs root (under the test temp dir, named `name`) in which each
+// recorded path is a symlink to `local` (default: LocalPath(recorded)), so
+// symbols are found in any checkout. perf's --symfs semantics: every DSO is
+// looked for under the root only.
+std::string MakeSymfs(const std::string& name, const std::vector<std::string>& recorded_paths);
+std::string MakeSymfs(const std::string& name,
+                      const std::vector<std::pair<std::string, std::string>>& recorded_to_local);
+
 }  // namespace pageblame::testing
 
 #endif  // PAGEBLAME_TESTS_TRACE_FIXTURES_H_

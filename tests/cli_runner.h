@@ -1,0 +1,59 @@
+// Runs the built pageblame binary as a user would, for the CLI tests.
+#ifndef PAGEBLAME_TESTS_CLI_RUNNER_H_
+#define PAGEBLAME_TESTS_CLI_RUNNER_H_
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pageblame::testing {
+
+struct CliRun {
+  int exit_code = -1;
+  bool crashed = false;
+  std::string out, err;
+};
+
+// `build/bin/pageblame ARGS`, with stdout and stderr captured.
+inline CliRun Pageblame(const std::string& args) {
+  // ctest runs test cases as parallel processes: names must not collide.
+  static int calls = 0;
+  std::string err_file = ::testing::TempDir() + "/pageblame-stderr-" + std::to_string(getpid()) +
+                         "-" + std::to_string(calls++) + ".txt";
+  std::string cmd = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame " + args + " 2>" + err_file;
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.crashed = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) >= 128);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  std::remove(err_file.c_str());
+  return r;
+}
+
+// Bad input: one line "pageblame: ..." naming the problem, a non-zero exit,
+// nothing on stdout, no crash.
+inline void ExpectOneLineError(const CliRun& r, const std::string& must_contain) {
+  EXPECT_FALSE(r.crashed);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr(must_contain));
+  EXPECT_EQ(r.err.rfind("pageblame: ", 0), 0u) << r.err;
+}
+
+}  // namespace pageblame::testing
+
+#endif  // PAGEBLAME_TESTS_CLI_RUNNER_H_
