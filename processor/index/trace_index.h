@@ -37,6 +37,7 @@ class TraceIndex {
   StringTable& strings() { return strings_; }
   TraceStats& mutable_stats() { return stats_; }
   EventId AddEvent(const CallEvent& e);
+  CallEvent& mutable_event(EventId id) { return events_[id.value()]; }
   VersionId AddVersion(const Version& v);
   Version& mutable_version(VersionId id) { return versions_[id.value()]; }
   uint32_t AddProcess(const Process& p);

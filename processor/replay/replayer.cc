@@ -103,6 +103,9 @@ void Replayer::Apply(const TraceEvent& e) {
     case TraceEvent::Kind::kLost:
       OnLost(e);
       break;
+    case TraceEvent::Kind::kTwin:
+      OnLateTwin(e);
+      break;
   }
   if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, e.time);
 }
@@ -240,6 +243,22 @@ void Replayer::AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path
   }
 }
 
+void Replayer::OnLateTwin(const TraceEvent& e) {
+  if (!e.flag) {
+    // The call is still in flight: widen its span from the start.
+    if (SyscallPairer::Pending* call = pairer_.InCall(e.tid);
+        call != nullptr && call->enter.syscall == e.syscall) {
+      call->first_time = std::min(call->first_time, e.time);
+    }
+    return;
+  }
+  // The call just completed: widen the recorded event, if it changed something.
+  auto it = last_event_.find(e.tid);
+  if (it == last_event_.end()) return;
+  index::CallEvent& ev = idx_->mutable_event(it->second);
+  if (ev.syscall == e.syscall) ev.last_time = std::max(ev.last_time, e.time);
+}
+
 void Replayer::OnLost(const TraceEvent& e) {
   index::TraceStats& st = idx_->mutable_stats();
   st.lost_records += e.a[0];
@@ -252,6 +271,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
   const int64_t ret = exit.ret;
   const uint64_t t = exit.time;  // the change is visible from the exit on
   uint32_t p = ThreadSeen(exit.pid, exit.tid, t);
+  last_event_.erase(exit.tid);
   if (idx_->process(p).is_32bit) {
     ++st.calls_32bit;
     return;
@@ -271,7 +291,9 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
     ce.stack = in.stack;
     auto c = comm_.find(exit.tid);
     ce.comm = c != comm_.end() ? c->second : idx_->process(p).comm;
-    return idx_->AddEvent(ce);
+    EventId id = idx_->AddEvent(ce);
+    last_event_[exit.tid] = id;
+    return id;
   };
 
   switch (in.syscall) {

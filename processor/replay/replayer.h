@@ -51,6 +51,8 @@ class Replayer {
   void OnFork(const TraceEvent& e);
   void OnComm(const TraceEvent& e);
   void OnLost(const TraceEvent& e);
+  // A raw_syscalls twin recorded after its call's own enter or exit.
+  void OnLateTwin(const TraceEvent& e);
   // True if version `id` was made after time `since` by another thread than
   // `tid`, in a way the kernel only allows on a free range (see .cc).
   bool PlacedInFreeRangeSince(VersionId id, uint64_t since, uint32_t tid) const;
@@ -61,6 +63,7 @@ class Replayer {
   absl::flat_hash_map<uint32_t, uint32_t> pid_to_process_;  // current generation
   absl::flat_hash_map<uint32_t, ProcState> state_;          // by process index
   absl::flat_hash_map<uint32_t, StringId> comm_;            // by tid
+  absl::flat_hash_map<uint32_t, EventId> last_event_;        // by tid: its last recorded call
   // Live threads of each process (by process index): it exits with the last.
   absl::flat_hash_map<uint32_t, absl::flat_hash_set<uint32_t>> threads_;
   uint64_t last_time_ = 0;

@@ -320,6 +320,29 @@ TEST_F(ReplayerTest, TwinTimesWidenTheCallsSampleSpan) {
   EXPECT_EQ(idx_.event(EventId(1)).last_time, 235u);
 }
 
+TEST_F(ReplayerTest, LateTwinsWidenTheSpanToo) {
+  // Some recordings fire the raw_syscalls tracepoint after the syscalls:* one.
+  auto ev = [&](TraceEvent::Kind kind, uint64_t t, bool flag, int64_t ret) {
+    TraceEvent e;
+    e.kind = kind;
+    e.time = t;
+    e.flag = flag;
+    e.pid = e.tid = 1;
+    e.ret = ret;
+    e.a[1] = P;
+    e.a[3] = kAnon;
+    replayer_.Apply(e);
+  };
+  ev(TraceEvent::Kind::kEnter, 100, false, 0);
+  ev(TraceEvent::Kind::kTwin, 103, false, 0);  // raw enter, late
+  ev(TraceEvent::Kind::kExit, 130, false, 0x10000);
+  ev(TraceEvent::Kind::kTwin, 134, true, 0);   // raw exit, late
+  Done();
+  ASSERT_EQ(idx_.num_events(), 1u);
+  EXPECT_EQ(idx_.event(EventId(0)).first_time, 100u);
+  EXPECT_EQ(idx_.event(EventId(0)).last_time, 134u);
+}
+
 TEST_F(ReplayerTest, AProcessEndsWithItsLastThreadNotItsMainThread) {
   auto task = [&](TraceEvent::Kind kind, uint64_t t, uint32_t tid, uint32_t parent_tid) {
     TraceEvent e;

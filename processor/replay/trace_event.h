@@ -21,6 +21,7 @@ struct TraceEvent {
     kMmap,    // MMAP/MMAP2: a[0] start, a[1] len, a[2] pgoff, a[3] prot, a[4] flags,
               // a[5] = 1 if prot/flags are known (MMAP2); str = filename; str2 = build id
     kLost,    // a[0] = count; flag = LOST_SAMPLES
+    kTwin,    // a raw_syscalls twin recorded after its call's own enter (flag=false) or exit (flag=true)
   };
   uint64_t time = 0;
   // kEnter/kExit: the time of the call's raw_syscalls twin (the raw enter just

@@ -62,6 +62,12 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
     bool exit;
   };
   absl::flat_hash_map<uint32_t, Twin> twins;  // tid -> its last raw twin sample
+  struct Own {
+    decode::Syscall syscall;
+    bool exit;
+    bool had_twin;
+  };
+  absl::flat_hash_map<uint32_t, Own> last_own;  // tid -> its last syscalls:* sample
   const uint64_t total = info.data_size;
   uint64_t next_progress = 64 << 20;
   const bool progress = options.progress && isatty(STDERR_FILENO);
@@ -95,11 +101,26 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         ++st.memory_samples;
         const bool is_exit = dsc.phase == decode::DecodedSyscall::Phase::kExit;
         if (dsc.twin) {
-          // The kernel fires raw_syscalls:sys_enter/exit right before
-          // syscalls:sys_enter_X/exit_X, on the same CPU, so the twin is the
-          // thread's previous memory sample in file order. Keep only its
-          // time, attached to the call's own sample: twins never need sorting.
-          twins[sample.tid] = Twin{sample.time, dsc.syscall, is_exit};
+          // The kernel fires raw_syscalls:sys_enter/exit and
+          // syscalls:sys_enter_X/exit_X back to back on the same CPU, in the
+          // order the tracepoints were enabled: usually raw first, but raw
+          // last in some recordings (attach). A twin right after its call's
+          // own sample goes to replay as a late twin; one before it waits
+          // here and rides on that sample: no extra event to sort.
+          auto last = last_own.find(sample.tid);
+          if (last != last_own.end() && last->second.syscall == dsc.syscall &&
+              last->second.exit == is_exit && !last->second.had_twin) {
+            last->second.had_twin = true;
+            e.kind = TraceEvent::Kind::kTwin;
+            e.time = sample.time;
+            e.pid = sample.pid;
+            e.tid = sample.tid;
+            e.syscall = dsc.syscall;
+            e.flag = is_exit;
+            sorter.Push(e);
+          } else {
+            twins[sample.tid] = Twin{sample.time, dsc.syscall, is_exit};
+          }
           continue;
         }
         e.time = sample.time;
@@ -113,6 +134,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
           }
           twins.erase(t);
         }
+        last_own[sample.tid] = Own{dsc.syscall, is_exit, e.twin_time != 0};
         if (!is_exit) {
           e.kind = TraceEvent::Kind::kEnter;
           std::copy(std::begin(dsc.args), std::end(dsc.args), e.a);
