@@ -1,0 +1,66 @@
+#include "plugin/event_classifier.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "processor/base/byte_reader.h"
+
+namespace pageblame::plugin {
+
+std::optional<EventClassifier::Numbers> EventClassifier::NumbersForArch(const std::string& arch) {
+  if (arch.empty() || arch == "x86_64") return Numbers{9, 11, 12, 25};
+  if (arch == "aarch64" || arch == "arm64" || absl::StartsWith(arch, "riscv64")) {
+    return Numbers{222, 215, 214, 216};
+  }
+  return std::nullopt;
+}
+
+EventClassifier::Kind EventClassifier::ClassifyName(std::string_view name) {
+  if (name == "raw_syscalls:sys_enter") return Kind::kRawEnter;
+  if (name == "raw_syscalls:sys_exit") return Kind::kRawExit;
+  absl::string_view rest(name.data(), name.size());
+  if (!absl::ConsumePrefix(&rest, "syscalls:sys_")) return Kind::kOther;
+  if (!absl::ConsumePrefix(&rest, "enter_") && !absl::ConsumePrefix(&rest, "exit_")) {
+    return Kind::kOther;
+  }
+  for (int i = 0; i < decode::kSyscallCount; ++i) {
+    std::string_view sc = decode::SyscallName(static_cast<decode::Syscall>(i));
+    if (rest == absl::string_view(sc.data(), sc.size())) return Kind::kMemory;
+  }
+  return Kind::kOther;
+}
+
+EventClassifier::Kind EventClassifier::KindOf(const char* name) {
+  auto [it, inserted] = by_name_.try_emplace(name, Kind::kOther);
+  if (inserted) it->second = ClassifyName(name);
+  return it->second;
+}
+
+std::optional<decode::Syscall> EventClassifier::RawSyscall(absl::Span<const uint8_t> raw) const {
+  // raw_syscalls:sys_enter/sys_exit: 8 bytes of common fields, then `long id`
+  // (include/trace/events/syscalls.h, TP_STRUCT__entry of both events).
+  ByteReader r(raw);
+  int64_t id;
+  if (!r.Skip(8) || !r.Read(&id)) return std::nullopt;
+  for (int i = 0; i < decode::kSyscallCount; ++i) {
+    if (id == numbers_[i]) return static_cast<decode::Syscall>(i);
+  }
+  return std::nullopt;
+}
+
+bool EventClassifier::IsMemorySyscall(const char* name, absl::Span<const uint8_t> raw) {
+  if (name == nullptr) return false;
+  switch (KindOf(name)) {
+    case Kind::kOther: return false;
+    case Kind::kMemory: return true;
+    case Kind::kRawEnter:
+    case Kind::kRawExit: return RawSyscall(raw).has_value();
+  }
+  return false;
+}
+
+std::optional<decode::Syscall> EventClassifier::RawExit(const char* name, absl::Span<const uint8_t> raw) {
+  if (name == nullptr || KindOf(name) != Kind::kRawExit) return std::nullopt;
+  return RawSyscall(raw);
+}
+
+}  // namespace pageblame::plugin

@@ -1,0 +1,118 @@
+#include "plugin/filter_session.h"
+
+#include "absl/strings/str_cat.h"
+#include "plugin/perf_command_line.h"
+#include "plugin/summary_writer.h"
+#include "processor/base/status_macros.h"
+#include "processor/decode/callchain.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::plugin {
+
+absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
+    const std::vector<std::string>& dlargs, const PerfEnvironment& env) {
+  std::unique_ptr<FilterSession> s(new FilterSession());
+  ASSIGN_OR_RETURN(s->options_, ParseDlfilterArgs(dlargs));
+  s->path_ = !s->options_.trace.empty() ? s->options_.trace
+                                        : TraceInputFromArgv(env.argv, env.stdin_is_fifo);
+  RETURN_IF_ERROR(CheckRereadable(s->path_));
+
+  replay::LoadOptions lo;
+  lo.path = s->path_;
+  lo.symbols.trace_path = s->path_;
+  ASSIGN_OR_RETURN(s->trace_, replay::LoadTrace(lo));
+  const index::TraceIndex& idx = s->trace_->index();
+
+  auto numbers = EventClassifier::NumbersForArch(s->trace_->info().arch);
+  if (!numbers) {
+    return absl::UnimplementedError(absl::StrCat(
+        s->path_, ": recorded on arch '", s->trace_->info().arch,
+        "', whose syscall numbers the plugin does not know (x86_64, aarch64, riscv64)"));
+  }
+  s->classifier_ = std::make_unique<EventClassifier>(*numbers);
+
+  s->selection_ = std::make_unique<PageSelection>(idx, s->options_.pid);
+  s->targets_ = s->selection_->Targets(s->options_);
+  for (const Target& t : s->targets_) s->selection_->AddHistoryCalls(t, &s->keep_);
+  s->keep_.Finalize();
+  SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->names_, s->samples_);
+  for (EventId id : w.PrintedStacks(s->targets_)) s->printed_stacks_.insert(id);
+
+  // Lost events make answers about the affected span uncertain: say so, as
+  // the CLI does.
+  for (const index::LostSpan& l : idx.stats().lost) {
+    s->warnings_.push_back(absl::StrCat(
+        "warning: ", l.count, l.samples ? " samples" : " events", " lost between ",
+        report::FormatTime(l.t_from), " and ", report::FormatTime(l.t_to),
+        "; pages changed then may be misattributed"));
+  }
+  return s;
+}
+
+EventId FilterSession::CallOf(const SampleView& s) {
+  bool last = false;
+  EventId id = keep_.Find(s.tid, s.time, &last);
+  auto ended = ended_.find(s.tid);
+  if (id.valid()) {
+    if (last) {
+      ended_[s.tid] = id;
+    } else if (ended != ended_.end()) {
+      ended_.erase(ended);
+    }
+    return id;
+  }
+  if (ended == ended_.end()) return id;
+  // The raw_syscalls exit twin recorded after its call's exit (see header).
+  EventId prev = ended->second;
+  ended_.erase(ended);
+  std::optional<decode::Syscall> raw_exit = classifier_->RawExit(s.event, s.raw);
+  if (!raw_exit || *raw_exit != trace_->index().event(prev).syscall) return id;
+  trailing_twin_[s.tid] = Twin{s.time, prev};
+  return prev;
+}
+
+bool FilterSession::Keep(const SampleView& s) {
+  if (!classifier_->IsMemorySyscall(s.event, s.raw)) return false;
+  ++memory_samples_;
+  if (options_.keep_all()) return !options_.pid || s.pid == *options_.pid;
+  return CallOf(s).valid();
+}
+
+void FilterSession::Printed(const SampleView& s, Resolve resolve) {
+  ++printed_samples_;
+  if (options_.keep_all()) return;
+  EventId id = keep_.Find(s.tid, s.time);
+  if (auto t = trailing_twin_.find(s.tid); !id.valid() && t != trailing_twin_.end() &&
+                                            t->second.time == s.time) {
+    id = t->second.id;
+  }
+  if (!id.valid()) return;
+  ++samples_[id];
+  // Name the frames of a printed stack while a sample of that very call is
+  // at hand (perf resolves in the sample's thread), once per call.
+  if (auto it = printed_stacks_.find(id); it != printed_stacks_.end()) {
+    decode::UserFrames(s.callchain, &frames_);
+    if (!frames_.empty()) {
+      names_.Note(trace_->index().event(id).pid, frames_, resolve);
+      printed_stacks_.erase(it);
+    }
+  }
+}
+
+std::string FilterSession::Finish() const {
+  if (options_.summary == Summary::kNone) return "";
+  SummaryWriter w(*trace_, *selection_, options_.pid, names_, samples_);
+  if (options_.summary == Summary::kJson) {
+    // Only the JSON, so the output after perf's events parses as one array.
+    return options_.keep_all() ? "[]\n" : w.Json(targets_);
+  }
+  std::string out;
+  if (!options_.keep_all()) out = w.Text(targets_);
+  absl::StrAppend(&out, "\npageblame: perf printed ", printed_samples_, " of ", memory_samples_,
+                  " memory-syscall samples",
+                  options_.keep_all() ? "" : absl::StrCat(" (of ", keep_.size(), " calls)"), " from ",
+                  path_, "\n");
+  return out;
+}
+
+}  // namespace pageblame::plugin

@@ -1,0 +1,37 @@
+// Which perf.data the running `perf script` reads, found from its own command
+// line, so the plugin can index the same file with the pageblame library.
+//
+//   ASSIGN_OR_RETURN(std::vector<std::string> argv, ReadOwnCommandLine());
+//   ASSIGN_OR_RETURN(std::string path, TraceInputFromArgv(argv, StdinIsFifo()));
+//   // "perf script -i t.data ..." -> "t.data";  "perf script" -> "perf.data"
+//
+// perf's rules (tools/perf/builtin-script.c, cmd_script): `-i FILE`, `-iFILE`,
+// `--input FILE`, `--input=FILE` (parse-options also takes an unambiguous
+// prefix such as --inp); the last one wins; with none, stdin is read when it
+// is a FIFO ("-"), else ./perf.data.
+#ifndef PAGEBLAME_PLUGIN_PERF_COMMAND_LINE_H_
+#define PAGEBLAME_PLUGIN_PERF_COMMAND_LINE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace pageblame::plugin {
+
+// The arguments of this process (/proc/self/cmdline), argv[0] included.
+absl::StatusOr<std::vector<std::string>> ReadOwnCommandLine();
+
+bool StdinIsFifo();
+
+// The input path perf script reads, "-" for stdin. Only the arguments after
+// the "script" subcommand are considered.
+std::string TraceInputFromArgv(const std::vector<std::string>& argv, bool stdin_is_fifo);
+
+// OK if `path` can be read again from the start by the library: not "-" and
+// not a FIFO. Otherwise FailedPrecondition saying to pass --dlarg trace=FILE.
+absl::Status CheckRereadable(const std::string& path);
+
+}  // namespace pageblame::plugin
+
+#endif  // PAGEBLAME_PLUGIN_PERF_COMMAND_LINE_H_

@@ -1,0 +1,52 @@
+#include "plugin/perf_command_line.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pageblame::plugin {
+namespace {
+
+TEST(PerfCommandLineTest, InputSpellings) {
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "-i", "a.data"}, false), "a.data");
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "-ia.data"}, false), "a.data");
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "--input", "a.data"}, false), "a.data");
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "--input=a.data"}, false), "a.data");
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "--inp=a.data"}, false), "a.data");
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "--inp", "a.data"}, false), "a.data");
+  // The last one wins, as in perf's parse-options.
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "-i", "a", "--dlfilter", "x.so", "-i", "b"}, false),
+            "b");
+}
+
+TEST(PerfCommandLineTest, DefaultsLikePerf) {
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "--dlfilter", "x.so"}, false), "perf.data");
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "--dlfilter", "x.so"}, true), "-");
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "-i", "-"}, false), "-");
+  // Options before the subcommand, and --inline (not --input), are not inputs.
+  EXPECT_EQ(TraceInputFromArgv({"perf", "-i", "x", "script", "--inline"}, false), "perf.data");
+  EXPECT_EQ(TraceInputFromArgv({"perf", "script", "--", "-i", "x"}, false), "perf.data");
+}
+
+TEST(PerfCommandLineTest, OwnCommandLineHasThisProgram) {
+  auto argv = ReadOwnCommandLine();
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  ASSERT_FALSE(argv->empty());
+  EXPECT_THAT((*argv)[0], ::testing::HasSubstr("plugin_unit_test"));
+}
+
+TEST(PerfCommandLineTest, PipesCannotBeReread) {
+  EXPECT_FALSE(CheckRereadable("-").ok());
+  EXPECT_THAT(std::string(CheckRereadable("-").message()), ::testing::HasSubstr("trace=FILE"));
+  std::string fifo = ::testing::TempDir() + "/plugin_fifo_test";
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(CheckRereadable(fifo).ok());
+  unlink(fifo.c_str());
+  EXPECT_TRUE(CheckRereadable(PAGEBLAME_SOURCE_DIR "/traces/rules-trace.data").ok());
+}
+
+}  // namespace
+}  // namespace pageblame::plugin

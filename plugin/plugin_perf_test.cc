@@ -1,0 +1,777 @@
+// The dlfilter as users run it: the real `perf script` on the traces in
+// traces/, with build/lib/pageblame-dlfilter.so. What perf printed is parsed
+// back and checked against the library's own answers (report::QueryJson, what
+// `pageblame query --json` prints) and against counts made without the plugin.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "processor/replay/trace_loader.h"
+#include "processor/report/history.h"
+#include "processor/report/query_report.h"
+#include "processor/report/syscall_format.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::plugin {
+namespace {
+
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+constexpr uint64_t kPage = 4096;
+
+// A trace of traces/ by name, or any trace by absolute path.
+std::string TracePath(const std::string& trace) {
+  return trace.rfind("/", 0) == 0 ? trace : pageblame::testing::TracePath(trace);
+}
+constexpr char kFields[] = "trace:pid,tid,time,event,trace";
+
+// ---------------------------------------------------------------- running perf
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string TempPath(const std::string& what) {
+  static int n = 0;
+  return absl::StrCat(::testing::TempDir(), "/plugin-", getpid(), "-", n++, "-", what);
+}
+
+struct PerfEvent {
+  uint32_t pid = 0, tid = 0;
+  std::string time;     // as perf prints it: "727.535935"
+  std::string name;     // "syscalls:sys_enter_mmap"
+  std::string payload;  // "addr: 0x..., len: 0x..."
+};
+
+struct PerfRun {
+  int exit_code = -1;
+  bool crashed = false;
+  std::string out, err;
+  std::vector<PerfEvent> events;  // the event lines perf printed
+  std::string tail;               // what followed them (the plugin's summary)
+};
+
+void ParseEvents(PerfRun* r) {
+  static const std::regex kEvent(R"(^\s*(\d+)/(\d+)\s+(\d+\.\d+):\s+(\S+):\s?(.*)$)");
+  std::istringstream in(r->out);
+  std::string line;
+  bool in_tail = false;
+  while (std::getline(in, line)) {
+    if (!in_tail && (line.rfind("pageblame:", 0) == 0 || line == "[" || line == "[]")) in_tail = true;
+    if (in_tail) {
+      r->tail += line + "\n";
+      continue;
+    }
+    std::smatch m;
+    if (!std::regex_match(line, m, kEvent)) continue;
+    PerfEvent e;
+    e.pid = std::stoul(m[1]);
+    e.tid = std::stoul(m[2]);
+    e.time = m[3];
+    e.name = m[4];
+    e.payload = m[5];
+    r->events.push_back(std::move(e));
+  }
+}
+
+// perf script [-i TRACE] -F FIELDS [--dlfilter SO --dlarg A ...]; `prefix` is
+// put before perf (e.g. "cat X |").
+PerfRun RunPerf(const std::string& input_args, const std::vector<std::string>& dlargs,
+                bool plugin = true, const std::string& fields = kFields,
+                const std::string& prefix = "") {
+  std::string out = TempPath("out"), err = TempPath("err");
+  std::string cmd = absl::StrCat(prefix, " perf script ", input_args);
+  if (!fields.empty()) absl::StrAppend(&cmd, " -F ", fields);
+  if (plugin) absl::StrAppend(&cmd, " --dlfilter ", Quote(PAGEBLAME_DLFILTER));
+  for (const std::string& a : dlargs) absl::StrAppend(&cmd, " --dlarg ", Quote(a));
+  absl::StrAppend(&cmd, " >", out, " 2>", err);
+  int status = std::system(cmd.c_str());
+  PerfRun r;
+  r.crashed = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) >= 128 &&
+                                      WEXITSTATUS(status) != 255);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  ParseEvents(&r);
+  return r;
+}
+
+PerfRun RunOnTrace(const std::string& trace, const std::vector<std::string>& dlargs) {
+  return RunPerf("-i " + Quote(TracePath(trace)), dlargs);
+}
+
+// A memory-syscall sample, decided from perf's own text (not the plugin's code).
+bool IsMemoryEvent(const PerfEvent& e) {
+  static const std::regex kSpecific(R"(^syscalls:sys_(enter|exit)_(mmap|munmap|brk|mremap)$)");
+  static const std::regex kRaw(R"(^NR (9|11|12|25) .*)");
+  if (std::regex_match(e.name, kSpecific)) return true;
+  if (e.name == "raw_syscalls:sys_enter" || e.name == "raw_syscalls:sys_exit") {
+    return std::regex_match(e.payload, kRaw);
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- the library's answers
+
+const replay::LoadedTrace* Loaded(const std::string& trace) {
+  static auto* cache = new std::map<std::string, std::unique_ptr<replay::LoadedTrace>>();
+  auto it = cache->find(trace);
+  if (it == cache->end()) {
+    replay::LoadOptions o;
+    o.path = TracePath(trace);
+    o.symbols.trace_path = o.path;
+    auto t = replay::LoadTrace(o);
+    it = cache->emplace(trace, t.ok() ? std::move(*t) : nullptr).first;
+  }
+  return it->second.get();
+}
+
+std::vector<std::string> AllTraces() {
+  std::set<std::string> names;
+  for (const auto& row : pageblame::testing::ReadManifest()) names.insert(row["trace"]);
+  return {names.begin(), names.end()};
+}
+
+std::vector<std::string> UsableTraces() {
+  std::vector<std::string> out;
+  for (const std::string& t : AllTraces()) {
+    if (Loaded(t) != nullptr) out.push_back(t);
+  }
+  return out;
+}
+
+Json Query(const std::string& trace, const std::vector<uint64_t>& addrs,
+           std::optional<uint32_t> pid = std::nullopt) {
+  report::QueryOptions o;
+  o.addresses = addrs;
+  o.pid = pid;
+  return Json::parse(report::QueryJson(*Loaded(trace), o).dump());
+}
+
+std::string Seconds(const Json& t) { return absl::StrFormat("%.6f", t.get<double>()); }
+
+using CallKey = std::pair<uint32_t, std::string>;  // (tid, exit time as perf prints it)
+
+// The calls the plugin must keep for the page at `addr`: every change ever
+// made at that address (report::PageHistory: earlier tenants too, and where
+// the first one came from) but "split", whose call removed a neighbour, plus
+// the creating calls of those versions; in every process that ever had the
+// page (or only `pid`). Identified as perf prints them: (tid, exit time).
+std::set<CallKey> ExpectedCalls(const std::string& trace, uint64_t addr,
+                                std::optional<uint32_t> pid = std::nullopt) {
+  const index::TraceIndex& idx = Loaded(trace)->index();
+  std::set<CallKey> out;
+  auto add = [&](EventId id) {
+    if (id.valid()) out.insert({idx.event(id).tid, report::FormatTime(idx.event(id).time)});
+  };
+  for (uint32_t p = 0; p < idx.num_processes(); ++p) {
+    if (pid && idx.process(p).pid != *pid) continue;
+    for (const report::HistoryEntry& h : report::PageHistory(idx, p, addr)) {
+      add(idx.version(h.version).origin);
+      if (h.change != "split") add(h.event);
+    }
+  }
+  return out;
+}
+
+// perf script's output without the plugin (cached per trace).
+const PerfRun& Unfiltered(const std::string& trace) {
+  static auto* cache = new std::map<std::string, PerfRun>();
+  auto it = cache->find(trace);
+  if (it == cache->end()) {
+    it = cache->emplace(trace, RunPerf("-i " + Quote(TracePath(trace)), {}, /*plugin=*/false)).first;
+  }
+  return it->second;
+}
+
+// Samples perf prints per call: with `perf trace record`, each call also has
+// raw_syscalls twins (raw enter, enter, raw exit, exit), else enter and exit.
+int SamplesPerCall(const std::string& trace) {
+  const PerfRun& all = Unfiltered(trace);
+  bool raw = std::any_of(all.events.begin(), all.events.end(),
+                         [](const PerfEvent& e) { return e.name.rfind("raw_syscalls:", 0) == 0; });
+  return raw ? 4 : 2;
+}
+
+// Pages worth asking about, from what the index knows: one per kind of
+// version (created first/inner page, moved, forked, split, unmapped by the
+// end, pre-trace; by the syscall that created it), the one with the longest
+// history of its kind, so moves and splits are exercised.
+std::vector<uint64_t> InterestingPages(const std::string& trace, size_t max_pages = 10) {
+  const index::TraceIndex& idx = Loaded(trace)->index();
+  std::map<std::string, std::pair<size_t, uint64_t>> by_kind;  // kind -> (history length, page)
+  for (uint32_t i = 0; i < idx.num_versions(); ++i) {
+    const index::Version& v = idx.version(VersionId(i));
+    std::string kind;
+    switch (v.begin) {
+      case index::Begin::kCreated: kind = "created"; break;
+      case index::Begin::kBeforeTrace: kind = "before"; break;
+      case index::Begin::kSplit: kind = "split"; break;
+      case index::Begin::kMovedIn: kind = "moved"; break;
+      case index::Begin::kForked: kind = "forked"; break;
+    }
+    if (v.origin.valid()) {
+      kind += std::string("/") + std::string(decode::SyscallName(idx.event(v.origin).syscall));
+    }
+    if (v.end_kind != index::End::kLive) kind += "/ended";
+    for (uint64_t page : {v.start, v.end - v.start > kPage ? v.start + kPage : v.start}) {
+      size_t n = report::PageHistory(idx, v.process, page).size();
+      auto [it, inserted] = by_kind.try_emplace(kind + (page == v.start ? "" : "/inner"), n, page);
+      if (!inserted && n > it->second.first) it->second = {n, page};
+    }
+  }
+  std::vector<std::pair<size_t, uint64_t>> ranked;
+  for (const auto& [kind, best] : by_kind) ranked.push_back(best);
+  std::sort(ranked.rbegin(), ranked.rend());
+  std::vector<uint64_t> out;
+  for (const auto& [n, page] : ranked) {
+    if (out.size() < max_pages && std::find(out.begin(), out.end(), page) == out.end()) out.push_back(page);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- checking what perf printed
+
+uint64_t Hex(const std::string& s) {
+  uint64_t v = 0;
+  std::string t = s.rfind("0x", 0) == 0 ? s.substr(2) : s;
+  EXPECT_TRUE(absl::SimpleHexAtoi(t, &v)) << s;
+  return v;
+}
+
+std::map<std::string, uint64_t> Fields(const std::string& payload) {
+  std::map<std::string, uint64_t> out;
+  for (absl::string_view f : absl::StrSplit(payload, ", ")) {
+    std::vector<std::string> kv = absl::StrSplit(f, absl::MaxSplits(": ", 1));
+    if (kv.size() == 2) out[kv[0]] = Hex(kv[1]);
+  }
+  return out;
+}
+
+// The program break before each brk call, from the unfiltered output: brk
+// moves the break between the previous value and the one it returns.
+std::map<CallKey, uint64_t> BreakBefore(const std::string& trace) {
+  std::map<CallKey, uint64_t> out;
+  std::map<uint32_t, uint64_t> brk;  // pid -> current break
+  // Attach mode: the break when the trace began is the end of the [heap]
+  // mapping perf synthesized.
+  static const std::regex kHeap(R"(PERF_RECORD_MMAP2 (\d+)/\d+: \[0x([0-9a-f]+)\(0x([0-9a-f]+)\).*\[heap\])");
+  std::string sideband = RunPerf("-i " + Quote(TracePath(trace)) + " --show-mmap-events", {}, false, "").out;
+  for (std::sregex_iterator it(sideband.begin(), sideband.end(), kHeap), end; it != end; ++it) {
+    brk.emplace(std::stoul((*it)[1]), Hex((*it)[2]) + Hex((*it)[3]));
+  }
+  for (const PerfEvent& e : Unfiltered(trace).events) {
+    if (e.name != "syscalls:sys_exit_brk") continue;
+    uint64_t now = Hex(e.payload);
+    out[{e.tid, e.time}] = brk.count(e.pid) ? brk[e.pid] : now;
+    brk[e.pid] = now;
+  }
+  return out;
+}
+
+// Every kept call (enter+exit of syscalls:*) touched the page, or the place
+// the page was before an mremap moved it (walking back in time).
+void ExpectCallsTouch(const std::string& trace, const std::vector<PerfEvent>& events, uint64_t page) {
+  std::map<CallKey, uint64_t> break_before = BreakBefore(trace);
+  struct Call {
+    std::string name;
+    std::map<std::string, uint64_t> args;
+    uint64_t ret = 0;
+    std::string time;
+    uint32_t tid = 0;
+  };
+  std::vector<Call> calls;
+  std::map<uint32_t, Call> open;
+  for (const PerfEvent& e : events) {
+    if (e.name.rfind("syscalls:sys_enter_", 0) == 0) {
+      open[e.tid] = Call{e.name.substr(19), Fields(e.payload), 0, e.time, e.tid};
+    } else if (e.name.rfind("syscalls:sys_exit_", 0) == 0 && open.count(e.tid)) {
+      Call c = open[e.tid];
+      c.ret = Hex(e.payload);
+      c.time = e.time;
+      calls.push_back(c);
+      open.erase(e.tid);
+    }
+  }
+  std::set<uint64_t> places = {page & ~(kPage - 1)};
+  auto touches = [&](uint64_t start, uint64_t len) {
+    for (uint64_t p : places) {
+      if (p + kPage > start && p < start + len) return true;
+    }
+    return false;
+  };
+  for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+    const Call& c = *it;
+    bool ok = false;
+    if (c.name == "mmap") {
+      ok = touches(c.ret, c.args.at("len"));
+    } else if (c.name == "munmap") {
+      ok = touches(c.args.at("addr"), c.args.at("len"));
+    } else if (c.name == "brk") {
+      auto old = break_before.find({c.tid, c.time});
+      ASSERT_NE(old, break_before.end()) << c.time;
+      uint64_t lo = std::min(old->second, c.ret), hi = std::max(old->second, c.ret);
+      lo &= ~(kPage - 1);
+      hi = (hi + kPage - 1) & ~(kPage - 1);
+      ok = touches(lo, hi - lo);
+    } else if (c.name == "mremap") {
+      uint64_t old_addr = c.args.at("addr");
+      ok = touches(old_addr, c.args.at("old_len")) || touches(c.ret, c.args.at("new_len"));
+      for (uint64_t p : std::set<uint64_t>(places)) {
+        if (p >= c.ret && p < c.ret + c.args.at("new_len")) places.insert(p - c.ret + old_addr);
+      }
+    }
+    EXPECT_TRUE(ok) << c.name << " at " << c.time << " does not touch page 0x" << std::hex << page;
+  }
+}
+
+// The stop summary, parsed: one block per answer.
+struct SummaryFrame {
+  std::string ip, symbol, dso;
+};
+struct SummaryAnswer {
+  std::string address;
+  std::optional<uint32_t> pid;
+  std::string region;  // "0xS-0xE" or ""
+  bool before_trace = false;
+  std::string created_by, at_time;
+  uint32_t at_tid = 0;
+  std::vector<SummaryFrame> stack;
+  int history_calls = -1, history_samples = -1;
+};
+
+std::vector<SummaryAnswer> ParseSummary(const std::string& tail) {
+  static const std::regex kHead(R"(^(0x[0-9a-f]+) in pid (\d+) \(.*\)$)");
+  static const std::regex kNone(R"(^(0x[0-9a-f]+): not mapped in any traced process.*$)");
+  static const std::regex kRegion(R"(^  region (0x[0-9a-f]+-0x[0-9a-f]+) .*$)");
+  static const std::regex kAt(R"(^  at (\S+) by .* (\d+)/(\d+)$)");
+  static const std::regex kFrame(R"(^    #\d+ (0x[0-9a-f]+) (.*?)(\+0x[0-9a-f]+)? \((.*)\)$)");
+  static const std::regex kHistory(R"(^  history: (\d+) calls? touched this page; perf printed (\d+) of its samples above$)");
+  std::vector<SummaryAnswer> out;
+  std::istringstream in(tail);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, kHead)) {
+      out.emplace_back();
+      out.back().address = m[1];
+      out.back().pid = std::stoul(m[2]);
+    } else if (std::regex_match(line, m, kNone)) {
+      out.emplace_back();
+      out.back().address = m[1];
+    } else if (out.empty()) {
+      continue;
+    } else if (std::regex_match(line, m, kRegion)) {
+      out.back().region = m[1];
+    } else if (line.rfind("  created by ", 0) == 0) {
+      out.back().created_by = line.substr(13);
+    } else if (std::regex_match(line, m, kAt)) {
+      out.back().at_time = m[1];
+      out.back().at_tid = std::stoul(m[3]);
+    } else if (std::regex_match(line, m, kFrame)) {
+      out.back().stack.push_back({m[1], m[2], m[4]});
+    } else if (line.rfind("  existed before the trace", 0) == 0) {
+      out.back().before_trace = true;
+    } else if (std::regex_match(line, m, kHistory)) {
+      out.back().history_calls = std::stoi(m[1]);
+      out.back().history_samples = std::stoi(m[2]);
+    }
+  }
+  return out;
+}
+
+// The summary says what `pageblame query --json` says for the same addresses.
+void ExpectSummaryMatchesQuery(const std::string& trace, const PerfRun& r,
+                               const std::vector<uint64_t>& addrs, std::optional<uint32_t> pid) {
+  Json q = Query(trace, addrs, pid);
+  std::vector<SummaryAnswer> s = ParseSummary(r.tail);
+  ASSERT_EQ(s.size(), q.size()) << r.tail;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const Json& a = q[i];
+    SCOPED_TRACE(a.dump());
+    EXPECT_EQ(s[i].address, a["address"].get<std::string>());
+    EXPECT_EQ(s[i].pid.has_value(), !a["pid"].is_null());
+    if (s[i].pid && !a["pid"].is_null()) {
+      EXPECT_EQ(*s[i].pid, a["pid"].get<uint32_t>());
+    }
+    if (a["region"].is_null()) {
+      EXPECT_EQ(s[i].region, "");
+    } else {
+      EXPECT_EQ(s[i].region, a["region"]["start"].get<std::string>() + "-" +
+                                 a["region"]["end"].get<std::string>());
+    }
+    const Json& o = a["origin"];
+    EXPECT_EQ(s[i].before_trace, !a["region"].is_null() && o.is_null());
+    if (o.is_null()) {
+      EXPECT_TRUE(s[i].stack.empty());
+      continue;
+    }
+    EXPECT_EQ(s[i].created_by.rfind(o["syscall"].get<std::string>() + "(", 0), 0u) << s[i].created_by;
+    EXPECT_EQ(s[i].at_time, Seconds(o["time"]));
+    EXPECT_EQ(s[i].at_tid, o["tid"].get<uint32_t>());
+    // The creating call is in the history (as "created") with the same text.
+    bool found = false;
+    for (const Json& h : a["history"]) {
+      found |= h["change"] == "created" && h["call"] == s[i].created_by &&
+               Seconds(h["time"]) == s[i].at_time;
+    }
+    EXPECT_TRUE(found) << s[i].created_by;
+    ASSERT_EQ(s[i].stack.size(), o["stack"].size());
+    for (size_t f = 0; f < s[i].stack.size(); ++f) {
+      const Json& jf = o["stack"][f];
+      EXPECT_EQ(s[i].stack[f].ip, jf["ip"].get<std::string>());
+      // perf and the library name a frame alike; where the library has no
+      // name, perf may (or print [unknown]).
+      if (!jf["symbol"].is_null()) {
+        EXPECT_EQ(s[i].stack[f].symbol, jf["symbol"].get<std::string>());
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- tests
+
+TEST(PluginPerfTest, TracesAreThere) {
+  std::vector<std::string> usable = UsableTraces();
+  EXPECT_GE(usable.size(), 5u) << absl::StrJoin(usable, " ");
+}
+
+TEST(PluginPerfTest, NoPagesKeepsEveryMemoryEvent) {
+  for (const std::string& trace : UsableTraces()) {
+    SCOPED_TRACE(trace);
+    const PerfRun& all = Unfiltered(trace);
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    std::vector<std::string> expected;
+    for (const PerfEvent& e : all.events) {
+      if (IsMemoryEvent(e)) expected.push_back(absl::StrCat(e.tid, " ", e.time, " ", e.name));
+    }
+    ASSERT_FALSE(expected.empty());
+    PerfRun kept = RunOnTrace(trace, {});
+    ASSERT_EQ(kept.exit_code, 0) << kept.err;
+    std::vector<std::string> got;
+    for (const PerfEvent& e : kept.events) got.push_back(absl::StrCat(e.tid, " ", e.time, " ", e.name));
+    EXPECT_EQ(got, expected);
+    EXPECT_THAT(kept.tail, HasSubstr(absl::StrCat("perf printed ", expected.size(), " of ", expected.size(),
+                                                  " memory-syscall samples")));
+    EXPECT_LT(expected.size(), all.events.size() + 1);
+  }
+}
+
+TEST(PluginPerfTest, NoPagesWithPidKeepsThatProcess) {
+  for (std::string trace : {"rules-trace.data", "rules-record.data"}) {
+    SCOPED_TRACE(trace);
+    const PerfRun& all = Unfiltered(trace);
+    std::map<uint32_t, size_t> per_pid;
+    for (const PerfEvent& e : all.events) per_pid[e.pid] += IsMemoryEvent(e);
+    ASSERT_GE(per_pid.size(), 2u);
+    for (const auto& [pid, n] : per_pid) {
+      PerfRun kept = RunOnTrace(trace, {absl::StrCat("pid=", pid)});
+      ASSERT_EQ(kept.exit_code, 0) << kept.err;
+      EXPECT_EQ(kept.events.size(), n) << pid;
+      for (const PerfEvent& e : kept.events) EXPECT_EQ(e.pid, pid);
+    }
+  }
+}
+
+// Asks for each interesting page of `trace` (by an address inside it) and
+// checks what perf printed and what the summary says.
+void CheckPages(const std::string& trace) {
+  const int per_call = SamplesPerCall(trace);
+  std::vector<uint64_t> pages = InterestingPages(trace);
+  ASSERT_GE(pages.size(), 2u);
+  for (uint64_t page : pages) {
+    SCOPED_TRACE(absl::StrCat(trace, " page 0x", absl::Hex(page)));
+    uint64_t addr = page + 0x123;
+    PerfRun r = RunOnTrace(trace, {absl::StrCat("pages=0x", absl::Hex(addr))});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const PerfEvent& e : r.events) EXPECT_TRUE(IsMemoryEvent(e)) << e.name << " " << e.payload;
+    std::set<CallKey> expected = ExpectedCalls(trace, addr);
+    EXPECT_EQ(r.events.size(), expected.size() * per_call);
+    std::set<CallKey> exits;
+    for (const PerfEvent& e : r.events) {
+      if (e.name.find("sys_exit") != std::string::npos) exits.insert({e.tid, e.time});
+    }
+    for (const CallKey& k : expected) {
+      EXPECT_TRUE(exits.count(k)) << "call of tid " << k.first << " at " << k.second << " not kept";
+    }
+    ExpectCallsTouch(trace, r.events, page);
+    ExpectSummaryMatchesQuery(trace, r, {addr}, std::nullopt);
+    // Each answer counts the samples perf printed for its page's calls.
+    for (const SummaryAnswer& s : ParseSummary(r.tail)) {
+      if (!s.pid) continue;
+      EXPECT_EQ(s.history_samples, s.history_calls * per_call);
+      EXPECT_EQ(s.history_calls, static_cast<int>(ExpectedCalls(trace, addr, *s.pid).size()));
+    }
+  }
+}
+
+TEST(PluginPerfTest, PagesKeepTheirHistoryAndNameTheCreator) {
+  for (const std::string& trace : UsableTraces()) CheckPages(trace);
+}
+
+// A trace no test has seen: recorded now, both ways the seeds record.
+TEST(PluginPerfTest, FreshRecordings) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording needs root";
+  const std::string rules = pageblame::testing::TracePath("bin/rules");
+  const std::string dir = TempPath("fresh");
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  const std::string events = "syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap";
+  const std::string record_events =
+      "syscalls:sys_enter_mmap,syscalls:sys_exit_mmap,syscalls:sys_enter_munmap,"
+      "syscalls:sys_exit_munmap,syscalls:sys_enter_brk,syscalls:sys_exit_brk,"
+      "syscalls:sys_enter_mremap,syscalls:sys_exit_mremap";
+  for (const auto& [name, cmd] : std::vector<std::pair<std::string, std::string>>{
+           {"trace", "perf trace record --call-graph fp -e '" + events + "' -o " + dir + "/trace.data -- "},
+           {"record", "perf record -q -g -e " + record_events + " -o " + dir + "/record.data -- "}}) {
+    SCOPED_TRACE(name);
+    std::string full = cmd + rules + " " + dir + " " + name + " >" + dir + "/" + name + ".log 2>&1";
+    ASSERT_EQ(std::system(full.c_str()), 0) << Slurp(dir + "/" + name + ".log");
+    const std::string trace = dir + "/" + name + ".data";
+    ASSERT_NE(Loaded(trace), nullptr);
+    CheckPages(trace);
+  }
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST(PluginPerfTest, SeveralPagesAtOnceKeepTheUnion) {
+  const std::string trace = "rules-trace.data";
+  std::vector<uint64_t> pages = InterestingPages(trace);
+  ASSERT_GE(pages.size(), 3u);
+  std::set<CallKey> expected;
+  std::vector<std::string> spelled;
+  for (uint64_t p : pages) {
+    for (const CallKey& k : ExpectedCalls(trace, p)) expected.insert(k);
+    spelled.push_back(absl::StrCat("0x", absl::Hex(p)));
+  }
+  PerfRun r = RunOnTrace(trace, {"pages=" + absl::StrJoin(spelled, ",")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.events.size(), expected.size() * SamplesPerCall(trace));
+  ExpectSummaryMatchesQuery(trace, r, pages, std::nullopt);
+}
+
+TEST(PluginPerfTest, SummaryJsonIsQueryJson) {
+  for (const std::string& trace : UsableTraces()) {
+    SCOPED_TRACE(trace);
+    std::vector<uint64_t> pages = InterestingPages(trace, 4);
+    std::vector<std::string> spelled;
+    for (uint64_t p : pages) spelled.push_back(absl::StrCat("0x", absl::Hex(p)));
+    PerfRun r = RunOnTrace(trace, {"pages=" + absl::StrJoin(spelled, ","), "summary=json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    Json got = Json::parse(r.tail, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(got.is_discarded()) << r.tail;
+    EXPECT_EQ(got, Query(trace, pages));
+    EXPECT_GE(got.size(), pages.size());  // one answer or more per page
+    // And what the CLI prints, byte for byte.
+    std::string out = TempPath("query.json");
+    std::string cmd = absl::StrCat(PAGEBLAME_BINARY_DIR, "/bin/pageblame query --json -i ",
+                                   Quote(TracePath(trace)), " ", absl::StrJoin(spelled, " "), " >", out,
+                                   " 2>/dev/null");
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    EXPECT_EQ(r.tail, Slurp(out));
+    std::remove(out.c_str());
+  }
+}
+
+TEST(PluginPerfTest, PidNarrowsToOneProcess) {
+  // A page mapped in the parent and in its fork child.
+  const std::string trace = "rules-trace.data";
+  const index::TraceIndex& idx = Loaded(trace)->index();
+  std::optional<uint64_t> page;
+  uint32_t child = 0;
+  for (uint32_t i = 0; i < idx.num_versions() && !page; ++i) {
+    const index::Version& v = idx.version(VersionId(i));
+    if (v.begin == index::Begin::kForked && v.origin.valid() && v.end_kind == index::End::kLive) {
+      page = v.start;
+      child = idx.process(v.process).pid;
+    }
+  }
+  ASSERT_TRUE(page.has_value());
+  std::string arg = absl::StrCat("pages=0x", absl::Hex(*page));
+  PerfRun both = RunOnTrace(trace, {arg});
+  PerfRun only = RunOnTrace(trace, {arg, absl::StrCat("pid=", child)});
+  ASSERT_EQ(only.exit_code, 0) << only.err;
+  std::vector<SummaryAnswer> answers = ParseSummary(only.tail);
+  ASSERT_FALSE(answers.empty());
+  for (const SummaryAnswer& a : answers) EXPECT_EQ(a.pid, child);
+  EXPECT_GT(ParseSummary(both.tail).size(), answers.size());
+  EXPECT_EQ(only.events.size(), ExpectedCalls(trace, *page, child).size() * SamplesPerCall(trace));
+  ExpectSummaryMatchesQuery(trace, only, {*page}, child);
+}
+
+TEST(PluginPerfTest, RegionsFileCoversEveryPage) {
+  for (std::string trace : {"rules-trace.data", "rules-record.data", "attach-trace.data"}) {
+    SCOPED_TRACE(trace);
+    const index::TraceIndex& idx = Loaded(trace)->index();
+    // Regions spanning neighbouring versions of the first process, each
+    // widened by a page on both sides, at most 64 pages.
+    std::vector<std::pair<uint64_t, uint64_t>> regions;
+    const auto& live = idx.process(0).live;
+    for (auto it = live.begin(); it != live.end() && regions.size() < 6; ++it) {
+      const index::Version& v = idx.version(it->second);
+      uint64_t start = v.start - kPage, end = std::min(v.end + kPage, start + 64 * kPage);
+      if (regions.empty() || start >= regions.back().second) regions.push_back({start, end});
+    }
+    std::string path = TempPath("regions.txt");
+    {
+      std::ofstream f(path);
+      f << "# start-end\n";
+      for (const auto& [s, e] : regions) f << "0x" << std::hex << s << "-0x" << e << "\n";
+    }
+    PerfRun r = RunOnTrace(trace, {"regions=" + path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Brute force: the calls of every page of every region.
+    std::set<CallKey> expected;
+    std::set<std::string> mapped;  // (pid, region, origin time) of every page at the end
+    for (const auto& [s, e] : regions) {
+      for (uint64_t p = s; p < e; p += kPage) {
+        for (const CallKey& k : ExpectedCalls(trace, p)) expected.insert(k);
+        for (const Json& a : Query(trace, {p})) {
+          if (!a["region"].is_null()) mapped.insert(absl::StrCat(a["pid"].dump(), a["region"].dump(), a["origin"].is_null() ? "-" : Seconds(a["origin"]["time"])));
+        }
+      }
+    }
+    EXPECT_EQ(r.events.size(), expected.size() * SamplesPerCall(trace));
+    std::set<CallKey> exits;
+    for (const PerfEvent& e : r.events) {
+      if (e.name.find("sys_exit") != std::string::npos) exits.insert({e.tid, e.time});
+    }
+    for (const CallKey& k : expected) EXPECT_TRUE(exits.count(k)) << k.first << " " << k.second;
+    // The JSON summary answers for every piece: the same regions and origins.
+    PerfRun j = RunOnTrace(trace, {"regions=" + path, "summary=json"});
+    Json got = Json::parse(j.tail, nullptr, false);
+    ASSERT_FALSE(got.is_discarded()) << j.tail;
+    std::set<std::string> answered;
+    for (const Json& a : got) {
+      if (!a["region"].is_null()) answered.insert(absl::StrCat(a["pid"].dump(), a["region"].dump(), a["origin"].is_null() ? "-" : Seconds(a["origin"]["time"])));
+    }
+    EXPECT_EQ(answered, mapped);
+    std::remove(path.c_str());
+  }
+}
+
+TEST(PluginPerfTest, DefaultOutputNamesFramesAsPerfDoes) {
+  // perf's own call chains are printed; the summary's frames carry the
+  // names perf printed for the creating call.
+  const std::string trace = "rules-trace.data";
+  const index::TraceIndex& idx = Loaded(trace)->index();
+  std::optional<uint64_t> page;
+  for (const auto& [start, id] : idx.process(0).live) {
+    const index::Version& v = idx.version(id);
+    if (v.origin.valid() && idx.stacks().Get(idx.event(v.origin).stack).size() >= 3) {
+      page = v.start;
+      break;
+    }
+  }
+  ASSERT_TRUE(page.has_value());
+  PerfRun r = RunPerf("-i " + Quote(TracePath(trace)), {absl::StrCat("pages=0x", absl::Hex(*page))},
+                      true, /*fields=*/"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<SummaryAnswer> s = ParseSummary(r.out.substr(r.out.find("pageblame: who created")));
+  ASSERT_FALSE(s.empty());
+  ASSERT_GE(s[0].stack.size(), 3u);
+  for (const SummaryFrame& f : s[0].stack) {
+    // perf prints "\t    5fa5 main+0x12c (/work/main/traces/bin/rules)".
+    std::string needle = absl::StrCat(f.symbol, "+");
+    EXPECT_THAT(r.out.substr(0, r.out.find("pageblame:")), HasSubstr(needle + "0x")) << f.symbol;
+    EXPECT_THAT(r.out, HasSubstr(absl::StrCat(" (", f.dso, ")\n")));
+  }
+}
+
+TEST(PluginPerfTest, PipeInputNeedsTraceArgument) {
+  const std::string trace = TracePath("rules-pipe.data");
+  uint64_t page = InterestingPages("rules-pipe.data").front();
+  std::string arg = absl::StrCat("pages=0x", absl::Hex(page));
+  PerfRun piped = RunPerf("", {arg}, true, kFields, "cat " + Quote(trace) + " |");
+  EXPECT_FALSE(piped.crashed);
+  EXPECT_NE(piped.exit_code, 0);
+  EXPECT_THAT(piped.err, HasSubstr("trace=FILE"));
+  EXPECT_EQ(std::count(piped.err.begin(), piped.err.end(), '\n'), 1) << piped.err;
+
+  PerfRun with_trace = RunPerf("", {arg, "trace=" + trace}, true, kFields, "cat " + Quote(trace) + " |");
+  ASSERT_EQ(with_trace.exit_code, 0) << with_trace.err;
+  PerfRun from_file = RunOnTrace("rules-pipe.data", {arg});
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_EQ(with_trace.out, from_file.out);
+  EXPECT_EQ(from_file.events.size(), ExpectedCalls("rules-pipe.data", page).size() * SamplesPerCall("rules-pipe.data"));
+}
+
+TEST(PluginPerfTest, BadArgumentsFailCleanly) {
+  std::string missing_table = TempPath("no-such-table.txt");
+  for (const auto& [arg, why] : std::vector<std::pair<std::string, std::string>>{
+           {"pages=0xzz", "bad address"},
+           {"pages=", "empty value"},
+           {"pid=abc", "process id"},
+           {"summary=yaml", "text, json or none"},
+           {"color=red", "unknown key"},
+           {"0x7f00", "KEY=VALUE"},
+           {"regions=" + missing_table, missing_table},
+           {"trace=/nonexistent/trace.data", "/nonexistent/trace.data"},
+           {"trace=" + TracePath("no-syscalls.data"), "no-syscalls.data"}}) {
+    SCOPED_TRACE(arg);
+    PerfRun r = RunOnTrace("rules-trace.data", {arg});
+    EXPECT_FALSE(r.crashed);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_TRUE(r.events.empty());
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("pageblame-dlfilter: "));
+    EXPECT_THAT(r.err, HasSubstr(why));
+  }
+}
+
+TEST(PluginPerfTest, TracesTheLibraryRefusesFailAtStart) {
+  for (const std::string& trace : AllTraces()) {
+    if (Loaded(trace) != nullptr) continue;
+    SCOPED_TRACE(trace);
+    replay::LoadOptions o;
+    o.path = TracePath(trace);
+    std::string why(replay::LoadTrace(o).status().message());
+    PerfRun r = RunOnTrace(trace, {"pages=0x1000"});
+    EXPECT_FALSE(r.crashed);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(r.err, "pageblame-dlfilter: " + why + "\n");
+  }
+}
+
+TEST(PluginPerfTest, ListedWithItsDescription) {
+  std::string dir = PAGEBLAME_DLFILTER;
+  dir = dir.substr(0, dir.rfind('/'));
+  PerfRun r = RunPerf("-v --list-dlfilters", {}, false, "", "cd " + Quote(dir) + " &&");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("pageblame-dlfilter.so"));
+  EXPECT_THAT(r.out, HasSubstr("pages=ADDR"));
+  EXPECT_THAT(r.out, HasSubstr("regions=FILE"));
+  EXPECT_THAT(r.out, HasSubstr("summary=text|json|none"));
+}
+
+}  // namespace
+}  // namespace pageblame::plugin

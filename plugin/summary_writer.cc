@@ -1,0 +1,141 @@
+#include "plugin/summary_writer.h"
+
+#include "absl/strings/str_cat.h"
+#include "processor/report/origin_renderer.h"
+#include "processor/report/query_report.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::plugin {
+
+std::vector<SummaryWriter::Answer> SummaryWriter::Answers(
+    const std::vector<uint64_t>& addresses) const {
+  const index::TraceIndex& idx = trace_.index();
+  const std::vector<uint32_t>& procs = selection_.processes();
+  std::vector<Answer> out;
+  for (uint64_t addr : addresses) {
+    size_t before = out.size();
+    for (uint32_t p : procs) {
+      VersionId v = idx.Lookup(p, addr, index::kLive);
+      if (v.valid()) out.push_back(Answer{addr, p, v});
+    }
+    if (out.size() != before) continue;
+    if (pid_ && !procs.empty()) {
+      out.push_back(Answer{addr, procs.back(), VersionId::Invalid()});
+    } else {
+      out.push_back(Answer{addr, std::nullopt, VersionId::Invalid()});
+    }
+  }
+  return out;
+}
+
+std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& targets) const {
+  std::vector<EventId> out;
+  for (const Target& t : targets) {
+    for (const Answer& a : Answers(t.addresses)) {
+      if (a.version.valid() && trace_.index().version(a.version).origin.valid()) {
+        out.push_back(trace_.index().version(a.version).origin);
+      }
+    }
+  }
+  return out;
+}
+
+std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
+  std::string out;
+  int n = 0;
+  for (uint64_t ip : trace_.index().stacks().Get(ev.stack)) {
+    const PerfFrame* pf = names_.Find(ev.pid, ip);
+    std::optional<std::string> symbol;
+    uint64_t offset = 0;
+    std::string dso;
+    if (pf != nullptr && pf->symbol) {
+      symbol = pf->symbol;
+      offset = pf->offset;
+      dso = pf->dso;
+    } else {
+      // perf did not name it (or no sample of this call went by): the
+      // library's symbolizer, as `pageblame query` prints it.
+      symbols::Frame f = trace_.symbolizer().Symbolize(ev.pid, ev.time, ip);
+      symbol = f.symbol;
+      offset = f.offset;
+      dso = !f.dso.empty() || pf == nullptr ? f.dso : pf->dso;
+    }
+    absl::StrAppend(&out, "    #", n++, " ", report::Hex(ip), " ",
+                    symbol ? *symbol : std::string("[unknown]"),
+                    symbol && offset ? absl::StrCat("+", report::Hex(offset)) : "", " (",
+                    dso.empty() ? std::string("[unknown]") : dso, ")\n");
+  }
+  if (n == 0) absl::StrAppend(&out, "    (no user stack recorded)\n");
+  return out;
+}
+
+std::string SummaryWriter::AnswerText(const Answer& a) const {
+  const index::TraceIndex& idx = trace_.index();
+  if (!a.process) {
+    return absl::StrCat(report::Hex(a.address),
+                        ": not mapped in any traced process at the end of the trace\n");
+  }
+  const index::Process& proc = idx.process(*a.process);
+  std::string out = absl::StrCat(report::Hex(a.address), " in pid ", proc.pid, " (",
+                                 std::string(idx.strings().Get(proc.comm)), ")\n");
+  if (!a.version.valid()) {
+    absl::StrAppend(&out, "  not mapped at the end of the trace\n");
+  } else {
+    const index::Version& v = idx.version(a.version);
+    std::string_view path = idx.strings().Get(v.attrs.path);
+    absl::StrAppend(&out, "  region ", report::Hex(v.start), "-", report::Hex(v.end), " ",
+                    report::ProtString(v.attrs.prot), " ", report::HumanBytes(v.end - v.start), " ",
+                    path.empty() ? std::string("[anon]") : std::string(path), "\n");
+    if (v.origin.valid()) {
+      const index::CallEvent& ev = idx.event(v.origin);
+      absl::StrAppend(&out, "  created by ", report::DescribeCall(ev), "\n  at ",
+                      report::FormatTime(ev.time), " by ", std::string(idx.strings().Get(ev.comm)),
+                      " ", ev.pid, "/", ev.tid, "\n", StackText(ev));
+    } else {
+      absl::StrAppend(&out, "  existed before the trace: no event in the trace created it",
+                      proc.existed_before_trace ? " (attach mode: the process was already running)"
+                                                : " (mapped by the kernel at exec)",
+                      "\n");
+    }
+    if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
+      report::OriginRenderer r(idx, trace_.symbolizer());
+      absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");
+    }
+  }
+  uint64_t calls = 0, samples = 0;
+  for (EventId id : selection_.HistoryCalls(*a.process, a.address)) {
+    ++calls;
+    auto it = samples_.find(id);
+    if (it != samples_.end()) samples += it->second;
+  }
+  absl::StrAppend(&out, "  history: ", calls, calls == 1 ? " call" : " calls",
+                  " touched this page; perf printed ", samples, " of its samples above\n");
+  return out;
+}
+
+std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
+  std::string out = "\npageblame: who created these pages\n";
+  for (const Target& t : targets) {
+    out += "\n";
+    if (t.is_region) {
+      absl::StrAppend(&out, "region ", report::Hex(t.start), "-", report::Hex(t.end), " (",
+                      t.source, ", ", report::HumanBytes(t.end - t.start), ")\n");
+    }
+    bool first = true;
+    for (const Answer& a : Answers(t.addresses)) {
+      if (!first) out += "\n";
+      first = false;
+      out += AnswerText(a);
+    }
+  }
+  return out;
+}
+
+std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
+  report::QueryOptions o;
+  for (const Target& t : targets) o.addresses.insert(o.addresses.end(), t.addresses.begin(), t.addresses.end());
+  o.pid = pid_;
+  return absl::StrCat(report::QueryJson(trace_, o).dump(1), "\n");
+}
+
+}  // namespace pageblame::plugin

@@ -1,0 +1,62 @@
+// What the plugin prints at `stop`: for each requested page (or each piece of
+// a requested region) and each process that had it mapped at the end of the
+// trace, the region, the call that created it and that call's stack, named by
+// perf where perf named the frame (PerfFrameNames) and by the library's
+// symbolizer otherwise; or that the page existed before the trace.
+//
+//   SummaryWriter w(trace, selection, names, samples_per_call);
+//   std::string text = w.Text(targets);    // human-readable, see docs/plugin.md
+//   std::string json = w.Json(targets);    // == `pageblame query --json` on the same addresses
+//
+// The answers follow `pageblame query` (report/query_report.cc): each address,
+// in every selected process where a version covers it at the end; if none,
+// one "not mapped" answer (for the newest process of the pid with pid=N).
+#ifndef PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
+#define PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "plugin/page_selection.h"
+#include "plugin/perf_frame_names.h"
+#include "processor/replay/trace_loader.h"
+
+namespace pageblame::plugin {
+
+class SummaryWriter {
+ public:
+  SummaryWriter(const replay::LoadedTrace& trace, const PageSelection& selection,
+                std::optional<uint32_t> pid, const PerfFrameNames& names,
+                const absl::flat_hash_map<EventId, uint32_t>& samples)
+      : trace_(trace), selection_(selection), pid_(pid), names_(names), samples_(samples) {}
+
+  std::string Text(const std::vector<Target>& targets) const;
+  std::string Json(const std::vector<Target>& targets) const;
+
+  // The creating calls whose stacks Text() prints: name their frames while
+  // their samples go by.
+  std::vector<EventId> PrintedStacks(const std::vector<Target>& targets) const;
+
+ private:
+  struct Answer {
+    uint64_t address;
+    std::optional<uint32_t> process;
+    VersionId version;  // invalid: not mapped there at the end
+  };
+  std::vector<Answer> Answers(const std::vector<uint64_t>& addresses) const;
+  std::string AnswerText(const Answer& a) const;
+  std::string StackText(const index::CallEvent& ev) const;
+
+  const replay::LoadedTrace& trace_;
+  const PageSelection& selection_;
+  std::optional<uint32_t> pid_;
+  const PerfFrameNames& names_;
+  const absl::flat_hash_map<EventId, uint32_t>& samples_;
+};
+
+}  // namespace pageblame::plugin
+
+#endif  // PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
