@@ -10,8 +10,6 @@
 namespace pageblame::plugin {
 namespace {
 
-constexpr int kMaxMoveDepth = 32;  // moves/forks followed back (a cycle cannot happen; be safe)
-
 void SortUnique(std::vector<uint64_t>* v) {
   std::sort(v->begin(), v->end());
   v->erase(std::unique(v->begin(), v->end()), v->end());
@@ -36,7 +34,8 @@ PageSelection::PageSelection(const index::TraceIndex& idx, std::optional<uint32_
   }
 }
 
-void PageSelection::Boundaries(uint32_t p, uint64_t a, uint64_t b, int depth,
+void PageSelection::Boundaries(uint32_t p, uint64_t a, uint64_t b,
+                               absl::flat_hash_set<uint32_t>* visited,
                                std::vector<uint64_t>* out) const {
   out->push_back(a);
   if (p >= by_process_.size()) return;
@@ -54,11 +53,11 @@ void PageSelection::Boundaries(uint32_t p, uint64_t a, uint64_t b, int depth,
     // Pages that arrived by a move or a fork: their earlier life may have
     // been cut elsewhere (report/history.h follows the same link).
     if ((v.begin == index::Begin::kMovedIn || v.begin == index::Begin::kForked) && v.prev.valid() &&
-        depth < kMaxMoveDepth) {
+        visited->insert(e.id.value()).second) {
       const index::Version& from = idx_.version(v.prev);
       uint64_t from_lo = v.prev_addr + (lo - v.start);
       std::vector<uint64_t> earlier;
-      Boundaries(from.process, from_lo, from_lo + (hi - lo), depth + 1, &earlier);
+      Boundaries(from.process, from_lo, from_lo + (hi - lo), visited, &earlier);
       for (uint64_t x : earlier) out->push_back(x - from_lo + lo);
     }
   }
@@ -80,7 +79,13 @@ std::vector<EventId> PageSelection::HistoryCalls(uint32_t p, uint64_t addr) cons
 void PageSelection::AddHistoryCalls(const Target& t, KeepSet* keep) const {
   for (uint32_t p : processes_) {
     std::vector<uint64_t> reps;
-    Boundaries(p, t.start, t.end, 0, &reps);
+    if (t.end - t.start <= kPageSize) {
+      // Every version boundary is page-aligned: one page has one history.
+      reps.push_back(t.start);
+    } else {
+      absl::flat_hash_set<uint32_t> visited;
+      Boundaries(p, t.start, t.end, &visited, &reps);
+    }
     SortUnique(&reps);
     for (uint64_t addr : reps) {
       for (EventId id : HistoryCalls(p, addr)) keep->Add(idx_.event(id), id);

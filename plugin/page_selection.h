@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "plugin/dlfilter_options.h"
 #include "plugin/keep_set.h"
 #include "processor/index/trace_index.h"
@@ -64,7 +66,12 @@ class PageSelection {
   };
   // Addresses in [a, b) where the versions of process `p` that ever covered
   // part of it start or end, plus `a`; through moves/forks up to `depth`.
-  void Boundaries(uint32_t p, uint64_t a, uint64_t b, int depth, std::vector<uint64_t>* out) const;
+  // `visited` holds the versions already followed back through a move or
+  // fork: each is followed once, so the work is bounded by the number of
+  // versions (without it, regions moved back and forth between the same
+  // slots made the walk exponential).
+  void Boundaries(uint32_t p, uint64_t a, uint64_t b, absl::flat_hash_set<uint32_t>* visited,
+                  std::vector<uint64_t>* out) const;
   std::vector<uint64_t> LivePieces(uint64_t a, uint64_t b) const;
 
   const index::TraceIndex& idx_;
