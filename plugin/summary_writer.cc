@@ -81,26 +81,9 @@ std::string SummaryWriter::AnswerText(const Answer& a) const {
   if (!a.version.valid()) {
     absl::StrAppend(&out, "  not mapped at the end of the trace\n");
   } else {
-    const index::Version& v = idx.version(a.version);
-    std::string_view path = idx.strings().Get(v.attrs.path);
-    absl::StrAppend(&out, "  region ", report::Hex(v.start), "-", report::Hex(v.end), " ",
-                    report::ProtString(v.attrs.prot), " ", report::HumanBytes(v.end - v.start), " ",
-                    path.empty() ? std::string("[anon]") : std::string(path), "\n");
-    if (v.origin.valid()) {
-      const index::CallEvent& ev = idx.event(v.origin);
-      absl::StrAppend(&out, "  created by ", report::DescribeCall(ev), "\n  at ",
-                      report::FormatTime(ev.time), " by ", std::string(idx.strings().Get(ev.comm)),
-                      " ", ev.pid, "/", ev.tid, "\n", StackText(ev));
-    } else {
-      absl::StrAppend(&out, "  existed before the trace: no event in the trace created it",
-                      proc.existed_before_trace ? " (attach mode: the process was already running)"
-                                                : " (mapped by the kernel at exec)",
-                      "\n");
-    }
-    if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
-      report::OriginRenderer r(idx, trace_.symbolizer());
-      absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");
-    }
+    report::OriginRenderer r(idx, trace_.symbolizer());
+    absl::StrAppend(&out, report::RegionText(idx, idx.version(a.version), r,
+                                             [&](const index::CallEvent& ev) { return StackText(ev); }));
   }
   uint64_t calls = 0, samples = 0;
   for (EventId id : selection_.HistoryCalls(*a.process, a.address)) {

@@ -67,6 +67,30 @@ Json RangeJson(uint64_t start, uint64_t end) {
 
 }  // namespace
 
+std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
+                       const std::function<std::string(const index::CallEvent&)>& stack_text) {
+  const index::Process& proc = idx.process(v.process);
+  std::string_view path = idx.strings().Get(v.attrs.path);
+  std::string out = absl::StrCat("  region ", Hex(v.start), "-", Hex(v.end), " ",
+                                 ProtString(v.attrs.prot), " ", HumanBytes(v.end - v.start), " ",
+                                 path.empty() ? std::string("[anon]") : std::string(path), "\n");
+  if (v.origin.valid()) {
+    const index::CallEvent& ev = idx.event(v.origin);
+    absl::StrAppend(&out, "  created by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
+                    " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid, "\n",
+                    stack_text(ev));
+  } else {
+    absl::StrAppend(&out, "  existed before the trace: no event in the trace created it",
+                    proc.existed_before_trace ? " (attach mode: the process was already running)"
+                                              : " (mapped by the kernel at exec)",
+                    "\n");
+  }
+  if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
+    absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");
+  }
+  return out;
+}
+
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
@@ -143,25 +167,10 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
       std::string note = UnknownBreakNote(idx, *a.process, a.address);
       if (!note.empty()) absl::StrAppend(&out, "  note: ", note, "\n");
     } else {
-      const index::Version& v = idx.version(a.version);
-      std::string_view path = idx.strings().Get(v.attrs.path);
-      absl::StrAppend(&out, "  region ", Hex(v.start), "-", Hex(v.end), " ",
-                      ProtString(v.attrs.prot), " ", HumanBytes(v.end - v.start), " ",
-                      path.empty() ? std::string("[anon]") : std::string(path), "\n");
-      if (v.origin.valid()) {
-        const index::CallEvent& ev = idx.event(v.origin);
-        absl::StrAppend(&out, "  created by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
-                        " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid, "\n",
-                        r.StackText(ev, "    "));
-      } else {
-        absl::StrAppend(&out, "  existed before the trace: no event in the trace created it",
-                        proc.existed_before_trace ? " (attach mode: the process was already running)"
-                                                  : " (mapped by the kernel at exec)",
-                        "\n");
-      }
-      if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
-        absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");
-      }
+      absl::StrAppend(&out, RegionText(idx, idx.version(a.version), r,
+                                       [&](const index::CallEvent& ev) {
+                                         return r.StackText(ev, "    ");
+                                       }));
     }
     if (options.history) {
       absl::StrAppend(&out, "  history of this page:\n");

@@ -8,6 +8,7 @@
 #define PAGEBLAME_REPORT_QUERY_REPORT_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,12 @@ struct QueryOptions {
 };
 
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options);
+// The text block for the region `v`: its range, the call that created it (or
+// "existed before the trace") with `stack_text(call)`, and the move that
+// brought it here. Shared by `pageblame query` and the perf script plugin,
+// which names frames with perf's own symbols.
+std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
+                       const std::function<std::string(const index::CallEvent&)>& stack_text);
 std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options);
 
 }  // namespace pageblame::report
