@@ -7,11 +7,7 @@
 namespace pageblame::plugin {
 
 std::optional<EventClassifier::Numbers> EventClassifier::NumbersForArch(const std::string& arch) {
-  if (arch.empty() || arch == "x86_64") return Numbers{9, 11, 12, 25};
-  if (arch == "aarch64" || arch == "arm64" || absl::StartsWith(arch, "riscv64")) {
-    return Numbers{222, 215, 214, 216};
-  }
-  return std::nullopt;
+  return decode::RawSyscallNumbers(arch);
 }
 
 EventClassifier::Kind EventClassifier::ClassifyName(std::string_view name) {

@@ -26,14 +26,13 @@ namespace pageblame::plugin {
 
 class EventClassifier {
  public:
-  using Numbers = std::array<int64_t, decode::kSyscallCount>;  // indexed by decode::Syscall
+  using Numbers = decode::SyscallNumbers;  // indexed by decode::Syscall
   enum class Kind : uint8_t { kOther, kMemory, kRawEnter, kRawExit };
 
   explicit EventClassifier(const Numbers& numbers) : numbers_(numbers) {}
 
   // Syscall numbers of mmap/munmap/brk/mremap for perf's arch string (the
-  // trace's HEADER_ARCH; "" means x86_64), as in decode/syscall_decoder.cc:
-  // arch/x86/entry/syscalls/syscall_64.tbl, include/uapi/asm-generic/unistd.h.
+  // trace's HEADER_ARCH): decode::RawSyscallNumbers, the decoder's own table.
   static std::optional<Numbers> NumbersForArch(const std::string& arch);
 
   // By name only: a specific memory-syscall tracepoint, a raw one, or other.

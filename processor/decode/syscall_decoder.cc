@@ -25,21 +25,15 @@ const std::vector<const char*>& ArgNames(Syscall sc) {
   return kNames[static_cast<int>(sc)];
 }
 
-// Syscall numbers for raw_syscalls, per arch (arch/x86/entry/syscalls/
-// syscall_64.tbl; include/uapi/asm-generic/unistd.h for arm64/riscv).
-bool RawNumbers(const std::string& arch, std::array<int64_t, kSyscallCount>* nr) {
-  if (arch.empty() || arch == "x86_64") {
-    *nr = {9, 11, 12, 25};
-    return true;
-  }
-  if (arch == "aarch64" || arch == "arm64" || arch.rfind("riscv64", 0) == 0) {
-    *nr = {222, 215, 214, 216};
-    return true;
-  }
-  return false;
-}
-
 }  // namespace
+
+std::optional<SyscallNumbers> RawSyscallNumbers(const std::string& arch) {
+  if (arch.empty() || arch == "x86_64") return SyscallNumbers{9, 11, 12, 25};
+  if (arch == "aarch64" || arch == "arm64" || arch.rfind("riscv64", 0) == 0) {
+    return SyscallNumbers{222, 215, 214, 216};
+  }
+  return std::nullopt;
+}
 
 std::string_view SyscallName(Syscall sc) {
   switch (sc) {
@@ -58,7 +52,9 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
   dec.arch_ = info.arch;
   dec.attrs_base_ = info.attrs.empty() ? nullptr : &info.attrs[0];
   dec.decoders_.resize(info.attrs.size());
-  bool have_raw_numbers = RawNumbers(info.arch, &dec.raw_nr_);
+  std::optional<SyscallNumbers> numbers = RawSyscallNumbers(info.arch);
+  bool have_raw_numbers = numbers.has_value();
+  if (numbers) dec.raw_nr_ = *numbers;
 
   auto field = [](const tep_event* ev, const char* name) {
     Field f;

@@ -2,7 +2,10 @@
 #ifndef PAGEBLAME_DECODE_SYSCALL_EVENT_H_
 #define PAGEBLAME_DECODE_SYSCALL_EVENT_H_
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace pageblame::decode {
@@ -11,6 +14,13 @@ enum class Syscall : uint8_t { kMmap, kMunmap, kBrk, kMremap, kCount };
 inline constexpr int kSyscallCount = static_cast<int>(Syscall::kCount);
 
 std::string_view SyscallName(Syscall sc);
+
+// The raw_syscalls numbers of mmap/munmap/brk/mremap (indexed by Syscall) for
+// perf's arch string (HEADER_ARCH; "" means x86_64), or nullopt for an arch
+// we don't know. From arch/x86/entry/syscalls/syscall_64.tbl and
+// include/uapi/asm-generic/unistd.h (arm64, riscv64).
+using SyscallNumbers = std::array<int64_t, kSyscallCount>;
+std::optional<SyscallNumbers> RawSyscallNumbers(const std::string& arch);
 
 // One enter or exit of a memory syscall, from either syscalls:sys_{enter,exit}_X
 // or raw_syscalls:sys_{enter,exit}.
