@@ -18,6 +18,7 @@ using index::End;
 using index::kLive;
 
 constexpr uint64_t P = 4096;
+constexpr uint64_t kAnon = MAP_PRIVATE | MAP_ANONYMOUS;
 
 class ReplayerTest : public ::testing::Test {
  protected:
@@ -44,6 +45,20 @@ class ReplayerTest : public ::testing::Test {
   void Mmap(uint64_t t, uint32_t pid, uint64_t addr, uint64_t len, uint64_t flags, int64_t ret,
             uint32_t tag = 0) {
     Call(t, pid, pid, Syscall::kMmap, {addr, len, PROT_READ | PROT_WRITE, flags, ~0ull, 0}, ret, tag);
+  }
+  // One sample (enter, exit or raw twin) of a one-page anonymous mmap by
+  // pid 1, tid 1.
+  void MmapSample(TraceEvent::Kind kind, uint64_t t, int64_t ret, uint64_t twin_time, bool flag) {
+    TraceEvent e;
+    e.kind = kind;
+    e.time = t;
+    e.twin_time = twin_time;
+    e.flag = flag;
+    e.pid = e.tid = 1;
+    e.ret = ret;
+    e.a[1] = P;
+    e.a[3] = kAnon;
+    replayer_.Apply(e);
   }
   void Fork(uint64_t t, uint32_t child, uint32_t parent) {
     TraceEvent e;
@@ -98,7 +113,6 @@ class ReplayerTest : public ::testing::Test {
 };
 
 using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
-constexpr uint64_t kAnon = MAP_PRIVATE | MAP_ANONYMOUS;
 
 TEST_F(ReplayerTest, MmapRoundsLengthUpAndFailedCallChangesNothing) {
   Mmap(10, 1, 0, 3 * P + 1, kAnon, 0x10000);
@@ -298,15 +312,7 @@ TEST_F(ReplayerTest, UnmatchedExitAndLostExitAreCounted) {
 
 TEST_F(ReplayerTest, TwinTimesWidenTheCallsSampleSpan) {
   auto ev = [&](TraceEvent::Kind kind, uint64_t t, uint64_t twin, int64_t ret) {
-    TraceEvent e;
-    e.kind = kind;
-    e.time = t;
-    e.twin_time = twin;
-    e.pid = e.tid = 1;
-    e.ret = ret;
-    e.a[1] = P;
-    e.a[3] = kAnon;
-    replayer_.Apply(e);
+    MmapSample(kind, t, ret, twin, false);
   };
   ev(TraceEvent::Kind::kEnter, 106, 100, 0);       // raw enter at 100, syscalls enter at 106
   ev(TraceEvent::Kind::kExit, 135, 131, 0x10000);  // raw exit at 131, syscalls exit at 135
@@ -323,15 +329,7 @@ TEST_F(ReplayerTest, TwinTimesWidenTheCallsSampleSpan) {
 TEST_F(ReplayerTest, LateTwinsWidenTheSpanToo) {
   // Some recordings fire the raw_syscalls tracepoint after the syscalls:* one.
   auto ev = [&](TraceEvent::Kind kind, uint64_t t, bool flag, int64_t ret) {
-    TraceEvent e;
-    e.kind = kind;
-    e.time = t;
-    e.flag = flag;
-    e.pid = e.tid = 1;
-    e.ret = ret;
-    e.a[1] = P;
-    e.a[3] = kAnon;
-    replayer_.Apply(e);
+    MmapSample(kind, t, ret, 0, flag);
   };
   ev(TraceEvent::Kind::kEnter, 100, false, 0);
   ev(TraceEvent::Kind::kTwin, 103, false, 0);  // raw enter, late
