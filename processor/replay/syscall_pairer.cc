@@ -7,7 +7,7 @@ namespace pageblame::replay {
 bool SyscallPairer::Enter(const TraceEvent& e) {
   const uint64_t first = e.twin_time ? std::min(e.twin_time, e.time) : e.time;
   auto [it, inserted] = pending_.try_emplace(e.tid);
-  it->second = Pending{e, StringId(), first, e.time};
+  it->second = Pending{e, StringId(), first};
   return !inserted;
 }
 

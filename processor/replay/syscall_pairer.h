@@ -21,7 +21,6 @@ class SyscallPairer {
     TraceEvent enter;
     StringId path;  // file name of an MMAP2 record seen during the call
     uint64_t first_time = 0;  // earliest sample of the call (a raw twin enter, if any)
-    uint64_t last_time = 0;   // latest sample so far (a raw twin exit, if any)
   };
 
   // Returns true if an earlier enter on this tid was still waiting (its exit
