@@ -20,6 +20,7 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   replay::LoadOptions lo;
   lo.path = s->path_;
   lo.symbols.trace_path = s->path_;
+  lo.twin_times = true;  // keep_set.h: a call's samples include its raw twins
   ASSIGN_OR_RETURN(s->trace_, replay::LoadTrace(lo));
   const index::TraceIndex& idx = s->trace_->index();
 

@@ -31,6 +31,7 @@ class FilterSessionTest : public ::testing::Test {
     // Any page created by an mmap: the session keeps its creating call.
     replay::LoadOptions o;
     o.path = kTrace;
+    o.twin_times = true;  // as the session loads it: spans cover the raw twins
     auto t = replay::LoadTrace(o);
     ASSERT_TRUE(t.ok()) << t.status();
     const index::TraceIndex& idx = (*t)->index();

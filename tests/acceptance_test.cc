@@ -272,6 +272,57 @@ TEST(AcceptanceTest, EachCallsSampleSpanEndsAtItsExit) {
   }
 }
 
+TEST(AcceptanceTest, SkippingRawTwinsUnparsedChangesNothingButTheSpans) {
+  // `perf trace record` writes every call four times (syscalls:* and
+  // raw_syscalls enter/exit). The CLI skips the raw twins by their event id;
+  // the plugin reads them (twin_times) for the sample spans. Both loads must
+  // replay the same calls into the same versions.
+  auto rows = Rows({"trace-record"});
+  ASSERT_FALSE(rows.empty());
+  std::set<std::string> seen;
+  for (const ManifestRow& row : rows) {
+    if (!seen.insert(row["trace"]).second) continue;  // a row per process
+    SCOPED_TRACE(row["trace"]);
+    std::unique_ptr<replay::LoadedTrace> loads[2];
+    for (bool twins : {false, true}) {
+      replay::LoadOptions o;
+      o.path = TracePath(row["trace"]);
+      o.twin_times = twins;
+      auto t = replay::LoadTrace(o);
+      ASSERT_TRUE(t.ok()) << t.status();
+      loads[twins] = std::move(t).value();
+    }
+    const index::TraceIndex& skip = loads[0]->index();
+    const index::TraceIndex& full = loads[1]->index();
+    // Half of the syscall samples are twins; the skipping load never parsed them.
+    EXPECT_GE(skip.stats().skipped_samples, full.stats().memory_samples / 2);
+    EXPECT_EQ(skip.stats().memory_samples * 2, full.stats().memory_samples);
+    ASSERT_EQ(skip.num_events(), full.num_events());
+    ASSERT_EQ(skip.num_versions(), full.num_versions());
+    size_t widened = 0;
+    for (size_t i = 0; i < skip.num_events(); ++i) {
+      const index::CallEvent& a = skip.event(EventId(i));
+      const index::CallEvent& b = full.event(EventId(i));
+      ASSERT_EQ(a.time, b.time);
+      ASSERT_EQ(a.stack, b.stack);
+      ASSERT_EQ(a.ret, b.ret);
+      EXPECT_LE(b.first_time, a.first_time);
+      EXPECT_GE(b.last_time, a.last_time);
+      widened += b.first_time < a.first_time;
+    }
+    EXPECT_GT(widened, skip.num_events() / 2) << "the twins should widen most spans";
+    for (size_t i = 0; i < skip.num_versions(); ++i) {
+      const index::Version& a = skip.version(VersionId(i));
+      const index::Version& b = full.version(VersionId(i));
+      ASSERT_EQ(a.start, b.start);
+      ASSERT_EQ(a.end, b.end);
+      ASSERT_EQ(a.t_from, b.t_from);
+      ASSERT_EQ(a.t_to, b.t_to);
+      ASSERT_EQ(a.origin, b.origin);
+    }
+  }
+}
+
 TEST(AcceptanceTest, ThirtyTwoBitProgramsAreDetectedNotMisread) {
   // traces/src/c32.c (int $0x80, no libc), built `gcc -m32 -static -nostdlib`
   // and recorded with raw_syscalls only, from /tmp/unseen/w/c32: its calls

@@ -1,5 +1,6 @@
 // pageblame: which call stack created this memory page?
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,18 @@ int ReportError(const absl::Status& s) {
 
 }  // namespace pageblame::cli
 
+namespace {
+
+// Leaves without running destructors (see LoadFromArgs): the output is
+// flushed first, so nothing is lost.
+[[noreturn]] void Exit(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(std::ferror(stdout) ? 1 : code);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fputs(kUsage, stderr);
@@ -44,10 +57,10 @@ int main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);
-  if (cmd == "maps") return pageblame::cli::RunMaps(rest);
-  if (cmd == "query") return pageblame::cli::RunQuery(rest);
-  if (cmd == "diff") return pageblame::cli::RunDiff(rest);
-  if (cmd == "attribute") return pageblame::cli::RunAttribute(rest);
+  if (cmd == "maps") Exit(pageblame::cli::RunMaps(rest));
+  if (cmd == "query") Exit(pageblame::cli::RunQuery(rest));
+  if (cmd == "diff") Exit(pageblame::cli::RunDiff(rest));
+  if (cmd == "attribute") Exit(pageblame::cli::RunAttribute(rest));
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     std::fputs(kUsage, stdout);
     return 0;

@@ -24,7 +24,7 @@ absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
   return sel;
 }
 
-absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> LoadFromArgs(const Args& args) {
+absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
   replay::LoadOptions o;
   o.path = args.Value("--input").value_or("perf.data");
   o.symbols.trace_path = o.path;
@@ -37,13 +37,15 @@ absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> LoadFromArgs(const Args& ar
   if (args.Has("--verbose")) {
     const index::TraceStats& s = trace->index().stats();
     std::fprintf(stderr,
-                 "pageblame: %s: %llu records, %llu samples (%llu memory-syscall), %llu calls "
+                 "pageblame: %s: %llu records, %llu samples (%llu memory-syscall, %llu skipped "
+                 "unparsed), %llu calls "
                  "(%llu failed, %llu no change), %zu processes, %zu regions versions, %zu unique "
                  "stacks\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
                  "at end %llu, unknown records %llu, bad samples %llu, out of order %llu, concurrent unmaps "
                  "reordered %llu\n",
                  o.path.c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
-                 (unsigned long long)s.memory_samples, (unsigned long long)s.calls,
+                 (unsigned long long)s.memory_samples, (unsigned long long)s.skipped_samples,
+                 (unsigned long long)s.calls,
                  (unsigned long long)s.calls_failed, (unsigned long long)s.calls_no_change,
                  trace->index().num_processes(), trace->index().num_versions(),
                  trace->index().stacks().size(), trace->sources().c_str(),
@@ -70,7 +72,9 @@ absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> LoadFromArgs(const Args& ar
                  (unsigned long long)l.count, l.samples ? "samples" : "events",
                  report::FormatTime(l.t_from).c_str(), report::FormatTime(l.t_to).c_str());
   }
-  return trace;
+  static std::unique_ptr<replay::LoadedTrace> kept;  // see the header: never freed
+  kept = std::move(trace);
+  return kept.get();
 }
 
 }  // namespace pageblame::cli

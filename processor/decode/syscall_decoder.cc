@@ -124,6 +124,7 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
       dec.source_[s] = kNone;
     }
   }
+  for (Source s : dec.source_) dec.uses_raw_ |= (s == kRaw);
   // Events of a syscall whose source is the other kind are dropped in Decode.
   for (AttrDecoder& d : dec.decoders_) {
     if ((d.kind == Kind::kEnter || d.kind == Kind::kExit) &&
@@ -213,6 +214,23 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
   return false;
 }
 
+bool SyscallDecoder::Wanted(const perf::EventAttr* attr, bool twins) const {
+  if (attr == nullptr || attrs_base_ == nullptr) return false;
+  const size_t idx = static_cast<size_t>(attr - attrs_base_);
+  if (idx >= decoders_.size()) return false;
+  switch (decoders_[idx].kind) {
+    case Kind::kIgnore:
+      return false;
+    case Kind::kRawEnter:
+    case Kind::kRawExit:
+      return twins || uses_raw_syscalls();
+    case Kind::kEnter:
+    case Kind::kExit:
+      return true;
+  }
+  return false;
+}
+
 absl::Status SyscallDecoder::NoSyscallEvents() {
   return absl::FailedPreconditionError(
       absl::StrCat("the trace has no mmap/munmap/brk/mremap syscall events; ", kHowToRecord));
@@ -258,9 +276,6 @@ std::string SyscallDecoder::DescribeSources() const {
   return absl::StrJoin(parts, "; ");
 }
 
-bool SyscallDecoder::uses_raw_syscalls() const {
-  for (Source s : source_) if (s == kRaw) return true;
-  return false;
-}
+bool SyscallDecoder::uses_raw_syscalls() const { return uses_raw_; }
 
 }  // namespace pageblame::decode

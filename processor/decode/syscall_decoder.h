@@ -40,6 +40,14 @@ class SyscallDecoder {
 
   bool Decode(const perf::Sample& sample, DecodedSyscall* out) const;
 
+  // False if no sample of `attr` can decode to anything replay uses, so the
+  // loader can skip it before parsing: events of other syscalls, and the
+  // raw_syscalls twins of calls that syscalls:* events already describe
+  // (unless `twins`: the dlfilter plugin wants their times to know which of
+  // perf's samples belong to a call). This is what makes a trace of mostly
+  // raw_syscalls duplicates cost half as much to load.
+  bool Wanted(const perf::EventAttr* attr, bool twins) const;
+
   // An error that says what to record instead, if the trace cannot be
   // replayed: no memory syscall events, only enters or only exits, or no
   // call chains.
@@ -76,6 +84,7 @@ class SyscallDecoder {
   std::string arch_;
   bool missing_callchain_ = false;
   bool has_raw_enter_ = false, has_raw_exit_ = false;
+  bool uses_raw_ = false;  // some syscall is replayed from raw_syscalls
   std::array<bool, kSyscallCount> has_enter_{}, has_exit_{};
 };
 

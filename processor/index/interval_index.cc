@@ -6,8 +6,11 @@ namespace pageblame::index {
 
 void IntervalIndex::Build(std::vector<Interval> intervals) {
   sorted_ = std::move(intervals);
-  std::stable_sort(sorted_.begin(), sorted_.end(),
-                   [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  // Payloads are distinct, so (start, payload) orders like a stable sort by
+  // start of intervals given in payload order, without its buffer.
+  std::sort(sorted_.begin(), sorted_.end(), [](const Interval& a, const Interval& b) {
+    return a.start != b.start ? a.start < b.start : a.payload < b.payload;
+  });
   max_end_.assign(4 * std::max<size_t>(sorted_.size(), 1), 0);
   // Iterative build would be shorter to read wrong; a recursive fill is clear.
   std::function<uint64_t(size_t, size_t, size_t)> fill = [&](size_t node, size_t lo,

@@ -24,7 +24,8 @@ class IntervalIndex {
   };
 
   void Build(std::vector<Interval> intervals);
-  // Calls `fn(payload)` for every interval with start <= x < end, in start order.
+  // Calls `fn(payload)` for every interval with start <= x < end, in start
+  // order (equal starts: by payload).
   void Stab(uint64_t x, const std::function<void(uint32_t)>& fn) const;
   // Every interval in start order (for "all regions at time T" scans).
   const std::vector<Interval>& sorted() const { return sorted_; }

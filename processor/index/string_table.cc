@@ -3,6 +3,7 @@
 namespace pageblame::index {
 
 StringId StringTable::Intern(std::string_view s) {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
   StringId id(static_cast<uint32_t>(strings_.size()));
@@ -12,8 +13,14 @@ StringId StringTable::Intern(std::string_view s) {
 }
 
 std::string_view StringTable::Get(StringId id) const {
+  std::lock_guard<std::mutex> lock(mu_);
   if (!id.valid() || id.value() >= strings_.size()) return {};
   return strings_[id.value()];
+}
+
+size_t StringTable::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return strings_.size();
 }
 
 }  // namespace pageblame::index

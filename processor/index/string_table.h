@@ -2,10 +2,14 @@
 //
 //   StringId id = strings.Intern("/usr/lib/x86_64-linux-gnu/libc.so.6");
 //   std::string_view s = strings.Get(id);   // stable for the table's lifetime
+//
+// Thread-safe: while a trace loads, the reading thread interns names and the
+// replay thread looks them up (both rare: once per COMM/MMAP record).
 #ifndef PAGEBLAME_INDEX_STRING_TABLE_H_
 #define PAGEBLAME_INDEX_STRING_TABLE_H_
 
 #include <deque>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -23,9 +27,10 @@ class StringTable {
   StringId Intern(std::string_view s);
   // "" for an invalid id.
   std::string_view Get(StringId id) const;
-  size_t size() const { return strings_.size(); }
+  size_t size() const;
 
  private:
+  mutable std::mutex mu_;
   std::deque<std::string> strings_;  // deque: views into it stay valid
   absl::flat_hash_map<std::string_view, StringId> ids_;
 };

@@ -5,13 +5,11 @@
 namespace pageblame::index {
 
 EventId TraceIndex::AddEvent(const CallEvent& e) {
-  events_.push_back(e);
-  return EventId(static_cast<uint32_t>(events_.size() - 1));
+  return EventId(static_cast<uint32_t>(events_.push_back(e)));
 }
 
 VersionId TraceIndex::AddVersion(const Version& v) {
-  versions_.push_back(v);
-  return VersionId(static_cast<uint32_t>(versions_.size() - 1));
+  return VersionId(static_cast<uint32_t>(versions_.push_back(v)));
 }
 
 uint32_t TraceIndex::AddProcess(const Process& p) {
@@ -21,7 +19,14 @@ uint32_t TraceIndex::AddProcess(const Process& p) {
   return i;
 }
 
-void TraceIndex::Finalize() {
+const std::vector<IntervalIndex>& TraceIndex::intervals() const {
+  // Before Finalize() the tables are still growing: nothing to build yet.
+  if (!finalized_) return by_process_;
+  std::call_once(intervals_once_, [this] { BuildIntervals(); });
+  return by_process_;
+}
+
+void TraceIndex::BuildIntervals() const {
   std::vector<std::vector<IntervalIndex::Interval>> per(processes_.size());
   for (uint32_t i = 0; i < versions_.size(); ++i) {
     const Version& v = versions_[i];
@@ -47,8 +52,9 @@ VersionId TraceIndex::Lookup(uint32_t p, uint64_t addr, uint64_t t) const {
     return addr < versions_[it->second.value()].end ? it->second : VersionId::Invalid();
   }
   VersionId found;
-  if (p < by_process_.size()) {
-    by_process_[p].Stab(addr, [&](uint32_t v) {
+  const std::vector<IntervalIndex>& by_process = intervals();
+  if (p < by_process.size()) {
+    by_process[p].Stab(addr, [&](uint32_t v) {
       if (versions_[v].AliveAt(t)) found = VersionId(v);
     });
   }
@@ -62,8 +68,9 @@ std::vector<VersionId> TraceIndex::RegionsAt(uint32_t p, uint64_t t) const {
     for (const auto& [start, v] : processes_[p].live) out.push_back(v);
     return out;
   }
-  if (p < by_process_.size()) {
-    for (const auto& iv : by_process_[p].sorted()) {
+  const std::vector<IntervalIndex>& by_process = intervals();
+  if (p < by_process.size()) {
+    for (const auto& iv : by_process[p].sorted()) {
       if (versions_[iv.payload].AliveAt(t)) out.push_back(VersionId(iv.payload));
     }
   }
@@ -72,8 +79,9 @@ std::vector<VersionId> TraceIndex::RegionsAt(uint32_t p, uint64_t t) const {
 
 std::vector<VersionId> TraceIndex::History(uint32_t p, uint64_t addr) const {
   std::vector<VersionId> out;
-  if (p >= by_process_.size()) return out;
-  by_process_[p].Stab(addr, [&](uint32_t v) { out.push_back(VersionId(v)); });
+  const std::vector<IntervalIndex>& by_process = intervals();
+  if (p >= by_process.size()) return out;
+  by_process[p].Stab(addr, [&](uint32_t v) { out.push_back(VersionId(v)); });
   std::sort(out.begin(), out.end(), [&](VersionId a, VersionId b) {
     const Version& va = versions_[a.value()];
     const Version& vb = versions_[b.value()];

@@ -15,9 +15,11 @@
 #define PAGEBLAME_INDEX_TRACE_INDEX_H_
 
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "processor/base/chunked_vector.h"
 #include "processor/index/interval_index.h"
 #include "processor/index/stack_table.h"
 #include "processor/index/string_table.h"
@@ -42,8 +44,11 @@ class TraceIndex {
   Version& mutable_version(VersionId id) { return versions_[id.value()]; }
   uint32_t AddProcess(const Process& p);
   Process& mutable_process(uint32_t i) { return processes_[i]; }
-  // Builds the per-process interval indexes. Call once, after replay.
-  void Finalize();
+  // Ends building. Call once, after replay. The per-process interval indexes
+  // that answer questions about past times are built on the first such
+  // question (thread-safe), so `maps`/`query` of the end state never pay for
+  // them.
+  void Finalize() { finalized_ = true; }
 
   // --- reading ---
   const StackTable& stacks() const { return stacks_; }
@@ -69,10 +74,16 @@ class TraceIndex {
   StackTable stacks_;
   StringTable strings_;
   TraceStats stats_;
-  std::vector<CallEvent> events_;
-  std::vector<Version> versions_;
+  // Chunked: appends never move the tables (no copy at growth, no 2x peak).
+  ChunkedVector<CallEvent> events_;
+  ChunkedVector<Version> versions_;
   std::vector<Process> processes_;
-  std::vector<IntervalIndex> by_process_;  // built by Finalize()
+  // The interval indexes, built by BuildIntervals() on first use.
+  const std::vector<IntervalIndex>& intervals() const;
+  void BuildIntervals() const;
+  bool finalized_ = false;
+  mutable std::once_flag intervals_once_;
+  mutable std::vector<IntervalIndex> by_process_;
   absl::flat_hash_map<uint32_t, std::vector<uint32_t>> pid_to_processes_;
 };
 

@@ -22,6 +22,7 @@ struct TraceStats {
   uint64_t records = 0;
   uint64_t samples = 0;
   uint64_t memory_samples = 0;      // enter/exit samples of replayed syscalls
+  uint64_t skipped_samples = 0;     // samples of events replay does not use, not parsed
   uint64_t calls = 0;               // paired enter+exit
   uint64_t calls_failed = 0;        // exit said -errno (or brk unchanged): nothing changed
   uint64_t calls_no_change = 0;     // succeeded but changed nothing (munmap of nothing, ...)
@@ -32,8 +33,8 @@ struct TraceStats {
   uint64_t unknown_sample_ids = 0;  // samples whose id matches no attr
   uint64_t bad_samples = 0;         // samples too short for their attr / fields
   uint64_t out_of_order = 0;        // events older than what was already replayed
-  uint64_t unmaps_reordered = 0;
-  uint64_t calls_32bit = 0;         // calls of 32-bit processes, not replayed    // munmap pieces another thread had already reused
+  uint64_t unmaps_reordered = 0;    // munmap pieces another thread had already reused
+  uint64_t calls_32bit = 0;         // calls of 32-bit processes, not replayed
   uint64_t mmap_records = 0;        // MMAP/MMAP2 sideband records
   uint64_t comm_records = 0;
   uint64_t fork_records = 0;

@@ -68,7 +68,8 @@ const EventAttr* PerfReader::AttrForId(uint64_t id) const {
   return it == attr_by_id_.end() ? nullptr : &info_.attrs[it->second];
 }
 
-absl::StatusOr<const EventAttr*> PerfReader::AttrForSample(const RawRecord& rec) const {
+absl::StatusOr<const EventAttr*> PerfReader::SampleAttr(const RawRecord& rec) const {
+  RETURN_IF_ERROR(CheckType(rec, kRecordSample, kRecordSample, "SAMPLE"));
   if (info_.attrs.empty()) return RecordError(rec.offset, "sample before any event attr");
   if (info_.attrs.size() == 1) return &info_.attrs[0];
   if (sample_id_pos_ < 0) {
@@ -141,9 +142,13 @@ absl::Status PerfReader::CheckType(const RawRecord& rec, uint32_t a, uint32_t b,
 }
 
 absl::Status PerfReader::ParseSample(const RawRecord& rec, Sample* out) const {
-  RETURN_IF_ERROR(CheckType(rec, kRecordSample, kRecordSample, "SAMPLE"));
-  ASSIGN_OR_RETURN(const EventAttr* attr, AttrForSample(rec));
-  absl::Status st = ParseSampleBody(*attr, rec.bytes.subspan(format::kEventHeaderSize), out,
+  ASSIGN_OR_RETURN(const EventAttr* attr, SampleAttr(rec));
+  return ParseSample(rec, *attr, out);
+}
+
+absl::Status PerfReader::ParseSample(const RawRecord& rec, const EventAttr& attr,
+                                     Sample* out) const {
+  absl::Status st = ParseSampleBody(attr, rec.bytes.subspan(format::kEventHeaderSize), out,
                                     &callchain_scratch_);
   if (!st.ok()) return RecordError(rec.offset, st.message());
   return absl::OkStatus();

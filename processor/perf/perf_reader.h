@@ -84,6 +84,10 @@ class PerfReader {
   // the first attr). The sample_id trailer of the other records is parsed
   // with the layout of the attr its id names.
   absl::Status ParseSample(const RawRecord& rec, Sample* out) const;
+  // The same in two steps, so a caller can skip samples of events it does
+  // not want before parsing them: SampleAttr() reads only the sample's id.
+  absl::StatusOr<const EventAttr*> SampleAttr(const RawRecord& rec) const;
+  absl::Status ParseSample(const RawRecord& rec, const EventAttr& attr, Sample* out) const;
   absl::Status ParseComm(const RawRecord& rec, CommRecord* out) const;
   absl::Status ParseTask(const RawRecord& rec, TaskRecord* out) const;  // FORK/EXIT
   absl::Status ParseMmap(const RawRecord& rec, MmapRecord* out) const;  // MMAP/MMAP2
@@ -105,11 +109,9 @@ class PerfReader {
   std::string path_;  // for error messages
 
  private:
-  // The attr a sample / sideband record belongs to, mirroring perf's
-  // evlist__event2evsel(): the only attr, else by id (id 0, as perf's
-  // synthesized records carry, means the first attr). nullptr for a
-  // sideband record without a sample_id trailer.
-  absl::StatusOr<const EventAttr*> AttrForSample(const RawRecord& rec) const;
+  // The attr a sideband record belongs to, mirroring perf's
+  // evlist__event2evsel() like SampleAttr(); nullptr for a record without a
+  // sample_id trailer.
   absl::StatusOr<const EventAttr*> AttrForSideband(const RawRecord& rec) const;
   // Parses the sample_id trailer of a sideband record whose own fields take
   // `fixed_size` bytes; sets *trailer_size to the trailer's length.

@@ -25,8 +25,8 @@ VersionId AddressSpace::Insert(Version v) {
   return id;
 }
 
-std::vector<AddressSpace::Piece> AddressSpace::Peek(uint64_t a, uint64_t b) const {
-  std::vector<Piece> out;
+AddressSpace::Pieces AddressSpace::Peek(uint64_t a, uint64_t b) const {
+  Pieces out;
   if (a >= b) return out;
   const auto& live = idx_->process(process_).live;
   auto it = live.upper_bound(a);
@@ -41,9 +41,9 @@ std::vector<AddressSpace::Piece> AddressSpace::Peek(uint64_t a, uint64_t b) cons
   return out;
 }
 
-std::vector<AddressSpace::Piece> AddressSpace::Remove(uint64_t a, uint64_t b, uint64_t t, End why,
+AddressSpace::Pieces AddressSpace::Remove(uint64_t a, uint64_t b, uint64_t t, End why,
                                                       EventId ev) {
-  std::vector<Piece> pieces = Peek(a, b);
+  Pieces pieces = Peek(a, b);
   auto& live = idx_->mutable_process(process_).live;
   for (const Piece& p : pieces) {
     // Copy: AddVersion below may reallocate the version table.
@@ -108,7 +108,7 @@ void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const Regi
 
 RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_t t, EventId ev,
                                bool keep_source) {
-  std::vector<Piece> pieces =
+  Pieces pieces =
       keep_source ? Peek(src, src + len) : Remove(src, src + len, t, End::kMovedOut, ev);
   RegionAttrs last;
   uint64_t cursor = src;
@@ -169,7 +169,7 @@ void AddressSpace::Clear(uint64_t t) {
 }
 
 RegionAttrs AddressSpace::AttrsAt(uint64_t addr) const {
-  std::vector<Piece> p = Peek(addr, addr + 1);
+  Pieces p = Peek(addr, addr + 1);
   if (p.empty()) return RegionAttrs();
   const Version& v = idx_->version(p[0].from);
   return ShiftAttrs(v.attrs, addr - v.start);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "processor/index/trace_index.h"
 
 namespace pageblame::replay {
@@ -28,15 +29,17 @@ class AddressSpace {
     uint64_t end;
     VersionId from;
   };
+  // Most operations touch one to a few versions: no allocation for those.
+  using Pieces = absl::InlinedVector<Piece, 4>;
 
   AddressSpace(index::TraceIndex* idx, uint32_t process) : idx_(idx), process_(process) {}
 
   // Ends every version overlapping [a, b) at t (`why`, by `ev`); the parts
   // outside [a, b) continue as new kSplit versions. Returns the removed parts
   // in address order.
-  std::vector<Piece> Remove(uint64_t a, uint64_t b, uint64_t t, index::End why, EventId ev);
+  Pieces Remove(uint64_t a, uint64_t b, uint64_t t, index::End why, EventId ev);
   // The parts of [a, b) that are mapped, without changing anything.
-  std::vector<Piece> Peek(uint64_t a, uint64_t b) const;
+  Pieces Peek(uint64_t a, uint64_t b) const;
   // New pages [a, b) created by `ev` (origin = ev). The range must be free.
   VersionId Create(uint64_t a, uint64_t b, uint64_t t, EventId ev, const index::RegionAttrs& attrs);
   // Pages [a, b) that existed before the trace, where nothing is known yet

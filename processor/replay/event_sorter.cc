@@ -28,39 +28,64 @@ void EventSorter::FinishedRound() {
 void EventSorter::FlushAll() { FlushUpTo(UINT64_MAX); }
 
 void EventSorter::FlushUpTo(uint64_t limit) {
-  // Sort 16-byte keys, not the 100-byte events: the buffer stays in push
-  // order, so sorting by (time, index) is stable in file order.
+  // Only the events that are due get ordered, as 16-byte keys rather than
+  // 100-byte events; the rest stay in the buffer in push (file) order.
   keys_.clear();
-  keys_.reserve(buffer_.size());
-  bool sorted = true;
+  runs_.clear();
+  runs_.push_back(0);
+  uint64_t prev = 0;
   for (uint32_t i = 0; i < buffer_.size(); ++i) {
-    if (i > 0 && buffer_[i].time < buffer_[i - 1].time) sorted = false;
-    keys_.push_back(Key{buffer_[i].time, i});
+    const uint64_t t = buffer_[i].time;
+    if (t > limit) continue;
+    if (t < prev) runs_.push_back(keys_.size());
+    prev = t;
+    keys_.push_back(Key{t, i});
   }
-  if (!sorted) {
-    std::sort(keys_.begin(), keys_.end(), [](const Key& a, const Key& b) {
-      return a.time != b.time ? a.time < b.time : a.index < b.index;
-    });
-  }
-  size_t n = 0;
-  while (n < keys_.size() && keys_[n].time <= limit) {
-    const TraceEvent& e = buffer_[keys_[n].index];
+  runs_.push_back(keys_.size());
+  OrderKeys();
+  for (const Key& k : keys_) {
+    const TraceEvent& e = buffer_[k.index];
     if (e.time < last_delivered_) ++out_of_order_;
     last_delivered_ = std::max(last_delivered_, e.time);
     sink_(e);
-    ++n;
   }
-  if (n == keys_.size()) {
+  if (keys_.size() == buffer_.size()) {
     buffer_.clear();
     return;
   }
-  // Keep the rest in push order (so later sorts stay stable).
-  std::vector<uint32_t> rest;
-  rest.reserve(keys_.size() - n);
-  for (size_t k = n; k < keys_.size(); ++k) rest.push_back(keys_[k].index);
-  std::sort(rest.begin(), rest.end());
-  for (size_t k = 0; k < rest.size(); ++k) buffer_[k] = buffer_[rest[k]];
-  buffer_.resize(rest.size());
+  // Keep the events not yet due, in push order.
+  size_t kept = 0;
+  for (size_t i = 0; i < buffer_.size(); ++i) {
+    if (buffer_[i].time > limit) buffer_[kept++] = buffer_[i];
+  }
+  buffer_.resize(kept);
+}
+
+void EventSorter::OrderKeys() {
+  // perf writes each CPU's ring buffer in time order, so the due events are a
+  // few sorted runs (about one per CPU and round): merging them is linear in
+  // practice. Merges are stable and only ever join neighbouring runs, so
+  // equal times stay in push (file) order, as perf's own sort keeps them.
+  const size_t runs = runs_.size() - 1;
+  if (runs <= 1) return;
+  if (runs > kMaxRuns) {  // not perf's shape: just sort
+    std::sort(keys_.begin(), keys_.end(), [](const Key& a, const Key& b) {
+      return a.time != b.time ? a.time < b.time : a.index < b.index;
+    });
+    return;
+  }
+  auto by_time = [](const Key& a, const Key& b) { return a.time < b.time; };
+  std::vector<size_t> next;
+  while (runs_.size() > 2) {
+    next.assign(1, 0);
+    for (size_t i = 0; i + 2 < runs_.size(); i += 2) {
+      std::inplace_merge(keys_.begin() + runs_[i], keys_.begin() + runs_[i + 1],
+                         keys_.begin() + runs_[i + 2], by_time);
+      next.push_back(runs_[i + 2]);
+    }
+    if (next.back() != runs_.back()) next.push_back(runs_.back());
+    runs_.swap(next);
+  }
 }
 
 }  // namespace pageblame::replay

@@ -34,6 +34,10 @@ class EventSorter {
 
  private:
   void FlushUpTo(uint64_t limit);
+  // Sorts keys_ by (time, index), given the run boundaries in runs_.
+  void OrderKeys();
+  // More sorted runs than this in one flush is not the shape perf writes.
+  static constexpr size_t kMaxRuns = 256;
   std::function<void(const TraceEvent&)> sink_;
   struct Key {
     uint64_t time;
@@ -41,6 +45,7 @@ class EventSorter {
   };
   std::vector<TraceEvent> buffer_;
   std::vector<Key> keys_;
+  std::vector<size_t> runs_;  // keys_[runs_[i], runs_[i+1]) is sorted by time
   uint64_t max_time_ = 0;     // largest time pushed so far
   uint64_t next_flush_ = 0;   // largest time as of the previous round
   bool have_round_ = false;

@@ -316,7 +316,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
       if (ret != 0) { ++st.calls_failed; return; }
       const uint64_t start = in.a[0];
       const uint64_t end = start + PageUp(in.a[1]);
-      std::vector<AddressSpace::Piece> pieces = as.Peek(start, end);
+      AddressSpace::Pieces pieces = as.Peek(start, end);
       if (pieces.empty()) { ++st.calls_no_change; return; }
       EventId ev = record();
       for (const AddressSpace::Piece& piece : pieces) {
@@ -363,7 +363,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
         RegionAttrs attrs;
         attrs.prot = PROT_READ | PROT_WRITE;
         attrs.flags = MAP_PRIVATE | MAP_ANONYMOUS;
-        attrs.path = idx_->strings().Intern("[heap]");
+        attrs.path = heap_name_;
         as.Remove(old_end, new_end, t, End::kReplaced, ev);
         as.Create(old_end, new_end, t, ev, attrs);
       } else {

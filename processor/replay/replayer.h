@@ -23,7 +23,7 @@ namespace pageblame::replay {
 class Replayer {
  public:
   Replayer(index::TraceIndex* idx, symbols::Symbolizer* symbolizer)
-      : idx_(idx), symbolizer_(symbolizer) {}
+      : idx_(idx), symbolizer_(symbolizer), heap_name_(idx->strings().Intern("[heap]")) {}
 
   void Apply(const TraceEvent& e);
   // End of trace: counts enters still waiting for their exit.
@@ -67,6 +67,7 @@ class Replayer {
   // Live threads of each process (by process index): it exits with the last.
   absl::flat_hash_map<uint32_t, absl::flat_hash_set<uint32_t>> threads_;
   uint64_t last_time_ = 0;
+  StringId heap_name_;  // "[heap]", the path of brk's pages
 };
 
 }  // namespace pageblame::replay

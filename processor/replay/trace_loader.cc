@@ -13,8 +13,7 @@
 #include "processor/decode/syscall_decoder.h"
 #include "processor/decode/tracing_data.h"
 #include "processor/perf/perf_reader.h"
-#include "processor/replay/event_sorter.h"
-#include "processor/replay/replayer.h"
+#include "processor/replay/replay_worker.h"
 
 namespace pageblame::replay {
 namespace {
@@ -48,8 +47,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   auto sym = std::make_unique<symbols::Symbolizer>(options.symbols);
   for (const perf::BuildIdEntry& b : info.build_ids) sym->AddBuildId(b.filename, b.build_id);
 
-  Replayer replayer(idx.get(), sym.get());
-  EventSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
+  // Sorting and replay run on their own thread, behind this one's reading.
+  ReplayWorker worker(idx.get(), sym.get());
   index::TraceStats& st = idx->mutable_stats();
 
   perf::RawRecord rec;
@@ -89,7 +88,18 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
     switch (rec.type) {
       case perf::kRecordSample: {
         ++st.samples;
-        if (!reader->ParseSample(rec, &sample).ok()) {
+        // Samples of events replay does not use (other syscalls; raw_syscalls
+        // twins of syscalls:* events) are skipped on their id alone.
+        auto attr = reader->SampleAttr(rec);
+        if (!attr.ok()) {
+          ++st.bad_samples;
+          continue;
+        }
+        if (!decoder.Wanted(*attr, options.twin_times)) {
+          ++st.skipped_samples;
+          continue;
+        }
+        if (!reader->ParseSample(rec, **attr, &sample).ok()) {
           ++st.bad_samples;
           continue;
         }
@@ -98,8 +108,14 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
           continue;
         }
         if (!decoder.Decode(sample, &dsc)) continue;
-        ++st.memory_samples;
         const bool is_exit = dsc.phase == decode::DecodedSyscall::Phase::kExit;
+        if (dsc.twin && !options.twin_times) {
+          // A twin read only because another syscall is replayed from
+          // raw_syscalls.
+          ++st.skipped_samples;
+          continue;
+        }
+        ++st.memory_samples;
         if (dsc.twin) {
           // The kernel fires raw_syscalls:sys_enter/exit and
           // syscalls:sys_enter_X/exit_X back to back on the same CPU, in the
@@ -117,7 +133,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
             e.tid = sample.tid;
             e.syscall = dsc.syscall;
             e.flag = is_exit;
-            sorter.Push(e);
+            worker.Push(e);
           } else {
             twins[sample.tid] = Twin{sample.time, dsc.syscall, is_exit};
           }
@@ -127,14 +143,16 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         e.pid = sample.pid;
         e.tid = sample.tid;
         e.syscall = dsc.syscall;
-        if (auto t = twins.find(sample.tid); t != twins.end()) {
-          const Twin& tw = t->second;
-          if (tw.syscall == dsc.syscall && tw.exit == is_exit && tw.time <= sample.time) {
-            e.twin_time = tw.time;
+        if (options.twin_times) {
+          if (auto t = twins.find(sample.tid); t != twins.end()) {
+            const Twin& tw = t->second;
+            if (tw.syscall == dsc.syscall && tw.exit == is_exit && tw.time <= sample.time) {
+              e.twin_time = tw.time;
+            }
+            twins.erase(t);
           }
-          twins.erase(t);
+          last_own[sample.tid] = Own{dsc.syscall, is_exit, e.twin_time != 0};
         }
-        last_own[sample.tid] = Own{dsc.syscall, is_exit, e.twin_time != 0};
         if (!is_exit) {
           e.kind = TraceEvent::Kind::kEnter;
           std::copy(std::begin(dsc.args), std::end(dsc.args), e.a);
@@ -144,7 +162,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
           e.kind = TraceEvent::Kind::kExit;
           e.ret = dsc.ret;
         }
-        sorter.Push(e);
+        worker.Push(e);
         break;
       }
       case perf::kRecordComm: {
@@ -156,7 +174,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         e.tid = c.tid;
         e.flag = c.exec;
         e.str = idx->strings().Intern(c.comm);
-        sorter.Push(e);
+        worker.Push(e);
         break;
       }
       case perf::kRecordFork:
@@ -170,7 +188,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         e.tid = t.tid;
         e.a[0] = t.ppid;
         e.a[1] = t.ptid;
-        sorter.Push(e);
+        worker.Push(e);
         break;
       }
       case perf::kRecordMmap:
@@ -190,7 +208,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         e.a[5] = m.has_prot ? 1 : 0;
         e.str = idx->strings().Intern(m.filename);
         if (!m.build_id.empty()) e.str2 = idx->strings().Intern(m.build_id);
-        sorter.Push(e);
+        worker.Push(e);
         break;
       }
       case perf::kRecordLost:
@@ -201,11 +219,11 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         e.time = TimeOf(l.sample_id);
         e.a[0] = l.lost;
         e.flag = l.samples;
-        sorter.Push(e);
+        worker.Push(e);
         break;
       }
       case perf::kRecordFinishedRound:
-        sorter.FinishedRound();
+        worker.FinishedRound();
         break;
       case perf::kRecordFinishedInit:
         break;
@@ -214,9 +232,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         break;
     }
   }
-  sorter.FlushAll();
-  replayer.Finish();
-  st.out_of_order = sorter.out_of_order();
+  st.out_of_order = worker.Finish();
   if (progress) std::fprintf(stderr, "\r%60s\r", "");
   idx->Finalize();
   return std::make_unique<LoadedTrace>(std::move(idx), std::move(sym), info,

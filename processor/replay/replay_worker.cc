@@ -1,0 +1,79 @@
+#include "processor/replay/replay_worker.h"
+
+#include <utility>
+
+#include "processor/replay/event_sorter.h"
+#include "processor/replay/replayer.h"
+
+namespace pageblame::replay {
+
+ReplayWorker::ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer)
+    : replayer_(std::make_unique<Replayer>(idx, symbolizer)),
+      sorter_(std::make_unique<EventSorter>([this](const TraceEvent& e) { replayer_->Apply(e); })) {
+  // Constructed here, on the loader's thread, so that whatever the Replayer
+  // sets up in the index (it interns "[heap]") happens in the same order on
+  // every run.
+  current_.events.reserve(kBatch);
+  thread_ = std::thread([this] { Run(); });
+}
+
+ReplayWorker::~ReplayWorker() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    abandon_ = true;
+  }
+  wake_worker_.notify_one();
+  thread_.join();
+}
+
+void ReplayWorker::Submit(bool round_end) {
+  current_.round_end = round_end;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    wake_loader_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
+    queue_.push_back(std::move(current_));
+    current_ = Batch();
+    if (!spare_.empty()) {
+      current_.events = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  wake_worker_.notify_one();
+  if (current_.events.capacity() == 0) current_.events.reserve(kBatch);
+}
+
+uint64_t ReplayWorker::Finish() {
+  if (!current_.events.empty()) Submit(/*round_end=*/false);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  wake_worker_.notify_one();
+  thread_.join();
+  return sorter_->out_of_order();
+}
+
+void ReplayWorker::Run() {
+  while (true) {
+    Batch b;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_worker_.wait(lock, [this] { return abandon_ || closing_ || !queue_.empty(); });
+      if (abandon_) return;
+      if (queue_.empty()) break;  // closing, and everything is replayed
+      b = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    wake_loader_.notify_one();
+    for (const TraceEvent& e : b.events) sorter_->Push(e);
+    if (b.round_end) sorter_->FinishedRound();
+    b.events.clear();
+    std::lock_guard<std::mutex> lock(mu_);
+    spare_.push_back(std::move(b.events));
+  }
+  sorter_->FlushAll();
+  replayer_->Finish();
+}
+
+}  // namespace pageblame::replay

@@ -1,0 +1,83 @@
+// Time ordering and replay on a second thread, so that reading and decoding
+// the file (the loader's thread) overlaps with sorting and replaying what was
+// read before. The two halves cost about the same, so on a machine with two
+// free cores a load takes little more than the reading alone.
+//
+//   ReplayWorker worker(&index, &symbolizer);    // starts the thread
+//   worker.Push(event); ...                      // loader thread, file order
+//   worker.FinishedRound();                      // at each FINISHED_ROUND
+//   uint64_t out_of_order = worker.Finish();     // waits for the replay to end
+//
+// The replay thread sees exactly the events, rounds and order a
+// single-threaded EventSorter -> Replayer would (batches are handed over in
+// file order), so results are the same, run after run. Events travel in
+// batches of up to kBatch (or a round, if shorter); at most kMaxQueued batches
+// wait at a time, so memory stays bounded when replay is the slower half.
+// Destroying a worker without Finish() (the loader hit an error) stops the
+// thread without finishing the replay.
+#ifndef PAGEBLAME_REPLAY_REPLAY_WORKER_H_
+#define PAGEBLAME_REPLAY_REPLAY_WORKER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "processor/index/trace_index.h"
+#include "processor/replay/trace_event.h"
+#include "processor/symbols/symbolizer.h"
+
+namespace pageblame::replay {
+
+class EventSorter;
+class Replayer;
+
+class ReplayWorker {
+ public:
+  static constexpr size_t kBatch = 1 << 15;
+  static constexpr size_t kMaxQueued = 4;
+
+  ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer);
+  ~ReplayWorker();
+  ReplayWorker(const ReplayWorker&) = delete;
+  ReplayWorker& operator=(const ReplayWorker&) = delete;
+
+  // Loader thread only.
+  void Push(const TraceEvent& e) {
+    current_.events.push_back(e);
+    if (current_.events.size() >= kBatch) Submit(/*round_end=*/false);
+  }
+  void FinishedRound() { Submit(/*round_end=*/true); }
+  // Replays everything pushed, ends the replay (Replayer::Finish) and joins
+  // the thread. Returns the number of events delivered out of time order.
+  uint64_t Finish();
+
+ private:
+  struct Batch {
+    std::vector<TraceEvent> events;
+    bool round_end = false;
+  };
+  void Submit(bool round_end);
+  void Run();
+
+  // Used by the replay thread only, once it runs.
+  std::unique_ptr<Replayer> replayer_;
+  std::unique_ptr<EventSorter> sorter_;
+  Batch current_;  // being filled by the loader thread
+
+  std::mutex mu_;
+  std::condition_variable wake_worker_;  // a batch is queued, or the end
+  std::condition_variable wake_loader_;  // room in the queue, or the worker is done
+  std::deque<Batch> queue_;
+  std::vector<std::vector<TraceEvent>> spare_;  // emptied buffers, reused
+  bool closing_ = false;  // no more batches
+  bool abandon_ = false;  // stop without finishing the replay
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace pageblame::replay
+
+#endif  // PAGEBLAME_REPLAY_REPLAY_WORKER_H_

@@ -1,0 +1,114 @@
+#include "processor/replay/replay_worker.h"
+
+#include <sys/mman.h>
+
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "processor/replay/event_sorter.h"
+#include "processor/replay/replayer.h"
+
+namespace pageblame::replay {
+namespace {
+
+constexpr uint64_t P = 4096;
+
+// A few threads of one process mmap and munmap pages of a small arena, so
+// that calls split, replace and remove each other's regions; rounds of events
+// as perf writes them (per thread in time order, threads one after another).
+std::vector<std::vector<TraceEvent>> Workload(index::TraceIndex* idx, int calls) {
+  std::mt19937_64 rng(11);
+  std::vector<std::vector<TraceEvent>> rounds(1);
+  uint64_t t = 1000;
+  for (int i = 0; i < calls; ++i) {
+    TraceEvent in;
+    in.kind = TraceEvent::Kind::kEnter;
+    in.time = t;
+    in.pid = 100;
+    in.tid = 100 + static_cast<uint32_t>(rng() % 4);
+    const uint64_t addr = 0x10000000 + (rng() % 64) * P;
+    const uint64_t len = (1 + rng() % 8) * P;
+    if (rng() % 3 == 0) {
+      in.syscall = decode::Syscall::kMunmap;
+      in.a[0] = addr;
+      in.a[1] = len;
+    } else {
+      in.syscall = decode::Syscall::kMmap;
+      in.a[0] = addr;
+      in.a[1] = len;
+      in.a[2] = PROT_READ | PROT_WRITE;
+      in.a[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
+    }
+    std::vector<uint64_t> ips = {0x400000 + rng() % 16, 0x401000};
+    in.stack = idx->stacks().Intern(ips);
+    TraceEvent out = in;
+    out.kind = TraceEvent::Kind::kExit;
+    out.time = t + 1;
+    out.ret = in.syscall == decode::Syscall::kMmap ? static_cast<int64_t>(addr) : 0;
+    rounds.back().push_back(in);
+    rounds.back().push_back(out);
+    t += 2;
+    if (rng() % 50 == 0) rounds.emplace_back();
+  }
+  return rounds;
+}
+
+void ExpectSameIndex(const index::TraceIndex& a, const index::TraceIndex& b) {
+  ASSERT_EQ(a.num_events(), b.num_events());
+  ASSERT_EQ(a.num_versions(), b.num_versions());
+  for (size_t i = 0; i < a.num_versions(); ++i) {
+    const index::Version& va = a.version(VersionId(static_cast<uint32_t>(i)));
+    const index::Version& vb = b.version(VersionId(static_cast<uint32_t>(i)));
+    EXPECT_EQ(va.start, vb.start) << i;
+    EXPECT_EQ(va.end, vb.end) << i;
+    EXPECT_EQ(va.t_from, vb.t_from) << i;
+    EXPECT_EQ(va.t_to, vb.t_to) << i;
+    EXPECT_EQ(va.origin, vb.origin) << i;
+    EXPECT_EQ(va.end_kind, vb.end_kind) << i;
+  }
+  EXPECT_EQ(a.stats().calls, b.stats().calls);
+}
+
+TEST(ReplayWorkerTest, ReplaysExactlyLikeTheSortedReplayOnOneThread) {
+  index::TraceIndex threaded, direct;
+  // Far more events than one batch, so batches and rounds interleave.
+  const int kCalls = static_cast<int>(ReplayWorker::kBatch) * 2;
+  auto rounds = Workload(&threaded, kCalls);
+  Workload(&direct, kCalls);  // same stacks, same ids
+  {
+    ReplayWorker worker(&threaded, nullptr);
+    for (const auto& round : rounds) {
+      for (const TraceEvent& e : round) worker.Push(e);
+      worker.FinishedRound();
+    }
+    EXPECT_EQ(worker.Finish(), 0u);
+  }
+  Replayer replayer(&direct, nullptr);
+  EventSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
+  for (const auto& round : rounds) {
+    for (const TraceEvent& e : round) sorter.Push(e);
+    sorter.FinishedRound();
+  }
+  sorter.FlushAll();
+  replayer.Finish();
+  ASSERT_GT(direct.num_versions(), static_cast<size_t>(kCalls) / 2);
+  ExpectSameIndex(threaded, direct);
+}
+
+TEST(ReplayWorkerTest, StopsWithoutFinishingWhenTheLoaderGivesUp) {
+  index::TraceIndex idx;
+  auto rounds = Workload(&idx, 1000);
+  {
+    ReplayWorker worker(&idx, nullptr);
+    for (const TraceEvent& e : rounds[0]) worker.Push(e);
+    worker.FinishedRound();
+    // Destroyed here without Finish(), as LoadTrace does on a read error:
+    // must return (join the thread), not hang (ctest's timeout) or crash.
+  }
+  // The thread is gone: the index can be read (and freed) safely.
+  EXPECT_LE(idx.stats().calls, 1000u);
+}
+
+}  // namespace
+}  // namespace pageblame::replay
