@@ -100,7 +100,7 @@ std::vector<uint64_t> PageSelection::LivePieces(uint64_t a, uint64_t b) const {
     auto it = live.upper_bound(a);
     if (it != live.begin()) --it;
     for (; it != live.end() && it->first < b; ++it) {
-      const index::Version& v = idx_.version(it->second);
+      const index::Version& v = idx_.version(it->second.version);
       if (v.end <= a) continue;
       out.push_back(std::max(a, v.start));
       if (v.end < b) out.push_back(v.end);

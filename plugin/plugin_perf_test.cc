@@ -637,7 +637,7 @@ TEST(PluginPerfTest, RegionsFileCoversEveryPage) {
     std::vector<std::pair<uint64_t, uint64_t>> regions;
     const auto& live = idx.process(0).live;
     for (auto it = live.begin(); it != live.end() && regions.size() < 6; ++it) {
-      const index::Version& v = idx.version(it->second);
+      const index::Version& v = idx.version(it->second.version);
       uint64_t start = v.start - kPage, end = std::min(v.end + kPage, start + 64 * kPage);
       if (regions.empty() || start >= regions.back().second) regions.push_back({start, end});
     }
@@ -685,8 +685,8 @@ TEST(PluginPerfTest, DefaultOutputNamesFramesAsPerfDoes) {
   const std::string trace = "rules-trace.data";
   const index::TraceIndex& idx = Loaded(trace)->index();
   std::optional<uint64_t> page;
-  for (const auto& [start, id] : idx.process(0).live) {
-    const index::Version& v = idx.version(id);
+  for (const auto& [start, region] : idx.process(0).live) {
+    const index::Version& v = idx.version(region.version);
     if (v.origin.valid() && idx.stacks().Get(idx.event(v.origin).stack).size() >= 3) {
       page = v.start;
       break;

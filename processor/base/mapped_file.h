@@ -44,6 +44,9 @@ class MappedFile {
   // that goes through the file once keep its RSS flat instead of growing to
   // the file's size.
   void Release(size_t offset, size_t length) const;
+  // Maps [offset, offset+length) into this process ahead of use (by reading
+  // it), so that reading it later takes no page faults.
+  void Populate(size_t offset, size_t length) const;
 
  private:
   MappedFile(std::string path, const uint8_t* data, size_t size)

@@ -86,6 +86,11 @@ struct Version {
 
 // One process (one address space). A pid reused after exit, or a process
 // that exec'd, keeps its entry: exec ends all versions at the exec time.
+struct LiveRegion {
+  uint64_t end = 0;
+  VersionId version;
+};
+
 struct Process {
   uint32_t pid = 0;
   uint32_t ppid = 0;
@@ -100,7 +105,9 @@ struct Process {
   // Attach mode without `perf record -d`: the first brk of the trace moved the
   // break from an unknown value (so its heap pages cannot be attributed).
   EventId unknown_break_event;
-  absl::btree_map<uint64_t, VersionId> live;  // start -> live version, non-overlapping
+  // start -> the live version there, non-overlapping. The end rides along so
+  // that range lookups during replay need not touch the version table.
+  absl::btree_map<uint64_t, LiveRegion> live;
 };
 
 }  // namespace pageblame::index

@@ -49,7 +49,7 @@ VersionId TraceIndex::Lookup(uint32_t p, uint64_t addr, uint64_t t) const {
     auto it = live.upper_bound(addr);
     if (it == live.begin()) return VersionId::Invalid();
     --it;
-    return addr < versions_[it->second.value()].end ? it->second : VersionId::Invalid();
+    return addr < it->second.end ? it->second.version : VersionId::Invalid();
   }
   VersionId found;
   const std::vector<IntervalIndex>& by_process = intervals();
@@ -65,7 +65,7 @@ std::vector<VersionId> TraceIndex::RegionsAt(uint32_t p, uint64_t t) const {
   std::vector<VersionId> out;
   if (p >= processes_.size()) return out;
   if (t == kLive) {
-    for (const auto& [start, v] : processes_[p].live) out.push_back(v);
+    for (const auto& [start, region] : processes_[p].live) out.push_back(region.version);
     return out;
   }
   const std::vector<IntervalIndex>& by_process = intervals();

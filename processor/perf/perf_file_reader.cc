@@ -108,6 +108,11 @@ absl::Status PerfFileReader::ReadHeader() {
   if (has_features) RETURN_IF_ERROR(ReadFeatures(bitmap, data_end_));
   IndexAttrs();
   file_->AdviseSequential(data_begin_, data.size);
+  // A big data section is paged on a second thread (sequential_pager.h);
+  // a small one is simply read, and RSS stays small anyway.
+  if (data.size > kPagedSize) {
+    pager_ = std::make_unique<SequentialPager>(file_.get(), data_begin_, data_end_);
+  }
   return absl::OkStatus();
 }
 
@@ -178,12 +183,9 @@ absl::Status PerfFileReader::ReadFeatures(const uint64_t (&bitmap)[4], uint64_t 
 
 absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
   const uint8_t* base = file_->bytes().data();
-  // Records are read once and are valid only until the next call: give the
-  // pages behind us back, so RSS stays flat however large the file is.
-  if (pos_ - released_ >= kReleaseChunk) {
-    file_->Release(released_, pos_ - released_);
-    released_ = pos_;
-  }
+  // Records are read once and are valid only until the next call: the pages
+  // behind us can go, so RSS stays flat however large the file is.
+  if (pager_) pager_->Advance(pos_);
   while (pos_ < data_end_) {
     const size_t left = data_end_ - pos_;
     if (left < format::kEventHeaderSize) {

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "processor/base/mapped_file.h"
+#include "processor/base/sequential_pager.h"
 #include "processor/perf/perf_reader.h"
 
 namespace pageblame::perf {
@@ -52,8 +53,10 @@ class PerfFileReader : public PerfReader {
   size_t data_begin_ = 0;  // [data_begin_, data_end_): the data section
   size_t data_end_ = 0;
   size_t pos_ = 0;  // next record's file offset
-  static constexpr size_t kReleaseChunk = 32 << 20;
-  size_t released_ = 0;  // file pages before this were given back (MADV_DONTNEED)
+  // Data sections above this size are paged by pager_: mapped ahead of the
+  // reader and given back behind it (MADV_DONTNEED), on a second thread.
+  static constexpr size_t kPagedSize = 32 << 20;
+  std::unique_ptr<SequentialPager> pager_;  // after file_: destroyed before it
 };
 
 }  // namespace pageblame::perf

@@ -41,6 +41,7 @@ absl::StatusOr<std::unique_ptr<PerfReader>> PerfReader::Open(const std::string& 
 
 void PerfReader::IndexAttrs() {
   attr_by_id_.clear();
+  id_cache_ = {};  // attrs may have moved
   for (size_t i = 0; i < info_.attrs.size(); ++i) {
     for (uint64_t id : info_.attrs[i].ids) attr_by_id_.emplace(id, static_cast<uint32_t>(i));
   }
@@ -64,8 +65,15 @@ absl::Status PerfReader::RecordError(uint64_t offset, absl::string_view what) co
 }
 
 const EventAttr* PerfReader::AttrForId(uint64_t id) const {
+  // The kernel numbers the ids of one session consecutively, so a small
+  // direct-mapped cache keyed by the low bits holds every id of a typical
+  // trace (a few events x CPUs) and skips the hash lookup per sample.
+  IdCacheEntry& c = id_cache_[id % kIdCacheSize];
+  if (c.attr != nullptr && c.id == id) return c.attr;
   auto it = attr_by_id_.find(id);
-  return it == attr_by_id_.end() ? nullptr : &info_.attrs[it->second];
+  if (it == attr_by_id_.end()) return nullptr;
+  c = IdCacheEntry{id, &info_.attrs[it->second]};
+  return c.attr;
 }
 
 absl::StatusOr<const EventAttr*> PerfReader::SampleAttr(const RawRecord& rec) const {

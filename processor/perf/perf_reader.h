@@ -42,6 +42,7 @@
 #ifndef PAGEBLAME_PERF_PERF_READER_H_
 #define PAGEBLAME_PERF_PERF_READER_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -120,6 +121,12 @@ class PerfReader {
   absl::Status CheckType(const RawRecord& rec, uint32_t a, uint32_t b, const char* what) const;
 
   absl::flat_hash_map<uint64_t, uint32_t> attr_by_id_;  // id -> index in info_.attrs
+  struct IdCacheEntry {
+    uint64_t id = 0;
+    const EventAttr* attr = nullptr;
+  };
+  static constexpr size_t kIdCacheSize = 64;
+  mutable std::array<IdCacheEntry, kIdCacheSize> id_cache_{};  // see AttrForId
   int sample_id_pos_ = -1;   // u64 index of the id in a sample body, -1: unknown
   int trailer_id_pos_ = -1;  // u64 index of the id from a record's end, -1: unknown
   bool sample_id_all_ = false;

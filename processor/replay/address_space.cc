@@ -21,7 +21,7 @@ RegionAttrs ShiftAttrs(RegionAttrs attrs, uint64_t delta) {
 VersionId AddressSpace::Insert(Version v) {
   v.process = process_;
   VersionId id = idx_->AddVersion(v);
-  idx_->mutable_process(process_).live.emplace(v.start, id);
+  idx_->mutable_process(process_).live.emplace(v.start, index::LiveRegion{v.end, id});
   return id;
 }
 
@@ -32,11 +32,10 @@ AddressSpace::Pieces AddressSpace::Peek(uint64_t a, uint64_t b) const {
   auto it = live.upper_bound(a);
   if (it != live.begin()) {
     auto prev = std::prev(it);
-    if (idx_->version(prev->second).end > a) it = prev;
+    if (prev->second.end > a) it = prev;
   }
   for (; it != live.end() && it->first < b; ++it) {
-    const Version& v = idx_->version(it->second);
-    out.push_back(Piece{std::max(v.start, a), std::min(v.end, b), it->second});
+    out.push_back(Piece{std::max(it->first, a), std::min(it->second.end, b), it->second.version});
   }
   return out;
 }
@@ -143,7 +142,7 @@ RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_
 
 void AddressSpace::CopyFrom(uint32_t parent, uint64_t t) {
   std::vector<VersionId> ids;
-  for (const auto& [start, id] : idx_->process(parent).live) ids.push_back(id);
+  for (const auto& [start, region] : idx_->process(parent).live) ids.push_back(region.version);
   for (VersionId id : ids) {
     Version v = idx_->version(id);
     v.t_from = t;
@@ -160,8 +159,8 @@ void AddressSpace::CopyFrom(uint32_t parent, uint64_t t) {
 
 void AddressSpace::Clear(uint64_t t) {
   auto& live = idx_->mutable_process(process_).live;
-  for (const auto& [start, id] : live) {
-    Version& v = idx_->mutable_version(id);
+  for (const auto& [start, region] : live) {
+    Version& v = idx_->mutable_version(region.version);
     v.t_to = t;
     v.end_kind = End::kExec;
   }

@@ -24,7 +24,9 @@ class EventSorter {
  public:
   static constexpr size_t kMaxBuffered = 1 << 22;
 
-  explicit EventSorter(std::function<void(const TraceEvent&)> sink) : sink_(std::move(sink)) {}
+  explicit EventSorter(std::function<void(const TraceEvent&)> sink) : sink_(std::move(sink)) {
+    buffer_.reserve(1 << 16);
+  }
 
   void Push(const TraceEvent& e);
   void FinishedRound();

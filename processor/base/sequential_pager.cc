@@ -1,0 +1,56 @@
+#include "processor/base/sequential_pager.h"
+
+#include <algorithm>
+
+namespace pageblame {
+
+SequentialPager::SequentialPager(const MappedFile* file, size_t begin, size_t end)
+    : file_(file), end_(end), posted_(begin), target_(begin) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+SequentialPager::~SequentialPager() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void SequentialPager::Post(size_t pos) {
+  posted_ = pos;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_ = pos;
+  }
+  wake_.notify_one();
+}
+
+void SequentialPager::Run() {
+  // (posted_ belongs to the reader's thread: start from target_.)
+  std::unique_lock<std::mutex> lock(mu_);
+  size_t released = target_, populated = target_, seen = target_;
+  bool first = true;  // map the first kAhead without waiting
+  while (true) {
+    wake_.wait(lock, [&] { return first || stop_ || target_ != seen; });
+    first = false;
+    if (stop_) return;
+    const size_t reader = seen = target_;
+    lock.unlock();
+    // Behind the reader: give back. Ahead of it: map in.
+    if (reader > released) {
+      file_->Release(released, reader - released);
+      released = reader;
+    }
+    const size_t want = std::min(end_, reader + kAhead);
+    if (want > populated) {
+      const size_t from = std::max(populated, reader);
+      file_->Populate(from, want - from);
+      populated = want;
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace pageblame
