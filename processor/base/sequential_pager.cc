@@ -5,7 +5,7 @@
 namespace pageblame {
 
 SequentialPager::SequentialPager(const MappedFile* file, size_t begin, size_t end)
-    : file_(file), end_(end), posted_(begin), target_(begin) {
+    : file_(file), end_(end), posted_(begin), target_(begin), handled_(begin - 1) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -50,7 +50,14 @@ void SequentialPager::Run() {
       populated = want;
     }
     lock.lock();
+    handled_ = reader;
+    idle_.notify_all();
   }
+}
+
+void SequentialPager::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [this] { return handled_ == target_; });
 }
 
 }  // namespace pageblame

@@ -39,6 +39,9 @@ class SequentialPager {
   void Advance(size_t pos) {
     if (pos >= posted_ + kStep) Post(pos);
   }
+  // Waits until the thread has caught up with the last position handed over
+  // (tests use it to measure what is resident without racing the thread).
+  void WaitIdle();
 
  private:
   void Post(size_t pos);
@@ -50,7 +53,9 @@ class SequentialPager {
 
   std::mutex mu_;
   std::condition_variable wake_;
-  size_t target_;  // guarded by mu_: the reader's position
+  std::condition_variable idle_;
+  size_t target_;   // guarded by mu_: the reader's position
+  size_t handled_;  // guarded by mu_: the last target the thread finished
   bool stop_ = false;
   std::thread thread_;  // last: starts once the rest exists
 };
