@@ -25,6 +25,8 @@ class ChunkedVector {
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // Bytes held: whole blocks, used or not.
+  size_t bytes() const { return blocks_.size() * kBlock * sizeof(T); }
 
   // Appends `v`; returns its index.
   size_t push_back(const T& v) {

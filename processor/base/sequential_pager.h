@@ -25,8 +25,8 @@ namespace pageblame {
 
 class SequentialPager {
  public:
-  static constexpr size_t kStep = 4 << 20;    // work in steps this big
-  static constexpr size_t kAhead = 16 << 20;  // map this much ahead of the reader
+  static constexpr size_t kStep = 2 << 20;   // work in steps this big
+  static constexpr size_t kAhead = 8 << 20;  // map this much ahead of the reader
 
   // Starts paging [begin, end) of `file`, which must outlive the pager.
   SequentialPager(const MappedFile* file, size_t begin, size_t end);

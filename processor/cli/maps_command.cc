@@ -31,7 +31,9 @@ int RunMaps(const std::vector<std::string>& argv) {
   o.pid = sel->pid;
   o.at = sel->at;
   if (args->Has("--json")) {
-    std::printf("%s\n", report::MapsJson(**trace, o).dump(1).c_str());
+    if (!report::WriteMapsJson(**trace, o, stdout)) {
+      return ReportError(absl::UnavailableError("writing the output failed"));
+    }
   } else {
     std::fputs(report::MapsText(**trace, o).c_str(), stdout);
   }

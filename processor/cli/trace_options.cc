@@ -40,7 +40,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  "pageblame: %s: %llu records, %llu samples (%llu memory-syscall, %llu skipped "
                  "unparsed), %llu calls "
                  "(%llu failed, %llu no change), %zu processes, %zu regions versions, %zu unique "
-                 "stacks\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
+                 "stacks; index %.1f MiB\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
                  "at end %llu, unknown records %llu, bad samples %llu, out of order %llu, concurrent unmaps "
                  "reordered %llu\n",
                  o.path.c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
@@ -48,7 +48,8 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  (unsigned long long)s.calls,
                  (unsigned long long)s.calls_failed, (unsigned long long)s.calls_no_change,
                  trace->index().num_processes(), trace->index().num_versions(),
-                 trace->index().stacks().size(), trace->sources().c_str(),
+                 trace->index().stacks().size(), trace->index().MemoryBytes() / 1048576.0,
+                 trace->sources().c_str(),
                  (unsigned long long)s.unmatched_exits, (unsigned long long)s.unmatched_enters,
                  (unsigned long long)s.pending_at_end, (unsigned long long)s.unknown_records,
                  (unsigned long long)s.bad_samples, (unsigned long long)s.out_of_order,

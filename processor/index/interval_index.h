@@ -29,6 +29,9 @@ class IntervalIndex {
   void Stab(uint64_t x, const std::function<void(uint32_t)>& fn) const;
   // Every interval in start order (for "all regions at time T" scans).
   const std::vector<Interval>& sorted() const { return sorted_; }
+  size_t bytes() const {
+    return sorted_.capacity() * sizeof(Interval) + max_end_.capacity() * sizeof(uint64_t);
+  }
 
  private:
   void StabNode(size_t node, size_t lo, size_t hi, size_t limit, uint64_t x,

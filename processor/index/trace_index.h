@@ -60,6 +60,10 @@ class TraceIndex {
   size_t num_events() const { return events_.size(); }
   size_t num_versions() const { return versions_.size(); }
   size_t num_processes() const { return processes_.size(); }
+  // What the index holds in memory (calls, versions, stacks, live maps and,
+  // once built, the interval indexes), for -v and the benchmark's check that
+  // everything else stays small. Live maps are estimated (btree nodes).
+  size_t MemoryBytes() const;
 
   // Process entries (generations) with this pid, oldest first.
   std::vector<uint32_t> ProcessesWithPid(uint32_t pid) const;

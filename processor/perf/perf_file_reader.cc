@@ -108,7 +108,7 @@ absl::Status PerfFileReader::ReadHeader() {
   if (has_features) RETURN_IF_ERROR(ReadFeatures(bitmap, data_end_));
   IndexAttrs();
   file_->AdviseSequential(data_begin_, data.size);
-  // A big data section is paged on a second thread (sequential_pager.h);
+  // A big data section is paged on a helper thread (sequential_pager.h);
   // a small one is simply read, and RSS stays small anyway.
   if (data.size > kPagedSize) {
     pager_ = std::make_unique<SequentialPager>(file_.get(), data_begin_, data_end_);

@@ -37,8 +37,10 @@ class Replayer;
 
 class ReplayWorker {
  public:
-  static constexpr size_t kBatch = 1 << 15;
-  static constexpr size_t kMaxQueued = 4;
+  // Small batches: little memory in flight (at most ~7 MB of events), and the
+  // replay thread starts early; a handover per 8 Ki events costs nothing.
+  static constexpr size_t kBatch = 1 << 13;
+  static constexpr size_t kMaxQueued = 8;
 
   ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer);
   ~ReplayWorker();

@@ -19,10 +19,14 @@ std::vector<uint32_t> SelectProcesses(const index::TraceIndex& idx, std::optiona
   return out;
 }
 
-Json MapsJson(const replay::LoadedTrace& trace, const MapsOptions& options) {
+bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
+                   std::FILE* out) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  Json out = Json::array();
+  // dump(1) of an array puts each element one space in: "[\n " elem ",\n " elem
+  // "\n]" with every line of an element indented once more; "[]" if empty.
+  bool ok = true, first = true;
+  std::string text;
   for (uint32_t p : SelectProcesses(idx, options.pid)) {
     for (VersionId id : idx.RegionsAt(p, options.at)) {
       const index::Version& v = idx.version(id);
@@ -34,10 +38,18 @@ Json MapsJson(const replay::LoadedTrace& trace, const MapsOptions& options) {
       std::string_view path = idx.strings().Get(v.attrs.path);
       j["path"] = path.empty() ? Json(nullptr) : Json(std::string(path));
       j["origin"] = r.OriginJson(v.origin);
-      out.push_back(std::move(j));
+      text = first ? "[\n " : ",\n ";
+      first = false;
+      for (char c : j.dump(1)) {
+        text += c;
+        if (c == '\n') text += ' ';
+      }
+      ok &= std::fwrite(text.data(), 1, text.size(), out) == text.size();
     }
   }
-  return out;
+  const char* end = first ? "[]\n" : "\n]\n";
+  ok &= std::fputs(end, out) >= 0;
+  return ok;
 }
 
 std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options) {
