@@ -295,9 +295,23 @@ run_table() {
     echo
     cat "$OUT/check-$STAMP.txt"
     echo
-    python3 "$HERE/report.py" table --traces "$TRACES_TSV" --results "$results" --trace "$trace"
+    python3 "$HERE/report.py" table --traces "$TRACES_TSV" --results "$results" --trace "$trace" \
+      --index "$(index_sizes "$trace")"
     echo
   } >> "$REPORT"
+}
+
+# index_sizes TRACE...: writes a TSV of trace -> the size of pageblame's index
+# for it (`pageblame maps -v` says "index N MiB"; an untimed run) and prints
+# its path, for report.py's "64 MiB + index" check.
+index_sizes() {
+  local tsv=$OUT/index-$STAMP-$RANDOM.tsv t mib
+  printf 'trace\tindex_mib\n' > "$tsv"
+  for t in "$@"; do
+    mib=$("$PB" maps -v -i "$t" 2>&1 >/dev/null | sed -n 's/.*; index \([0-9.]*\) MiB.*/\1/p')
+    [ -n "$mib" ] && printf '%s\t%s\n' "$t" "$mib" >> "$tsv"
+  done
+  echo "$tsv"
 }
 
 run_scaling() {
@@ -320,7 +334,8 @@ run_scaling() {
     echo
     echo "Command: \`bench/run.sh --scale $SCALE --runs $RUNS --threads $THREADS --scaling\`"
     echo
-    python3 "$HERE/report.py" scaling --traces "$TRACES_TSV" --results "$results"
+    python3 "$HERE/report.py" scaling --traces "$TRACES_TSV" --results "$results" \
+      --index "$(index_sizes "${traces[@]}")"
     echo
   } >> "$REPORT"
 }
