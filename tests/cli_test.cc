@@ -70,6 +70,16 @@ TEST(CliTest, BadArguments) {
   EXPECT_EQ(Pageblame("frobnicate").exit_code, 2);
 }
 
+TEST(CliTest, AFailedWriteIsAnErrorNotATruncatedAnswer) {
+  // /dev/full: every write fails with ENOSPC, as on a full disk.
+  for (const char* format : {"--json", ""}) {
+    SCOPED_TRACE(format);
+    CliRun r = Pageblame(std::string("maps -i ") + TracePath("rules-trace.data") + " " + format +
+                         " >/dev/full");
+    ExpectOneLineError(r, "writing the output failed");
+  }
+}
+
 TEST(CliTest, MapsJsonFollowsTheContract) {
   CliRun r = Pageblame("maps --json -i " + TracePath("rules-record.data"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,6 +1,8 @@
 // pageblame: which call stack created this memory page?
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -41,11 +43,15 @@ int ReportError(const absl::Status& s) {
 namespace {
 
 // Leaves without running destructors (see LoadFromArgs): the output is
-// flushed first, so nothing is lost.
+// flushed first, so nothing is lost, and a failed write (disk full, closed
+// pipe) is an error, not a silent truncation.
 [[noreturn]] void Exit(int code) {
-  std::fflush(stdout);
+  if ((std::fflush(stdout) != 0 || std::ferror(stdout)) && code == 0) {
+    std::fprintf(stderr, "pageblame: writing the output failed: %s\n", std::strerror(errno));
+    code = 1;
+  }
   std::fflush(stderr);
-  std::_Exit(std::ferror(stdout) ? 1 : code);
+  std::_Exit(code);
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/trace_options.h"
 #include "processor/report/maps_report.h"
@@ -32,7 +35,8 @@ int RunMaps(const std::vector<std::string>& argv) {
   o.at = sel->at;
   if (args->Has("--json")) {
     if (!report::WriteMapsJson(**trace, o, stdout)) {
-      return ReportError(absl::UnavailableError("writing the output failed"));
+      return ReportError(absl::UnavailableError(
+          absl::StrCat("writing the output failed: ", std::strerror(errno))));
     }
   } else {
     std::fputs(report::MapsText(**trace, o).c_str(), stdout);
