@@ -84,13 +84,14 @@ struct Version {
   bool AliveAt(uint64_t t) const { return t_from <= t && t < t_to; }
 };
 
-// One process (one address space). A pid reused after exit, or a process
-// that exec'd, keeps its entry: exec ends all versions at the exec time.
+// An entry of Process::live: where the region ends and its live version.
 struct LiveRegion {
   uint64_t end = 0;
   VersionId version;
 };
 
+// One process (one address space). A pid reused after exit, or a process
+// that exec'd, keeps its entry: exec ends all versions at the exec time.
 struct Process {
   uint32_t pid = 0;
   uint32_t ppid = 0;
