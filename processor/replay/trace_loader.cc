@@ -49,7 +49,14 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
 
   // Sorting and replay run on their own thread, behind this one's reading.
   ReplayWorker worker(idx.get(), sym.get());
-  index::TraceStats& st = idx->mutable_stats();
+  // The loader's counters, kept apart from the index's stats until the end:
+  // the replay thread updates those stats on every event, and counting into
+  // the same cache lines from this thread made both threads wait on each
+  // other's writes.
+  struct {
+    uint64_t records = 0, samples = 0, bad_samples = 0, skipped_samples = 0;
+    uint64_t unknown_sample_ids = 0, memory_samples = 0, unknown_records = 0;
+  } st;
 
   perf::RawRecord rec;
   perf::Sample sample;
@@ -232,7 +239,15 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         break;
     }
   }
-  st.out_of_order = worker.Finish();
+  index::TraceStats& stats = idx->mutable_stats();
+  stats.out_of_order = worker.Finish();
+  stats.records = st.records;
+  stats.samples = st.samples;
+  stats.bad_samples = st.bad_samples;
+  stats.skipped_samples = st.skipped_samples;
+  stats.unknown_sample_ids = st.unknown_sample_ids;
+  stats.memory_samples = st.memory_samples;
+  stats.unknown_records = st.unknown_records;
   if (progress) std::fprintf(stderr, "\r%60s\r", "");
   idx->Finalize();
   return std::make_unique<LoadedTrace>(std::move(idx), std::move(sym), info,
