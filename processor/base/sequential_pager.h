@@ -35,9 +35,9 @@ class SequentialPager {
   SequentialPager& operator=(const SequentialPager&) = delete;
 
   // The reader is past everything before `pos`. Cheap: wakes the thread once
-  // per kStep.
+  // per kStep, and at the end.
   void Advance(size_t pos) {
-    if (pos >= posted_ + kStep) Post(pos);
+    if (pos >= posted_ + kStep || (pos == end_ && pos != posted_)) Post(pos);
   }
   // Waits until the thread has caught up with the last position handed over
   // (tests use it to measure what is resident without racing the thread).
@@ -49,6 +49,7 @@ class SequentialPager {
 
   const MappedFile* file_;
   const size_t end_;
+  const size_t page_;  // the system's page size
   size_t posted_;  // reader thread: the last position handed over
 
   std::mutex mu_;
