@@ -237,7 +237,6 @@ absl::Status SyscallDecoder::NoSyscallEvents() {
 }
 
 absl::Status SyscallDecoder::CheckUsable() const {
-  const char* kHowTo = kHowToRecord;
   bool any = false;
   for (Source s : source_) any |= (s != kNone);
   if (!any) {
@@ -247,12 +246,12 @@ absl::Status SyscallDecoder::CheckUsable() const {
         half ? "the trace has only the enter or only the exit events of the memory syscalls "
                "(both are needed: the arguments come with the enter, the result with the exit); "
              : "the trace has no mmap/munmap/brk/mremap syscall events; ",
-        kHowTo));
+        kHowToRecord));
   }
   if (missing_callchain_) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the trace's syscall events have no call chains (recorded without -g/--call-graph); ",
-        kHowTo));
+        kHowToRecord));
   }
   return absl::OkStatus();
 }

@@ -30,8 +30,7 @@ struct TraceStats {
   uint64_t unmatched_enters = 0;    // enter replaced by another enter before its exit
   uint64_t pending_at_end = 0;      // enters still waiting for an exit at the end
   uint64_t unknown_records = 0;     // record types we skip
-  uint64_t unknown_sample_ids = 0;  // samples whose id matches no attr
-  uint64_t bad_samples = 0;         // samples too short for their attr / fields
+  uint64_t bad_samples = 0;         // samples of an unknown id, or too short for their fields
   uint64_t out_of_order = 0;        // events older than what was already replayed
   uint64_t unmaps_reordered = 0;    // munmap pieces another thread had already reused
   uint64_t calls_32bit = 0;         // calls of 32-bit processes, not replayed

@@ -55,7 +55,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   // other's writes.
   struct {
     uint64_t records = 0, samples = 0, bad_samples = 0, skipped_samples = 0;
-    uint64_t unknown_sample_ids = 0, memory_samples = 0, unknown_records = 0;
+    uint64_t memory_samples = 0, unknown_records = 0;
   } st;
 
   perf::RawRecord rec;
@@ -98,7 +98,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         // Samples of events replay does not use (other syscalls; raw_syscalls
         // twins of syscalls:* events) are skipped on their id alone.
         auto attr = reader->SampleAttr(rec);
-        if (!attr.ok()) {
+        if (!attr.ok()) {  // an id no attr has, or too short for its id
           ++st.bad_samples;
           continue;
         }
@@ -108,10 +108,6 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         }
         if (!reader->ParseSample(rec, **attr, &sample).ok()) {
           ++st.bad_samples;
-          continue;
-        }
-        if (sample.attr == nullptr) {
-          ++st.unknown_sample_ids;
           continue;
         }
         if (!decoder.Decode(sample, &dsc)) continue;
@@ -245,7 +241,6 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   stats.samples = st.samples;
   stats.bad_samples = st.bad_samples;
   stats.skipped_samples = st.skipped_samples;
-  stats.unknown_sample_ids = st.unknown_sample_ids;
   stats.memory_samples = st.memory_samples;
   stats.unknown_records = st.unknown_records;
   if (progress) std::fprintf(stderr, "\r%60s\r", "");
