@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "processor/replay/call_events_for_test.h"
 #include "processor/replay/event_sorter.h"
 #include "processor/replay/replayer.h"
 
@@ -22,30 +23,18 @@ std::vector<std::vector<TraceEvent>> Workload(index::TraceIndex* idx, int calls)
   std::vector<std::vector<TraceEvent>> rounds(1);
   uint64_t t = 1000;
   for (int i = 0; i < calls; ++i) {
-    TraceEvent in;
-    in.kind = TraceEvent::Kind::kEnter;
-    in.time = t;
-    in.pid = 100;
-    in.tid = 100 + static_cast<uint32_t>(rng() % 4);
+    const uint32_t tid = 100 + static_cast<uint32_t>(rng() % 4);
     const uint64_t addr = 0x10000000 + (rng() % 64) * P;
     const uint64_t len = (1 + rng() % 8) * P;
-    if (rng() % 3 == 0) {
-      in.syscall = decode::Syscall::kMunmap;
-      in.a[0] = addr;
-      in.a[1] = len;
-    } else {
-      in.syscall = decode::Syscall::kMmap;
-      in.a[0] = addr;
-      in.a[1] = len;
-      in.a[2] = PROT_READ | PROT_WRITE;
-      in.a[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
-    }
+    const bool munmap = rng() % 3 == 0;
     std::vector<uint64_t> ips = {0x400000 + rng() % 16, 0x401000};
-    in.stack = idx->stacks().Intern(ips);
-    TraceEvent out = in;
-    out.kind = TraceEvent::Kind::kExit;
-    out.time = t + 1;
-    out.ret = in.syscall == decode::Syscall::kMmap ? static_cast<int64_t>(addr) : 0;
+    const StackId stack = idx->stacks().Intern(ips);
+    auto [in, out] =
+        munmap ? CallEvents(t, 100, tid, decode::Syscall::kMunmap, {addr, len}, 0, stack)
+               : CallEvents(t, 100, tid, decode::Syscall::kMmap,
+                            {addr, len, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED},
+                            static_cast<int64_t>(addr), stack);
     rounds.back().push_back(in);
     rounds.back().push_back(out);
     t += 2;

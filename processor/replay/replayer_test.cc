@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/replay/call_events_for_test.h"
 
 namespace pageblame::replay {
 namespace {
@@ -26,20 +27,9 @@ class ReplayerTest : public ::testing::Test {
 
   void Call(uint64_t t, uint32_t pid, uint32_t tid, Syscall sc, std::vector<uint64_t> args,
             int64_t ret, uint32_t stack_tag = 0) {
-    TraceEvent in;
-    in.kind = TraceEvent::Kind::kEnter;
-    in.time = t;
-    in.pid = pid;
-    in.tid = tid;
-    in.syscall = sc;
-    for (size_t i = 0; i < args.size(); ++i) in.a[i] = args[i];
     std::vector<uint64_t> ips = {0x1000 + stack_tag, 0x2000};
-    in.stack = idx_.stacks().Intern(ips);
+    auto [in, out] = CallEvents(t, pid, tid, sc, args, ret, idx_.stacks().Intern(ips));
     replayer_.Apply(in);
-    TraceEvent out = in;
-    out.kind = TraceEvent::Kind::kExit;
-    out.time = t + 1;
-    out.ret = ret;
     replayer_.Apply(out);
   }
   void Mmap(uint64_t t, uint32_t pid, uint64_t addr, uint64_t len, uint64_t flags, int64_t ret,

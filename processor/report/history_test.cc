@@ -6,13 +6,13 @@
 #include <sys/mman.h>
 
 #include "gtest/gtest.h"
+#include "processor/replay/call_events_for_test.h"
 #include "processor/replay/replayer.h"
 
 namespace pageblame::report {
 namespace {
 
 using decode::Syscall;
-using replay::TraceEvent;
 
 constexpr uint64_t X = 0x300010000000, Y = 0x300011000000, P = 4096;
 
@@ -20,17 +20,8 @@ class HistoryTest : public ::testing::Test {
  protected:
   HistoryTest() : replayer_(&idx_, nullptr) {}
   void Call(uint64_t t, Syscall sc, std::vector<uint64_t> args, int64_t ret) {
-    TraceEvent in;
-    in.kind = TraceEvent::Kind::kEnter;
-    in.time = t;
-    in.pid = in.tid = 1;
-    in.syscall = sc;
-    for (size_t i = 0; i < args.size(); ++i) in.a[i] = args[i];
+    auto [in, out] = replay::CallEvents(t, 1, 1, sc, args, ret);
     replayer_.Apply(in);
-    TraceEvent out = in;
-    out.kind = TraceEvent::Kind::kExit;
-    out.time = t + 1;
-    out.ret = ret;
     replayer_.Apply(out);
   }
   void SetUp() override {
