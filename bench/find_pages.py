@@ -122,24 +122,10 @@ def syscalls__sys_enter_munmap(event_name, context, common_cpu, common_secs, com
     _enter("munmap", perf_sample_dict, {"addr": addr, "len": len})
 
 
-def syscalls__sys_exit_munmap(event_name, context, common_cpu, common_secs, common_nsecs,
-                              common_pid, common_comm, common_callchain, __syscall_nr, ret,
-                              perf_sample_dict):
-    _exit(event_name, common_secs, common_nsecs, common_cpu, common_pid, common_comm,
-          common_callchain, ret, perf_sample_dict)
-
-
 def syscalls__sys_enter_brk(event_name, context, common_cpu, common_secs, common_nsecs,
                             common_pid, common_comm, common_callchain, __syscall_nr, brk,
                             perf_sample_dict):
     _enter("brk", perf_sample_dict, {"brk": brk})
-
-
-def syscalls__sys_exit_brk(event_name, context, common_cpu, common_secs, common_nsecs,
-                           common_pid, common_comm, common_callchain, __syscall_nr, ret,
-                           perf_sample_dict):
-    _exit(event_name, common_secs, common_nsecs, common_cpu, common_pid, common_comm,
-          common_callchain, ret, perf_sample_dict)
 
 
 def syscalls__sys_enter_mremap(event_name, context, common_cpu, common_secs, common_nsecs,
@@ -150,11 +136,10 @@ def syscalls__sys_enter_mremap(event_name, context, common_cpu, common_secs, com
             "new_addr": new_addr})
 
 
-def syscalls__sys_exit_mremap(event_name, context, common_cpu, common_secs, common_nsecs,
-                              common_pid, common_comm, common_callchain, __syscall_nr, ret,
-                              perf_sample_dict):
-    _exit(event_name, common_secs, common_nsecs, common_cpu, common_pid, common_comm,
-          common_callchain, ret, perf_sample_dict)
+# Every exit is handled alike: perf looks handlers up by name.
+syscalls__sys_exit_munmap = syscalls__sys_exit_mmap
+syscalls__sys_exit_brk = syscalls__sys_exit_mmap
+syscalls__sys_exit_mremap = syscalls__sys_exit_mmap
 
 
 def trace_unhandled(event_name, context, event_fields_dict, perf_sample_dict):
