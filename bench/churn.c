@@ -104,28 +104,30 @@ static void fail(struct Thread* t, const char* what, long got) {
 
 // ---- the leaves: each issues its syscall from its own frame -------------
 
-__attribute__((noinline)) static void op_mmap_anon(struct Call* c) {
-  unsigned long want = slot_base(c->t, c->slot);
-  int prot = (c->pages & 1) ? PROT_READ : PROT_READ | PROT_WRITE;
-  long p = RAW_MMAP(want, c->pages * PG, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+// After an mmap at a slot's hint: the slot now holds c->pages, or the hint
+// was not honoured (then undo it; every hint is checked). Called after the
+// syscall, so the leaves' stacks stay their own.
+static void mapped_at_hint(struct Call* c, unsigned long want, long p, const char* what) {
   if (p != (long)want) {
-    fail(c->t, "mmap hint not honoured", p);
+    fail(c->t, what, p);
     if (p > 0) RAW_MUNMAP(p, c->pages * PG);
     return;
   }
   c->t->pages[c->slot] = c->pages;
 }
 
+__attribute__((noinline)) static void op_mmap_anon(struct Call* c) {
+  unsigned long want = slot_base(c->t, c->slot);
+  int prot = (c->pages & 1) ? PROT_READ : PROT_READ | PROT_WRITE;
+  long p = RAW_MMAP(want, c->pages * PG, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  mapped_at_hint(c, want, p, "mmap hint not honoured");
+}
+
 __attribute__((noinline)) static void op_mmap_file(struct Call* c) {
   unsigned long want = slot_base(c->t, c->slot);
   // Past the end of the file is fine to map (only touching it would fault).
   long p = RAW_MMAP(want, c->pages * PG, PROT_READ, MAP_PRIVATE, g_file_fd, 0);
-  if (p != (long)want) {
-    fail(c->t, "file mmap hint not honoured", p);
-    if (p > 0) RAW_MUNMAP(p, c->pages * PG);
-    return;
-  }
-  c->t->pages[c->slot] = c->pages;
+  mapped_at_hint(c, want, p, "file mmap hint not honoured");
 }
 
 __attribute__((noinline)) static void op_munmap(struct Call* c) {
