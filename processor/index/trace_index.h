@@ -62,7 +62,9 @@ class TraceIndex {
   size_t num_processes() const { return processes_.size(); }
   // What the index holds in memory (calls, versions, stacks, live maps and,
   // once built, the interval indexes), for -v and the benchmark's check that
-  // everything else stays small. Live maps are estimated (btree nodes).
+  // everything else stays small. Live maps are estimated (btree nodes). Not
+  // while another thread may be asking the first past-time question (that
+  // builds the interval indexes this counts).
   size_t MemoryBytes() const;
 
   // Process entries (generations) with this pid, oldest first.
