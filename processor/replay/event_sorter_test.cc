@@ -80,34 +80,39 @@ std::vector<uint64_t> Reference(const std::vector<std::vector<TraceEvent>>& roun
   return out;
 }
 
+// Rounds shaped like perf's: each CPU's events in time order, CPUs one
+// after the other, with ties and stragglers older than the last round; and
+// some rounds in random order (more runs than any perf round has).
+std::vector<std::vector<TraceEvent>> RandomRounds(std::mt19937_64& rng, int trial) {
+  const int cpus = 1 + static_cast<int>(rng() % 8);
+  const bool shuffled = trial % 10 == 9;
+  std::vector<std::vector<TraceEvent>> rounds;
+  uint64_t tag = 0, base = 1000;
+  const int nrounds = 1 + static_cast<int>(rng() % 6);
+  for (int r = 0; r < nrounds; ++r) {
+    std::vector<TraceEvent> round;
+    for (int c = 0; c < cpus; ++c) {
+      uint64_t t = base - rng() % 300;  // may reach into the previous round
+      const int n = static_cast<int>(rng() % 400);
+      for (int i = 0; i < n; ++i) {
+        t += rng() % 3;  // 0: a tie
+        TraceEvent e;
+        e.time = t;
+        e.a[0] = tag++;
+        round.push_back(e);
+      }
+    }
+    if (shuffled) std::shuffle(round.begin(), round.end(), rng);
+    rounds.push_back(round);
+    base += 500;
+  }
+  return rounds;
+}
+
 TEST(EventSorterTest, MatchesPerfsRuleOnRandomPerCpuRounds) {
-  // Rounds shaped like perf's: each CPU's events in time order, CPUs one
-  // after the other, with ties and stragglers older than the last round; and
-  // some rounds in random order (more runs than any perf round has).
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
-    const int cpus = 1 + static_cast<int>(rng() % 8);
-    const bool shuffled = trial % 10 == 9;
-    std::vector<std::vector<TraceEvent>> rounds;
-    uint64_t tag = 0, base = 1000;
-    const int nrounds = 1 + static_cast<int>(rng() % 6);
-    for (int r = 0; r < nrounds; ++r) {
-      std::vector<TraceEvent> round;
-      for (int c = 0; c < cpus; ++c) {
-        uint64_t t = base - rng() % 300;  // may reach into the previous round
-        const int n = static_cast<int>(rng() % 400);
-        for (int i = 0; i < n; ++i) {
-          t += rng() % 3;  // 0: a tie
-          TraceEvent e;
-          e.time = t;
-          e.a[0] = tag++;
-          round.push_back(e);
-        }
-      }
-      if (shuffled) std::shuffle(round.begin(), round.end(), rng);
-      rounds.push_back(round);
-      base += 500;
-    }
+    auto rounds = RandomRounds(rng, trial);
     std::vector<uint64_t> got;
     EventSorter s([&](const TraceEvent& e) { got.push_back(e.a[0]); });
     for (const auto& round : rounds) {
@@ -116,6 +121,41 @@ TEST(EventSorterTest, MatchesPerfsRuleOnRandomPerCpuRounds) {
     }
     s.FlushAll();
     ASSERT_EQ(got, Reference(rounds)) << "trial " << trial;
+  }
+}
+
+TEST(EventSorterTest, BatchesPushedWholeSortLikeSingleEventsAndComeBackEmpty) {
+  // ReplayWorker hands the sorter whole batches, cut at random points of a
+  // round (and at its end): the order must be the same, and every batch must
+  // come back, empty, once all its events are delivered.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    auto rounds = RandomRounds(rng, trial);
+    std::vector<uint64_t> got;
+    EventSorter s([&](const TraceEvent& e) { got.push_back(e.a[0]); });
+    size_t batches = 0, returned = 0;
+    auto take = [&] {
+      for (const auto& v : s.TakeSpares()) {
+        EXPECT_TRUE(v.empty());
+        ++returned;
+      }
+    };
+    for (const auto& round : rounds) {
+      size_t at = 0;
+      while (at < round.size()) {
+        const size_t n = std::min(round.size() - at, size_t{1} + rng() % 300);
+        s.Push(std::vector<TraceEvent>(round.begin() + at, round.begin() + at + n));
+        ++batches;
+        at += n;
+        take();
+      }
+      s.FinishedRound();
+      take();
+    }
+    s.FlushAll();
+    take();
+    ASSERT_EQ(got, Reference(rounds)) << "trial " << trial;
+    EXPECT_EQ(returned, batches) << "trial " << trial;
   }
 }
 

@@ -66,11 +66,14 @@ void ReplayWorker::Run() {
       queue_.pop_front();
     }
     wake_loader_.notify_one();
-    for (const TraceEvent& e : b.events) sorter_->Push(e);
+    // The sorter keeps the batch as it is (no copy of its events) and hands
+    // it back once all of it is replayed.
+    sorter_->Push(std::move(b.events));
     if (b.round_end) sorter_->FinishedRound();
-    b.events.clear();
+    std::vector<std::vector<TraceEvent>> done = sorter_->TakeSpares();
+    if (done.empty()) continue;
     std::lock_guard<std::mutex> lock(mu_);
-    spare_.push_back(std::move(b.events));
+    for (auto& v : done) spare_.push_back(std::move(v));
   }
   sorter_->FlushAll();
   replayer_->Finish();
