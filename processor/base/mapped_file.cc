@@ -50,46 +50,34 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& 
     }
     data = static_cast<const uint8_t*>(p);
   }
-  // The mapping keeps the file referenced; the descriptor is not needed.
-  ::close(fd);
-  return std::unique_ptr<MappedFile>(new MappedFile(path, data, size));
+  return std::unique_ptr<MappedFile>(new MappedFile(path, fd, data, size));
 }
 
 MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+  ::close(fd_);
 }
 
-void MappedFile::AdviseSequential(size_t offset, size_t length) const {
-  if (data_ == nullptr || offset >= size_) return;
-  if (length > size_ - offset) length = size_ - offset;
-  // madvise wants a page-aligned start.
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  size_t start = offset / page * page;
-  ::madvise(const_cast<uint8_t*>(data_) + start, length + (offset - start), MADV_SEQUENTIAL);
-}
-
-void MappedFile::Release(size_t offset, size_t length) const {
-  if (data_ == nullptr || offset >= size_) return;
-  if (length > size_ - offset) length = size_ - offset;
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  size_t start = (offset + page - 1) / page * page;  // whole pages inside the range only
-  size_t end = (offset + length) / page * page;
-  if (start < end) ::madvise(const_cast<uint8_t*>(data_) + start, end - start, MADV_DONTNEED);
-}
-
-void MappedFile::Populate(size_t offset, size_t length) const {
-  if (data_ == nullptr || offset >= size_) return;
-  if (length > size_ - offset) length = size_ - offset;
-  // One read per page. The first read of a page-cache page faults and the
-  // kernel maps its neighbours with it (fault-around, 16 pages by default);
-  // the rest are plain reads. (MADV_POPULATE_READ maps one page at a time
-  // through get_user_pages and measured twice as slow.)
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  uint8_t sum = 0;
-  for (size_t at = offset / page * page; at < offset + length; at += page) {
-    sum += *static_cast<const volatile uint8_t*>(data_ + at);
+absl::StatusOr<size_t> MappedFile::ReadAt(uint64_t offset, absl::Span<uint8_t> into) const {
+  size_t done = 0;
+  while (done < into.size()) {
+    ssize_t n = ::pread(fd_, into.data() + done, into.size() - done,
+                        static_cast<off_t>(offset + done));
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      return ErrnoError(path_, absl::StrCat("cannot read at offset ", offset + done).c_str(),
+                        err);
+    }
+    if (n == 0) break;  // end of file
+    done += static_cast<size_t>(n);
   }
-  (void)sum;
+  return done;
+}
+
+void MappedFile::AdviseSequentialRead(uint64_t offset, uint64_t length) const {
+  ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
+                  POSIX_FADV_SEQUENTIAL);
 }
 
 }  // namespace pageblame

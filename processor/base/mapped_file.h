@@ -1,6 +1,7 @@
 // A read-only memory map of a whole file (RAII: unmapped and closed on
-// destruction). Used for zero-copy reading of perf.data files, which can be
-// hundreds of MB: records are handed out as spans into the map.
+// destruction). perf.data headers, attrs and feature sections are read in
+// place through the map; the data section, read once front to back, goes
+// through a FileWindow (ReadAt) instead.
 //
 //   ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> f, MappedFile::Open(path));
 //   ByteReader r(f->bytes());
@@ -34,25 +35,21 @@ class MappedFile {
   size_t size() const { return size_; }
   const std::string& path() const { return path_; }
 
+  // Copies up to into.size() bytes at `offset` into `into` (pread; retried
+  // until full or the end of the file). Returns how many were read; errors
+  // name the file. For bulk front-to-back reading (FileWindow), where copying
+  // into a cached buffer is cheaper than mapping pages in and out.
+  absl::StatusOr<size_t> ReadAt(uint64_t offset, absl::Span<uint8_t> into) const;
   // Tells the kernel that [offset, offset+length) will be read front to back
-  // (madvise MADV_SEQUENTIAL: bigger readahead, pages dropped sooner).
-  // A hint only; out-of-range parts are clipped.
-  void AdviseSequential(size_t offset, size_t length) const;
-  // Drops [offset, offset+length) from this process's resident set
-  // (MADV_DONTNEED). The pages stay in the page cache, and reading them again
-  // faults them back in unchanged (the mapping is read-only). Lets a reader
-  // that goes through the file once keep its RSS flat instead of growing to
-  // the file's size.
-  void Release(size_t offset, size_t length) const;
-  // Maps [offset, offset+length) into this process ahead of use (by reading
-  // it), so that reading it later takes no page faults.
-  void Populate(size_t offset, size_t length) const;
+  // (posix_fadvise POSIX_FADV_SEQUENTIAL: a bigger readahead). A hint only.
+  void AdviseSequentialRead(uint64_t offset, uint64_t length) const;
 
  private:
-  MappedFile(std::string path, const uint8_t* data, size_t size)
-      : path_(std::move(path)), data_(data), size_(size) {}
+  MappedFile(std::string path, int fd, const uint8_t* data, size_t size)
+      : path_(std::move(path)), fd_(fd), data_(data), size_(size) {}
 
   std::string path_;
+  int fd_;  // kept open for ReadAt
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };

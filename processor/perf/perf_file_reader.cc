@@ -107,12 +107,9 @@ absl::Status PerfFileReader::ReadHeader() {
   info_.data_size = data.size;
   if (has_features) RETURN_IF_ERROR(ReadFeatures(bitmap, data_end_));
   IndexAttrs();
-  file_->AdviseSequential(data_begin_, data.size);
-  // A big data section is paged on a helper thread (sequential_pager.h);
-  // a small one is simply read, and RSS stays small anyway.
-  if (data.size > kPagedSize) {
-    pager_ = std::make_unique<SequentialPager>(file_.get(), data_begin_, data_end_);
-  }
+  // A record is at most 64 KiB (u16 size): it always fits the window.
+  static_assert(FileWindow::kDefaultWindow > 0xffff);
+  window_ = std::make_unique<FileWindow>(file_.get(), data_begin_, data_end_);
   return absl::OkStatus();
 }
 
@@ -182,17 +179,15 @@ absl::Status PerfFileReader::ReadFeatures(const uint64_t (&bitmap)[4], uint64_t 
 }
 
 absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
-  const uint8_t* base = file_->bytes().data();
-  // Records are read once and are valid only until the next call: the pages
-  // behind us can go, so RSS stays flat however large the file is.
-  if (pager_) pager_->Advance(pos_);
+  // Records are valid only until the next call: the window moves on.
   while (pos_ < data_end_) {
     const size_t left = data_end_ - pos_;
     if (left < format::kEventHeaderSize) {
       return RecordError(pos_, absl::StrCat("only ", left,
                                             " bytes left in the data section for a header"));
     }
-    ByteReader h(base + pos_, format::kEventHeaderSize);
+    ASSIGN_OR_RETURN(const uint8_t* header, window_->At(pos_, format::kEventHeaderSize));
+    ByteReader h(header, format::kEventHeaderSize);
     uint32_t type;
     uint16_t misc, size;
     h.Read(&type);
@@ -206,6 +201,7 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
           "type %u, size %u runs past the end of the data section at 0x%x", type, size,
           data_end_));
     }
+    ASSIGN_OR_RETURN(const uint8_t* base, window_->At(pos_, size));
     const size_t offset = pos_;
     pos_ += size;
     if (type >= format::kRecordUserTypeStart && type != kRecordFinishedRound &&
@@ -213,7 +209,7 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
       // perf's own records in the data section carry nothing we need, but two
       // of them are followed by a payload outside their size (session.c
       // perf_session__process_user_event returns it as `skip`).
-      ByteReader body(base + offset, size);
+      ByteReader body(base, size);
       uint64_t payload = 0;
       if (type == kRecordHeaderTracingData) {
         uint32_t n = 0;
@@ -237,7 +233,7 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
     }
     out->type = type;
     out->misc = misc;
-    out->bytes = absl::Span<const uint8_t>(base + offset, size);
+    out->bytes = absl::Span<const uint8_t>(base, size);
     out->offset = offset;
     return true;
   }

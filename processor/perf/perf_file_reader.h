@@ -1,6 +1,8 @@
 // PerfReader over a file-mode perf.data (PERFILE2 with the 104-byte
-// perf_file_header): the whole file is memory-mapped and records are handed
-// out as spans into the map, so Next() neither copies nor allocates.
+// perf_file_header): the header, attrs and features are read in place from a
+// memory map; the data section is read front to back through a FileWindow and
+// records are handed out as spans into it, so Next() neither copies a record
+// nor allocates.
 // Layout (tools/perf/util/header.c perf_session__read_header):
 //   perf_file_header | attrs: {perf_event_attr (attr.size bytes),
 //   perf_file_section ids}... | data section | feature section table (one
@@ -18,7 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "processor/base/mapped_file.h"
-#include "processor/base/sequential_pager.h"
+#include "processor/base/file_window.h"
 #include "processor/perf/perf_reader.h"
 
 namespace pageblame::perf {
@@ -53,10 +55,7 @@ class PerfFileReader : public PerfReader {
   size_t data_begin_ = 0;  // [data_begin_, data_end_): the data section
   size_t data_end_ = 0;
   size_t pos_ = 0;  // next record's file offset
-  // Data sections above this size are paged by pager_: mapped ahead of the
-  // reader and given back behind it (MADV_DONTNEED), on a second thread.
-  static constexpr size_t kPagedSize = 32 << 20;
-  std::unique_ptr<SequentialPager> pager_;  // after file_: destroyed before it
+  std::unique_ptr<FileWindow> window_;  // over the data section; after file_
 };
 
 }  // namespace pageblame::perf

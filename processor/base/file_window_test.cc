@@ -1,0 +1,99 @@
+#include "processor/base/file_window.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace pageblame {
+namespace {
+
+// A temporary file holding `bytes`, removed at the end of the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::vector<uint8_t>& bytes) {
+    char name[] = "/tmp/pageblame-window-XXXXXX";
+    int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    ::close(fd);
+    path_ = name;
+  }
+  ~TempFile() { ::unlink(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::vector<uint8_t> RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint8_t> out(n);
+  for (uint8_t& b : out) b = static_cast<uint8_t>(rng());
+  return out;
+}
+
+TEST(FileWindowTest, RecordsOfAnySizeReadFrontToBackMatchTheFile) {
+  // Records of random sizes, so that many straddle a window's end and some
+  // are as long as the window itself.
+  const std::vector<uint8_t> bytes = RandomBytes(300000, 1);
+  TempFile f(bytes);
+  auto file = MappedFile::Open(f.path());
+  ASSERT_TRUE(file.ok()) << file.status();
+  const uint64_t begin = 100, end = bytes.size() - 50;  // a section inside the file
+  constexpr size_t kWindow = 4096;
+  FileWindow w(file->get(), begin, end, kWindow);
+  std::mt19937_64 rng(2);
+  uint64_t pos = begin;
+  size_t records = 0;
+  while (pos < end) {
+    size_t n = std::min<uint64_t>(end - pos, 1 + rng() % kWindow);
+    auto p = w.At(pos, n);
+    ASSERT_TRUE(p.ok()) << p.status();
+    ASSERT_EQ(std::vector<uint8_t>(*p, *p + n),
+              std::vector<uint8_t>(bytes.begin() + pos, bytes.begin() + pos + n))
+        << "record at " << pos;
+    pos += n;
+    ++records;
+  }
+  EXPECT_GT(records, 100u);
+  // Going back is allowed (it re-reads).
+  auto again = w.At(begin, 16);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(std::vector<uint8_t>(*again, *again + 16),
+            std::vector<uint8_t>(bytes.begin() + begin, bytes.begin() + begin + 16));
+}
+
+TEST(FileWindowTest, ReadsOutsideTheSectionOrOverTheWindowAreErrorsNotOverruns) {
+  const std::vector<uint8_t> bytes = RandomBytes(10000, 3);
+  TempFile f(bytes);
+  auto file = MappedFile::Open(f.path());
+  ASSERT_TRUE(file.ok());
+  FileWindow w(file->get(), 1000, 9000, 4096);
+  EXPECT_FALSE(w.At(999, 8).ok());          // before the section
+  EXPECT_FALSE(w.At(8995, 8).ok());         // runs past its end
+  EXPECT_FALSE(w.At(2000, 4097).ok());      // longer than the window
+  EXPECT_TRUE(w.At(8992, 8).ok());          // the last 8 bytes
+}
+
+TEST(FileWindowTest, AFileThatShrinksWhileBeingReadIsADataLossErrorNamingIt) {
+  const std::vector<uint8_t> bytes = RandomBytes(50000, 4);
+  TempFile f(bytes);
+  auto file = MappedFile::Open(f.path());
+  ASSERT_TRUE(file.ok());
+  FileWindow w(file->get(), 0, bytes.size(), 4096);
+  ASSERT_TRUE(w.At(0, 100).ok());
+  ASSERT_EQ(::truncate(f.path().c_str(), 20000), 0);  // cut while we read
+  auto past = w.At(30000, 100);
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(past.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(past.status().message().find(f.path()), std::string::npos) << past.status();
+  EXPECT_NE(past.status().message().find("shrink"), std::string::npos) << past.status();
+}
+
+}  // namespace
+}  // namespace pageblame
