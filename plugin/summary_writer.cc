@@ -118,7 +118,7 @@ std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
   report::QueryOptions o;
   for (const Target& t : targets) o.addresses.insert(o.addresses.end(), t.addresses.begin(), t.addresses.end());
   o.pid = pid_;
-  return absl::StrCat(report::QueryJson(trace_, o).dump(1), "\n");
+  return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o)), "\n");
 }
 
 }  // namespace pageblame::plugin

@@ -98,7 +98,7 @@ int RunAttribute(const std::vector<std::string>& argv) {
   auto a = report::Attribute((*trace)->index(), *regions, o);
   if (!a.ok()) return ReportError(a.status());
   if (format == "json") {
-    std::printf("%s\n", report::AttributeJson(**trace, *a).dump(1).c_str());
+    std::printf("%s\n", report::DumpJson(report::AttributeJson(**trace, *a)).c_str());
   } else if (format == "folded") {
     std::fputs(report::FoldedStacks(**trace, *a).c_str(), stdout);
   } else {

@@ -51,7 +51,7 @@ int RunDiff(const std::vector<std::string>& argv) {
   PrintSkipped(*m, m_path);
   regions::DiffResult d = regions::Diff(*a, *m);
   if (args->Has("--json")) {
-    std::printf("%s\n", report::DiffJson(d).dump(1).c_str());
+    std::printf("%s\n", report::DumpJson(report::DiffJson(d)).c_str());
   } else {
     std::fputs(report::DiffText(d, a_path, m_path).c_str(), stdout);
   }

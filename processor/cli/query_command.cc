@@ -39,7 +39,7 @@ int RunQuery(const std::vector<std::string>& argv) {
   o.at = sel->at;
   o.history = args->Has("--history");
   if (args->Has("--json")) {
-    std::printf("%s\n", report::QueryJson(**trace, o).dump(1).c_str());
+    std::printf("%s\n", report::DumpJson(report::QueryJson(**trace, o)).c_str());
   } else {
     std::fputs(report::QueryText(**trace, o).c_str(), stdout);
   }

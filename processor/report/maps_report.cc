@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
@@ -25,6 +26,8 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
   OriginRenderer r(idx, trace.symbolizer());
   // dump(1) of an array puts each element one space in: "[\n " elem ",\n " elem
   // "\n]" with every line of an element indented once more; "[]" if empty.
+  // The stack, at depth 3 of the array, is spliced in as ready-made text.
+  const std::string marker = Json(std::string(OriginRenderer::kStackMarker)).dump();
   bool ok = true, first = true;
   std::string text;
   for (uint32_t p : SelectProcesses(idx, options.pid)) {
@@ -37,12 +40,15 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
       j["prot"] = ProtString(v.attrs.prot);
       std::string_view path = idx.strings().Get(v.attrs.path);
       j["path"] = path.empty() ? Json(nullptr) : Json(std::string(path));
-      j["origin"] = r.OriginJson(v.origin);
-      text = first ? "[\n " : ",\n ";
+      j["origin"] = r.OriginJsonStackMarked(v.origin);
+      text = absl::StrCat(first ? "[\n " : ",\n ",
+                          absl::StrReplaceAll(DumpJson(j), {{"\n", "\n "}}));
       first = false;
-      for (char c : j.dump(1)) {
-        text += c;
-        if (c == '\n') text += ' ';
+      if (v.origin.valid()) {
+        // "stack" is the origin's last member, the origin the region's last.
+        if (const size_t at = text.rfind(marker); at != std::string::npos) {
+          text.replace(at, marker.size(), r.StackJsonText(idx.event(v.origin), 3));
+        }
       }
       ok &= std::fwrite(text.data(), 1, text.size(), out) == text.size();
     }

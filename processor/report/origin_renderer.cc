@@ -1,7 +1,10 @@
 #include "processor/report/origin_renderer.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
@@ -12,9 +15,9 @@ std::vector<symbols::Frame> OriginRenderer::Frames(const index::CallEvent& ev) {
   return out;
 }
 
-Json OriginRenderer::StackJson(const index::CallEvent& ev) {
+Json OriginRenderer::FramesJson(const std::vector<symbols::Frame>& frames) {
   Json stack = Json::array();
-  for (const symbols::Frame& f : Frames(ev)) {
+  for (const symbols::Frame& f : frames) {
     Json j;
     j["ip"] = Hex(f.ip);
     j["symbol"] = f.symbol ? Json(*f.symbol) : Json(nullptr);
@@ -24,17 +27,51 @@ Json OriginRenderer::StackJson(const index::CallEvent& ev) {
   return stack;
 }
 
-Json OriginRenderer::OriginJson(EventId id) {
-  if (!id.valid()) return nullptr;
-  const index::CallEvent& ev = idx_.event(id);
+Json OriginRenderer::StackJson(const index::CallEvent& ev) { return FramesJson(Frames(ev)); }
+
+Json OriginRenderer::OriginFields(const index::CallEvent& ev) {
   Json j;
   j["syscall"] = std::string(decode::SyscallName(ev.syscall));
   j["time"] = TimeSeconds(ev.time);
   j["pid"] = ev.pid;
   j["tid"] = ev.tid;
   j["comm"] = std::string(idx_.strings().Get(ev.comm));
+  return j;
+}
+
+Json OriginRenderer::OriginJson(EventId id) {
+  if (!id.valid()) return nullptr;
+  const index::CallEvent& ev = idx_.event(id);
+  Json j = OriginFields(ev);
   j["stack"] = StackJson(ev);
   return j;
+}
+
+Json OriginRenderer::OriginJsonStackMarked(EventId id) {
+  if (!id.valid()) return nullptr;
+  Json j = OriginFields(idx_.event(id));
+  j["stack"] = std::string(kStackMarker);
+  return j;
+}
+
+const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev, int indent) {
+  // The same stack can symbolize differently in another process or after an
+  // exec: the text is reused only for the same frames.
+  std::vector<symbols::Frame> frames = Frames(ev);
+  auto same = [](const std::vector<symbols::Frame>& a, const std::vector<symbols::Frame>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const symbols::Frame& x, const symbols::Frame& y) {
+                        return x.ip == y.ip && x.symbol == y.symbol && x.dso == y.dso;
+                      });
+  };
+  CachedStack& c = stack_text_[ev.stack.value()];
+  if (c.text.empty() || c.indent != indent || !same(c.frames, frames)) {
+    c.text = absl::StrReplaceAll(DumpJson(FramesJson(frames)),
+                                 {{"\n", absl::StrCat("\n", std::string(indent, ' '))}});
+    c.indent = indent;
+    c.frames = std::move(frames);
+  }
+  return c.text;
 }
 
 std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::string& indent) {
