@@ -92,9 +92,9 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
   // Name the frames of a printed stack while a sample of that very call is
   // at hand (perf resolves in the sample's thread), once per call.
   if (auto it = printed_stacks_.find(id); it != printed_stacks_.end()) {
-    decode::UserFrames(s.callchain, &frames_);
-    if (!frames_.empty()) {
-      names_.Note(trace_->index().event(id).pid, frames_, resolve);
+    absl::Span<const uint64_t> frames = decode::UserFrames(s.callchain, &frames_);
+    if (!frames.empty()) {
+      names_.Note(trace_->index().event(id).pid, frames, resolve);
       printed_stacks_.erase(it);
     }
   }

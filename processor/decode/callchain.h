@@ -13,18 +13,41 @@
 
 namespace pageblame::decode {
 
-// Appends the user ips of `chain` (leaf first) to `out` (cleared first).
-// Chains without any marker are taken as all-user.
-inline void UserFrames(absl::Span<const uint64_t> chain, std::vector<uint64_t>* out) {
-  out->clear();
+// The user ips of `chain`, leaf first. Chains without any marker are taken
+// as all-user. A chain's user ips are nearly always one run (after its
+// PERF_CONTEXT_USER marker): that run is returned in place, as a part of
+// `chain`; only a chain with several user runs is copied, into `scratch`.
+// Called for every sample, so the common case copies nothing.
+inline absl::Span<const uint64_t> UserFrames(absl::Span<const uint64_t> chain,
+                                             std::vector<uint64_t>* scratch) {
+  size_t begin = 0, end = 0;  // the user run found so far
+  int runs = 0;
   bool user = true;
+  size_t start = 0;  // where the current segment (after the last marker) starts
+  for (size_t i = 0; i <= chain.size(); ++i) {
+    if (i < chain.size() && chain[i] < perf::kContextMax) continue;
+    // [start, i) is a segment of ips in one context.
+    if (user && i > start) {
+      if (++runs > 1) break;
+      begin = start;
+      end = i;
+    }
+    if (i < chain.size()) {
+      user = chain[i] == perf::kContextUser;
+      start = i + 1;
+    }
+  }
+  if (runs <= 1) return chain.subspan(begin, end - begin);
+  scratch->clear();
+  user = true;
   for (uint64_t ip : chain) {
     if (ip >= perf::kContextMax) {
       user = (ip == perf::kContextUser);
       continue;
     }
-    if (user) out->push_back(ip);
+    if (user) scratch->push_back(ip);
   }
+  return *scratch;
 }
 
 }  // namespace pageblame::decode
