@@ -106,14 +106,23 @@ def run_once(cmd, stdout_path, timeout, mem_limit_mib):
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        timed_out = False
-        try:
-            proc.wait(timeout=timeout or None)
-        except subprocess.TimeoutExpired:
+        # A blocking wait, with the time limit on a timer: Popen.wait(timeout=)
+        # polls with sleeps of up to 50 ms, which rounded every wall time up
+        # to the next ~50 ms step (cat read as 0.066 s instead of ~0.02 s).
+        expired = threading.Event()
+
+        def kill():
+            expired.set()
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            timed_out = True
+
+        killer = threading.Timer(timeout, kill) if timeout else None
+        if killer:
+            killer.start()
+        proc.wait()
         end = time.monotonic()
+        if killer:
+            killer.cancel()
+        timed_out = expired.is_set()
         done.set()
         sampler.join()
         errf.seek(0)
