@@ -13,7 +13,8 @@
 //     }
 //   }
 //
-// File mode is zero-copy over an mmap of the file. Pipe mode (path "-" for
+// File mode reads the header from an mmap of the file and the data section
+// through a FileWindow (records are spans into it, not copies). Pipe mode (path "-" for
 // stdin, or a file whose magic says pipe) reads record by record into a reused
 // buffer, so memory does not grow with the trace. In pipe mode, the header
 // records (ATTR, TRACING_DATA, EVENT_UPDATE, FEATURE, BUILD_ID) are consumed
