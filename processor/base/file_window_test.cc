@@ -1,46 +1,27 @@
 #include "processor/base/file_window.h"
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <random>
 #include <string>
-#include <vector>
 
 #include "gtest/gtest.h"
+#include "processor/base/temp_file_for_test.h"
 
 namespace pageblame {
 namespace {
 
-// A temporary file holding `bytes`, removed at the end of the test.
-class TempFile {
- public:
-  explicit TempFile(const std::vector<uint8_t>& bytes) {
-    char name[] = "/tmp/pageblame-window-XXXXXX";
-    int fd = mkstemp(name);
-    EXPECT_GE(fd, 0);
-    EXPECT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-    ::close(fd);
-    path_ = name;
-  }
-  ~TempFile() { ::unlink(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::vector<uint8_t> RandomBytes(size_t n, uint64_t seed) {
+std::string RandomBytes(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<uint8_t> out(n);
-  for (uint8_t& b : out) b = static_cast<uint8_t>(rng());
+  std::string out(n, '\0');
+  for (char& b : out) b = static_cast<char>(rng());
   return out;
 }
 
 TEST(FileWindowTest, RecordsOfAnySizeReadFrontToBackMatchTheFile) {
   // Records of random sizes, so that many straddle a window's end and some
   // are as long as the window itself.
-  const std::vector<uint8_t> bytes = RandomBytes(300000, 1);
+  const std::string bytes = RandomBytes(300000, 1);
   TempFile f(bytes);
   auto file = MappedFile::Open(f.path());
   ASSERT_TRUE(file.ok()) << file.status();
@@ -54,8 +35,8 @@ TEST(FileWindowTest, RecordsOfAnySizeReadFrontToBackMatchTheFile) {
     size_t n = std::min<uint64_t>(end - pos, 1 + rng() % kWindow);
     auto p = w.At(pos, n);
     ASSERT_TRUE(p.ok()) << p.status();
-    ASSERT_EQ(std::vector<uint8_t>(*p, *p + n),
-              std::vector<uint8_t>(bytes.begin() + pos, bytes.begin() + pos + n))
+    ASSERT_EQ(std::string(reinterpret_cast<const char*>(*p), n),
+              std::string(bytes, pos, n))
         << "record at " << pos;
     pos += n;
     ++records;
@@ -64,12 +45,12 @@ TEST(FileWindowTest, RecordsOfAnySizeReadFrontToBackMatchTheFile) {
   // Going back is allowed (it re-reads).
   auto again = w.At(begin, 16);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(std::vector<uint8_t>(*again, *again + 16),
-            std::vector<uint8_t>(bytes.begin() + begin, bytes.begin() + begin + 16));
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(*again), 16),
+            std::string(bytes, begin, 16));
 }
 
 TEST(FileWindowTest, ReadsOutsideTheSectionOrOverTheWindowAreErrorsNotOverruns) {
-  const std::vector<uint8_t> bytes = RandomBytes(10000, 3);
+  const std::string bytes = RandomBytes(10000, 3);
   TempFile f(bytes);
   auto file = MappedFile::Open(f.path());
   ASSERT_TRUE(file.ok());
@@ -81,7 +62,7 @@ TEST(FileWindowTest, ReadsOutsideTheSectionOrOverTheWindowAreErrorsNotOverruns) 
 }
 
 TEST(FileWindowTest, AFileThatShrinksWhileBeingReadIsADataLossErrorNamingIt) {
-  const std::vector<uint8_t> bytes = RandomBytes(50000, 4);
+  const std::string bytes = RandomBytes(50000, 4);
   TempFile f(bytes);
   auto file = MappedFile::Open(f.path());
   ASSERT_TRUE(file.ok());

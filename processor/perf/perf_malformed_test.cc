@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/base/temp_file_for_test.h"
 #include "processor/perf/perf_reader.h"
 
 namespace pageblame::perf {
@@ -30,24 +31,6 @@ std::string ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
-
-// A temporary file holding `bytes`, removed on destruction.
-class TempFile {
- public:
-  explicit TempFile(const std::string& bytes) {
-    char name[] = "/tmp/pb_perf_test_XXXXXX";
-    int fd = mkstemp(name);
-    EXPECT_GE(fd, 0);
-    path_ = name;
-    EXPECT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-    close(fd);
-  }
-  ~TempFile() { unlink(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Opens `path`, reads every record and parses the ones replay uses; returns
 // the first error. `records` counts the records Next() returned.

@@ -13,6 +13,7 @@
 #include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/base/temp_file_for_test.h"
 #include "processor/perf/perf_reader.h"
 #include "processor/perf/perf_test_builder.h"
 
@@ -32,22 +33,6 @@ constexpr uint64_t kReadGroupIdEnabled = (1 << 3) | (1 << 2) | (1 << 0);
 // Attr B/C: identifier, ip, tid, time, cpu, raw.
 constexpr uint64_t kTypeB =
     kSampleIdentifier | kSampleIp | kSampleTid | kSampleTime | kSampleCpu | kSampleRaw;
-
-class TempFile {
- public:
-  explicit TempFile(const std::string& bytes) {
-    char name[] = "/tmp/pb_perf_synth_XXXXXX";
-    int fd = mkstemp(name);
-    path_ = name;
-    EXPECT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-    close(fd);
-  }
-  ~TempFile() { unlink(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string HeaderAttr(const std::string& attr, std::vector<uint64_t> ids) {
   RecordBuilder r(kRecordHeaderAttr);
