@@ -183,6 +183,16 @@ absl::Status ParseFeature(int feature, absl::Span<const uint8_t> bytes, FileInfo
       return ParseString(bytes, "VERSION feature", &info->perf_version);
     case format::kFeatArch:
       return ParseString(bytes, "ARCH feature", &info->arch);
+    case format::kFeatNrCpus: {
+      // u32 nr_cpus_available, u32 nr_cpus_online (header.c write_nrcpus).
+      ByteReader r(bytes);
+      uint32_t online;
+      if (!r.Read(&info->nr_cpus) || !r.Read(&online)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("NRCPUS feature: ", bytes.size(), " bytes, expected 8"));
+      }
+      return absl::OkStatus();
+    }
     case format::kFeatCmdline:
       return ParseCmdline(bytes, &info->cmdline);
     case format::kFeatEventDesc:

@@ -22,6 +22,7 @@ const char* FeatureName(int feature) {
     case format::kFeatOsRelease: return "OSRELEASE";
     case format::kFeatVersion: return "VERSION";
     case format::kFeatArch: return "ARCH";
+    case format::kFeatNrCpus: return "NRCPUS";
     case format::kFeatCmdline: return "CMDLINE";
     case format::kFeatEventDesc: return "EVENT_DESC";
     default: return nullptr;

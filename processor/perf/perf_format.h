@@ -62,6 +62,7 @@ enum Feature : int {
   kFeatOsRelease = 4,
   kFeatVersion = 5,
   kFeatArch = 6,
+  kFeatNrCpus = 7,
   kFeatCmdline = 11,
   kFeatEventDesc = 12,
   kFeatCompressed = 27,

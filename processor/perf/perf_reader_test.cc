@@ -84,6 +84,7 @@ TEST(PerfReaderTest, TraceRecordHeader) {
   EXPECT_EQ(info.os_release, "6.18.44-fc-v657");
   EXPECT_EQ(info.perf_version, "6.1.187");
   EXPECT_EQ(info.arch, "x86_64");
+  EXPECT_EQ(info.nr_cpus, 2u);  // "# nrcpus avail : 2"
   ASSERT_EQ(info.cmdline.size(), 10u);
   EXPECT_EQ(info.cmdline[0], "/usr/bin/perf");
   EXPECT_EQ(info.cmdline[1], "trace");

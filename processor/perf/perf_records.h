@@ -113,7 +113,9 @@ struct SampleId {
   uint32_t pid = 0;
   uint32_t tid = 0;
   uint64_t time = 0;
+  uint32_t cpu = 0;
   bool has_time = false;
+  bool has_cpu = false;
 };
 
 struct CommRecord {
@@ -184,6 +186,9 @@ struct FileInfo {
   std::string perf_version;
   std::string arch;
   std::vector<std::string> cmdline;
+  // NRCPUS feature: CPUs the recording machine had (0 = unknown); CPU
+  // numbers in samples are below it.
+  uint32_t nr_cpus = 0;
   uint64_t data_size = 0;  // bytes of the data section (0 if unknown: pipe)
 };
 

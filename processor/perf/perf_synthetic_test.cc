@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/base/temp_file_for_test.h"
+#include "processor/perf/header_parser.h"
+#include "processor/perf/perf_format.h"
 #include "processor/perf/perf_reader.h"
 #include "processor/perf/perf_test_builder.h"
 
@@ -75,6 +77,7 @@ std::string BuildStream() {
            .Str("/lib/x.so", 16)
            .Finish();
   s += RecordBuilder(kRecordHeaderFeature).U64(3 /*HOSTNAME*/).U32(8).Str("myhost", 8).Finish();
+  s += RecordBuilder(kRecordHeaderFeature).U64(7 /*NRCPUS*/).U32(6).U32(4).Finish();
   s += RecordBuilder(69 /*ID_INDEX*/).U64(0).Finish();
   {
     RecordBuilder comm(kRecordComm, kMiscCommExec);
@@ -127,6 +130,7 @@ void CheckStream(PerfReader& r, uint64_t stream_size) {
   EXPECT_EQ(info.build_ids[0].build_id, std::string(16, '\xab'));
   EXPECT_EQ(info.build_ids[0].filename, "/lib/x.so");
   EXPECT_EQ(info.hostname, "myhost");
+  EXPECT_EQ(info.nr_cpus, 6u);  // available, not online
 
   RawRecord rec;
   auto next = [&]() {
@@ -198,6 +202,15 @@ TEST(PerfSyntheticTest, PipeStream) {
   auto reader = PerfReader::Open(f.path());
   ASSERT_TRUE(reader.ok()) << reader.status();
   CheckStream(**reader, stream.size());
+}
+
+TEST(PerfSyntheticTest, ShortNrCpusFeatureIsAnError) {
+  // LaneSorter trusts the CPU count: a cut section must not read as 0 or junk.
+  const uint8_t four[4] = {2, 0, 0, 0};
+  FileInfo info;
+  absl::Status st = ParseFeature(format::kFeatNrCpus, absl::MakeConstSpan(four), &info);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(st.message()), ::testing::HasSubstr("4 bytes, expected 8"));
 }
 
 TEST(PerfSyntheticTest, UnknownSampleIdIsAnError) {

@@ -114,8 +114,11 @@ void ParseTrailer(uint64_t st, absl::Span<const uint8_t> trailer, SampleId* out)
     r.Read(&out->tid);
   }
   if (st & kSampleTime) out->has_time = r.Read(&out->time);
-  // ID, STREAM_ID, CPU, IDENTIFIER follow; the id was already used to find
-  // the attr and the rest is not needed.
+  // ID and STREAM_ID (the id was already used to find the attr), then CPU;
+  // IDENTIFIER is not needed.
+  if ((st & kSampleId) && !r.Skip(8)) return;
+  if ((st & kSampleStreamId) && !r.Skip(8)) return;
+  if (st & kSampleCpu) out->has_cpu = r.Read(&out->cpu);
 }
 
 }  // namespace pageblame::perf

@@ -165,9 +165,17 @@ TEST(SampleParserTest, Trailer) {
   EXPECT_EQ(id.tid, 43u);
   EXPECT_TRUE(id.has_time);
   EXPECT_EQ(id.time, 999u);
+  EXPECT_TRUE(id.has_cpu);
+  EXPECT_EQ(id.cpu, 1u);
   ParseTrailer(kSampleId | kSampleCpu, b.span().subspan(0, 16), &id);
   EXPECT_FALSE(id.has_time);
   EXPECT_EQ(id.pid, 0u);
+  EXPECT_TRUE(id.has_cpu);  // the CPU comes after the ID, here bytes 8..12
+  EXPECT_EQ(id.cpu, 999u);
+  // Cut before the CPU: no CPU rather than a read past the end.
+  ParseTrailer(kFixtureType, b.span().subspan(0, 20), &id);
+  EXPECT_TRUE(id.has_time);
+  EXPECT_FALSE(id.has_cpu);
 }
 
 }  // namespace
