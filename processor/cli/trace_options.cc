@@ -42,7 +42,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  "(%llu failed, %llu no change), %zu processes, %zu regions versions, %zu unique "
                  "stacks; index %.1f MiB\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
                  "at end %llu, unknown records %llu, bad samples %llu, out of order %llu, concurrent unmaps "
-                 "reordered %llu\n",
+                 "reordered %llu; time order by %s\n",
                  o.path.c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
                  (unsigned long long)s.memory_samples, (unsigned long long)s.skipped_samples,
                  (unsigned long long)s.calls,
@@ -53,7 +53,8 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  (unsigned long long)s.unmatched_exits, (unsigned long long)s.unmatched_enters,
                  (unsigned long long)s.pending_at_end, (unsigned long long)s.unknown_records,
                  (unsigned long long)s.bad_samples, (unsigned long long)s.out_of_order,
-                 (unsigned long long)s.unmaps_reordered);
+                 (unsigned long long)s.unmaps_reordered,
+                 s.time_order_by_rounds ? "perf's rounds" : "CPU lanes");
   }
   // Answers for 32-bit processes would be wrong: say so instead.
   for (uint32_t p = 0; p < trace->index().num_processes(); ++p) {

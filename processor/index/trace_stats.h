@@ -32,6 +32,7 @@ struct TraceStats {
   uint64_t unknown_records = 0;     // record types we skip
   uint64_t bad_samples = 0;         // samples of an unknown id, or too short for their fields
   uint64_t out_of_order = 0;        // events older than what was already replayed
+  bool time_order_by_rounds = false;  // ordered by perf's round rule, not by CPU lanes
   uint64_t unmaps_reordered = 0;    // munmap pieces another thread had already reused
   uint64_t calls_32bit = 0;         // calls of 32-bit processes, not replayed
   uint64_t mmap_records = 0;        // MMAP/MMAP2 sideband records

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "processor/replay/sort_reference_for_test.h"
 
 namespace pageblame::replay {
 namespace {
@@ -47,66 +48,6 @@ TEST(EventSorterTest, TiesKeepFileOrderAndStragglersAreCounted) {
   s.FlushAll();
   EXPECT_EQ(tags, (std::vector<uint64_t>{0, 1, 2, 9}));
   EXPECT_EQ(s.out_of_order(), 1u);
-}
-
-// The order a reference implementation of perf's rule gives: at each round,
-// every buffered event up to the previous round's largest time, sorted by
-// time with ties in push order (a stable sort of everything buffered).
-std::vector<uint64_t> Reference(const std::vector<std::vector<TraceEvent>>& rounds) {
-  std::vector<uint64_t> out;
-  std::vector<TraceEvent> buffered;
-  uint64_t max_time = 0, limit = 0;
-  bool have_round = false;
-  auto flush = [&](uint64_t lim) {
-    std::stable_sort(buffered.begin(), buffered.end(),
-                     [](const TraceEvent& a, const TraceEvent& b) { return a.time < b.time; });
-    std::vector<TraceEvent> rest;
-    for (const TraceEvent& e : buffered) {
-      if (e.time <= lim) out.push_back(e.a[0]);
-      else rest.push_back(e);
-    }
-    buffered = rest;
-  };
-  for (const auto& round : rounds) {
-    for (const TraceEvent& e : round) {
-      buffered.push_back(e);
-      max_time = std::max(max_time, e.time);
-    }
-    if (have_round) flush(limit);
-    limit = max_time;
-    have_round = true;
-  }
-  flush(UINT64_MAX);
-  return out;
-}
-
-// Rounds shaped like perf's: each CPU's events in time order, CPUs one
-// after the other, with ties and stragglers older than the last round; and
-// some rounds in random order (more runs than any perf round has).
-std::vector<std::vector<TraceEvent>> RandomRounds(std::mt19937_64& rng, int trial) {
-  const int cpus = 1 + static_cast<int>(rng() % 8);
-  const bool shuffled = trial % 10 == 9;
-  std::vector<std::vector<TraceEvent>> rounds;
-  uint64_t tag = 0, base = 1000;
-  const int nrounds = 1 + static_cast<int>(rng() % 6);
-  for (int r = 0; r < nrounds; ++r) {
-    std::vector<TraceEvent> round;
-    for (int c = 0; c < cpus; ++c) {
-      uint64_t t = base - rng() % 300;  // may reach into the previous round
-      const int n = static_cast<int>(rng() % 400);
-      for (int i = 0; i < n; ++i) {
-        t += rng() % 3;  // 0: a tie
-        TraceEvent e;
-        e.time = t;
-        e.a[0] = tag++;
-        round.push_back(e);
-      }
-    }
-    if (shuffled) std::shuffle(round.begin(), round.end(), rng);
-    rounds.push_back(round);
-    base += 500;
-  }
-  return rounds;
 }
 
 TEST(EventSorterTest, MatchesPerfsRuleOnRandomPerCpuRounds) {

@@ -3,16 +3,23 @@
 #include <utility>
 
 #include "processor/replay/event_sorter.h"
+#include "processor/replay/lane_sorter.h"
 #include "processor/replay/replayer.h"
 
 namespace pageblame::replay {
 
-ReplayWorker::ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer)
-    : replayer_(std::make_unique<Replayer>(idx, symbolizer)),
-      sorter_(std::make_unique<EventSorter>([this](const TraceEvent& e) { replayer_->Apply(e); })) {
+ReplayWorker::ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer,
+                           Ordering ordering, uint32_t cpus)
+    : replayer_(std::make_unique<Replayer>(idx, symbolizer)) {
   // Constructed here, on the loader's thread, so that whatever the Replayer
   // sets up in the index (it interns "[heap]") happens in the same order on
   // every run.
+  auto sink = [this](const TraceEvent& e) { replayer_->Apply(e); };
+  if (ordering == Ordering::kLanes) {
+    lane_sorter_ = std::make_unique<LaneSorter>(cpus, sink);
+  } else {
+    sorter_ = std::make_unique<EventSorter>(sink);
+  }
   current_.events.reserve(kBatch);
   thread_ = std::thread([this] { Run(); });
 }
@@ -29,9 +36,13 @@ ReplayWorker::~ReplayWorker() {
 
 void ReplayWorker::Submit(bool round_end) {
   current_.round_end = round_end;
+  if (diverged()) {  // the replay thread stopped: nothing to hand over
+    current_.events.clear();
+    return;
+  }
   {
     std::unique_lock<std::mutex> lock(mu_);
-    wake_loader_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
+    wake_loader_.wait(lock, [this] { return queue_.size() < kMaxQueued || diverged(); });
     queue_.push_back(std::move(current_));
     current_ = Batch();
     if (!spare_.empty()) {
@@ -51,31 +62,63 @@ uint64_t ReplayWorker::Finish() {
   }
   wake_worker_.notify_one();
   thread_.join();
-  return sorter_->out_of_order();
+  return sorter_ ? sorter_->out_of_order() : 0;
 }
 
 void ReplayWorker::Run() {
   while (true) {
-    Batch b;
+    std::deque<Batch> got;
     {
+      // kLanes: while there are events to replay, only a look at the queue
+      // (and none while enough are held, so that a slow replay makes the
+      // loader wait instead of piling up events).
+      const bool busy = lane_sorter_ && lane_sorter_->HasDue();
       std::unique_lock<std::mutex> lock(mu_);
-      wake_worker_.wait(lock, [this] { return abandon_ || closing_ || !queue_.empty(); });
+      if (!busy) {
+        wake_worker_.wait(lock, [this] { return abandon_ || closing_ || !queue_.empty(); });
+      }
       if (abandon_) return;
-      if (queue_.empty()) break;  // closing, and everything is replayed
-      b = std::move(queue_.front());
-      queue_.pop_front();
+      if (!busy && queue_.empty()) break;  // closing, and everything is replayed
+      if (!busy || lane_sorter_->held() < kMaxHeld) got.swap(queue_);
     }
-    wake_loader_.notify_one();
-    // The sorter keeps the batch as it is (no copy of its events) and hands
-    // it back once all of it is replayed.
-    sorter_->Push(std::move(b.events));
-    if (b.round_end) sorter_->FinishedRound();
-    std::vector<std::vector<TraceEvent>> done = sorter_->TakeSpares();
+    if (!got.empty()) wake_loader_.notify_one();
+    for (Batch& b : got) {
+      // The sorters keep the batch as it is (no copy of its events) and hand
+      // it back once all of it is replayed.
+      if (sorter_) {
+        sorter_->Push(std::move(b.events));
+        if (b.round_end) sorter_->FinishedRound();
+      } else {
+        lane_sorter_->Push(std::move(b.events));
+        if (b.round_end) lane_sorter_->FinishedRound();
+      }
+    }
+    if (lane_sorter_) {
+      lane_sorter_->Deliver(kSlice);
+      if (lane_sorter_->diverged()) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          diverged_ = true;
+        }
+        wake_loader_.notify_one();
+        return;
+      }
+    }
+    std::vector<std::vector<TraceEvent>> done =
+        sorter_ ? sorter_->TakeSpares() : lane_sorter_->TakeSpares();
     if (done.empty()) continue;
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& v : done) spare_.push_back(std::move(v));
   }
-  sorter_->FlushAll();
+  if (sorter_) {
+    sorter_->FlushAll();
+  } else {
+    lane_sorter_->FlushAll();
+    if (lane_sorter_->diverged()) {
+      diverged_ = true;
+      return;
+    }
+  }
   replayer_->Finish();
 }
 

@@ -35,6 +35,7 @@ std::vector<std::vector<TraceEvent>> Workload(index::TraceIndex* idx, int calls)
                             {addr, len, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED},
                             static_cast<int64_t>(addr), stack);
+    in.cpu = out.cpu = tid % 2;  // two CPUs, each in time order
     rounds.back().push_back(in);
     rounds.back().push_back(out);
     t += 2;
@@ -59,19 +60,22 @@ void ExpectSameIndex(const index::TraceIndex& a, const index::TraceIndex& b) {
   EXPECT_EQ(a.stats().calls, b.stats().calls);
 }
 
-TEST(ReplayWorkerTest, ReplaysExactlyLikeTheSortedReplayOnOneThread) {
+class ReplayWorkerOrderingTest : public ::testing::TestWithParam<ReplayWorker::Ordering> {};
+
+TEST_P(ReplayWorkerOrderingTest, ReplaysExactlyLikeTheSortedReplayOnOneThread) {
   index::TraceIndex threaded, direct;
   // Far more events than one batch, so batches and rounds interleave.
   const int kCalls = static_cast<int>(ReplayWorker::kBatch) * 2;
   auto rounds = Workload(&threaded, kCalls);
   Workload(&direct, kCalls);  // same stacks, same ids
   {
-    ReplayWorker worker(&threaded, nullptr);
+    ReplayWorker worker(&threaded, nullptr, GetParam(), /*cpus=*/2);
     for (const auto& round : rounds) {
       for (const TraceEvent& e : round) worker.Push(e);
       worker.FinishedRound();
     }
     EXPECT_EQ(worker.Finish(), 0u);
+    EXPECT_FALSE(worker.diverged());
   }
   Replayer replayer(&direct, nullptr);
   EventSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
@@ -83,6 +87,32 @@ TEST(ReplayWorkerTest, ReplaysExactlyLikeTheSortedReplayOnOneThread) {
   replayer.Finish();
   ASSERT_GT(direct.num_versions(), static_cast<size_t>(kCalls) / 2);
   ExpectSameIndex(threaded, direct);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothOrders, ReplayWorkerOrderingTest,
+                         ::testing::Values(ReplayWorker::Ordering::kRounds,
+                                           ReplayWorker::Ordering::kLanes));
+
+TEST(ReplayWorkerTest, ALaneOrderBrokenByTheTraceStopsTheReplayAndTheLoader) {
+  index::TraceIndex idx;
+  auto rounds = Workload(&idx, 4000);
+  ASSERT_GE(rounds.size(), 2u);
+  ReplayWorker worker(&idx, nullptr, ReplayWorker::Ordering::kLanes, /*cpus=*/2);
+  for (const TraceEvent& e : rounds[0]) worker.Push(e);
+  worker.FinishedRound();
+  worker.FinishedRound();
+  // An event older than everything, after perf's rule has let events out.
+  TraceEvent late = rounds[0].front();
+  late.time = 1;
+  worker.Push(late);
+  worker.FinishedRound();
+  // Every further batch is dropped, nothing blocks; Finish joins.
+  for (int i = 0; i < 20; ++i) {
+    for (const TraceEvent& e : rounds[1]) worker.Push(e);
+    worker.FinishedRound();
+  }
+  worker.Finish();
+  EXPECT_TRUE(worker.diverged());
 }
 
 TEST(ReplayWorkerTest, StopsWithoutFinishingWhenTheLoaderGivesUp) {

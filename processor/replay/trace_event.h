@@ -32,6 +32,9 @@ struct TraceEvent {
   bool flag = false;
   uint32_t pid = 0;
   uint32_t tid = 0;
+  // The CPU whose ring buffer held the record (LaneSorter orders by it).
+  static constexpr uint32_t kNoCpu = UINT32_MAX;
+  uint32_t cpu = kNoCpu;
   uint64_t a[6] = {0, 0, 0, 0, 0, 0};
   int64_t ret = 0;
   StackId stack;

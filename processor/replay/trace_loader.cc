@@ -1,5 +1,6 @@
 #include "processor/replay/trace_loader.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -26,9 +27,13 @@ absl::Status WithPath(const absl::Status& s, const std::string& path) {
 
 uint64_t TimeOf(const perf::SampleId& id) { return id.has_time ? id.time : 0; }
 
-}  // namespace
+// Whether a record's CPU is known, for LaneSorter.
+uint32_t CpuOf(const perf::SampleId& id) { return id.has_cpu ? id.cpu : TraceEvent::kNoCpu; }
 
-absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options) {
+// One pass over the file. With Ordering::kLanes, returns null if the trace
+// broke the lane rule (the caller loads again with kRounds).
+absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options,
+                                                      ReplayWorker::Ordering ordering) {
   auto reader_or = perf::PerfReader::Open(options.path);
   if (!reader_or.ok()) return WithPath(reader_or.status(), options.path);
   std::unique_ptr<perf::PerfReader> reader = std::move(reader_or).value();
@@ -47,8 +52,12 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   auto sym = std::make_unique<symbols::Symbolizer>(options.symbols);
   for (const perf::BuildIdEntry& b : info.build_ids) sym->AddBuildId(b.filename, b.build_id);
 
+  // Lanes need every sample's CPU and the number of CPUs.
+  bool every_cpu = info.nr_cpus > 0;
+  for (const perf::EventAttr& a : info.attrs) every_cpu &= (a.sample_type & perf::kSampleCpu) != 0;
+  if (!every_cpu) ordering = ReplayWorker::Ordering::kRounds;
   // Sorting and replay run on their own thread, behind this one's reading.
-  ReplayWorker worker(idx.get(), sym.get());
+  ReplayWorker worker(idx.get(), sym.get(), ordering, info.nr_cpus);
   // The loader's counters, kept apart from the index's stats until the end:
   // the replay thread updates those stats on every event, and counting into
   // the same cache lines from this thread made both threads wait on each
@@ -83,6 +92,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
     if (!more.ok()) return WithPath(more.status(), options.path);
     if (!*more) break;
     ++st.records;
+    if ((st.records & 0xffff) == 0 && worker.diverged()) break;
     if (progress && reader->bytes_read() >= next_progress) {
       next_progress += 64 << 20;
       if (total) {
@@ -113,6 +123,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         }
         if (!decoder.Decode(sample, &dsc)) continue;
         TraceEvent e;
+        const bool has_cpu = ((*attr)->sample_type & perf::kSampleCpu) != 0;
         const bool is_exit = dsc.phase == decode::DecodedSyscall::Phase::kExit;
         if (dsc.twin && !options.twin_times) {
           // A twin read only because another syscall is replayed from
@@ -134,6 +145,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
             last->second.had_twin = true;
             e.kind = TraceEvent::Kind::kTwin;
             e.time = sample.time;
+            e.cpu = has_cpu ? sample.cpu : TraceEvent::kNoCpu;
             e.pid = sample.pid;
             e.tid = sample.tid;
             e.syscall = dsc.syscall;
@@ -145,6 +157,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
           continue;
         }
         e.time = sample.time;
+        e.cpu = has_cpu ? sample.cpu : TraceEvent::kNoCpu;
         e.pid = sample.pid;
         e.tid = sample.tid;
         e.syscall = dsc.syscall;
@@ -175,6 +188,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         if (!reader->ParseComm(rec, &c).ok()) { ++st.unknown_records; continue; }
         e.kind = TraceEvent::Kind::kComm;
         e.time = TimeOf(c.sample_id);
+        e.cpu = CpuOf(c.sample_id);
         e.pid = c.pid;
         e.tid = c.tid;
         e.flag = c.exec;
@@ -190,6 +204,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         e.kind = rec.type == perf::kRecordFork ? TraceEvent::Kind::kFork
                                                : TraceEvent::Kind::kTaskExit;
         e.time = t.time ? t.time : TimeOf(t.sample_id);
+        e.cpu = CpuOf(t.sample_id);
         e.pid = t.pid;
         e.tid = t.tid;
         e.a[0] = t.ppid;
@@ -205,6 +220,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         if (m.cpumode == perf::kMiscKernel) continue;  // kernel text/modules
         e.kind = TraceEvent::Kind::kMmap;
         e.time = TimeOf(m.sample_id);
+        e.cpu = CpuOf(m.sample_id);
         e.pid = m.pid;
         e.tid = m.tid;
         e.a[0] = m.start;
@@ -225,6 +241,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         if (!reader->ParseLost(rec, &l).ok()) { ++st.unknown_records; continue; }
         e.kind = TraceEvent::Kind::kLost;
         e.time = TimeOf(l.sample_id);
+        e.cpu = CpuOf(l.sample_id);
         e.a[0] = l.lost;
         e.flag = l.samples;
         worker.Push(e);
@@ -240,8 +257,11 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
         break;
     }
   }
+  const uint64_t out_of_order = worker.Finish();
+  if (worker.diverged()) return std::unique_ptr<LoadedTrace>();
   index::TraceStats& stats = idx->mutable_stats();
-  stats.out_of_order = worker.Finish();
+  stats.out_of_order = out_of_order;
+  stats.time_order_by_rounds = ordering == ReplayWorker::Ordering::kRounds;
   stats.records = st.records;
   stats.samples = st.samples;
   stats.bad_samples = st.bad_samples;
@@ -252,6 +272,22 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   idx->Finalize();
   return std::make_unique<LoadedTrace>(std::move(idx), std::move(sym), info,
                                        decoder.DescribeSources());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options) {
+  // The lane order needs a second pass when a trace breaks its rule, so only
+  // a regular file (not stdin or a FIFO) is loaded that way.
+  struct stat st;
+  const bool file = options.path != "-" && ::stat(options.path.c_str(), &st) == 0 &&
+                    S_ISREG(st.st_mode);
+  if (file && !options.perf_rounds_only) {
+    ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> t,
+                     LoadPass(options, ReplayWorker::Ordering::kLanes));
+    if (t) return t;
+  }
+  return LoadPass(options, ReplayWorker::Ordering::kRounds);
 }
 
 }  // namespace pageblame::replay

@@ -30,6 +30,10 @@ struct LoadOptions {
   // dlfilter plugin needs this to keep all of a call's samples). Off, those
   // twins are skipped unparsed: the replay and every answer are the same.
   bool twin_times = false;
+  // Time order by perf's round rule only (EventSorter), never by CPU lanes
+  // (LaneSorter, which gives the same order sooner; see lane_sorter.h). For
+  // tests and A/B runs; answers are the same either way.
+  bool perf_rounds_only = false;
 };
 
 class LoadedTrace {

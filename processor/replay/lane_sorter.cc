@@ -1,0 +1,146 @@
+#include "processor/replay/lane_sorter.h"
+
+#include <algorithm>
+
+#include "processor/replay/event_sorter.h"
+
+namespace pageblame::replay {
+
+LaneSorter::LaneSorter(uint32_t cpus, std::function<void(const TraceEvent&)> sink)
+    : sink_(std::move(sink)), lanes_(std::min(std::max(cpus, 1u), kMaxLanes)) {}
+
+void LaneSorter::Push(std::vector<TraceEvent>&& batch) {
+  if (diverged_ || batch.empty()) {
+    batch.clear();
+    spares_.push_back(std::move(batch));
+    return;
+  }
+  const uint32_t chunk = first_chunk_ + static_cast<uint32_t>(chunks_.size());
+  for (uint32_t i = 0; i < batch.size(); ++i) {
+    const TraceEvent& e = batch[i];
+    // Each check is a case where the event would not be in (time, file
+    // order) position: behind what this rule already delivered, behind what
+    // perf's rule would have delivered, or past the count at which
+    // EventSorter flushes without rounds.
+    if ((delivered_any_ && e.time < last_delivered_) || (perf_flushed_ && e.time < perf_limit_) ||
+        seq_ + 1 - pushed_at_round_[0] >= EventSorter::kMaxBuffered) {
+      diverged_ = true;
+      batch.clear();
+      spares_.push_back(std::move(batch));
+      return;
+    }
+    max_time_ = std::max(max_time_, e.time);
+    const Key k{e.time, seq_++, chunk, i};
+    if (e.cpu < lanes_.size()) {
+      AddToLane(&lanes_[e.cpu], k);
+    } else {
+      AddToLane(&no_cpu_, k);
+    }
+  }
+  held_ += batch.size();
+  chunks_.push_back(Chunk{std::move(batch), 0});
+  chunks_.back().left = chunks_.back().events.size();
+  UpdateLimit();
+}
+
+void LaneSorter::AddToLane(Lane* lane, const Key& k) {
+  lane->newest = std::max(lane->newest, k.time);
+  if (lane->keys.empty() || lane->keys.back().time <= k.time) {
+    lane->keys.push_back(k);
+    return;
+  }
+  // Out of order within its CPU (rare): after every key of the same time,
+  // which came earlier in the file.
+  auto at = std::upper_bound(lane->keys.begin(), lane->keys.end(), k.time,
+                             [](uint64_t t, const Key& x) { return t < x.time; });
+  lane->keys.insert(at, k);
+}
+
+void LaneSorter::FinishedRound() {
+  if (diverged_) return;
+  if (have_round_) {
+    perf_limit_ = next_flush_;
+    perf_flushed_ = true;
+  }
+  next_flush_ = max_time_;
+  have_round_ = true;
+  pushed_at_round_[0] = pushed_at_round_[1];
+  pushed_at_round_[1] = seq_;
+  UpdateLimit();
+}
+
+void LaneSorter::UpdateLimit() {
+  if (finished_) return;
+  // Every event still to come is at least as new as its CPU's newest so far
+  // and (perf's assumption) newer than perf's last flush limit.
+  uint64_t limit = UINT64_MAX;
+  for (const Lane& lane : lanes_) limit = std::min(limit, std::max(lane.newest, perf_limit_));
+  limit_ = limit;
+}
+
+LaneSorter::Lane* LaneSorter::NextDue() {
+  Lane* best = nullptr;
+  auto better = [](const Key& a, const Key& b) {
+    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+  };
+  for (Lane& lane : lanes_) {
+    if (lane.keys.empty() || lane.keys.front().time > limit_) continue;
+    if (!best || better(lane.keys.front(), best->keys.front())) best = &lane;
+  }
+  if (!no_cpu_.keys.empty() && no_cpu_.keys.front().time <= limit_ &&
+      (!best || better(no_cpu_.keys.front(), best->keys.front()))) {
+    best = &no_cpu_;
+  }
+  return best;
+}
+
+bool LaneSorter::HasDue() const {
+  if (diverged_) return false;
+  for (const Lane& lane : lanes_) {
+    if (!lane.keys.empty() && lane.keys.front().time <= limit_) return true;
+  }
+  return !no_cpu_.keys.empty() && no_cpu_.keys.front().time <= limit_;
+}
+
+size_t LaneSorter::Deliver(size_t max) {
+  if (diverged_) return 0;
+  size_t n = 0;
+  while (n < max) {
+    Lane* lane = NextDue();
+    if (!lane) break;
+    const Key k = lane->keys.front();
+    lane->keys.pop_front();
+    Chunk& c = chunks_[k.chunk - first_chunk_];
+    sink_(c.events[k.offset]);
+    last_delivered_ = k.time;
+    delivered_any_ = true;
+    ++n;
+    if (--c.left == 0) {
+      // Handed back as soon as it is done; the slot goes when it reaches
+      // the front.
+      c.events.clear();
+      spares_.push_back(std::move(c.events));
+      while (!chunks_.empty() && chunks_.front().left == 0) {
+        chunks_.pop_front();
+        ++first_chunk_;
+      }
+    }
+  }
+  held_ -= n;
+  return n;
+}
+
+void LaneSorter::FlushAll() {
+  finished_ = true;
+  limit_ = UINT64_MAX;
+  while (Deliver(SIZE_MAX) > 0) {
+  }
+}
+
+std::vector<std::vector<TraceEvent>> LaneSorter::TakeSpares() {
+  std::vector<std::vector<TraceEvent>> out;
+  out.swap(spares_);
+  return out;
+}
+
+}  // namespace pageblame::replay
