@@ -22,7 +22,7 @@ void LaneSorter::Push(std::vector<TraceEvent>&& batch) {
     // order) position: behind what this rule already delivered, behind what
     // perf's rule would have delivered, or past the count at which
     // EventSorter flushes without rounds.
-    if ((delivered_any_ && e.time < last_delivered_) || (perf_flushed_ && e.time < perf_limit_) ||
+    if (e.time < last_delivered_ || e.time < perf_limit_ ||
         seq_ + 1 - pushed_at_round_[0] >= EventSorter::kMaxBuffered) {
       diverged_ = true;
       batch.clear();
@@ -58,10 +58,7 @@ void LaneSorter::AddToLane(Lane* lane, const Key& k) {
 
 void LaneSorter::FinishedRound() {
   if (diverged_) return;
-  if (have_round_) {
-    perf_limit_ = next_flush_;
-    perf_flushed_ = true;
-  }
+  if (have_round_) perf_limit_ = next_flush_;
   next_flush_ = max_time_;
   have_round_ = true;
   pushed_at_round_[0] = pushed_at_round_[1];
@@ -78,28 +75,31 @@ void LaneSorter::UpdateLimit() {
   limit_ = limit;
 }
 
+bool LaneSorter::IsDue(const Lane& lane) const {
+  return !lane.keys.empty() && lane.keys.front().time <= limit_;
+}
+
 LaneSorter::Lane* LaneSorter::NextDue() {
   Lane* best = nullptr;
-  auto better = [](const Key& a, const Key& b) {
-    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+  auto consider = [&](Lane& lane) {
+    if (!IsDue(lane)) return;
+    const Key& a = lane.keys.front();
+    if (!best || a.time < best->keys.front().time ||
+        (a.time == best->keys.front().time && a.seq < best->keys.front().seq)) {
+      best = &lane;
+    }
   };
-  for (Lane& lane : lanes_) {
-    if (lane.keys.empty() || lane.keys.front().time > limit_) continue;
-    if (!best || better(lane.keys.front(), best->keys.front())) best = &lane;
-  }
-  if (!no_cpu_.keys.empty() && no_cpu_.keys.front().time <= limit_ &&
-      (!best || better(no_cpu_.keys.front(), best->keys.front()))) {
-    best = &no_cpu_;
-  }
+  for (Lane& lane : lanes_) consider(lane);
+  consider(no_cpu_);
   return best;
 }
 
 bool LaneSorter::HasDue() const {
   if (diverged_) return false;
   for (const Lane& lane : lanes_) {
-    if (!lane.keys.empty() && lane.keys.front().time <= limit_) return true;
+    if (IsDue(lane)) return true;
   }
-  return !no_cpu_.keys.empty() && no_cpu_.keys.front().time <= limit_;
+  return IsDue(no_cpu_);
 }
 
 size_t LaneSorter::Deliver(size_t max) {
@@ -113,7 +113,6 @@ size_t LaneSorter::Deliver(size_t max) {
     Chunk& c = chunks_[k.chunk - first_chunk_];
     sink_(c.events[k.offset]);
     last_delivered_ = k.time;
-    delivered_any_ = true;
     ++n;
     if (--c.left == 0) {
       // Handed back as soon as it is done; the slot goes when it reaches

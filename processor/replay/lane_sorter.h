@@ -89,6 +89,8 @@ class LaneSorter {
   };
   void AddToLane(Lane* lane, const Key& k);
   void UpdateLimit();
+  // Whether the lane's head is due (not past limit_).
+  bool IsDue(const Lane& lane) const;
   // The lane whose head is next in (time, seq) order and due, or null.
   Lane* NextDue();
 
@@ -101,16 +103,15 @@ class LaneSorter {
   uint64_t seq_ = 0;
   size_t held_ = 0;
   uint64_t limit_ = 0;           // events up to this time are due
-  uint64_t last_delivered_ = 0;  // time of the newest event delivered
-  bool delivered_any_ = false;
+  // Time of the newest event delivered; 0 (before any) lets every time in.
+  uint64_t last_delivered_ = 0;
   bool finished_ = false;        // FlushAll called
   bool diverged_ = false;
   // perf's rule, followed without delivering by it (see EventSorter).
   uint64_t max_time_ = 0;
   uint64_t next_flush_ = 0;
-  uint64_t perf_limit_ = 0;      // the limit of perf's last flush
+  uint64_t perf_limit_ = 0;      // the limit of perf's last flush (0: none yet)
   bool have_round_ = false;
-  bool perf_flushed_ = false;
   // Events pushed before the last and the one-before-last round ends: perf's
   // rule holds at most the events pushed since the one-before-last.
   uint64_t pushed_at_round_[2] = {0, 0};

@@ -123,7 +123,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
         }
         if (!decoder.Decode(sample, &dsc)) continue;
         TraceEvent e;
-        const bool has_cpu = ((*attr)->sample_type & perf::kSampleCpu) != 0;
+        const uint32_t cpu =
+            ((*attr)->sample_type & perf::kSampleCpu) != 0 ? sample.cpu : TraceEvent::kNoCpu;
         const bool is_exit = dsc.phase == decode::DecodedSyscall::Phase::kExit;
         if (dsc.twin && !options.twin_times) {
           // A twin read only because another syscall is replayed from
@@ -145,7 +146,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
             last->second.had_twin = true;
             e.kind = TraceEvent::Kind::kTwin;
             e.time = sample.time;
-            e.cpu = has_cpu ? sample.cpu : TraceEvent::kNoCpu;
+            e.cpu = cpu;
             e.pid = sample.pid;
             e.tid = sample.tid;
             e.syscall = dsc.syscall;
@@ -157,7 +158,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
           continue;
         }
         e.time = sample.time;
-        e.cpu = has_cpu ? sample.cpu : TraceEvent::kNoCpu;
+        e.cpu = cpu;
         e.pid = sample.pid;
         e.tid = sample.tid;
         e.syscall = dsc.syscall;
