@@ -25,7 +25,7 @@
 // sequence. When one fails, diverged() turns true and delivery stops: the
 // caller replays the trace again with EventSorter (trace_loader.cc).
 //
-//   LaneSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
+//   LaneSorter sorter(info.nr_cpus, [&](const TraceEvent& e) { replayer.Apply(e); });
 //   sorter.Push(std::move(batch)); sorter.FinishedRound();
 //   while (sorter.Deliver(4096) > 0 && !more_input) {}
 //   sorter.FlushAll();
