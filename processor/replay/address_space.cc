@@ -16,42 +16,78 @@ RegionAttrs ShiftAttrs(RegionAttrs attrs, uint64_t delta) {
   if (attrs.pgoff != 0 || attrs.path.valid()) attrs.pgoff += delta;
   return attrs;
 }
+
+// The live entry containing a, or else the first one after a.
+template <typename Live>
+auto FirstFrom(Live& live, uint64_t a) -> decltype(live.begin()) {
+  auto it = live.upper_bound(a);
+  if (it != live.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > a) return prev;
+  }
+  return it;
+}
 }  // namespace
 
-VersionId AddressSpace::Insert(Version v) {
+AddressSpace::Live::iterator AddressSpace::Insert(Version v, Live::iterator hint) {
   v.process = process_;
   VersionId id = idx_->AddVersion(v);
-  idx_->mutable_process(process_).live.emplace(v.start, index::LiveRegion{v.end, id});
-  return id;
+  return idx_->mutable_process(process_).live.emplace_hint(hint, v.start,
+                                                           index::LiveRegion{v.end, id});
+}
+
+AddressSpace::Live::iterator AddressSpace::Insert(Version v) {
+  v.process = process_;
+  VersionId id = idx_->AddVersion(v);
+  return idx_->mutable_process(process_).live.emplace(v.start, index::LiveRegion{v.end, id}).first;
 }
 
 AddressSpace::Pieces AddressSpace::Peek(uint64_t a, uint64_t b) const {
   Pieces out;
   if (a >= b) return out;
-  const auto& live = idx_->process(process_).live;
-  auto it = live.upper_bound(a);
-  if (it != live.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.end > a) it = prev;
-  }
-  for (; it != live.end() && it->first < b; ++it) {
+  const Live& live = idx_->process(process_).live;
+  for (auto it = FirstFrom(live, a); it != live.end() && it->first < b; ++it) {
     out.push_back(Piece{std::max(it->first, a), std::min(it->second.end, b), it->second.version});
   }
   return out;
 }
 
-AddressSpace::Pieces AddressSpace::Remove(uint64_t a, uint64_t b, uint64_t t, End why,
-                                                      EventId ev) {
-  Pieces pieces = Peek(a, b);
-  auto& live = idx_->mutable_process(process_).live;
-  for (const Piece& p : pieces) {
+bool AddressSpace::AnyMapped(uint64_t a, uint64_t b) const {
+  const Live& live = idx_->process(process_).live;
+  auto it = FirstFrom(live, a);
+  return a < b && it != live.end() && it->first < b;
+}
+
+AddressSpace::Pieces AddressSpace::RemoveExcept(uint64_t a, uint64_t b, uint64_t t, End why,
+                                                EventId ev,
+                                                absl::FunctionRef<bool(const Piece&)> keep) {
+  Pieces removed;
+  RemoveWalk(a, b, t, why, ev, keep, &removed);
+  return removed;
+}
+
+AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, uint64_t t,
+                                                      End why, EventId ev,
+                                                      absl::FunctionRef<bool(const Piece&)> keep,
+                                                      Pieces* removed) {
+  Live& live = idx_->mutable_process(process_).live;
+  auto it = FirstFrom(live, a);
+  if (a >= b) return it;
+  while (it != live.end() && it->first < b) {
+    const Piece p{std::max(it->first, a), std::min(it->second.end, b), it->second.version};
+    if (keep(p)) {
+      ++it;
+      continue;
+    }
     // Copy: AddVersion below may reallocate the version table.
-    Version old = idx_->version(p.from);
+    const Version old = idx_->version(p.from);
     Version& ended = idx_->mutable_version(p.from);
     ended.t_to = t;
     ended.end_kind = why;
     ended.end_event = ev;
-    live.erase(old.start);
+    // Erasing or inserting invalidates every iterator but the one returned,
+    // so `it` is always the position just after what is done.
+    it = live.erase(it);
     auto rest = [&](uint64_t s, uint64_t e) {
       Version v = old;
       v.start = s;
@@ -65,16 +101,17 @@ AddressSpace::Pieces AddressSpace::Remove(uint64_t a, uint64_t b, uint64_t t, En
       v.end_event = EventId::Invalid();
       v.prev = p.from;
       v.prev_addr = s;
-      Insert(v);
+      return Insert(v, it);
     };
-    if (old.start < a) rest(old.start, a);
-    if (old.end > b) rest(b, old.end);
+    if (old.start < a) it = std::next(rest(old.start, a));
+    if (old.end > b) it = rest(b, old.end);  // the last piece: nothing of [a, b) after it
+    removed->push_back(p);
   }
-  return pieces;
+  return it;
 }
 
-VersionId AddressSpace::Create(uint64_t a, uint64_t b, uint64_t t, EventId ev,
-                               const RegionAttrs& attrs) {
+Version AddressSpace::NewVersion(uint64_t a, uint64_t b, uint64_t t, EventId ev,
+                                 const RegionAttrs& attrs) {
   Version v;
   v.start = a;
   v.end = b;
@@ -83,7 +120,21 @@ VersionId AddressSpace::Create(uint64_t a, uint64_t b, uint64_t t, EventId ev,
   v.origin = ev;
   v.begin_event = ev;
   v.attrs = attrs;
-  return Insert(v);
+  return v;
+}
+
+VersionId AddressSpace::Create(uint64_t a, uint64_t b, uint64_t t, EventId ev,
+                               const RegionAttrs& attrs) {
+  return Insert(NewVersion(a, b, t, ev, attrs))->second.version;
+}
+
+VersionId AddressSpace::Map(uint64_t a, uint64_t b, uint64_t t, EventId ev,
+                            const RegionAttrs& attrs) {
+  Pieces replaced;
+  Live::iterator after =
+      RemoveWalk(a, b, t, End::kReplaced, ev, [](const Piece&) { return false; }, &replaced);
+  // Nothing is left in [a, b): `after` is the first entry past it.
+  return Insert(NewVersion(a, b, t, ev, attrs), after)->second.version;
 }
 
 void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const RegionAttrs& attrs) {

@@ -302,34 +302,30 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
       const uint64_t start = static_cast<uint64_t>(ret);
       const uint64_t end = start + MmapLength(in.a[1], in.a[3]);
       EventId ev = record();
-      // MAP_FIXED (or any placement) replaces whatever was there.
-      as.Remove(start, end, t, End::kReplaced, ev);
       RegionAttrs attrs;
       attrs.prot = static_cast<uint32_t>(in.a[2]);
       attrs.flags = static_cast<uint32_t>(in.a[3]);
       attrs.pgoff = (in.a[3] & MAP_ANONYMOUS) ? 0 : in.a[5];
       attrs.path = call.path;
-      as.Create(start, end, t, ev, attrs);
+      // MAP_FIXED (or any placement) replaces whatever was there.
+      as.Map(start, end, t, ev, attrs);
       return;
     }
     case Syscall::kMunmap: {
       if (ret != 0) { ++st.calls_failed; return; }
       const uint64_t start = in.a[0];
       const uint64_t end = start + PageUp(in.a[1]);
-      AddressSpace::Pieces pieces = as.Peek(start, end);
-      if (pieces.empty()) { ++st.calls_no_change; return; }
+      if (!as.AnyMapped(start, end)) { ++st.calls_no_change; return; }
       EventId ev = record();
-      for (const AddressSpace::Piece& piece : pieces) {
+      as.RemoveExcept(start, end, t, End::kUnmapped, ev, [&](const AddressSpace::Piece& piece) {
         // The kernel applied this munmap somewhere between its enter and its
         // exit record. A page another thread mapped there in between, where
         // the kernel checked the range was free, was placed after the unmap:
         // it is not this call's to remove.
-        if (PlacedInFreeRangeSince(piece.from, in.time, exit.tid)) {
-          ++st.unmaps_reordered;
-          continue;
-        }
-        as.Remove(piece.start, piece.end, t, End::kUnmapped, ev);
-      }
+        if (!PlacedInFreeRangeSince(piece.from, in.time, exit.tid)) return false;
+        ++st.unmaps_reordered;
+        return true;
+      });
       return;
     }
     case Syscall::kBrk: {
@@ -364,8 +360,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
         attrs.prot = PROT_READ | PROT_WRITE;
         attrs.flags = MAP_PRIVATE | MAP_ANONYMOUS;
         attrs.path = heap_name_;
-        as.Remove(old_end, new_end, t, End::kReplaced, ev);
-        as.Create(old_end, new_end, t, ev, attrs);
+        as.Map(old_end, new_end, t, ev, attrs);
       } else {
         as.Remove(new_end, old_end, t, End::kUnmapped, ev);
       }
@@ -383,8 +378,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
         // mremap(old, 0, n, MAYMOVE) duplicates a shared mapping: new pages.
         RegionAttrs attrs = as.AttrsAt(old_addr);
         if (call.path.valid()) attrs.path = call.path;
-        as.Remove(dst, dst + new_len, t, End::kReplaced, ev);
-        as.Create(dst, dst + new_len, t, ev, attrs);
+        as.Map(dst, dst + new_len, t, ev, attrs);
         return;
       }
       if (dst == old_addr) {  // in place
@@ -393,8 +387,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
         } else if (new_len > old_len) {
           RegionAttrs attrs = as.AttrsAt(old_addr + old_len - 1);
           if (attrs.path.valid() || attrs.pgoff) attrs.pgoff += kPage;
-          as.Remove(old_addr + old_len, old_addr + new_len, t, End::kReplaced, ev);
-          as.Create(old_addr + old_len, old_addr + new_len, t, ev, attrs);
+          as.Map(old_addr + old_len, old_addr + new_len, t, ev, attrs);
         }
         return;
       }
