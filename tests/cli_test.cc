@@ -106,6 +106,19 @@ TEST(CliTest, MapsJsonFollowsTheContract) {
   EXPECT_GT(with_origin, 50);
 }
 
+TEST(CliTest, MapsJsonIsLaidOutAsEveryOtherJsonAnswer) {
+  // maps --json writes its text directly (for speed), the other answers dump
+  // a DOM: the bytes must be what dump(1) of the same document prints, on a
+  // native trace and a JIT one (perf map symbol names, anonymous code).
+  for (const char* trace : {"rules-record.data", "node-trace.data"}) {
+    CliRun r = Pageblame(std::string("maps --json -i ") + TracePath(trace));
+    ASSERT_EQ(r.exit_code, 0) << trace << ": " << r.err;
+    const auto doc = nlohmann::ordered_json::parse(r.out);
+    EXPECT_GT(doc.size(), 10u) << trace;
+    EXPECT_EQ(r.out, doc.dump(1) + "\n") << trace;
+  }
+}
+
 TEST(CliTest, QueryAtATimeBeforeAMunmapStillFindsThePage) {
   // Take a munmap from the history of a page that is gone at the end, and ask
   // about that page just before and at the munmap's time.

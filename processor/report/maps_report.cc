@@ -24,32 +24,27 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
                    std::FILE* out) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  // dump(1) of an array puts each element one space in: "[\n " elem ",\n " elem
-  // "\n]" with every line of an element indented once more; "[]" if empty.
-  // The stack, at depth 3 of the array, is spliced in as ready-made text.
-  const std::string marker = Json(std::string(OriginRenderer::kStackMarker)).dump();
+  // DumpJson's layout of an array of regions, written directly: "[\n {" and
+  // one space more per level inside; "[]" if empty.
   bool ok = true, first = true;
   std::string text;
   for (uint32_t p : SelectProcesses(idx, options.pid)) {
     for (VersionId id : idx.RegionsAt(p, options.at)) {
       const index::Version& v = idx.version(id);
-      Json j;
-      j["pid"] = idx.process(p).pid;
-      j["start"] = Hex(v.start);
-      j["end"] = Hex(v.end);
-      j["prot"] = ProtString(v.attrs.prot);
+      text.clear();
+      absl::StrAppend(&text, first ? "[\n {" : ",\n {", "\n  \"pid\": ", idx.process(p).pid,
+                      ",\n  \"start\": \"", Hex(v.start), "\",\n  \"end\": \"", Hex(v.end),
+                      "\",\n  \"prot\": \"", ProtString(v.attrs.prot), "\",\n  \"path\": ");
       std::string_view path = idx.strings().Get(v.attrs.path);
-      j["path"] = path.empty() ? Json(nullptr) : Json(std::string(path));
-      j["origin"] = r.OriginJsonStackMarked(v.origin);
-      text = absl::StrCat(first ? "[\n " : ",\n ",
-                          absl::StrReplaceAll(DumpJson(j), {{"\n", "\n "}}));
-      first = false;
-      if (v.origin.valid()) {
-        // "stack" is the origin's last member, the origin the region's last.
-        if (const size_t at = text.rfind(marker); at != std::string::npos) {
-          text.replace(at, marker.size(), r.StackJsonText(idx.event(v.origin), 3));
-        }
+      if (path.empty()) {
+        absl::StrAppend(&text, "null");
+      } else {
+        AppendJsonString(&text, path);
       }
+      absl::StrAppend(&text, ",\n  \"origin\": ");
+      r.AppendOriginJson(&text, v.origin, 2);
+      absl::StrAppend(&text, "\n }");
+      first = false;
       ok &= std::fwrite(text.data(), 1, text.size(), out) == text.size();
     }
   }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "processor/report/syscall_format.h"
+#include "processor/symbols/absl_compat.h"
 
 namespace pageblame::report {
 
@@ -47,16 +48,38 @@ Json OriginRenderer::OriginJson(EventId id) {
   return j;
 }
 
-Json OriginRenderer::OriginJsonStackMarked(EventId id) {
-  if (!id.valid()) return nullptr;
-  Json j = OriginFields(idx_.event(id));
-  j["stack"] = std::string(kStackMarker);
-  return j;
+void AppendJsonString(std::string* out, std::string_view s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+  });
+  if (plain) {
+    absl::StrAppend(out, "\"", symbols::ToAbsl(s), "\"");
+  } else {
+    absl::StrAppend(out, DumpJson(Json(std::string(s))));
+  }
 }
 
-const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev, int indent) {
-  // The same stack can symbolize differently in another process or after an
-  // exec: the text is reused only for the same frames.
+void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) {
+  if (!id.valid()) {
+    absl::StrAppend(out, "null");
+    return;
+  }
+  const index::CallEvent& ev = idx_.event(id);
+  // The layout of dump(1): one space more per level, "key": value.
+  const std::string nl = "\n" + std::string(indent, ' ');
+  absl::StrAppend(out, "{", nl, " \"syscall\": \"", symbols::ToAbsl(decode::SyscallName(ev.syscall)), "\",", nl,
+                  " \"time\": ", Json(TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid,
+                  ",", nl, " \"tid\": ", ev.tid, ",", nl, " \"comm\": ");
+  AppendJsonString(out, idx_.strings().Get(ev.comm));
+  absl::StrAppend(out, ",", nl, " \"stack\": ", StackJsonText(ev, nl), nl, "}");
+}
+
+const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
+                                                 const std::string& nl) {
+  // Regions share stacks (a few hundred stacks for thousands of regions on
+  // the bench trace), but the same stack can symbolize differently in another
+  // process or after an exec: the text is reused only for the same frames.
   std::vector<symbols::Frame> frames = Frames(ev);
   auto same = [](const std::vector<symbols::Frame>& a, const std::vector<symbols::Frame>& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end(),
@@ -65,12 +88,34 @@ const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev, int
                       });
   };
   CachedStack& c = stack_text_[ev.stack.value()];
-  if (c.text.empty() || c.indent != indent || !same(c.frames, frames)) {
-    c.text = absl::StrReplaceAll(DumpJson(FramesJson(frames)),
-                                 {{"\n", absl::StrCat("\n", std::string(indent, ' '))}});
-    c.indent = indent;
-    c.frames = std::move(frames);
+  if (!c.text.empty() && c.nl == nl && same(c.frames, frames)) return c.text;
+  std::string& out = c.text;
+  out.clear();
+  if (frames.empty()) {
+    out = "[]";
+  } else {
+    out = "[";
+    for (size_t i = 0; i < frames.size(); ++i) {
+      const symbols::Frame& f = frames[i];
+      absl::StrAppend(&out, i ? "," : "", nl, "  {", nl, "   \"ip\": \"", Hex(f.ip), "\",", nl,
+                      "   \"symbol\": ");
+      if (f.symbol) {
+        AppendJsonString(&out, *f.symbol);
+      } else {
+        absl::StrAppend(&out, "null");
+      }
+      absl::StrAppend(&out, ",", nl, "   \"dso\": ");
+      if (f.dso.empty()) {
+        absl::StrAppend(&out, "null");
+      } else {
+        AppendJsonString(&out, f.dso);
+      }
+      absl::StrAppend(&out, nl, "  }");
+    }
+    absl::StrAppend(&out, nl, " ]");
   }
+  c.nl = nl;
+  c.frames = std::move(frames);
   return c.text;
 }
 

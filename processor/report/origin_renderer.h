@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-
 #include <nlohmann/json.hpp>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "processor/index/trace_index.h"
 #include "processor/symbols/symbolizer.h"
@@ -29,6 +29,9 @@ using Json = nlohmann::ordered_json;
 inline std::string DumpJson(const Json& j) {
   return j.dump(1, ' ', false, Json::error_handler_t::replace);
 }
+// Appends s as DumpJson writes a JSON string: quoted, escaped, bytes that
+// are not UTF-8 replaced. Plain printable ASCII, the usual case, is copied.
+void AppendJsonString(std::string* out, std::string_view s);
 
 class OriginRenderer {
  public:
@@ -39,14 +42,11 @@ class OriginRenderer {
   // {"syscall","time","pid","tid","comm","stack":[{"ip","symbol","dso"}]}, or null.
   Json OriginJson(EventId ev);
   Json StackJson(const index::CallEvent& ev);
-  // For writers of many origins (maps --json): OriginJson with "stack" set
-  // to kStackMarker, and the text to put in its place: StackJson(ev).dump(1)
-  // with `indent` spaces after each newline. The text is made once per stack
-  // (and kept while its frames symbolize the same): building and dumping a
-  // 30-frame DOM per region was most of the cost of printing a big map.
-  static constexpr std::string_view kStackMarker = "\x01pageblame-stack\x01";
-  Json OriginJsonStackMarked(EventId ev);
-  const std::string& StackJsonText(const index::CallEvent& ev, int indent);
+  // For writers of many origins (maps --json): DumpJson(OriginJson(ev)) as
+  // text made directly, with `indent` more spaces after each newline (where
+  // it sits in the caller's document). Building and dumping a DOM of 30-odd
+  // frames per region was most of the cost of printing a big map.
+  void AppendOriginJson(std::string* out, EventId ev, int indent);
   // "    #0 0x7f.. __mmap+0x23 (/usr/lib/.../libc.so.6)\n..." one frame a line.
   std::string StackText(const index::CallEvent& ev, const std::string& indent);
   // "mmap(...) = 0x.. at 216.083882 by scenarios 6640/6640"
@@ -59,11 +59,15 @@ class OriginRenderer {
   Json OriginFields(const index::CallEvent& ev);
   static Json FramesJson(const std::vector<symbols::Frame>& frames);
 
+  // The "stack" array of AppendOriginJson, `nl` being a newline and the
+  // indent; made once per stack and kept while its frames stay the same.
+  const std::string& StackJsonText(const index::CallEvent& ev, const std::string& nl);
+
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
   struct CachedStack {
     std::vector<symbols::Frame> frames;
-    int indent;
+    std::string nl;
     std::string text;
   };
   absl::flat_hash_map<uint32_t, CachedStack> stack_text_;  // by StackId

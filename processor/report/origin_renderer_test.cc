@@ -1,11 +1,17 @@
-// The stack text that maps --json splices into each region must be exactly
-// what OriginJson would print, also when one stack symbolizes differently in
-// two processes; and a comm or path that is not UTF-8 must not abort a JSON
-// answer.
+// The origin text that maps --json writes directly must be exactly what
+// OriginJson would print (also when one stack symbolizes differently in two
+// processes, and for names that need escaping); and a comm or path that is
+// not UTF-8 must not abort a JSON answer.
 #include "processor/report/origin_renderer.h"
 
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "processor/replay/call_events_for_test.h"
@@ -31,14 +37,16 @@ class OriginRendererTest : public ::testing::Test {
     replayer_.Apply(out);
     return EventId(static_cast<uint32_t>(idx_.num_events() - 1));
   }
-  // The origin as maps --json writes it: marked, with the stack spliced in.
-  std::string Spliced(OriginRenderer& r, EventId id) {
-    std::string text = DumpJson(r.OriginJsonStackMarked(id));
-    const std::string marker = Json(std::string(OriginRenderer::kStackMarker)).dump();
-    const size_t at = text.rfind(marker);
-    EXPECT_NE(at, std::string::npos);
-    text.replace(at, marker.size(), r.StackJsonText(idx_.event(id), 1));
+  // The origin as maps --json writes it, `indent` spaces in, and as the DOM
+  // would print it there.
+  static std::string Direct(OriginRenderer& r, EventId id, int indent) {
+    std::string text;
+    r.AppendOriginJson(&text, id, indent);
     return text;
+  }
+  static std::string ViaDom(OriginRenderer& r, EventId id, int indent) {
+    return absl::StrReplaceAll(DumpJson(r.OriginJson(id)),
+                               {{"\n", absl::StrCat("\n", std::string(indent, ' '))}});
   }
 
   index::TraceIndex idx_;
@@ -46,7 +54,7 @@ class OriginRendererTest : public ::testing::Test {
   replay::Replayer replayer_;
 };
 
-TEST_F(OriginRendererTest, SplicedStackTextIsWhatOriginJsonPrints) {
+TEST_F(OriginRendererTest, DirectOriginTextIsWhatOriginJsonPrints) {
   const uint64_t ips[] = {kLib + 0x1234, kCode + 0x10, kCode + 0x20};
   const StackId stack = idx_.stacks().Intern(ips);
   // pid 1 has the library mapped (a file, so frames name it); pid 2 does not:
@@ -56,11 +64,51 @@ TEST_F(OriginRendererTest, SplicedStackTextIsWhatOriginJsonPrints) {
   const EventId b = Mmap(20, 2, 0x20000000, stack);
   const EventId a2 = Mmap(30, 1, 0x30000000, stack);
   OriginRenderer r(idx_, sym_);
-  for (EventId id : {a, b, a2, b, a}) {
-    EXPECT_EQ(Spliced(r, id), DumpJson(r.OriginJson(id))) << "event " << id.value();
+  for (EventId id : {a, b, a2, b, a, EventId::Invalid()}) {
+    for (int indent : {0, 2}) {
+      EXPECT_EQ(Direct(r, id, indent), ViaDom(r, id, indent)) << "event " << id.value();
+    }
   }
-  EXPECT_NE(Spliced(r, a), Spliced(r, b));
-  EXPECT_NE(Spliced(r, a).find("libfoo.so"), std::string::npos);
+  EXPECT_NE(Direct(r, a, 2), Direct(r, b, 2));
+  EXPECT_NE(Direct(r, a, 2).find("libfoo.so"), std::string::npos);
+  EXPECT_EQ(Direct(r, EventId::Invalid(), 2), "null");
+}
+
+TEST_F(OriginRendererTest, DirectTextEscapesNamesAsTheDomDoes) {
+  // Symbol names from a perf map beside the trace, a library path and a comm
+  // that need escaping or are not UTF-8, and an empty stack.
+  char dir[] = "/tmp/pageblame-origin-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string map_path = absl::StrCat(dir, "/perf-4000001.map");
+  {
+    std::ofstream map(map_path);
+    map << "1000 100 Quote\"and\\backslash\n"
+        << "2000 100 Gr\xc3\xbc\xc3\x9f\xff\tname\n"
+        << "3000 100 plain::Name(int)\n";
+  }
+  symbols::SymbolizerOptions o;
+  o.trace_path = absl::StrCat(dir, "/perf.data");
+  symbols::Symbolizer sym(o);
+  sym.AddMapping(4000001, 1, kLib, 0x10000, 0, "/lib/we\"ird\x01\xfe.so", "");
+  const uint64_t ips[] = {0x1010, 0x2020, 0x3030, kLib + 0x10, 0x9999};
+  const StackId stack = idx_.stacks().Intern(ips);
+  replay::TraceEvent comm;
+  comm.kind = replay::TraceEvent::Kind::kComm;
+  comm.time = 1;
+  comm.pid = comm.tid = 4000001;
+  comm.str = idx_.strings().Intern("t\"ab\tbad\xff");
+  replayer_.Apply(comm);
+  const EventId id = Mmap(10, 4000001, 0x10000000, stack);
+  const EventId empty = Mmap(20, 4000001, 0x20000000, StackId());
+  OriginRenderer r(idx_, sym);
+  const std::string text = Direct(r, id, 2);
+  EXPECT_EQ(text, ViaDom(r, id, 2));
+  EXPECT_EQ(Direct(r, empty, 2), ViaDom(r, empty, 2));
+  EXPECT_NE(text.find("Quote\\\"and\\\\backslash"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"plain::Name(int)\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\\u0001"), std::string::npos) << text;
+  std::remove(map_path.c_str());
+  rmdir(dir);
 }
 
 TEST_F(OriginRendererTest, ACommThatIsNotUtf8PrintsReplacedInsteadOfAborting) {
