@@ -62,7 +62,7 @@ void Replayer::Apply(const TraceEvent& e) {
   st.last_time = std::max(st.last_time, e.time);
   switch (e.kind) {
     case TraceEvent::Kind::kEnter:
-      state_[ThreadSeen(e.pid, e.tid, e.time)].image_window = false;
+      Proc(ThreadSeen(e.pid, e.tid, e.time).process).image_window = false;
       if (pairer_.Enter(e)) ++st.unmatched_enters;
       break;
     case TraceEvent::Kind::kExit: {
@@ -89,8 +89,9 @@ void Replayer::Apply(const TraceEvent& e) {
       // A process ends with its last thread, not with its main thread.
       auto it = pid_to_process_.find(e.pid);
       if (it != pid_to_process_.end()) {
-        auto& threads = threads_[it->second];
+        auto& threads = Proc(it->second).threads;
         threads.erase(e.tid);
+        MembershipChanged();
         index::Process& p = idx_->mutable_process(it->second);
         if (threads.empty() && p.t_exit == index::kLive) p.t_exit = e.time;
       }
@@ -110,15 +111,21 @@ void Replayer::Apply(const TraceEvent& e) {
   if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, e.time);
 }
 
-uint32_t Replayer::ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time) {
-  uint32_t p = ProcessFor(pid, time);
-  threads_[p].insert(tid);
-  return p;
+Replayer::ThreadState& Replayer::ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time) {
+  ThreadState& th = thread_state_[tid];
+  if (th.seen == membership_ && th.pid == pid) return th;
+  th.process = ProcessFor(pid, time);
+  th.pid = pid;
+  th.seen = membership_;
+  Proc(th.process).threads.insert(tid);
+  return th;
 }
 
 void Replayer::OnComm(const TraceEvent& e) {
-  comm_[e.tid] = e.str;
-  uint32_t p = ThreadSeen(e.pid, e.tid, e.time);
+  ThreadState& th = ThreadSeen(e.pid, e.tid, e.time);
+  th.has_comm = true;
+  th.comm = e.str;
+  const uint32_t p = th.process;
   if (e.pid == e.tid || e.flag) idx_->mutable_process(p).comm = e.str;
   if (!e.flag) return;
   // exec: a new, empty address space (the kernel's exec mappings arrive as
@@ -130,17 +137,20 @@ void Replayer::OnComm(const TraceEvent& e) {
   // The exec'ing thread is now the only one, with the process's id (the old
   // main thread's exit record may have come first: it did not end the process).
   proc.t_exit = index::kLive;
-  threads_[p] = {e.pid};
-  state_[p] = ProcState();
+  Proc(p) = ProcState();
+  Proc(p).threads = {e.pid};
+  MembershipChanged();
   if (symbolizer_) symbolizer_->OnExec(e.pid, e.time);
 }
 
 void Replayer::OnFork(const TraceEvent& e) {
   uint32_t ppid = static_cast<uint32_t>(e.a[0]);
   uint32_t ptid = static_cast<uint32_t>(e.a[1]);
-  if (auto comm = comm_.find(ptid); comm != comm_.end()) {
-    StringId name = comm->second;  // copy: operator[] below may rehash
-    comm_[e.tid] = name;
+  if (auto parent = thread_state_.find(ptid); parent != thread_state_.end() && parent->second.has_comm) {
+    const StringId name = parent->second.comm;  // copy: operator[] below may rehash
+    ThreadState& child = thread_state_[e.tid];
+    child.has_comm = true;
+    child.comm = name;
   }
   if (e.pid == ppid) {  // a new thread shares its process's space
     ThreadSeen(e.pid, e.tid, e.time);
@@ -163,12 +173,11 @@ void Replayer::OnFork(const TraceEvent& e) {
   if (parent) child.comm = idx_->process(*parent).comm;
   uint32_t c = idx_->AddProcess(child);
   pid_to_process_[e.pid] = c;
-  threads_[c] = {e.tid};
-  if (parent) {
-    AddressSpace(idx_, c).CopyFrom(*parent, e.time);
-    ProcState copy = state_[*parent];
-    state_[c] = copy;
-  }
+  ProcState state = parent ? Proc(*parent) : ProcState();
+  state.threads = {e.tid};
+  Proc(c) = std::move(state);
+  MembershipChanged();
+  if (parent) AddressSpace(idx_, c).CopyFrom(*parent, e.time);
   if (symbolizer_) symbolizer_->OnFork(e.pid, ppid, e.time);
 }
 
@@ -200,7 +209,7 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   if (name != "//anon") attrs.path = e.str;
   const uint64_t start = PageDown(e.a[0]), end = PageUp(e.a[0] + e.a[1]);
   AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs);
-  ProcState& ps = state_[p];
+  ProcState& ps = Proc(p);
   if (ps.image_window && !name.empty() && name[0] == '/') AddImageOf(p, e, name);
   // The heap's extent at attach time is the program break brk() will move.
   if (name == "[heap]" && !ps.brk_known) {
@@ -253,9 +262,9 @@ void Replayer::OnLateTwin(const TraceEvent& e) {
     return;
   }
   // The call just completed: widen the recorded event, if it changed something.
-  auto it = last_event_.find(e.tid);
-  if (it == last_event_.end()) return;
-  index::CallEvent& ev = idx_->mutable_event(it->second);
+  auto it = thread_state_.find(e.tid);
+  if (it == thread_state_.end() || !it->second.last_event.valid()) return;
+  index::CallEvent& ev = idx_->mutable_event(it->second.last_event);
   if (ev.syscall == e.syscall) ev.last_time = std::max(ev.last_time, e.time);
 }
 
@@ -270,8 +279,9 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
   const TraceEvent& in = call.enter;
   const int64_t ret = exit.ret;
   const uint64_t t = exit.time;  // the change is visible from the exit on
-  uint32_t p = ThreadSeen(exit.pid, exit.tid, t);
-  last_event_.erase(exit.tid);
+  ThreadState& th = ThreadSeen(exit.pid, exit.tid, t);
+  const uint32_t p = th.process;
+  th.last_event = EventId::Invalid();
   if (idx_->process(p).is_32bit) {
     ++st.calls_32bit;
     return;
@@ -289,10 +299,9 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
     std::copy(std::begin(in.a), std::end(in.a), ce.args);
     ce.ret = ret;
     ce.stack = in.stack;
-    auto c = comm_.find(exit.tid);
-    ce.comm = c != comm_.end() ? c->second : idx_->process(p).comm;
+    ce.comm = th.has_comm ? th.comm : idx_->process(p).comm;
     EventId id = idx_->AddEvent(ce);
-    last_event_[exit.tid] = id;
+    th.last_event = id;
     return id;
   };
 
@@ -332,7 +341,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
       // brk returns the new break, or the old one when it refuses; the first
       // answer we see is the initial break (or, in attach mode, the break at
       // the time the trace began).
-      ProcState& ps = state_[p];
+      ProcState& ps = Proc(p);
       const uint64_t now = static_cast<uint64_t>(ret);
       if (!ps.brk_known) {
         ps.brk_known = true;

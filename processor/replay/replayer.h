@@ -10,6 +10,7 @@
 #define PAGEBLAME_REPLAY_REPLAYER_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -38,11 +39,32 @@ class Replayer {
     // call, mapping records outside calls are the kernel's exec mappings or
     // perf's synthesized ones: their ELF images are mapped whole.
     bool image_window = true;
+    // Its live threads: it exits with the last.
+    absl::flat_hash_set<uint32_t> threads;
+  };
+  // Replay state of a thread, found with one lookup per event (a hash lookup
+  // per table per event was a sizeable part of replay).
+  struct ThreadState {
+    // The process it was last seen in (pid, process index), valid while
+    // `seen` equals membership_.
+    uint32_t pid = 0;
+    uint32_t process = 0;
+    uint64_t seen = 0;
+    bool has_comm = false;
+    StringId comm;
+    EventId last_event;  // its last recorded call, until its next call's exit
   };
 
   uint32_t ProcessFor(uint32_t pid, uint64_t time);
-  // ProcessFor, and remembers that thread `tid` lives in it.
-  uint32_t ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time);
+  // ProcessFor, remembering that thread `tid` lives in that process.
+  ThreadState& ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time);
+  ProcState& Proc(uint32_t p) {
+    if (p >= procs_.size()) procs_.resize(p + 1);
+    return procs_[p];
+  }
+  // A pid's process or a process's threads changed: every thread's cached
+  // process is looked up again when next seen.
+  void MembershipChanged() { ++membership_; }
   void OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit);
   void OnMmapRecord(const TraceEvent& e);
   // Adds, as before-trace pages, the rest of the ELF image that a code
@@ -61,11 +83,9 @@ class Replayer {
   symbols::Symbolizer* symbolizer_;
   SyscallPairer pairer_;
   absl::flat_hash_map<uint32_t, uint32_t> pid_to_process_;  // current generation
-  absl::flat_hash_map<uint32_t, ProcState> state_;          // by process index
-  absl::flat_hash_map<uint32_t, StringId> comm_;            // by tid
-  absl::flat_hash_map<uint32_t, EventId> last_event_;        // by tid: its last recorded call
-  // Live threads of each process (by process index): it exits with the last.
-  absl::flat_hash_map<uint32_t, absl::flat_hash_set<uint32_t>> threads_;
+  std::vector<ProcState> procs_;                             // by process index
+  absl::flat_hash_map<uint32_t, ThreadState> thread_state_;  // by tid
+  uint64_t membership_ = 1;
   uint64_t last_time_ = 0;
   StringId heap_name_;  // "[heap]", the path of brk's pages
 };
