@@ -1,6 +1,9 @@
 #include "processor/base/chunked_vector.h"
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -25,6 +28,23 @@ TEST(ChunkedVectorTest, IndexesAcrossBlocksAndNeverMovesAnElement) {
   const ChunkedVector<uint64_t, 3>& c = v;
   EXPECT_EQ(c[42], 7u);
   EXPECT_EQ(c[41], 41u * 3);
+}
+
+TEST(ChunkedVectorTest, ElementsWithStateAreCopiedInAndDestroyed) {
+  // Blocks are raw mappings: each element must be constructed on push_back
+  // (a string that was never constructed would crash here) and destroyed
+  // with the vector (the shared_ptr's count says so).
+  auto token = std::make_shared<int>(7);
+  {
+    ChunkedVector<std::pair<std::string, std::shared_ptr<int>>, 2> v;  // blocks of 4
+    for (int i = 0; i < 10; ++i) v.push_back({std::string(40, static_cast<char>('a' + i)), token});
+    EXPECT_EQ(token.use_count(), 11);
+    EXPECT_EQ(v[9].first, std::string(40, 'j'));
+    v[3].first += "!";
+    EXPECT_EQ(v[3].first.back(), '!');
+    EXPECT_EQ(v.bytes(), 3 * 4 * sizeof(v[0]));
+  }
+  EXPECT_EQ(token.use_count(), 1);
 }
 
 }  // namespace
