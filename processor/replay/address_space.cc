@@ -52,29 +52,42 @@ AddressSpace::Pieces AddressSpace::Peek(uint64_t a, uint64_t b) const {
   return out;
 }
 
-bool AddressSpace::AnyMapped(uint64_t a, uint64_t b) const {
-  const Live& live = idx_->process(process_).live;
-  auto it = FirstFrom(live, a);
-  return a < b && it != live.end() && it->first < b;
-}
-
-AddressSpace::Pieces AddressSpace::RemoveExcept(uint64_t a, uint64_t b, uint64_t t, End why,
-                                                EventId ev,
-                                                absl::FunctionRef<bool(const Piece&)> keep) {
+AddressSpace::Pieces AddressSpace::Remove(uint64_t a, uint64_t b, uint64_t t, End why,
+                                          EventId ev) {
   Pieces removed;
-  RemoveWalk(a, b, t, why, ev, keep, &removed);
+  RemoveWalk(a, b, t, why, [ev] { return ev; }, [](const Piece&) { return false; }, &removed);
   return removed;
 }
 
+bool AddressSpace::Unmap(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef<EventId()> record,
+                         absl::FunctionRef<bool(const Piece&)> keep) {
+  bool any = false;
+  Pieces removed;
+  RemoveWalk(
+      a, b, t, End::kUnmapped,
+      [&] {
+        any = true;
+        return record();
+      },
+      keep, &removed);
+  return any;
+}
+
 AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, uint64_t t,
-                                                      End why, EventId ev,
+                                                      End why, absl::FunctionRef<EventId()> event,
                                                       absl::FunctionRef<bool(const Piece&)> keep,
                                                       Pieces* removed) {
   Live& live = idx_->mutable_process(process_).live;
   auto it = FirstFrom(live, a);
   if (a >= b) return it;
+  EventId ev;
+  bool have_ev = false;
   while (it != live.end() && it->first < b) {
     const Piece p{std::max(it->first, a), std::min(it->second.end, b), it->second.version};
+    if (!have_ev) {
+      ev = event();  // may add a call to the index: no live entry moves
+      have_ev = true;
+    }
     if (keep(p)) {
       ++it;
       continue;
@@ -131,8 +144,9 @@ VersionId AddressSpace::Create(uint64_t a, uint64_t b, uint64_t t, EventId ev,
 VersionId AddressSpace::Map(uint64_t a, uint64_t b, uint64_t t, EventId ev,
                             const RegionAttrs& attrs) {
   Pieces replaced;
-  Live::iterator after =
-      RemoveWalk(a, b, t, End::kReplaced, ev, [](const Piece&) { return false; }, &replaced);
+  Live::iterator after = RemoveWalk(
+      a, b, t, End::kReplaced, [ev] { return ev; }, [](const Piece&) { return false; },
+      &replaced);
   // Nothing is left in [a, b): `after` is the first entry past it.
   return Insert(NewVersion(a, b, t, ev, attrs), after)->second.version;
 }

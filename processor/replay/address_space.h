@@ -41,16 +41,15 @@ class AddressSpace {
   // Ends every version overlapping [a, b) at t (`why`, by `ev`); the parts
   // outside [a, b) continue as new kSplit versions. Returns the removed parts
   // in address order.
-  Pieces Remove(uint64_t a, uint64_t b, uint64_t t, index::End why, EventId ev) {
-    return RemoveExcept(a, b, t, why, ev, [](const Piece&) { return false; });
-  }
-  // Remove, but the pieces `keep` says yes to stay as they are (not returned).
-  Pieces RemoveExcept(uint64_t a, uint64_t b, uint64_t t, index::End why, EventId ev,
-                      absl::FunctionRef<bool(const Piece&)> keep);
+  Pieces Remove(uint64_t a, uint64_t b, uint64_t t, index::End why, EventId ev);
+  // munmap: Remove as kUnmapped, except the pieces `keep` says yes to, which
+  // stay. The ending call is made by `record` when the walk meets the first
+  // mapped piece (kept or not); if [a, b) holds nothing, nothing is recorded
+  // and it returns false.
+  bool Unmap(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef<EventId()> record,
+             absl::FunctionRef<bool(const Piece&)> keep);
   // The parts of [a, b) that are mapped, without changing anything.
   Pieces Peek(uint64_t a, uint64_t b) const;
-  // Whether any page of [a, b) is mapped.
-  bool AnyMapped(uint64_t a, uint64_t b) const;
   // New pages [a, b) created by `ev` (origin = ev). The range must be free.
   VersionId Create(uint64_t a, uint64_t b, uint64_t t, EventId ev, const index::RegionAttrs& attrs);
   // Create over whatever was there (ended as kReplaced, as MAP_FIXED does).
@@ -74,9 +73,12 @@ class AddressSpace {
 
  private:
   using Live = decltype(index::Process::live);
-  // RemoveExcept's walk. Returns the first live entry at or after b: with
-  // nothing kept, where a new entry at `a` goes (an insert hint).
-  Live::iterator RemoveWalk(uint64_t a, uint64_t b, uint64_t t, index::End why, EventId ev,
+  // The walk of Remove, Unmap and Map: `event` is asked for the ending call
+  // once, at the first mapped piece. Returns the first live entry at or
+  // after b: with nothing kept, where a new entry at `a` goes (an insert
+  // hint).
+  Live::iterator RemoveWalk(uint64_t a, uint64_t b, uint64_t t, index::End why,
+                            absl::FunctionRef<EventId()> event,
                             absl::FunctionRef<bool(const Piece&)> keep, Pieces* removed);
   // Adds v to the index and the live map, at `hint` (a position at or just
   // after v.start) if given; returns its live entry.

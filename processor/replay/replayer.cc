@@ -324,9 +324,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
       if (ret != 0) { ++st.calls_failed; return; }
       const uint64_t start = in.a[0];
       const uint64_t end = start + PageUp(in.a[1]);
-      if (!as.AnyMapped(start, end)) { ++st.calls_no_change; return; }
-      EventId ev = record();
-      as.RemoveExcept(start, end, t, End::kUnmapped, ev, [&](const AddressSpace::Piece& piece) {
+      const bool changed = as.Unmap(start, end, t, record, [&](const AddressSpace::Piece& piece) {
         // The kernel applied this munmap somewhere between its enter and its
         // exit record. A page another thread mapped there in between, where
         // the kernel checked the range was free, was placed after the unmap:
@@ -335,6 +333,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
         ++st.unmaps_reordered;
         return true;
       });
+      if (!changed) ++st.calls_no_change;
       return;
     }
     case Syscall::kBrk: {
