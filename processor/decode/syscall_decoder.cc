@@ -214,23 +214,6 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
   return false;
 }
 
-bool SyscallDecoder::Wanted(const perf::EventAttr* attr, bool twins) const {
-  if (attr == nullptr || attrs_base_ == nullptr) return false;
-  const size_t idx = static_cast<size_t>(attr - attrs_base_);
-  if (idx >= decoders_.size()) return false;
-  switch (decoders_[idx].kind) {
-    case Kind::kIgnore:
-      return false;
-    case Kind::kRawEnter:
-    case Kind::kRawExit:
-      return twins || uses_raw_syscalls();
-    case Kind::kEnter:
-    case Kind::kExit:
-      return true;
-  }
-  return false;
-}
-
 absl::Status SyscallDecoder::NoSyscallEvents() {
   return absl::FailedPreconditionError(
       absl::StrCat("the trace has no mmap/munmap/brk/mremap syscall events; ", kHowToRecord));

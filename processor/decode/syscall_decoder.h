@@ -46,7 +46,22 @@ class SyscallDecoder {
   // (unless `twins`: the dlfilter plugin wants their times to know which of
   // perf's samples belong to a call). This is what makes a trace of mostly
   // raw_syscalls duplicates cost half as much to load.
-  bool Wanted(const perf::EventAttr* attr, bool twins) const;
+  bool Wanted(const perf::EventAttr* attr, bool twins) const {
+    if (attr == nullptr || attrs_base_ == nullptr) return false;
+    const size_t idx = static_cast<size_t>(attr - attrs_base_);
+    if (idx >= decoders_.size()) return false;
+    switch (decoders_[idx].kind) {
+      case Kind::kIgnore:
+        return false;
+      case Kind::kRawEnter:
+      case Kind::kRawExit:
+        return twins || uses_raw_;
+      case Kind::kEnter:
+      case Kind::kExit:
+        return true;
+    }
+    return false;
+  }
 
   // An error that says what to record instead, if the trace cannot be
   // replayed: no memory syscall events, only enters or only exits, or no

@@ -53,6 +53,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "processor/base/byte_reader.h"
+#include "processor/perf/perf_format.h"
 #include "processor/perf/perf_records.h"
 
 namespace pageblame::perf {
@@ -89,6 +91,21 @@ class PerfReader {
   // The same in two steps, so a caller can skip samples of events it does
   // not want before parsing them: SampleAttr() reads only the sample's id.
   absl::StatusOr<const EventAttr*> SampleAttr(const RawRecord& rec) const;
+  // SampleAttr's common case, inline (a loader asks for every sample, and
+  // most are skipped on the answer): a sample whose id is where every event
+  // puts it, an id seen before. nullptr where that does not apply, and then
+  // SampleAttr has the answer or the error.
+  const EventAttr* KnownSampleAttr(const RawRecord& rec) const {
+    if (rec.type != kRecordSample || sample_id_pos_ < 0) return nullptr;
+    ByteReader r(rec.bytes);
+    uint64_t id;
+    if (!r.Seek(format::kEventHeaderSize + 8 * static_cast<size_t>(sample_id_pos_)) ||
+        !r.Read(&id)) {
+      return nullptr;
+    }
+    const IdCacheEntry& c = id_cache_[id % kIdCacheSize];
+    return c.attr != nullptr && c.id == id ? c.attr : nullptr;
+  }
   absl::Status ParseSample(const RawRecord& rec, const EventAttr& attr, Sample* out) const;
   absl::Status ParseComm(const RawRecord& rec, CommRecord* out) const;
   absl::Status ParseTask(const RawRecord& rec, TaskRecord* out) const;  // FORK/EXIT

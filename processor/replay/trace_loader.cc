@@ -108,23 +108,27 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
         ++st.samples;
         // Samples of events replay does not use (other syscalls; raw_syscalls
         // twins of syscalls:* events) are skipped on their id alone.
-        auto attr = reader->SampleAttr(rec);
-        if (!attr.ok()) {  // an id no attr has, or too short for its id
-          ++st.bad_samples;
-          continue;
+        const perf::EventAttr* attr = reader->KnownSampleAttr(rec);
+        if (attr == nullptr) {
+          auto found = reader->SampleAttr(rec);
+          if (!found.ok()) {  // an id no attr has, or too short for its id
+            ++st.bad_samples;
+            continue;
+          }
+          attr = *found;
         }
-        if (!decoder.Wanted(*attr, options.twin_times)) {
+        if (!decoder.Wanted(attr, options.twin_times)) {
           ++st.skipped_samples;
           continue;
         }
-        if (!reader->ParseSample(rec, **attr, &sample).ok()) {
+        if (!reader->ParseSample(rec, *attr, &sample).ok()) {
           ++st.bad_samples;
           continue;
         }
         if (!decoder.Decode(sample, &dsc)) continue;
         TraceEvent e;
         const uint32_t cpu =
-            ((*attr)->sample_type & perf::kSampleCpu) != 0 ? sample.cpu : TraceEvent::kNoCpu;
+            (attr->sample_type & perf::kSampleCpu) != 0 ? sample.cpu : TraceEvent::kNoCpu;
         const bool is_exit = dsc.phase == decode::DecodedSyscall::Phase::kExit;
         if (dsc.twin && !options.twin_times) {
           // A twin read only because another syscall is replayed from
