@@ -4,7 +4,7 @@
 // the memory it needs at its peak (old and new buffers together), and move
 // every element (so no reference survives a push_back). Here a push_back
 // never moves anything: references stay valid and memory is at most one
-// block over what is used.
+// block over what is used (or reserved).
 //
 //   ChunkedVector<Version> versions;
 //   size_t i = versions.push_back(v);   // index of the new element
@@ -46,9 +46,16 @@ class ChunkedVector {
   // Bytes held: whole blocks, used or not.
   size_t bytes() const { return blocks_.size() * kBlockBytes; }
 
+  // Makes room for `n` more elements now, so that the next n push_backs make
+  // no block (a caller with idle time can take the cost of making blocks
+  // resident off its busy time).
+  void Reserve(size_t n) {
+    while (blocks_.size() * kBlock < size_ + n) AddBlock();
+  }
+
   // Appends `v`; returns its index.
   size_t push_back(const T& v) {
-    if ((size_ & (kBlock - 1)) == 0 && (size_ >> kShift) == blocks_.size()) AddBlock();
+    if ((size_ >> kShift) == blocks_.size()) AddBlock();
     new (&blocks_[size_ >> kShift][size_ & (kBlock - 1)]) T(v);
     return size_++;
   }

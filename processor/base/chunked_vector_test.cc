@@ -47,5 +47,27 @@ TEST(ChunkedVectorTest, ElementsWithStateAreCopiedInAndDestroyed) {
   EXPECT_EQ(token.use_count(), 1);
 }
 
+TEST(ChunkedVectorTest, ReserveMakesTheBlocksAheadAndNothingMoves) {
+  ChunkedVector<uint64_t, 3> v;  // blocks of 8
+  v.Reserve(0);
+  EXPECT_EQ(v.bytes(), 0u);
+  v.Reserve(9);
+  EXPECT_EQ(v.bytes(), 2 * 8 * sizeof(uint64_t));
+  std::vector<const uint64_t*> where;
+  for (uint64_t i = 0; i < 9; ++i) {
+    v.push_back(i);
+    where.push_back(&v[i]);
+  }
+  EXPECT_EQ(v.bytes(), 2 * 8 * sizeof(uint64_t)) << "push_back made a block Reserve had made";
+  v.Reserve(7);  // 16 of 16: still enough
+  EXPECT_EQ(v.bytes(), 2 * 8 * sizeof(uint64_t));
+  v.Reserve(8);
+  EXPECT_EQ(v.bytes(), 3 * 8 * sizeof(uint64_t));
+  for (uint64_t i = 9; i < 30; ++i) v.push_back(i);
+  for (uint64_t i = 0; i < 30; ++i) EXPECT_EQ(v[i], i);
+  for (uint64_t i = 0; i < 9; ++i) EXPECT_EQ(&v[i], where[i]);
+  EXPECT_EQ(v.bytes(), 4 * 8 * sizeof(uint64_t));
+}
+
 }  // namespace
 }  // namespace pageblame

@@ -41,6 +41,12 @@ class TraceIndex {
   EventId AddEvent(const CallEvent& e);
   CallEvent& mutable_event(EventId id) { return events_[id.value()]; }
   VersionId AddVersion(const Version& v);
+  // Room for `calls` more calls and `versions` more versions, made now (see
+  // ChunkedVector::Reserve).
+  void Reserve(size_t calls, size_t versions) {
+    events_.Reserve(calls);
+    versions_.Reserve(versions);
+  }
   Version& mutable_version(VersionId id) { return versions_[id.value()]; }
   uint32_t AddProcess(const Process& p);
   Process& mutable_process(uint32_t i) { return processes_[i]; }

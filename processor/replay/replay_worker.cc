@@ -10,7 +10,7 @@ namespace pageblame::replay {
 
 ReplayWorker::ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer,
                            Ordering ordering, uint32_t cpus)
-    : replayer_(std::make_unique<Replayer>(idx, symbolizer)) {
+    : idx_(idx), replayer_(std::make_unique<Replayer>(idx, symbolizer)) {
   // Constructed here, on the loader's thread, so that whatever the Replayer
   // sets up in the index (it interns "[heap]") happens in the same order on
   // every run.
@@ -38,6 +38,7 @@ void ReplayWorker::Submit(bool round_end) {
   current_.round_end = round_end;
   if (diverged()) {  // the replay thread stopped: nothing to hand over
     current_.events.clear();
+    current_.frames.clear();
     return;
   }
   {
@@ -49,9 +50,25 @@ void ReplayWorker::Submit(bool round_end) {
       current_.events = std::move(spare_.back());
       spare_.pop_back();
     }
+    if (!spare_frames_.empty()) {
+      current_.frames = std::move(spare_frames_.back());
+      spare_frames_.pop_back();
+    }
   }
   wake_worker_.notify_one();
   if (current_.events.capacity() == 0) current_.events.reserve(kBatch);
+}
+
+void ReplayWorker::InternStacks(Batch* b) {
+  if (b->frames.empty()) return;
+  index::StackTable& stacks = idx_->stacks();
+  for (TraceEvent& e : b->events) {
+    if (e.frames == TraceEvent::kNoFrames) continue;
+    const uint64_t* run = b->frames.data() + e.frames;
+    e.stack = stacks.Intern(absl::MakeConstSpan(run + 1, static_cast<size_t>(run[0])));
+    e.frames = TraceEvent::kNoFrames;
+  }
+  b->frames.clear();
 }
 
 uint64_t ReplayWorker::Finish() {
@@ -73,6 +90,14 @@ void ReplayWorker::Run() {
       // (and none while enough are held, so that a slow replay makes the
       // loader wait instead of piling up events).
       const bool busy = lane_sorter_ && lane_sorter_->HasDue();
+      if (lane_sorter_ && !busy) {
+        // Nothing to replay until the loader reads further (the CPUs of a
+        // big round are read one after the other): make the index's blocks
+        // for what is held now, instead of in the middle of replaying it.
+        // A call is two events and makes about one version.
+        const size_t calls = lane_sorter_->held() / 2;
+        idx_->Reserve(calls, calls);
+      }
       std::unique_lock<std::mutex> lock(mu_);
       if (!busy) {
         wake_worker_.wait(lock, [this] { return abandon_ || closing_ || !queue_.empty(); });
@@ -82,6 +107,15 @@ void ReplayWorker::Run() {
       if (!busy || lane_sorter_->held() < kMaxHeld) got.swap(queue_);
     }
     if (!got.empty()) wake_loader_.notify_one();
+    std::vector<std::vector<uint64_t>> frames_done;
+    for (Batch& b : got) {
+      InternStacks(&b);
+      if (b.frames.capacity() > 0) frames_done.push_back(std::move(b.frames));
+    }
+    if (!frames_done.empty()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& f : frames_done) spare_frames_.push_back(std::move(f));
+    }
     for (Batch& b : got) {
       // The sorters keep the batch as it is (no copy of its events) and hand
       // it back once all of it is replayed.

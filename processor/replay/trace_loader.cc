@@ -179,11 +179,11 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
         if (!is_exit) {
           e.kind = TraceEvent::Kind::kEnter;
           std::copy(std::begin(dsc.args), std::end(dsc.args), e.a);
-          e.stack = idx->stacks().Intern(decode::UserFrames(sample.callchain, &frames));
-        } else {
-          e.kind = TraceEvent::Kind::kExit;
-          e.ret = dsc.ret;
+          worker.Push(e, decode::UserFrames(sample.callchain, &frames));
+          break;
         }
+        e.kind = TraceEvent::Kind::kExit;
+        e.ret = dsc.ret;
         worker.Push(e);
         break;
       }
