@@ -78,17 +78,14 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
 const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
                                                  const std::string& nl) {
   // Regions share stacks (a few hundred stacks for thousands of regions on
-  // the bench trace), but the same stack can symbolize differently in another
-  // process or after an exec: the text is reused only for the same frames.
-  std::vector<symbols::Frame> frames = Frames(ev);
-  auto same = [](const std::vector<symbols::Frame>& a, const std::vector<symbols::Frame>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                      [](const symbols::Frame& x, const symbols::Frame& y) {
-                        return x.ip == y.ip && x.symbol == y.symbol && x.dso == y.dso;
-                      });
-  };
-  CachedStack& c = stack_text_[ev.stack.value()];
-  if (!c.text.empty() && c.nl == nl && same(c.frames, frames)) return c.text;
+  // the bench trace).
+  keys_.clear();
+  for (uint64_t ip : idx_.stacks().Get(ev.stack)) {
+    keys_.push_back(sym_.FrameKey(ev.pid, ev.time, ip));
+  }
+  CachedStack& c = stack_text_[{ev.stack.value(), ev.pid}];
+  if (!c.text.empty() && c.nl == nl && c.keys == keys_) return c.text;
+  const std::vector<symbols::Frame> frames = Frames(ev);
   std::string& out = c.text;
   out.clear();
   if (frames.empty()) {
@@ -115,7 +112,7 @@ const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
     absl::StrAppend(&out, nl, " ]");
   }
   c.nl = nl;
-  c.frames = std::move(frames);
+  c.keys = keys_;
   return c.text;
 }
 

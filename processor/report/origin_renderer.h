@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -60,17 +61,22 @@ class OriginRenderer {
   static Json FramesJson(const std::vector<symbols::Frame>& frames);
 
   // The "stack" array of AppendOriginJson, `nl` being a newline and the
-  // indent; made once per stack and kept while its frames stay the same.
+  // indent; made once per stack and process, and kept while every frame's
+  // mapping stays the same (checking that is a lookup per frame; making the
+  // frames again was most of the output's time).
   const std::string& StackJsonText(const index::CallEvent& ev, const std::string& nl);
 
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
   struct CachedStack {
-    std::vector<symbols::Frame> frames;
+    std::vector<const void*> keys;  // Symbolizer::FrameKey of each ip
     std::string nl;
     std::string text;
   };
-  absl::flat_hash_map<uint32_t, CachedStack> stack_text_;  // by StackId
+  // By (StackId, pid): the same stack can symbolize differently in another
+  // process, or after a library was mapped elsewhere (then the keys differ).
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, CachedStack> stack_text_;
+  std::vector<const void*> keys_;  // scratch
 };
 
 }  // namespace pageblame::report

@@ -63,14 +63,21 @@ TEST_F(OriginRendererTest, DirectOriginTextIsWhatOriginJsonPrints) {
   const EventId a = Mmap(10, 1, 0x10000000, stack);
   const EventId b = Mmap(20, 2, 0x20000000, stack);
   const EventId a2 = Mmap(30, 1, 0x30000000, stack);
+  // Later in pid 1, another library takes libfoo's place: same stack, same
+  // process, other frames.
+  sym_.AddMapping(1, 40, kLib, 0x10000, 0, "/nonexistent/libbar.so", "");
+  const EventId a3 = Mmap(50, 1, 0x40000000, stack);
   OriginRenderer r(idx_, sym_);
-  for (EventId id : {a, b, a2, b, a, EventId::Invalid()}) {
+  for (EventId id : {a, b, a2, b, a, a3, a2, a3, EventId::Invalid()}) {
     for (int indent : {0, 2}) {
       EXPECT_EQ(Direct(r, id, indent), ViaDom(r, id, indent)) << "event " << id.value();
     }
   }
   EXPECT_NE(Direct(r, a, 2), Direct(r, b, 2));
   EXPECT_NE(Direct(r, a, 2).find("libfoo.so"), std::string::npos);
+  EXPECT_EQ(Direct(r, a2, 2), Direct(r, a, 2));
+  EXPECT_NE(Direct(r, a3, 2).find("libbar.so"), std::string::npos);
+  EXPECT_EQ(Direct(r, a3, 2).find("libfoo.so"), std::string::npos);
   EXPECT_EQ(Direct(r, EventId::Invalid(), 2), "null");
 }
 

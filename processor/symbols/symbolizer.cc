@@ -245,6 +245,13 @@ Frame Symbolizer::Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
   return impl_->Symbolize(pid, time, ip);
 }
 
+const void* Symbolizer::FrameKey(uint32_t pid, uint64_t time, uint64_t ip) {
+  // Symbolize's answer is a function of pid (its perf map), ip and this
+  // mapping (its file, offset and build id); ProcessMaps keeps mappings at
+  // fixed addresses for its whole life.
+  return impl_->maps().Find(pid, time, ip);
+}
+
 SymbolizerStats Symbolizer::stats() const { return impl_->stats(); }
 
 std::vector<Symbolizer::ImageSegment> Symbolizer::ImageSegments(std::string_view path,

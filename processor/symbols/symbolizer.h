@@ -92,6 +92,11 @@ class Symbolizer {
 
   // The frame for `ip` in `pid` at `time`. Never fails: unknown parts stay empty.
   Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip);
+  // What Symbolize(pid, time, ip) depends on besides pid and ip: the mapping
+  // holding ip at that time (an identity, null if none). Two calls for the
+  // same pid and ip with equal keys answer the same frame; finding the key
+  // is a lookup, without symbolizing (for callers that cache answers).
+  const void* FrameKey(uint32_t pid, uint64_t time, uint64_t ip);
 
   // The PT_LOAD segments of the ELF file behind a mapping of `path`, found as
   // for symbols (symfs, build-id cache); empty if no usable file is found.
