@@ -10,6 +10,9 @@ void RangeSet::Add(uint64_t start, uint64_t end) {
   auto it = ranges_.upper_bound(start);
   if (it != ranges_.begin()) {
     auto prev = std::prev(it);
+    // Already in the set: the common case when a history is added range by
+    // range (the same addresses mapped again and again).
+    if (prev->second >= end) return;
     if (prev->second >= start) {
       start = prev->first;
       end = std::max(end, prev->second);

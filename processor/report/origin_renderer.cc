@@ -10,10 +10,22 @@
 
 namespace pageblame::report {
 
-std::vector<symbols::Frame> OriginRenderer::Frames(const index::CallEvent& ev) {
-  std::vector<symbols::Frame> out;
-  for (uint64_t ip : idx_.stacks().Get(ev.stack)) out.push_back(sym_.Symbolize(ev.pid, ev.time, ip));
-  return out;
+OriginRenderer::CachedStack& OriginRenderer::Cached(const index::CallEvent& ev) {
+  keys_.clear();
+  const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
+  for (uint64_t ip : ips) keys_.push_back(sym_.FrameKey(ev.pid, ev.time, ip));
+  auto [it, inserted] = stacks_.try_emplace({ev.stack.value(), ev.pid});
+  CachedStack& c = it->second;
+  if (!inserted && c.keys == keys_) return c;
+  c.keys = keys_;
+  c.frames.clear();
+  for (uint64_t ip : ips) c.frames.push_back(sym_.Symbolize(ev.pid, ev.time, ip));
+  c.json.clear();
+  return c;
+}
+
+const std::vector<symbols::Frame>& OriginRenderer::Frames(const index::CallEvent& ev) {
+  return Cached(ev).frames;
 }
 
 Json OriginRenderer::FramesJson(const std::vector<symbols::Frame>& frames) {
@@ -77,16 +89,10 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
 
 const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
                                                  const std::string& nl) {
-  // Regions share stacks (a few hundred stacks for thousands of regions on
-  // the bench trace).
-  keys_.clear();
-  for (uint64_t ip : idx_.stacks().Get(ev.stack)) {
-    keys_.push_back(sym_.FrameKey(ev.pid, ev.time, ip));
-  }
-  CachedStack& c = stack_text_[{ev.stack.value(), ev.pid}];
-  if (!c.text.empty() && c.nl == nl && c.keys == keys_) return c.text;
-  const std::vector<symbols::Frame> frames = Frames(ev);
-  std::string& out = c.text;
+  CachedStack& c = Cached(ev);
+  if (!c.json.empty() && c.json_nl == nl) return c.json;
+  const std::vector<symbols::Frame>& frames = c.frames;
+  std::string& out = c.json;
   out.clear();
   if (frames.empty()) {
     out = "[]";
@@ -111,9 +117,8 @@ const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
     }
     absl::StrAppend(&out, nl, " ]");
   }
-  c.nl = nl;
-  c.keys = keys_;
-  return c.text;
+  c.json_nl = nl;
+  return c.json;
 }
 
 std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::string& indent) {
@@ -138,6 +143,8 @@ std::string OriginRenderer::CallText(const index::CallEvent& ev) {
 }
 
 std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_frames) {
+  // Only the first few frames: symbolizing them directly is cheaper than
+  // checking a whole cached stack.
   std::vector<std::string> names;
   for (uint64_t ip : idx_.stacks().Get(ev.stack)) {
     if (names.size() == max_frames) break;

@@ -38,8 +38,12 @@ class OriginRenderer {
  public:
   OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym) : idx_(idx), sym_(sym) {}
 
-  // User frames of the event's stack, leaf first, symbolized.
-  std::vector<symbols::Frame> Frames(const index::CallEvent& ev);
+  // User frames of the event's stack, leaf first, symbolized. Kept per
+  // stack and process, and reused while every frame's mapping is the same
+  // (checking that is a lookup per frame; symbolizing them again for each
+  // region was most of the time of printing a big map or attribution).
+  // Valid until the next call.
+  const std::vector<symbols::Frame>& Frames(const index::CallEvent& ev);
   // {"syscall","time","pid","tid","comm","stack":[{"ip","symbol","dso"}]}, or null.
   Json OriginJson(EventId ev);
   Json StackJson(const index::CallEvent& ev);
@@ -61,21 +65,21 @@ class OriginRenderer {
   static Json FramesJson(const std::vector<symbols::Frame>& frames);
 
   // The "stack" array of AppendOriginJson, `nl` being a newline and the
-  // indent; made once per stack and process, and kept while every frame's
-  // mapping stays the same (checking that is a lookup per frame; making the
-  // frames again was most of the output's time).
+  // indent; made once per cached frames.
   const std::string& StackJsonText(const index::CallEvent& ev, const std::string& nl);
 
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
   struct CachedStack {
     std::vector<const void*> keys;  // Symbolizer::FrameKey of each ip
-    std::string nl;
-    std::string text;
+    std::vector<symbols::Frame> frames;
+    std::string json_nl;  // StackJsonText's text, if made, and its nl
+    std::string json;
   };
   // By (StackId, pid): the same stack can symbolize differently in another
   // process, or after a library was mapped elsewhere (then the keys differ).
-  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, CachedStack> stack_text_;
+  CachedStack& Cached(const index::CallEvent& ev);
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, CachedStack> stacks_;
   std::vector<const void*> keys_;  // scratch
 };
 
