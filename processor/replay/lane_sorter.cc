@@ -79,14 +79,19 @@ bool LaneSorter::IsDue(const Lane& lane) const {
   return !lane.keys.empty() && lane.keys.front().time <= limit_;
 }
 
-LaneSorter::Lane* LaneSorter::NextDue() {
+LaneSorter::Lane* LaneSorter::NextDue(Order* until) {
   Lane* best = nullptr;
+  // The head of every other lane, due or not: the run from `best` ends
+  // before the first of them.
+  *until = {UINT64_MAX, UINT64_MAX};
   auto consider = [&](Lane& lane) {
-    if (!IsDue(lane)) return;
-    const Key& a = lane.keys.front();
-    if (!best || a.time < best->keys.front().time ||
-        (a.time == best->keys.front().time && a.seq < best->keys.front().seq)) {
+    if (lane.keys.empty()) return;
+    const Order head = OrderOf(lane.keys.front());
+    if (IsDue(lane) && (!best || head < OrderOf(best->keys.front()))) {
+      if (best) *until = std::min(*until, OrderOf(best->keys.front()));
       best = &lane;
+    } else {
+      *until = std::min(*until, head);
     }
   };
   for (Lane& lane : lanes_) consider(lane);
@@ -106,24 +111,28 @@ size_t LaneSorter::Deliver(size_t max) {
   if (diverged_) return 0;
   size_t n = 0;
   while (n < max) {
-    Lane* lane = NextDue();
+    Order until;
+    Lane* lane = NextDue(&until);
     if (!lane) break;
-    const Key k = lane->keys.front();
-    lane->keys.pop_front();
-    Chunk& c = chunks_[k.chunk - first_chunk_];
-    sink_(c.events[k.offset]);
-    last_delivered_ = k.time;
-    ++n;
-    if (--c.left == 0) {
-      // Handed back as soon as it is done; the slot goes when it reaches
-      // the front.
-      c.events.clear();
-      spares_.push_back(std::move(c.events));
-      while (!chunks_.empty() && chunks_.front().left == 0) {
-        chunks_.pop_front();
-        ++first_chunk_;
+    // A run of this lane's keys: due, and before every other lane's head.
+    do {
+      const Key k = lane->keys.front();
+      lane->keys.pop_front();
+      Chunk& c = chunks_[k.chunk - first_chunk_];
+      sink_(c.events[k.offset]);
+      last_delivered_ = k.time;
+      ++n;
+      if (--c.left == 0) {
+        // Handed back as soon as it is done; the slot goes when it reaches
+        // the front.
+        c.events.clear();
+        spares_.push_back(std::move(c.events));
+        while (!chunks_.empty() && chunks_.front().left == 0) {
+          chunks_.pop_front();
+          ++first_chunk_;
+        }
       }
-    }
+    } while (n < max && IsDue(*lane) && OrderOf(lane->keys.front()) < until);
   }
   held_ -= n;
   return n;

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "processor/replay/trace_event.h"
@@ -91,8 +92,13 @@ class LaneSorter {
   void UpdateLimit();
   // Whether the lane's head is due (not past limit_).
   bool IsDue(const Lane& lane) const;
-  // The lane whose head is next in (time, seq) order and due, or null.
-  Lane* NextDue();
+  // Delivery order: (time, seq).
+  using Order = std::pair<uint64_t, uint64_t>;
+  static Order OrderOf(const Key& k) { return {k.time, k.seq}; }
+  // The lane whose head is next in delivery order and due, or null; and in
+  // *until the first head of the other lanes (UINT64_MAX if none): the
+  // lane's keys before it go out as one run, without looking again.
+  Lane* NextDue(Order* until);
 
   std::function<void(const TraceEvent&)> sink_;
   std::deque<Chunk> chunks_;  // chunks_[0] is chunk number first_chunk_
