@@ -45,6 +45,18 @@ std::vector<std::vector<TraceEvent>> Workload(index::TraceIndex* idx, int calls)
   return rounds;
 }
 
+// The reference: the same rounds sorted and replayed on this thread.
+void ReplaySorted(index::TraceIndex* idx, const std::vector<std::vector<TraceEvent>>& rounds) {
+  Replayer replayer(idx, nullptr);
+  EventSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
+  for (const auto& round : rounds) {
+    for (const TraceEvent& e : round) sorter.Push(e);
+    sorter.FinishedRound();
+  }
+  sorter.FlushAll();
+  replayer.Finish();
+}
+
 void ExpectSameIndex(const index::TraceIndex& a, const index::TraceIndex& b) {
   ASSERT_EQ(a.num_events(), b.num_events());
   ASSERT_EQ(a.num_versions(), b.num_versions());
@@ -78,14 +90,7 @@ TEST_P(ReplayWorkerOrderingTest, ReplaysExactlyLikeTheSortedReplayOnOneThread) {
     EXPECT_EQ(worker.Finish(), 0u);
     EXPECT_FALSE(worker.diverged());
   }
-  Replayer replayer(&direct, nullptr);
-  EventSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
-  for (const auto& round : rounds) {
-    for (const TraceEvent& e : round) sorter.Push(e);
-    sorter.FinishedRound();
-  }
-  sorter.FlushAll();
-  replayer.Finish();
+  ReplaySorted(&direct, rounds);
   ASSERT_GT(direct.num_versions(), static_cast<size_t>(kCalls) / 2);
   ExpectSameIndex(threaded, direct);
 }
@@ -123,14 +128,7 @@ TEST_P(ReplayWorkerOrderingTest, FramesPushedWithEntersAreInternedInFileOrder) {
   }
   // Every recorded call carries its own frames.
   ASSERT_GT(pushed.num_events(), static_cast<size_t>(kCalls) / 2);
-  Replayer replayer(&direct, nullptr);
-  EventSorter sorter([&](const TraceEvent& e) { replayer.Apply(e); });
-  for (const auto& round : rounds) {
-    for (const TraceEvent& e : round) sorter.Push(e);
-    sorter.FinishedRound();
-  }
-  sorter.FlushAll();
-  replayer.Finish();
+  ReplaySorted(&direct, rounds);
   ExpectSameIndex(pushed, direct);
   for (uint32_t i = 0; i < pushed.num_events(); ++i) {
     EXPECT_EQ(pushed.event(EventId(i)).stack, direct.event(EventId(i)).stack) << "call " << i;

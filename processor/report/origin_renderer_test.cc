@@ -37,6 +37,15 @@ class OriginRendererTest : public ::testing::Test {
     replayer_.Apply(out);
     return EventId(static_cast<uint32_t>(idx_.num_events() - 1));
   }
+  // Process `pid` (its main thread) is called `name` from time 1 on.
+  void Comm(uint32_t pid, const std::string& name) {
+    replay::TraceEvent comm;
+    comm.kind = replay::TraceEvent::Kind::kComm;
+    comm.time = 1;
+    comm.pid = comm.tid = pid;
+    comm.str = idx_.strings().Intern(name);
+    replayer_.Apply(comm);
+  }
   // The origin as maps --json writes it, `indent` spaces in, and as the DOM
   // would print it there.
   static std::string Direct(OriginRenderer& r, EventId id, int indent) {
@@ -99,12 +108,7 @@ TEST_F(OriginRendererTest, DirectTextEscapesNamesAsTheDomDoes) {
   sym.AddMapping(4000001, 1, kLib, 0x10000, 0, "/lib/we\"ird\x01\xfe.so", "");
   const uint64_t ips[] = {0x1010, 0x2020, 0x3030, kLib + 0x10, 0x9999};
   const StackId stack = idx_.stacks().Intern(ips);
-  replay::TraceEvent comm;
-  comm.kind = replay::TraceEvent::Kind::kComm;
-  comm.time = 1;
-  comm.pid = comm.tid = 4000001;
-  comm.str = idx_.strings().Intern("t\"ab\tbad\xff");
-  replayer_.Apply(comm);
+  Comm(4000001, "t\"ab\tbad\xff");
   const EventId id = Mmap(10, 4000001, 0x10000000, stack);
   const EventId empty = Mmap(20, 4000001, 0x20000000, StackId());
   OriginRenderer r(idx_, sym);
@@ -119,12 +123,7 @@ TEST_F(OriginRendererTest, DirectTextEscapesNamesAsTheDomDoes) {
 }
 
 TEST_F(OriginRendererTest, ACommThatIsNotUtf8PrintsReplacedInsteadOfAborting) {
-  replay::TraceEvent comm;
-  comm.kind = replay::TraceEvent::Kind::kComm;
-  comm.time = 1;
-  comm.pid = comm.tid = 7;
-  comm.str = idx_.strings().Intern("bad\xff\xfename");
-  replayer_.Apply(comm);
+  Comm(7, "bad\xff\xfename");
   const EventId id = Mmap(10, 7, 0x10000000, StackId());
   OriginRenderer r(idx_, sym_);
   std::string text;
