@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {

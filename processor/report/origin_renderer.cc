@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "processor/report/syscall_format.h"
 #include "processor/symbols/absl_compat.h"
 
@@ -28,9 +27,9 @@ const std::vector<symbols::Frame>& OriginRenderer::Frames(const index::CallEvent
   return Cached(ev).frames;
 }
 
-Json OriginRenderer::FramesJson(const std::vector<symbols::Frame>& frames) {
+Json OriginRenderer::StackJson(const index::CallEvent& ev) {
   Json stack = Json::array();
-  for (const symbols::Frame& f : frames) {
+  for (const symbols::Frame& f : Frames(ev)) {
     Json j;
     j["ip"] = Hex(f.ip);
     j["symbol"] = f.symbol ? Json(*f.symbol) : Json(nullptr);
@@ -40,22 +39,15 @@ Json OriginRenderer::FramesJson(const std::vector<symbols::Frame>& frames) {
   return stack;
 }
 
-Json OriginRenderer::StackJson(const index::CallEvent& ev) { return FramesJson(Frames(ev)); }
-
-Json OriginRenderer::OriginFields(const index::CallEvent& ev) {
+Json OriginRenderer::OriginJson(EventId id) {
+  if (!id.valid()) return nullptr;
+  const index::CallEvent& ev = idx_.event(id);
   Json j;
   j["syscall"] = std::string(decode::SyscallName(ev.syscall));
   j["time"] = TimeSeconds(ev.time);
   j["pid"] = ev.pid;
   j["tid"] = ev.tid;
   j["comm"] = std::string(idx_.strings().Get(ev.comm));
-  return j;
-}
-
-Json OriginRenderer::OriginJson(EventId id) {
-  if (!id.valid()) return nullptr;
-  const index::CallEvent& ev = idx_.event(id);
-  Json j = OriginFields(ev);
   j["stack"] = StackJson(ev);
   return j;
 }
@@ -80,9 +72,10 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
   const index::CallEvent& ev = idx_.event(id);
   // The layout of dump(1): one space more per level, "key": value.
   const std::string nl = "\n" + std::string(indent, ' ');
-  absl::StrAppend(out, "{", nl, " \"syscall\": \"", symbols::ToAbsl(decode::SyscallName(ev.syscall)), "\",", nl,
-                  " \"time\": ", Json(TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid,
-                  ",", nl, " \"tid\": ", ev.tid, ",", nl, " \"comm\": ");
+  absl::StrAppend(out, "{", nl, " \"syscall\": \"",
+                  symbols::ToAbsl(decode::SyscallName(ev.syscall)), "\",", nl, " \"time\": ",
+                  Json(TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid, ",", nl,
+                  " \"tid\": ", ev.tid, ",", nl, " \"comm\": ");
   AppendJsonString(out, idx_.strings().Get(ev.comm));
   absl::StrAppend(out, ",", nl, " \"stack\": ", StackJsonText(ev, nl), nl, "}");
 }

@@ -60,10 +60,6 @@ class OriginRenderer {
   std::string ShortStack(const index::CallEvent& ev, size_t max_frames);
 
  private:
-  // OriginJson's fields before "stack".
-  Json OriginFields(const index::CallEvent& ev);
-  static Json FramesJson(const std::vector<symbols::Frame>& frames);
-
   // The "stack" array of AppendOriginJson, `nl` being a newline and the
   // indent; made once per cached frames.
   const std::string& StackJsonText(const index::CallEvent& ev, const std::string& nl);
