@@ -146,7 +146,8 @@ void Replayer::OnComm(const TraceEvent& e) {
 void Replayer::OnFork(const TraceEvent& e) {
   uint32_t ppid = static_cast<uint32_t>(e.a[0]);
   uint32_t ptid = static_cast<uint32_t>(e.a[1]);
-  if (auto parent = thread_state_.find(ptid); parent != thread_state_.end() && parent->second.has_comm) {
+  if (auto parent = thread_state_.find(ptid);
+      parent != thread_state_.end() && parent->second.has_comm) {
     const StringId name = parent->second.comm;  // copy: operator[] below may rehash
     ThreadState& child = thread_state_[e.tid];
     child.has_comm = true;

@@ -27,7 +27,7 @@ absl::Status WithPath(const absl::Status& s, const std::string& path) {
 
 uint64_t TimeOf(const perf::SampleId& id) { return id.has_time ? id.time : 0; }
 
-// Whether a record's CPU is known, for LaneSorter.
+// A record's CPU (LaneSorter's lane), or kNoCpu if it does not say.
 uint32_t CpuOf(const perf::SampleId& id) { return id.has_cpu ? id.cpu : TraceEvent::kNoCpu; }
 
 // One pass over the file. With Ordering::kLanes, returns null if the trace
