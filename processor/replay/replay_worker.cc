@@ -112,10 +112,6 @@ void ReplayWorker::Run() {
       InternStacks(&b);
       if (b.frames.capacity() > 0) frames_done.push_back(std::move(b.frames));
     }
-    if (!frames_done.empty()) {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (auto& f : frames_done) spare_frames_.push_back(std::move(f));
-    }
     for (Batch& b : got) {
       // The sorters keep the batch as it is (no copy of its events) and hand
       // it back once all of it is replayed.
@@ -138,11 +134,13 @@ void ReplayWorker::Run() {
         return;
       }
     }
+    // Emptied buffers go back to the loader, one lock for both kinds.
     std::vector<std::vector<TraceEvent>> done =
         sorter_ ? sorter_->TakeSpares() : lane_sorter_->TakeSpares();
-    if (done.empty()) continue;
+    if (done.empty() && frames_done.empty()) continue;
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& v : done) spare_.push_back(std::move(v));
+    for (auto& f : frames_done) spare_frames_.push_back(std::move(f));
   }
   if (sorter_) {
     sorter_->FlushAll();
