@@ -84,10 +84,15 @@ struct Version {
   bool AliveAt(uint64_t t) const { return t_from <= t && t < t_to; }
 };
 
-// An entry of Process::live: where the region ends and its live version.
+// An entry of Process::live: where the region ends, its live version and
+// that version's t_from. The copy of t_from lets munmap's check for pages
+// placed during the call (Replayer::PlacedInFreeRangeSince) answer from the
+// live map: reading it from the version, made long before in a table of
+// tens of MB, was a cache miss on nearly every call.
 struct LiveRegion {
   uint64_t end = 0;
   VersionId version;
+  uint64_t t_from = 0;
 };
 
 // One process (one address space). A pid reused after exit, or a process

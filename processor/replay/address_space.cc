@@ -32,14 +32,16 @@ auto FirstFrom(Live& live, uint64_t a) -> decltype(live.begin()) {
 AddressSpace::Live::iterator AddressSpace::Insert(Version v, Live::iterator hint) {
   v.process = process_;
   VersionId id = idx_->AddVersion(v);
-  return idx_->mutable_process(process_).live.emplace_hint(hint, v.start,
-                                                           index::LiveRegion{v.end, id});
+  return idx_->mutable_process(process_).live.emplace_hint(
+      hint, v.start, index::LiveRegion{v.end, id, v.t_from});
 }
 
 AddressSpace::Live::iterator AddressSpace::Insert(Version v) {
   v.process = process_;
   VersionId id = idx_->AddVersion(v);
-  return idx_->mutable_process(process_).live.emplace(v.start, index::LiveRegion{v.end, id}).first;
+  return idx_->mutable_process(process_)
+      .live.emplace(v.start, index::LiveRegion{v.end, id, v.t_from})
+      .first;
 }
 
 AddressSpace::Pieces AddressSpace::Peek(uint64_t a, uint64_t b) const {
@@ -47,7 +49,8 @@ AddressSpace::Pieces AddressSpace::Peek(uint64_t a, uint64_t b) const {
   if (a >= b) return out;
   const Live& live = idx_->process(process_).live;
   for (auto it = FirstFrom(live, a); it != live.end() && it->first < b; ++it) {
-    out.push_back(Piece{std::max(it->first, a), std::min(it->second.end, b), it->second.version});
+    out.push_back(Piece{std::max(it->first, a), std::min(it->second.end, b), it->second.version,
+                        it->second.t_from});
   }
   return out;
 }
@@ -83,7 +86,8 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
   EventId ev;
   bool have_ev = false;
   while (it != live.end() && it->first < b) {
-    const Piece p{std::max(it->first, a), std::min(it->second.end, b), it->second.version};
+    const Piece p{std::max(it->first, a), std::min(it->second.end, b), it->second.version,
+                  it->second.t_from};
     if (!have_ev) {
       ev = event();  // may add a call to the index: no live entry moves
       have_ev = true;
@@ -92,20 +96,23 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
       ++it;
       continue;
     }
-    // Copy: AddVersion below may reallocate the version table.
-    const Version old = idx_->version(p.from);
+    // Only written here, and read only for a part that stays (rest): most
+    // pieces are whole versions, and a version is usually far back in the
+    // table, so a read would wait for memory where the writes need not.
+    // (The table never moves what it holds: `ended` survives AddVersion.)
     Version& ended = idx_->mutable_version(p.from);
     ended.t_to = t;
     ended.end_kind = why;
     ended.end_event = ev;
     // Erasing or inserting invalidates every iterator but the one returned,
     // so `it` is always the position just after what is done.
+    const uint64_t old_start = it->first, old_end = it->second.end;
     it = live.erase(it);
     auto rest = [&](uint64_t s, uint64_t e) {
-      Version v = old;
+      Version v = ended;
       v.start = s;
       v.end = e;
-      v.attrs = ShiftAttrs(old.attrs, s - old.start);
+      v.attrs = ShiftAttrs(ended.attrs, s - ended.start);
       v.t_from = t;
       v.t_to = kLive;
       v.begin = Begin::kSplit;
@@ -116,8 +123,8 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
       v.prev_addr = s;
       return Insert(v, it);
     };
-    if (old.start < a) it = std::next(rest(old.start, a));
-    if (old.end > b) it = rest(b, old.end);  // the last piece: nothing of [a, b) after it
+    if (old_start < a) it = std::next(rest(old_start, a));
+    if (old_end > b) it = rest(b, old_end);  // the last piece: nothing of [a, b) after it
     removed->push_back(p);
   }
   return it;

@@ -32,6 +32,7 @@ class AddressSpace {
     uint64_t start;
     uint64_t end;
     VersionId from;
+    uint64_t t_from;  // of `from`
   };
   // Most operations touch one to a few versions: no allocation for those.
   using Pieces = absl::InlinedVector<Piece, 4>;

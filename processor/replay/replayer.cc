@@ -330,7 +330,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
         // exit record. A page another thread mapped there in between, where
         // the kernel checked the range was free, was placed after the unmap:
         // it is not this call's to remove.
-        if (!PlacedInFreeRangeSince(piece.from, in.time, exit.tid)) return false;
+        if (!PlacedInFreeRangeSince(piece, in.time, exit.tid)) return false;
         ++st.unmaps_reordered;
         return true;
       });
@@ -419,9 +419,12 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit
   }
 }
 
-bool Replayer::PlacedInFreeRangeSince(VersionId id, uint64_t since, uint32_t tid) const {
-  const index::Version& v = idx_->version(id);
-  if (v.t_from <= since || !v.begin_event.valid()) return false;
+bool Replayer::PlacedInFreeRangeSince(const AddressSpace::Piece& piece, uint64_t since,
+                                      uint32_t tid) const {
+  // Nearly every piece is older than the call: answered without its version.
+  if (piece.t_from <= since) return false;
+  const index::Version& v = idx_->version(piece.from);
+  if (!v.begin_event.valid()) return false;
   if (v.begin != index::Begin::kCreated && v.begin != index::Begin::kMovedIn) return false;
   const index::CallEvent& by = idx_->event(v.begin_event);
   if (by.tid == tid) return false;  // one thread's calls are in order

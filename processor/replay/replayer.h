@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "processor/index/trace_index.h"
+#include "processor/replay/address_space.h"
 #include "processor/replay/syscall_pairer.h"
 #include "processor/replay/trace_event.h"
 #include "processor/symbols/symbolizer.h"
@@ -75,9 +76,11 @@ class Replayer {
   void OnLost(const TraceEvent& e);
   // A raw_syscalls twin recorded after its call's own enter or exit.
   void OnLateTwin(const TraceEvent& e);
-  // True if version `id` was made after time `since` by another thread than
-  // `tid`, in a way the kernel only allows on a free range (see .cc).
-  bool PlacedInFreeRangeSince(VersionId id, uint64_t since, uint32_t tid) const;
+  // True if the version of `piece` was made after time `since` by another
+  // thread than `tid`, in a way the kernel only allows on a free range (see
+  // .cc).
+  bool PlacedInFreeRangeSince(const AddressSpace::Piece& piece, uint64_t since,
+                              uint32_t tid) const;
 
   index::TraceIndex* idx_;
   symbols::Symbolizer* symbolizer_;
