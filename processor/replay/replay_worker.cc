@@ -38,7 +38,6 @@ void ReplayWorker::Submit(bool round_end) {
   current_.round_end = round_end;
   if (diverged()) {  // the replay thread stopped: nothing to hand over
     current_.events.clear();
-    current_.frames.clear();
     return;
   }
   {
@@ -50,25 +49,9 @@ void ReplayWorker::Submit(bool round_end) {
       current_.events = std::move(spare_.back());
       spare_.pop_back();
     }
-    if (!spare_frames_.empty()) {
-      current_.frames = std::move(spare_frames_.back());
-      spare_frames_.pop_back();
-    }
   }
   wake_worker_.notify_one();
   if (current_.events.capacity() == 0) current_.events.reserve(kBatch);
-}
-
-void ReplayWorker::InternStacks(Batch* b) {
-  if (b->frames.empty()) return;
-  index::StackTable& stacks = idx_->stacks();
-  for (TraceEvent& e : b->events) {
-    if (e.frames == TraceEvent::kNoFrames) continue;
-    const uint64_t* run = b->frames.data() + e.frames;
-    e.stack = stacks.Intern(absl::MakeConstSpan(run + 1, static_cast<size_t>(run[0])));
-    e.frames = TraceEvent::kNoFrames;
-  }
-  b->frames.clear();
 }
 
 uint64_t ReplayWorker::Finish() {
@@ -107,11 +90,6 @@ void ReplayWorker::Run() {
       if (!busy || lane_sorter_->held() < kMaxHeld) got.swap(queue_);
     }
     if (!got.empty()) wake_loader_.notify_one();
-    std::vector<std::vector<uint64_t>> frames_done;
-    for (Batch& b : got) {
-      InternStacks(&b);
-      if (b.frames.capacity() > 0) frames_done.push_back(std::move(b.frames));
-    }
     for (Batch& b : got) {
       // The sorters keep the batch as it is (no copy of its events) and hand
       // it back once all of it is replayed.
@@ -134,13 +112,12 @@ void ReplayWorker::Run() {
         return;
       }
     }
-    // Emptied buffers go back to the loader, one lock for both kinds.
+    // Emptied buffers go back to the loader.
     std::vector<std::vector<TraceEvent>> done =
         sorter_ ? sorter_->TakeSpares() : lane_sorter_->TakeSpares();
-    if (done.empty() && frames_done.empty()) continue;
+    if (done.empty()) continue;
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& v : done) spare_.push_back(std::move(v));
-    for (auto& f : frames_done) spare_frames_.push_back(std::move(f));
   }
   if (sorter_) {
     sorter_->FlushAll();

@@ -35,7 +35,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/types/span.h"
 #include "processor/index/trace_index.h"
 #include "processor/replay/trace_event.h"
 #include "processor/symbols/symbolizer.h"
@@ -73,17 +72,6 @@ class ReplayWorker {
     current_.events.push_back(e);
     if (current_.events.size() >= kBatch) Submit(/*round_end=*/false);
   }
-  // A kEnter and its user frames (leaf first): the replay thread interns
-  // them into e.stack, in file order (so stack ids are the same as if the
-  // loader had), taking that work off the loader, which is the busier half.
-  void Push(const TraceEvent& e, absl::Span<const uint64_t> frames) {
-    std::vector<uint64_t>& f = current_.frames;
-    TraceEvent& pushed = current_.events.emplace_back(e);
-    pushed.frames = static_cast<uint32_t>(f.size());
-    f.push_back(frames.size());
-    f.insert(f.end(), frames.begin(), frames.end());
-    if (current_.events.size() >= kBatch) Submit(/*round_end=*/false);
-  }
   void FinishedRound() { Submit(/*round_end=*/true); }
   // Replays everything pushed, ends the replay (Replayer::Finish) and joins
   // the thread. Returns the number of events delivered out of time order.
@@ -94,13 +82,9 @@ class ReplayWorker {
  private:
   struct Batch {
     std::vector<TraceEvent> events;
-    // Frames of the kEnter events, each run preceded by its length.
-    std::vector<uint64_t> frames;
     bool round_end = false;
   };
   void Submit(bool round_end);
-  // Replay thread: interns the batch's pending frames into its events' stacks.
-  void InternStacks(Batch* b);
   void Run();
 
   // Used by the replay thread only, once it runs.
@@ -115,7 +99,6 @@ class ReplayWorker {
   std::condition_variable wake_loader_;  // room in the queue, or the worker is done
   std::deque<Batch> queue_;
   std::vector<std::vector<TraceEvent>> spare_;  // emptied buffers, reused
-  std::vector<std::vector<uint64_t>> spare_frames_;
   bool closing_ = false;  // no more batches
   std::atomic<bool> diverged_{false};  // set by the replay thread (kLanes)
   bool abandon_ = false;  // stop without finishing the replay

@@ -95,47 +95,6 @@ TEST_P(ReplayWorkerOrderingTest, ReplaysExactlyLikeTheSortedReplayOnOneThread) {
   ExpectSameIndex(threaded, direct);
 }
 
-TEST_P(ReplayWorkerOrderingTest, FramesPushedWithEntersAreInternedInFileOrder) {
-  // The loader hands over an enter's frames; the replay thread interns them.
-  // The stack ids must be the ones interning in file order gives (what
-  // `direct`'s Workload did while making the events), so that every answer
-  // is the same whichever thread interns.
-  index::TraceIndex pushed, direct;
-  const int kCalls = static_cast<int>(ReplayWorker::kBatch) * 2;
-  auto rounds = Workload(&direct, kCalls);
-  // A stack seen only later in the file: its id depends on the order.
-  const std::vector<uint64_t> late_ips = {0x7777, 0x401000};
-  {
-    ReplayWorker worker(&pushed, nullptr, GetParam(), /*cpus=*/2);
-    for (const auto& round : rounds) {
-      for (TraceEvent e : round) {
-        if (e.kind != TraceEvent::Kind::kEnter) {
-          worker.Push(e);
-          continue;
-        }
-        const absl::Span<const uint64_t> frames = direct.stacks().Get(e.stack);
-        e.stack = StackId();
-        worker.Push(e, frames);
-      }
-      worker.FinishedRound();
-    }
-    EXPECT_EQ(worker.Finish(), 0u);
-  }
-  ASSERT_EQ(pushed.stacks().size(), direct.stacks().size());
-  for (uint32_t i = 0; i < direct.stacks().size(); ++i) {
-    const auto a = pushed.stacks().Get(StackId(i)), b = direct.stacks().Get(StackId(i));
-    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "stack " << i;
-  }
-  // Every recorded call carries its own frames.
-  ASSERT_GT(pushed.num_events(), static_cast<size_t>(kCalls) / 2);
-  ReplaySorted(&direct, rounds);
-  ExpectSameIndex(pushed, direct);
-  for (uint32_t i = 0; i < pushed.num_events(); ++i) {
-    EXPECT_EQ(pushed.event(EventId(i)).stack, direct.event(EventId(i)).stack) << "call " << i;
-  }
-  EXPECT_EQ(pushed.stacks().Intern(late_ips).value(), direct.stacks().Intern(late_ips).value());
-}
-
 INSTANTIATE_TEST_SUITE_P(BothOrders, ReplayWorkerOrderingTest,
                          ::testing::Values(ReplayWorker::Ordering::kRounds,
                                            ReplayWorker::Ordering::kLanes));

@@ -40,13 +40,8 @@ struct TraceEvent {
   StackId stack;
   StringId str;
   StringId str2;
-  // A kEnter on its way from the loader to the replay thread: where its user
-  // frames wait in its batch (ReplayWorker), to be interned into `stack`
-  // there. kNoFrames once interned, or for events made with a stack.
-  static constexpr uint32_t kNoFrames = UINT32_MAX;
-  uint32_t frames = kNoFrames;
 };
-// Millions of these travel between the threads: `frames` took the padding.
+// Millions of these travel between the threads.
 static_assert(sizeof(TraceEvent) == 104, "TraceEvent grew");
 
 }  // namespace pageblame::replay

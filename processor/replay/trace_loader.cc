@@ -179,7 +179,12 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
         if (!is_exit) {
           e.kind = TraceEvent::Kind::kEnter;
           std::copy(std::begin(dsc.args), std::end(dsc.args), e.a);
-          worker.Push(e, decode::UserFrames(sample.callchain, &frames));
+          // Interned here, on the reading thread, while the chain is still
+          // in its cache: a hash and a compare per call, against handing
+          // ~300 bytes of frames per call to the replay thread (a copy, its
+          // buffers' page faults, and a second pass over cold lines there).
+          e.stack = idx->stacks().Intern(decode::UserFrames(sample.callchain, &frames));
+          worker.Push(e);
           break;
         }
         e.kind = TraceEvent::Kind::kExit;
