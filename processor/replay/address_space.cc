@@ -104,10 +104,7 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
     ended.t_to = t;
     ended.end_kind = why;
     ended.end_event = ev;
-    // Erasing or inserting invalidates every iterator but the one returned,
-    // so `it` is always the position just after what is done.
-    const uint64_t old_start = it->first, old_end = it->second.end;
-    it = live.erase(it);
+    // The parts of the old version outside [a, b) go on as new versions.
     auto rest = [&](uint64_t s, uint64_t e) {
       Version v = ended;
       v.start = s;
@@ -121,10 +118,22 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
       v.end_event = EventId::Invalid();
       v.prev = p.from;
       v.prev_addr = s;
-      return Insert(v, it);
+      v.process = process_;
+      return v;
     };
-    if (old_start < a) it = std::next(rest(old_start, a));
-    if (old_end > b) it = rest(b, old_end);  // the last piece: nothing of [a, b) after it
+    const uint64_t old_start = it->first, old_end = it->second.end;
+    if (old_start < a) {
+      // The part before a keeps the entry's key: the entry is rewritten in
+      // place (a tail cut off by munmap or mremap), no erase and insert.
+      const Version before = rest(old_start, a);
+      it->second = index::LiveRegion{a, idx_->AddVersion(before), t};
+      ++it;
+    } else {
+      // Erasing or inserting invalidates every iterator but the one
+      // returned, so `it` is always the position just after what is done.
+      it = live.erase(it);
+    }
+    if (old_end > b) it = Insert(rest(b, old_end), it);  // the last piece: nothing of [a, b) after it
     removed->push_back(p);
   }
   return it;
