@@ -15,7 +15,8 @@
 // page as elements are written. The index of the bench trace is ~18 k pages,
 // and faulting them one by one was ~10 % of the replay thread. Elements are
 // constructed in place on push_back (the kernel's zero pages are not written
-// twice).
+// twice). With a BlockPool (of kBlockBytes blocks), blocks come from it: ready
+// ones that another thread made ahead, else new ones.
 #ifndef PAGEBLAME_BASE_CHUNKED_VECTOR_H_
 #define PAGEBLAME_BASE_CHUNKED_VECTOR_H_
 
@@ -26,6 +27,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "processor/base/block_pool.h"
+
 namespace pageblame {
 
 template <typename T, int kShift = 14>
@@ -33,7 +36,12 @@ class ChunkedVector {
  public:
   static constexpr size_t kBlock = size_t{1} << kShift;
 
+  static constexpr size_t kBlockBytes = kBlock * sizeof(T);
+
   ChunkedVector() = default;
+  // Takes ready blocks from `pool` (blocks of kBlockBytes; not owned, must
+  // outlive this) before making its own.
+  explicit ChunkedVector(BlockPool* pool) : pool_(pool) {}
   ~ChunkedVector() {
     for (size_t i = 0; i < size_; ++i) (*this)[i].~T();
     for (T* b : blocks_) ::munmap(b, kBlockBytes);
@@ -65,15 +73,13 @@ class ChunkedVector {
 
  private:
   static_assert(alignof(T) <= 4096, "blocks are page-aligned");
-  static constexpr size_t kBlockBytes = kBlock * sizeof(T);
 
   void AddBlock() {
-    void* m = ::mmap(nullptr, kBlockBytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (m == MAP_FAILED) throw std::bad_alloc();  // as operator new would
+    void* m = pool_ != nullptr ? pool_->Take() : BlockPool::MakeBlock(kBlockBytes);
     blocks_.push_back(static_cast<T*>(m));
   }
 
+  BlockPool* pool_ = nullptr;
   std::vector<T*> blocks_;
   size_t size_ = 0;
 };

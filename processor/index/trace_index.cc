@@ -38,9 +38,11 @@ void TraceIndex::BuildIntervals() const {
 
 size_t TraceIndex::MemoryBytes() const {
   size_t n = events_.bytes() + versions_.bytes() + stacks_.bytes();
+  n += event_blocks_.ready() * event_blocks_.block_bytes() +
+       version_blocks_.ready() * version_blocks_.block_bytes();
   n += processes_.capacity() * sizeof(Process);
   for (const Process& p : processes_) {
-    // A btree_map node holds up to ~14 slots of 24 bytes and is ~3/4 full.
+    // A node of the live map (LiveMap) is ~3/4 full on average.
     n += p.live.size() * (sizeof(uint64_t) + sizeof(LiveRegion)) * 4 / 3;
   }
   for (const IntervalIndex& ii : by_process_) n += ii.bytes();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "processor/base/block_pool.h"
 #include "processor/base/chunked_vector.h"
 #include "processor/index/interval_index.h"
 #include "processor/index/stack_table.h"
@@ -46,6 +47,18 @@ class TraceIndex {
   void Reserve(size_t calls, size_t versions) {
     events_.Reserve(calls);
     versions_.Reserve(versions);
+  }
+  // The one building call that is safe from another thread while replay
+  // runs (a reading thread calls it when it would wait anyway): makes the
+  // blocks for up to `calls` calls and as many versions in all, at most
+  // kMaxReadyBlocks ahead per table, for the replay thread to take ready.
+  // A call is made of an enter, so the count of enters read bounds the
+  // calls; the cap bounds the memory made for nothing when many enters
+  // change nothing, or a trace has fewer versions than calls.
+  static constexpr size_t kMaxReadyBlocks = 4;
+  void PrepareBlocks(size_t calls) {
+    event_blocks_.Prepare(BlocksFor<CallEvent>(calls), kMaxReadyBlocks);
+    version_blocks_.Prepare(BlocksFor<Version>(calls), kMaxReadyBlocks);
   }
   Version& mutable_version(VersionId id) { return versions_[id.value()]; }
   uint32_t AddProcess(const Process& p);
@@ -83,12 +96,19 @@ class TraceIndex {
   std::vector<VersionId> History(uint32_t p, uint64_t addr) const;
 
  private:
+  template <typename T>
+  static size_t BlocksFor(size_t n) {
+    return (n + ChunkedVector<T>::kBlock - 1) / ChunkedVector<T>::kBlock;
+  }
   StackTable stacks_;
   StringTable strings_;
   TraceStats stats_;
   // Chunked: appends never move the tables (no copy at growth, no 2x peak).
-  ChunkedVector<CallEvent> events_;
-  ChunkedVector<Version> versions_;
+  // The pools come first: the tables own the blocks they took from them.
+  BlockPool event_blocks_{ChunkedVector<CallEvent>::kBlockBytes};
+  BlockPool version_blocks_{ChunkedVector<Version>::kBlockBytes};
+  ChunkedVector<CallEvent> events_{&event_blocks_};
+  ChunkedVector<Version> versions_{&version_blocks_};
   std::vector<Process> processes_;
   // The interval indexes, built by BuildIntervals() on first use.
   const std::vector<IntervalIndex>& intervals() const;

@@ -42,6 +42,13 @@ void ReplayWorker::Submit(bool round_end) {
   }
   {
     std::unique_lock<std::mutex> lock(mu_);
+    if (queue_.size() >= kMaxQueued) {
+      // The replay thread is behind: make the index blocks it will need
+      // instead of waiting idle (it takes them ready).
+      lock.unlock();
+      idx_->PrepareBlocks(enters_);
+      lock.lock();
+    }
     wake_loader_.wait(lock, [this] { return queue_.size() < kMaxQueued || diverged(); });
     queue_.push_back(std::move(current_));
     current_ = Batch();
@@ -56,6 +63,8 @@ void ReplayWorker::Submit(bool round_end) {
 
 uint64_t ReplayWorker::Finish() {
   if (!current_.events.empty()) Submit(/*round_end=*/false);
+  // The same while the replay thread finishes the last events.
+  idx_->PrepareBlocks(enters_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     closing_ = true;

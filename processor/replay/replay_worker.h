@@ -69,6 +69,7 @@ class ReplayWorker {
 
   // Loader thread only. Push and FinishedRound do nothing once diverged().
   void Push(const TraceEvent& e) {
+    enters_ += e.kind == TraceEvent::Kind::kEnter;
     current_.events.push_back(e);
     if (current_.events.size() >= kBatch) Submit(/*round_end=*/false);
   }
@@ -87,12 +88,14 @@ class ReplayWorker {
   void Submit(bool round_end);
   void Run();
 
-  // Used by the replay thread only, once it runs.
+  // Used by the replay thread only, once it runs (the loader thread calls
+  // only idx_->PrepareBlocks, which is safe alongside it).
   index::TraceIndex* idx_;
   std::unique_ptr<Replayer> replayer_;
   std::unique_ptr<EventSorter> sorter_;      // kRounds
   std::unique_ptr<LaneSorter> lane_sorter_;  // kLanes
   Batch current_;  // being filled by the loader thread
+  size_t enters_ = 0;  // pushed by the loader thread
 
   std::mutex mu_;
   std::condition_variable wake_worker_;  // a batch is queued, or the end

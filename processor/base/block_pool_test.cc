@@ -1,0 +1,102 @@
+#include "processor/base/block_pool.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "processor/base/chunked_vector.h"
+
+namespace pageblame {
+namespace {
+
+const size_t kPage = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+
+// Pages of [p, p + n) that are resident, by mincore(2).
+size_t ResidentPages(void* p, size_t n) {
+  std::vector<unsigned char> vec((n + kPage - 1) / kPage);
+  if (::mincore(p, n, vec.data()) != 0) return SIZE_MAX;
+  size_t resident = 0;
+  for (unsigned char v : vec) resident += v & 1;
+  return resident;
+}
+
+TEST(BlockPoolTest, PreparesUpToTheTotalOrTheReadyCap) {
+  BlockPool pool(4 * kPage);
+  pool.Prepare(/*total=*/3, /*max_ready=*/5);
+  EXPECT_EQ(pool.ready(), 3u);
+  EXPECT_EQ(pool.made(), 3u);
+  pool.Prepare(/*total=*/10, /*max_ready=*/4);  // the cap stops it first
+  EXPECT_EQ(pool.ready(), 4u);
+  EXPECT_EQ(pool.made(), 4u);
+  // A block made ahead is resident and zeroed, like a new one.
+  void* b = pool.Take();
+  EXPECT_EQ(ResidentPages(b, 4 * kPage), 4u);
+  EXPECT_EQ(static_cast<unsigned char*>(b)[4 * kPage - 1], 0);
+  EXPECT_EQ(pool.ready(), 3u);
+  EXPECT_EQ(pool.made(), 4u);  // taken blocks still count as made
+  pool.Prepare(/*total=*/4, /*max_ready=*/10);  // 4 made already: nothing
+  EXPECT_EQ(pool.ready(), 3u);
+  ::munmap(b, 4 * kPage);
+}
+
+TEST(BlockPoolTest, TakeMakesABlockWhenNoneIsReady) {
+  BlockPool pool(2 * kPage);
+  void* b = pool.Take();
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(pool.made(), 1u);
+  EXPECT_EQ(pool.ready(), 0u);
+  std::memset(b, 0xab, 2 * kPage);  // all of it is ours
+  // Made ahead: the total counts the block taken before.
+  pool.Prepare(/*total=*/2, /*max_ready=*/8);
+  EXPECT_EQ(pool.ready(), 1u);
+  ::munmap(b, 2 * kPage);
+}
+
+TEST(BlockPoolTest, ChunkedVectorTakesTheReadyBlocks) {
+  using Vec = ChunkedVector<uint64_t, /*kShift=*/10>;  // 8 KiB blocks
+  BlockPool pool(Vec::kBlockBytes);
+  pool.Prepare(2, 2);
+  {
+    Vec v(&pool);
+    for (uint64_t i = 0; i < Vec::kBlock + 1; ++i) v.push_back(i);  // two blocks
+    EXPECT_EQ(pool.ready(), 0u);
+    EXPECT_EQ(pool.made(), 2u);
+    v.push_back(1);
+    v.Reserve(Vec::kBlock);  // a third, made on the spot
+    EXPECT_EQ(pool.made(), 3u);
+    EXPECT_EQ(v[Vec::kBlock], Vec::kBlock);
+  }  // the vector unmaps the blocks it took
+  EXPECT_EQ(pool.ready(), 0u);
+}
+
+TEST(BlockPoolTest, OneThreadPreparesWhileAnotherTakes) {
+  // The loader prepares while the replay thread takes (ThreadSanitizer runs
+  // this in scripts/test): every block is handed out once.
+  BlockPool pool(kPage);
+  constexpr int kBlocks = 200;
+  std::vector<void*> taken;
+  std::thread maker([&] {
+    for (int i = 1; i <= kBlocks; ++i) pool.Prepare(i, 4);
+  });
+  for (int i = 0; i < kBlocks; ++i) {
+    void* b = pool.Take();
+    *static_cast<volatile int*>(b) = i;
+    taken.push_back(b);
+  }
+  maker.join();
+  std::vector<void*> sorted = taken;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+  EXPECT_LE(pool.made(), static_cast<size_t>(kBlocks) + 4);
+  EXPECT_EQ(pool.made(), taken.size() + pool.ready());
+  for (void* b : taken) ::munmap(b, kPage);
+}
+
+}  // namespace
+}  // namespace pageblame
