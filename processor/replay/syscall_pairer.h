@@ -21,23 +21,26 @@ class SyscallPairer {
     TraceEvent enter;
     StringId path;  // file name of an MMAP2 record seen during the call
     uint64_t first_time = 0;  // earliest sample of the call (a raw twin enter, if any)
+    bool active = false;  // false once its exit came (the slot stays for the thread)
   };
 
   // Returns true if an earlier enter on this tid was still waiting (its exit
   // was lost); that enter is dropped.
   bool Enter(const TraceEvent& e);
-  // The enter matching this exit, removed from the table (valid until the next
+  // The enter matching this exit, no longer pending (valid until the next
   // call), or null if the thread has no pending enter of that syscall.
   const Pending* Exit(const TraceEvent& e);
   // The call thread `tid` is inside, or null.
   Pending* InCall(uint32_t tid);
-  void Forget(uint32_t tid) { pending_.erase(tid); }
-  size_t pending() const { return pending_.size(); }
+  void Forget(uint32_t tid);
+  size_t pending() const { return active_; }
 
  private:
+  // One slot per thread seen (until Forget), reused from call to call: an
+  // exit marks its slot inactive instead of copying the call out and
+  // erasing it, two of the costs of every call.
   absl::flat_hash_map<uint32_t, Pending> pending_;
-
-  Pending last_;
+  size_t active_ = 0;
 };
 
 }  // namespace pageblame::replay
