@@ -47,6 +47,7 @@ void PerfReader::IndexAttrs() {
   }
   // perf requires every event to put the id at the same place (evlist.c
   // evlist__valid_sample_type); if they disagree the id cannot be found.
+  for (EventAttr& a : info_.attrs) a.layout = LayoutOf(a.sample_type, a.read_format);
   sample_id_pos_ = trailer_id_pos_ = -1;
   sample_id_all_ = false;
   if (info_.attrs.empty()) return;

@@ -80,6 +80,19 @@ inline constexpr uint64_t kContextKernel = static_cast<uint64_t>(-128);
 inline constexpr uint64_t kContextUser = static_cast<uint64_t>(-512);
 inline constexpr uint64_t kContextMax = static_cast<uint64_t>(-4095);
 
+// Byte offsets, in a sample body, of the fields replay reads, for a
+// sample_type whose fields before CALLCHAIN all have fixed sizes (every
+// sample_type but one with a READ group). Made by LayoutOf() in
+// sample_parser.h; ParseSampleBody reads through it when it matches the
+// attr (-1: the sample has no such field).
+struct SampleLayout {
+  uint64_t sample_type = 0;
+  uint64_t read_format = 0;
+  bool fixed = false;  // false: fields are found one by one
+  int16_t identifier = -1, ip = -1, tid = -1, time = -1, id = -1, cpu = -1;
+  uint16_t prefix = 0;  // bytes before CALLCHAIN (or RAW)
+};
+
 // One perf_event_attr of the file plus what the feature sections say of it.
 struct EventAttr {
   uint32_t type = 0;  // PERF_TYPE_TRACEPOINT == 2
@@ -91,6 +104,7 @@ struct EventAttr {
   bool sample_id_all = false;
   std::string name;  // "syscalls:sys_enter_mmap" from EVENT_DESC; may be empty
   std::vector<uint64_t> ids;
+  SampleLayout layout;  // set by the reader (PerfReader::IndexAttrs)
 };
 
 // PERF_RECORD_SAMPLE, only the fields replay needs. `callchain` is the raw

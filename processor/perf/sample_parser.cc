@@ -30,39 +30,10 @@ bool SkipRead(uint64_t read_format, ByteReader* r) {
   return r->Skip(nr * per_value);
 }
 
-}  // namespace
 
-int SampleIdPos(uint64_t st) {
-  if (st & kSampleIdentifier) return 0;
-  if (!(st & kSampleId)) return -1;
-  int pos = 0;
-  for (uint64_t bit : {kSampleIp, kSampleTid, kSampleTime, kSampleAddr}) {
-    if (st & bit) ++pos;
-  }
-  return pos;
-}
-
-int TrailerIdPos(uint64_t st) {
-  if (st & kSampleIdentifier) return 1;
-  if (!(st & kSampleId)) return -1;
-  int pos = 1;
-  for (uint64_t bit : {kSampleCpu, kSampleStreamId}) {
-    if (st & bit) ++pos;
-  }
-  return pos;
-}
-
-size_t TrailerSize(uint64_t st) {
-  size_t n = 0;
-  for (uint64_t bit :
-       {kSampleTid, kSampleTime, kSampleId, kSampleStreamId, kSampleCpu, kSampleIdentifier}) {
-    if (st & bit) n += 8;
-  }
-  return n;
-}
-
-absl::Status ParseSampleBody(const EventAttr& attr, absl::Span<const uint8_t> body,
-                             Sample* out, std::vector<uint64_t>* scratch) {
+// Field by field, for any sample_type; the errors name the field.
+absl::Status ParseFieldByField(const EventAttr& attr, absl::Span<const uint8_t> body, Sample* out,
+                               std::vector<uint64_t>* scratch) {
   *out = Sample();
   out->attr = &attr;
   const uint64_t st = attr.sample_type;
@@ -103,6 +74,121 @@ absl::Status ParseSampleBody(const EventAttr& attr, absl::Span<const uint8_t> bo
     if (!r.Read(&size) || !r.ReadSpan(size, &out->raw)) return Short("RAW", r.pos());
   }
   // Fields after RAW (BRANCH_STACK, REGS_USER, STACK_USER, ...) are not needed.
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int SampleIdPos(uint64_t st) {
+  if (st & kSampleIdentifier) return 0;
+  if (!(st & kSampleId)) return -1;
+  int pos = 0;
+  for (uint64_t bit : {kSampleIp, kSampleTid, kSampleTime, kSampleAddr}) {
+    if (st & bit) ++pos;
+  }
+  return pos;
+}
+
+int TrailerIdPos(uint64_t st) {
+  if (st & kSampleIdentifier) return 1;
+  if (!(st & kSampleId)) return -1;
+  int pos = 1;
+  for (uint64_t bit : {kSampleCpu, kSampleStreamId}) {
+    if (st & bit) ++pos;
+  }
+  return pos;
+}
+
+size_t TrailerSize(uint64_t st) {
+  size_t n = 0;
+  for (uint64_t bit :
+       {kSampleTid, kSampleTime, kSampleId, kSampleStreamId, kSampleCpu, kSampleIdentifier}) {
+    if (st & bit) n += 8;
+  }
+  return n;
+}
+
+SampleLayout LayoutOf(uint64_t st, uint64_t read_format) {
+  SampleLayout l;
+  l.sample_type = st;
+  l.read_format = read_format;
+  // A READ group's size depends on its count: the fields after it move.
+  if ((st & kSampleRead) && (read_format & format::kFormatGroup)) return l;
+  int pos = 0;
+  auto field = [&](uint64_t bit, int16_t* at, int bytes) {
+    if (!(st & bit)) return;
+    if (at != nullptr) *at = static_cast<int16_t>(pos);
+    pos += bytes;
+  };
+  field(kSampleIdentifier, &l.identifier, 8);
+  field(kSampleIp, &l.ip, 8);
+  field(kSampleTid, &l.tid, 8);
+  field(kSampleTime, &l.time, 8);
+  field(kSampleAddr, nullptr, 8);
+  field(kSampleId, &l.id, 8);
+  field(kSampleStreamId, nullptr, 8);
+  field(kSampleCpu, &l.cpu, 8);
+  field(kSamplePeriod, nullptr, 8);
+  if (st & kSampleRead) {
+    pos += ((read_format & format::kFormatTotalTimeEnabled) ? 8 : 0) +
+           ((read_format & format::kFormatTotalTimeRunning) ? 8 : 0) + 8 +
+           ((read_format & format::kFormatId) ? 8 : 0) +
+           ((read_format & format::kFormatLost) ? 8 : 0);
+  }
+  l.prefix = static_cast<uint16_t>(pos);
+  l.fixed = true;
+  return l;
+}
+
+absl::Status ParseSampleBody(const EventAttr& attr, absl::Span<const uint8_t> body,
+                             Sample* out, std::vector<uint64_t>* scratch) {
+  const SampleLayout& l = attr.layout;
+  const uint64_t st = attr.sample_type;
+  if (!l.fixed || l.sample_type != st || l.read_format != attr.read_format ||
+      body.size() < l.prefix) {
+    return ParseFieldByField(attr, body, out, scratch);
+  }
+  const uint8_t* p = body.data();
+  auto u64_at = [p](int at) {
+    uint64_t v;
+    std::memcpy(&v, p + at, 8);
+    return v;
+  };
+  auto u32_at = [p](int at) {
+    uint32_t v;
+    std::memcpy(&v, p + at, 4);
+    return v;
+  };
+  *out = Sample();
+  out->attr = &attr;
+  if (l.identifier >= 0) out->id = u64_at(l.identifier);
+  if (l.ip >= 0) out->ip = u64_at(l.ip);
+  if (l.tid >= 0) {
+    out->pid = u32_at(l.tid);
+    out->tid = u32_at(l.tid + 4);
+  }
+  if (l.time >= 0) out->time = u64_at(l.time);
+  if (l.id >= 0) out->id = u64_at(l.id);
+  if (l.cpu >= 0) out->cpu = u32_at(l.cpu);
+  size_t pos = l.prefix;
+  if (st & kSampleCallchain) {
+    if (body.size() - pos < 8) return ParseFieldByField(attr, body, out, scratch);
+    const uint64_t nr = u64_at(static_cast<int>(pos));
+    pos += 8;
+    if (nr > (body.size() - pos) / 8) return ParseFieldByField(attr, body, out, scratch);
+    if (reinterpret_cast<uintptr_t>(p + pos) % alignof(uint64_t) != 0) {
+      return ParseFieldByField(attr, body, out, scratch);  // copies it (rare)
+    }
+    out->callchain = {reinterpret_cast<const uint64_t*>(p + pos), nr};
+    pos += nr * 8;
+  }
+  if (st & kSampleRaw) {
+    if (body.size() - pos < 4) return ParseFieldByField(attr, body, out, scratch);
+    const uint32_t size = u32_at(static_cast<int>(pos));
+    pos += 4;
+    if (size > body.size() - pos) return ParseFieldByField(attr, body, out, scratch);
+    out->raw = body.subspan(pos, size);
+  }
   return absl::OkStatus();
 }
 
