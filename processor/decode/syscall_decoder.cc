@@ -104,6 +104,12 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
           d.args[a] = field(ev, names[a]);
           if (!d.args[a].valid()) d.kind = Kind::kIgnore;  // unknown layout: don't guess
         }
+        d.contiguous_args = static_cast<int>(names.size());
+        for (size_t a = 0; a < names.size(); ++a) {
+          if (d.args[a].size != 8 || d.args[a].offset != d.args[0].offset + 8 * static_cast<int>(a)) {
+            d.contiguous_args = 0;
+          }
+        }
         if (d.kind == Kind::kEnter) dec.has_enter_[s] = true;
       } else if (name == absl::StrCat("sys_exit_", scname)) {
         d.kind = Kind::kExit;
@@ -195,6 +201,13 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       out->twin = false;
       out->phase = DecodedSyscall::Phase::kEnter;
       out->syscall = d.syscall;
+      if (const int n = d.contiguous_args; n > 0) {
+        const size_t at = static_cast<size_t>(d.args[0].offset);
+        if (at + 8 * static_cast<size_t>(n) > s.raw.size()) return false;
+        std::memcpy(out->args, s.raw.data() + at, 8 * static_cast<size_t>(n));
+        for (int a = n; a < 6; ++a) out->args[a] = 0;
+        return true;
+      }
       for (int a = 0; a < 6; ++a) {
         out->args[a] = 0;
         if (d.args[a].valid() && !ReadField(d.args[a], s, &out->args[a])) return false;

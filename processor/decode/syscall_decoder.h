@@ -87,6 +87,11 @@ class SyscallDecoder {
     Field nr;                  // raw: "id"
     Field args[6];             // kEnter: per-arg fields; kRawEnter: args[0] = "args" array
     Field ret;                 // exits
+    // kEnter: the syscall's args are this many 8-byte fields one after the
+    // other from args[0] (and there are no others), as the kernel lays out
+    // syscalls:sys_enter_* of these calls: Decode copies them in one go.
+    // 0: read field by field.
+    int contiguous_args = 0;
   };
   enum Source : uint8_t { kNone, kSpecific, kRaw };
 
