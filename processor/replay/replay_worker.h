@@ -69,8 +69,16 @@ class ReplayWorker {
 
   // Loader thread only. Push and FinishedRound do nothing once diverged().
   void Push(const TraceEvent& e) {
-    enters_ += e.kind == TraceEvent::Kind::kEnter;
-    current_.events.push_back(e);
+    Add() = e;
+    Added();
+  }
+  // The same in two steps, for the loader's hot path: Add() makes the event
+  // at the end of the current batch, to be filled in place (building it
+  // apart and copying it in was a clear and a copy of 104 bytes per sample),
+  // and Added() hands it over.
+  TraceEvent& Add() { return current_.events.emplace_back(); }
+  void Added() {
+    enters_ += current_.events.back().kind == TraceEvent::Kind::kEnter;
     if (current_.events.size() >= kBatch) Submit(/*round_end=*/false);
   }
   void FinishedRound() { Submit(/*round_end=*/true); }

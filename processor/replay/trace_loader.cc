@@ -101,8 +101,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
                      (unsigned long long)(total >> 20));
       }
     }
-    // Built per case, after the checks: most records are skipped samples,
-    // and zeroing a 104-byte event for each of them showed in profiles.
+    // Events are made per case, after the checks (most records are skipped
+    // samples), samples' in place in the batch (ReplayWorker::Add).
     switch (rec.type) {
       case perf::kRecordSample: {
         ++st.samples;
@@ -126,7 +126,6 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
           continue;
         }
         if (!decoder.Decode(sample, &dsc)) continue;
-        TraceEvent e;
         const uint32_t cpu =
             (attr->sample_type & perf::kSampleCpu) != 0 ? sample.cpu : TraceEvent::kNoCpu;
         const bool is_exit = dsc.phase == decode::DecodedSyscall::Phase::kExit;
@@ -148,6 +147,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
           if (last != last_own.end() && last->second.syscall == dsc.syscall &&
               last->second.exit == is_exit && !last->second.had_twin) {
             last->second.had_twin = true;
+            TraceEvent& e = worker.Add();
             e.kind = TraceEvent::Kind::kTwin;
             e.time = sample.time;
             e.cpu = cpu;
@@ -155,12 +155,13 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
             e.tid = sample.tid;
             e.syscall = dsc.syscall;
             e.flag = is_exit;
-            worker.Push(e);
+            worker.Added();
           } else {
             twins[sample.tid] = Twin{sample.time, dsc.syscall, is_exit};
           }
           continue;
         }
+        TraceEvent& e = worker.Add();
         e.time = sample.time;
         e.cpu = cpu;
         e.pid = sample.pid;
@@ -184,12 +185,11 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
           // ~300 bytes of frames per call to the replay thread (a copy, its
           // buffers' page faults, and a second pass over cold lines there).
           e.stack = idx->stacks().Intern(decode::UserFrames(sample.callchain, &frames));
-          worker.Push(e);
-          break;
+        } else {
+          e.kind = TraceEvent::Kind::kExit;
+          e.ret = dsc.ret;
         }
-        e.kind = TraceEvent::Kind::kExit;
-        e.ret = dsc.ret;
-        worker.Push(e);
+        worker.Added();
         break;
       }
       case perf::kRecordComm: {
