@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/base/optimization.h"
 #include "absl/numeric/bits.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -179,14 +180,53 @@ absl::Status PerfFileReader::ReadFeatures(const uint64_t (&bitmap)[4], uint64_t 
   return absl::OkStatus();
 }
 
+absl::Status PerfFileReader::BadHeader(size_t left, uint32_t type, uint16_t size) const {
+  if (left < format::kEventHeaderSize) {
+    return RecordError(pos_, absl::StrCat("only ", left,
+                                          " bytes left in the data section for a header"));
+  }
+  if (size < format::kEventHeaderSize) {
+    return RecordError(pos_, absl::StrCat("size ", size, " < 8: corrupt record"));
+  }
+  return RecordError(pos_, absl::StrFormat(
+      "type %u, size %u runs past the end of the data section at 0x%x", type, size, data_end_));
+}
+
+absl::Status PerfFileReader::SkipUserRecord(uint32_t type, const uint8_t* base, uint16_t size,
+                                            size_t offset) {
+  // perf's own records in the data section carry nothing we need, but two of
+  // them are followed by a payload outside their size (session.c
+  // perf_session__process_user_event returns it as `skip`).
+  ByteReader body(base, size);
+  uint64_t payload = 0;
+  if (type == kRecordHeaderTracingData) {
+    uint32_t n = 0;
+    body.Skip(format::kEventHeaderSize);
+    body.Read(&n);
+    payload = n;
+  } else if (type == format::kRecordAuxtrace) {
+    body.Skip(format::kEventHeaderSize);
+    body.Read(&payload);
+  } else if (type == format::kRecordCompressed) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "%s: record at offset 0x%x: compressed records (perf record -z) are not supported",
+        path_, offset));
+  }
+  if (payload > data_end_ - pos_) {
+    return RecordError(offset, absl::StrCat("payload of ", payload,
+                                            " bytes runs past the end of the data section"));
+  }
+  pos_ += payload;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
-  // Records are valid only until the next call: the window moves on.
+  // Records are valid only until the next call: the window moves on. Called
+  // for every record: errors and perf's own records are built elsewhere, so
+  // that this stays a short function.
   while (pos_ < data_end_) {
     const size_t left = data_end_ - pos_;
-    if (left < format::kEventHeaderSize) {
-      return RecordError(pos_, absl::StrCat("only ", left,
-                                            " bytes left in the data section for a header"));
-    }
+    if (ABSL_PREDICT_FALSE(left < format::kEventHeaderSize)) return BadHeader(left, 0, 0);
     ASSIGN_OR_RETURN(const uint8_t* header, window_->At(pos_, format::kEventHeaderSize));
     ByteReader h(header, format::kEventHeaderSize);
     uint32_t type;
@@ -194,42 +234,15 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
     h.Read(&type);
     h.Read(&misc);
     h.Read(&size);
-    if (size < format::kEventHeaderSize) {
-      return RecordError(pos_, absl::StrCat("size ", size, " < 8: corrupt record"));
-    }
-    if (size > left) {
-      return RecordError(pos_, absl::StrFormat(
-          "type %u, size %u runs past the end of the data section at 0x%x", type, size,
-          data_end_));
+    if (ABSL_PREDICT_FALSE(size < format::kEventHeaderSize || size > left)) {
+      return BadHeader(left, type, size);
     }
     ASSIGN_OR_RETURN(const uint8_t* base, window_->At(pos_, size));
     const size_t offset = pos_;
     pos_ += size;
-    if (type >= format::kRecordUserTypeStart && type != kRecordFinishedRound &&
-        type != kRecordFinishedInit) {
-      // perf's own records in the data section carry nothing we need, but two
-      // of them are followed by a payload outside their size (session.c
-      // perf_session__process_user_event returns it as `skip`).
-      ByteReader body(base, size);
-      uint64_t payload = 0;
-      if (type == kRecordHeaderTracingData) {
-        uint32_t n = 0;
-        body.Skip(format::kEventHeaderSize);
-        body.Read(&n);
-        payload = n;
-      } else if (type == format::kRecordAuxtrace) {
-        body.Skip(format::kEventHeaderSize);
-        body.Read(&payload);
-      } else if (type == format::kRecordCompressed) {
-        return absl::UnimplementedError(absl::StrFormat(
-            "%s: record at offset 0x%x: compressed records (perf record -z) are not supported",
-            path_, offset));
-      }
-      if (payload > data_end_ - pos_) {
-        return RecordError(offset, absl::StrCat("payload of ", payload,
-                                                " bytes runs past the end of the data section"));
-      }
-      pos_ += payload;
+    if (ABSL_PREDICT_FALSE(type >= format::kRecordUserTypeStart &&
+                           type != kRecordFinishedRound && type != kRecordFinishedInit)) {
+      RETURN_IF_ERROR(SkipUserRecord(type, base, size, offset));
       continue;
     }
     out->type = type;

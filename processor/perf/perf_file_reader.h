@@ -17,6 +17,7 @@
 #include <memory>
 #include "absl/strings/string_view.h"
 
+#include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "processor/base/mapped_file.h"
@@ -49,6 +50,13 @@ class PerfFileReader : public PerfReader {
   // Fails unless [offset, offset+size) lies within the file.
   absl::Status CheckSection(absl::string_view name, const Section& s) const;
   absl::Status HeaderError(absl::string_view what) const;
+  // Next()'s rare paths, kept out of it: the error for a header at pos_
+  // that is cut short (`left` bytes) or has a bad size, and passing over one
+  // of perf's own records (and the payload some carry).
+  ABSL_ATTRIBUTE_NOINLINE absl::Status BadHeader(size_t left, uint32_t type,
+                                                 uint16_t size) const;
+  ABSL_ATTRIBUTE_NOINLINE absl::Status SkipUserRecord(uint32_t type, const uint8_t* base,
+                                                      uint16_t size, size_t offset);
   absl::Span<const uint8_t> Bytes(const Section& s) const;
 
   std::unique_ptr<MappedFile> file_;
