@@ -61,18 +61,23 @@ void Replayer::Apply(const TraceEvent& e) {
   if (e.time != 0 && (st.first_time == 0 || e.time < st.first_time)) st.first_time = e.time;
   st.last_time = std::max(st.last_time, e.time);
   switch (e.kind) {
-    case TraceEvent::Kind::kEnter:
-      Proc(ThreadSeen(e.pid, e.tid, e.time).process).image_window = false;
-      if (pairer_.Enter(e)) ++st.unmatched_enters;
+    case TraceEvent::Kind::kEnter: {
+      ThreadState& th = ThreadSeen(e.pid, e.tid, e.time);
+      Proc(th.process).image_window = false;
+      if (th.call.Enter(e)) ++st.unmatched_enters;
       break;
+    }
     case TraceEvent::Kind::kExit: {
-      const SyscallPairer::Pending* call = pairer_.Exit(e);
+      // An enter made the thread's state: none, no enter.
+      auto it = thread_state_.find(e.tid);
+      const SyscallPairer::Pending* call = it == thread_state_.end() ? nullptr
+                                                                     : it->second.call.Exit(e);
       if (call == nullptr) {
         ++st.unmatched_exits;
         break;
       }
       ++st.calls;
-      OnCall(*call, e);
+      OnCall(*call, e, it->second);
       break;
     }
     case TraceEvent::Kind::kComm:
@@ -85,7 +90,7 @@ void Replayer::Apply(const TraceEvent& e) {
       break;
     case TraceEvent::Kind::kTaskExit: {
       ++st.exit_records;
-      pairer_.Forget(e.tid);
+      if (auto th = thread_state_.find(e.tid); th != thread_state_.end()) th->second.call.Forget();
       // A process ends with its last thread, not with its main thread.
       auto it = pid_to_process_.find(e.pid);
       if (it != pid_to_process_.end()) {
@@ -112,7 +117,11 @@ void Replayer::Apply(const TraceEvent& e) {
 }
 
 Replayer::ThreadState& Replayer::ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time) {
-  ThreadState& th = thread_state_[tid];
+  return Seen(thread_state_[tid], pid, tid, time);
+}
+
+Replayer::ThreadState& Replayer::Seen(ThreadState& th, uint32_t pid, uint32_t tid,
+                                      uint64_t time) {
   if (th.seen == membership_ && th.pid == pid) return th;
   th.process = ProcessFor(pid, time);
   th.pid = pid;
@@ -192,7 +201,7 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   // Inside a memory call of this thread: the record is that call's own
   // mapping (mmap/mremap, or brk's heap with `perf record -d`); it only tells
   // us the file name for the region the call creates.
-  if (SyscallPairer::Pending* call = pairer_.InCall(e.tid)) {
+  if (SyscallPairer::Pending* call = InCall(e.tid)) {
     if (call->enter.syscall == Syscall::kMmap || call->enter.syscall == Syscall::kMremap) {
       call->path = e.str;
     }
@@ -256,7 +265,7 @@ void Replayer::AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path
 void Replayer::OnLateTwin(const TraceEvent& e) {
   if (!e.flag) {
     // The call is still in flight: widen its span from the start.
-    if (SyscallPairer::Pending* call = pairer_.InCall(e.tid);
+    if (SyscallPairer::Pending* call = InCall(e.tid);
         call != nullptr && call->enter.syscall == e.syscall) {
       call->first_time = std::min(call->first_time, e.time);
     }
@@ -275,12 +284,18 @@ void Replayer::OnLost(const TraceEvent& e) {
   st.lost.push_back(index::LostSpan{last_time_, e.time, e.a[0], e.flag});
 }
 
-void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit) {
+SyscallPairer::Pending* Replayer::InCall(uint32_t tid) {
+  auto it = thread_state_.find(tid);
+  return it == thread_state_.end() ? nullptr : it->second.call.InCall();
+}
+
+void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit,
+                      ThreadState& exiting) {
   index::TraceStats& st = idx_->mutable_stats();
   const TraceEvent& in = call.enter;
   const int64_t ret = exit.ret;
   const uint64_t t = exit.time;  // the change is visible from the exit on
-  ThreadState& th = ThreadSeen(exit.pid, exit.tid, t);
+  ThreadState& th = Seen(exiting, exit.pid, exit.tid, t);
   const uint32_t p = th.process;
   th.last_event = EventId::Invalid();
   if (idx_->process(p).is_32bit) {
@@ -438,7 +453,8 @@ bool Replayer::PlacedInFreeRangeSince(const AddressSpace::Piece& piece, uint64_t
 
 void Replayer::Finish() {
   index::TraceStats& st = idx_->mutable_stats();
-  st.pending_at_end = pairer_.pending();
+  st.pending_at_end = 0;
+  for (const auto& [tid, th] : thread_state_) st.pending_at_end += th.call.waiting();
   // perf writes PERF_RECORD_LOST_SAMPLES at the end of the recording with no
   // time (one per event, totals): they may have hit anywhere in the trace.
   for (index::LostSpan& l : st.lost) {

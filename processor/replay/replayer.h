@@ -44,7 +44,8 @@ class Replayer {
     absl::flat_hash_set<uint32_t> threads;
   };
   // Replay state of a thread, found with one lookup per event (a hash lookup
-  // per table per event was a sizeable part of replay).
+  // per table per event was a sizeable part of replay), its syscall pairing
+  // included.
   struct ThreadState {
     // The process it was last seen in (pid, process index), valid while
     // `seen` equals membership_.
@@ -54,11 +55,16 @@ class Replayer {
     bool has_comm = false;
     StringId comm;
     EventId last_event;  // its last recorded call, until its next call's exit
+    SyscallPairer call;  // its enter waiting for an exit
   };
 
   uint32_t ProcessFor(uint32_t pid, uint64_t time);
   // ProcessFor, remembering that thread `tid` lives in that process.
   ThreadState& ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time);
+  // The same for a state already found (no lookup).
+  ThreadState& Seen(ThreadState& th, uint32_t pid, uint32_t tid, uint64_t time);
+  // The call thread `tid` is inside, or null (no state is made for it).
+  SyscallPairer::Pending* InCall(uint32_t tid);
   ProcState& Proc(uint32_t p) {
     if (p >= procs_.size()) procs_.resize(p + 1);
     return procs_[p];
@@ -66,7 +72,8 @@ class Replayer {
   // A pid's process or a process's threads changed: every thread's cached
   // process is looked up again when next seen.
   void MembershipChanged() { ++membership_; }
-  void OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit);
+  // `th` is the exiting thread's state (`call` is in it).
+  void OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit, ThreadState& th);
   void OnMmapRecord(const TraceEvent& e);
   // Adds, as before-trace pages, the rest of the ELF image that a code
   // mapping [start, end) at file offset pgoff belongs to.
@@ -84,10 +91,10 @@ class Replayer {
 
   index::TraceIndex* idx_;
   symbols::Symbolizer* symbolizer_;
-  SyscallPairer pairer_;
   absl::flat_hash_map<uint32_t, uint32_t> pid_to_process_;  // current generation
   std::vector<ProcState> procs_;                             // by process index
-  absl::flat_hash_map<uint32_t, ThreadState> thread_state_;  // by tid
+  // By tid. OnCall gets a call that lives here: nothing adds threads during it.
+  absl::flat_hash_map<uint32_t, ThreadState> thread_state_;
   uint64_t membership_ = 1;
   uint64_t last_time_ = 0;
   StringId heap_name_;  // "[heap]", the path of brk's pages
