@@ -211,10 +211,14 @@ plan_add() {
 }
 
 machine() {
+  local dirty=""
+  if [[ -n $(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+    dirty=" plus uncommitted changes"
+  fi
   echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')," \
        "$(free -g | awk '/^Mem:/ {print $2}') GiB RAM, kernel $(uname -r), $(perf version)," \
-       "pageblame $BUILD_TYPE ($BUILD), tree at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" \
-       "plus the shared tree's uncommitted work; load average (1/5/15 min) before the timed runs: ${LOAD_BEFORE:-?}, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+       "pageblame $BUILD_TYPE ($BUILD), tree at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$dirty;" \
+       "load average (1/5/15 min) before the timed runs: ${LOAD_BEFORE:-?}, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 run_table() {
