@@ -300,6 +300,40 @@ TEST_F(ReplayerTest, UnmatchedExitAndLostExitAreCounted) {
   EXPECT_EQ(idx_.stats().pending_at_end, 1u);
 }
 
+TEST_F(ReplayerTest, AnotherSyscallsExitOrTheThreadsEndDropsAWaitingEnter) {
+  TraceEvent in;
+  in.kind = TraceEvent::Kind::kEnter;
+  in.syscall = Syscall::kMmap;
+  in.time = 5;
+  in.pid = in.tid = 1;
+  replayer_.Apply(in);
+  TraceEvent out = in;
+  out.kind = TraceEvent::Kind::kExit;
+  out.syscall = Syscall::kMunmap;  // not the call that was entered
+  out.time = 6;
+  replayer_.Apply(out);
+  out.syscall = Syscall::kMmap;  // the mmap's enter went with it
+  out.time = 7;
+  out.ret = 0x10000;
+  replayer_.Apply(out);
+  // Thread 2 enters, then exits (the task): its enter gets no exit.
+  in.pid = 1;
+  in.tid = 2;
+  in.time = 8;
+  replayer_.Apply(in);
+  TraceEvent gone;
+  gone.kind = TraceEvent::Kind::kTaskExit;
+  gone.pid = 1;
+  gone.tid = 2;
+  gone.time = 9;
+  replayer_.Apply(gone);
+  Done();
+  EXPECT_EQ(idx_.stats().unmatched_exits, 2u);
+  EXPECT_EQ(idx_.stats().unmatched_enters, 0u);
+  EXPECT_EQ(idx_.stats().pending_at_end, 0u);
+  EXPECT_EQ(idx_.stats().calls, 0u);
+}
+
 TEST_F(ReplayerTest, TwinTimesWidenTheCallsSampleSpan) {
   auto ev = [&](TraceEvent::Kind kind, uint64_t t, uint64_t twin, int64_t ret) {
     MmapSample(kind, t, ret, twin, false);
