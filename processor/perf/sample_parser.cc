@@ -15,21 +15,28 @@ absl::Status Short(const char* field, size_t pos) {
       absl::StrCat("sample too short for its ", field, " (at body byte ", pos, ")"));
 }
 
-// Bytes of the PERF_SAMPLE_READ block (perf_output_read_one/_group):
+// The PERF_SAMPLE_READ block (perf_output_read_one/_group):
 // non-group: value, [enabled], [running], [id], [lost];
 // group: nr, [enabled], [running], nr * {value, [id], [lost]}.
+// Bytes of [enabled], [running]; of one value with its [id], [lost].
+size_t ReadTimesBytes(uint64_t read_format) {
+  return ((read_format & format::kFormatTotalTimeEnabled) ? 8 : 0) +
+         ((read_format & format::kFormatTotalTimeRunning) ? 8 : 0);
+}
+size_t ReadValueBytes(uint64_t read_format) {
+  return 8 + ((read_format & format::kFormatId) ? 8 : 0) +
+         ((read_format & format::kFormatLost) ? 8 : 0);
+}
+
 bool SkipRead(uint64_t read_format, ByteReader* r) {
-  const size_t times = ((read_format & format::kFormatTotalTimeEnabled) ? 8 : 0) +
-                       ((read_format & format::kFormatTotalTimeRunning) ? 8 : 0);
-  const size_t per_value = 8 + ((read_format & format::kFormatId) ? 8 : 0) +
-                           ((read_format & format::kFormatLost) ? 8 : 0);
+  const size_t times = ReadTimesBytes(read_format);
+  const size_t per_value = ReadValueBytes(read_format);
   if (!(read_format & format::kFormatGroup)) return r->Skip(times + per_value);
   uint64_t nr;
   if (!r->Read(&nr) || !r->Skip(times)) return false;
   if (nr > r->remaining() / per_value) return false;
   return r->Skip(nr * per_value);
 }
-
 
 // Field by field, for any sample_type; the errors name the field.
 absl::Status ParseFieldByField(const EventAttr& attr, absl::Span<const uint8_t> body, Sample* out,
@@ -130,10 +137,7 @@ SampleLayout LayoutOf(uint64_t st, uint64_t read_format) {
   field(kSampleCpu, &l.cpu, 8);
   field(kSamplePeriod, nullptr, 8);
   if (st & kSampleRead) {
-    pos += ((read_format & format::kFormatTotalTimeEnabled) ? 8 : 0) +
-           ((read_format & format::kFormatTotalTimeRunning) ? 8 : 0) + 8 +
-           ((read_format & format::kFormatId) ? 8 : 0) +
-           ((read_format & format::kFormatLost) ? 8 : 0);
+    pos += static_cast<int>(ReadTimesBytes(read_format) + ReadValueBytes(read_format));
   }
   l.prefix = static_cast<uint16_t>(pos);
   l.fixed = true;
