@@ -29,19 +29,17 @@ auto FirstFrom(Live& live, uint64_t a) -> decltype(live.begin()) {
 }
 }  // namespace
 
-AddressSpace::Live::iterator AddressSpace::Insert(Version v, Live::iterator hint) {
+index::LiveRegion AddressSpace::Add(Version v) {
   v.process = process_;
-  VersionId id = idx_->AddVersion(v);
-  return idx_->mutable_process(process_).live.emplace_hint(
-      hint, v.start, index::LiveRegion{v.end, id, v.t_from});
+  return index::LiveRegion{v.end, idx_->AddVersion(v), v.t_from};
 }
 
-AddressSpace::Live::iterator AddressSpace::Insert(Version v) {
-  v.process = process_;
-  VersionId id = idx_->AddVersion(v);
-  return idx_->mutable_process(process_)
-      .live.emplace(v.start, index::LiveRegion{v.end, id, v.t_from})
-      .first;
+AddressSpace::Live::iterator AddressSpace::Insert(const Version& v, Live::iterator hint) {
+  return idx_->mutable_process(process_).live.emplace_hint(hint, v.start, Add(v));
+}
+
+AddressSpace::Live::iterator AddressSpace::Insert(const Version& v) {
+  return idx_->mutable_process(process_).live.emplace(v.start, Add(v)).first;
 }
 
 AddressSpace::Pieces AddressSpace::Peek(uint64_t a, uint64_t b) const {
@@ -65,14 +63,13 @@ AddressSpace::Pieces AddressSpace::Remove(uint64_t a, uint64_t b, uint64_t t, En
 bool AddressSpace::Unmap(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef<EventId()> record,
                          absl::FunctionRef<bool(const Piece&)> keep) {
   bool any = false;
-  Pieces removed;
   RemoveWalk(
       a, b, t, End::kUnmapped,
       [&] {
         any = true;
         return record();
       },
-      keep, &removed);
+      keep, /*removed=*/nullptr);
   return any;
 }
 
@@ -118,15 +115,13 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
       v.end_event = EventId::Invalid();
       v.prev = p.from;
       v.prev_addr = s;
-      v.process = process_;
       return v;
     };
     const uint64_t old_start = it->first, old_end = it->second.end;
     if (old_start < a) {
       // The part before a keeps the entry's key: the entry is rewritten in
       // place (a tail cut off by munmap or mremap), no erase and insert.
-      const Version before = rest(old_start, a);
-      it->second = index::LiveRegion{a, idx_->AddVersion(before), t};
+      it->second = Add(rest(old_start, a));
       ++it;
     } else {
       // Erasing or inserting invalidates every iterator but the one
@@ -134,7 +129,7 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
       it = live.erase(it);
     }
     if (old_end > b) it = Insert(rest(b, old_end), it);  // the last piece: nothing of [a, b) after it
-    removed->push_back(p);
+    if (removed != nullptr) removed->push_back(p);
   }
   return it;
 }
@@ -159,10 +154,9 @@ VersionId AddressSpace::Create(uint64_t a, uint64_t b, uint64_t t, EventId ev,
 
 VersionId AddressSpace::Map(uint64_t a, uint64_t b, uint64_t t, EventId ev,
                             const RegionAttrs& attrs) {
-  Pieces replaced;
   Live::iterator after = RemoveWalk(
       a, b, t, End::kReplaced, [ev] { return ev; }, [](const Piece&) { return false; },
-      &replaced);
+      /*removed=*/nullptr);
   // Nothing is left in [a, b): `after` is the first entry past it.
   return Insert(NewVersion(a, b, t, ev, attrs), after)->second.version;
 }

@@ -75,16 +75,19 @@ class AddressSpace {
  private:
   using Live = decltype(index::Process::live);
   // The walk of Remove, Unmap and Map: `event` is asked for the ending call
-  // once, at the first mapped piece. Returns the first live entry at or
-  // after b: with nothing kept, where a new entry at `a` goes (an insert
-  // hint).
+  // once, at the first mapped piece; the removed parts go to `removed` if it
+  // is not null. Returns the first live entry at or after b: with nothing
+  // kept, where a new entry at `a` goes (an insert hint).
   Live::iterator RemoveWalk(uint64_t a, uint64_t b, uint64_t t, index::End why,
                             absl::FunctionRef<EventId()> event,
                             absl::FunctionRef<bool(const Piece&)> keep, Pieces* removed);
-  // Adds v to the index and the live map, at `hint` (a position at or just
-  // after v.start) if given; returns its live entry.
-  Live::iterator Insert(index::Version v, Live::iterator hint);
-  Live::iterator Insert(index::Version v);
+  // Adds v to the index as this process's version; returns its live-map
+  // entry (for a new key, or to rewrite an entry in place).
+  index::LiveRegion Add(index::Version v);
+  // Add, and the entry into the live map, at `hint` (a position at or just
+  // after v.start) if given; returns it.
+  Live::iterator Insert(const index::Version& v, Live::iterator hint);
+  Live::iterator Insert(const index::Version& v);
   static index::Version NewVersion(uint64_t a, uint64_t b, uint64_t t, EventId ev,
                                    const index::RegionAttrs& attrs);
   index::TraceIndex* idx_;
