@@ -24,7 +24,6 @@
 
 #include <cstddef>
 #include <new>
-#include <type_traits>
 #include <vector>
 
 #include "processor/base/block_pool.h"
