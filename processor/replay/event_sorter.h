@@ -10,7 +10,8 @@
 //
 // Memory is bounded by one round of memory-syscall events (not by the
 // trace); if a trace has no rounds (some pipe-mode writers), the buffer is
-// flushed in halves past kMaxBuffered events.
+// flushed in halves past kMaxBuffered events. It takes no kCall events
+// (one event for two times; only LaneSorter splits them).
 #ifndef PAGEBLAME_REPLAY_EVENT_SORTER_H_
 #define PAGEBLAME_REPLAY_EVENT_SORTER_H_
 

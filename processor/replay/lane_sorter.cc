@@ -6,7 +6,7 @@
 
 namespace pageblame::replay {
 
-LaneSorter::LaneSorter(uint32_t cpus, std::function<void(const TraceEvent&)> sink)
+LaneSorter::LaneSorter(uint32_t cpus, Sink sink)
     : sink_(std::move(sink)), lanes_(std::min(std::max(cpus, 1u), kMaxLanes)) {}
 
 void LaneSorter::Push(std::vector<TraceEvent>&& batch) {
@@ -16,43 +16,51 @@ void LaneSorter::Push(std::vector<TraceEvent>&& batch) {
     return;
   }
   const uint32_t chunk = first_chunk_ + static_cast<uint32_t>(chunks_.size());
+  const uint64_t first_seq = seq_;
   for (uint32_t i = 0; i < batch.size(); ++i) {
     const TraceEvent& e = batch[i];
+    const uint64_t parts = e.kind == TraceEvent::Kind::kCall ? 2 : 1;
     // Each check is a case where the event would not be in (time, file
     // order) position: behind what this rule already delivered, behind what
     // perf's rule would have delivered, or past the count at which
-    // EventSorter flushes without rounds.
+    // EventSorter flushes without rounds. (A kCall's exit half is no older
+    // than its enter half, and comes right after it in the file.)
     if (e.time < last_delivered_ || e.time < perf_limit_ ||
-        seq_ + 1 - pushed_at_round_[0] >= EventSorter::kMaxBuffered) {
+        seq_ + parts - pushed_at_round_[0] >= EventSorter::kMaxBuffered) {
       diverged_ = true;
       batch.clear();
       spares_.push_back(std::move(batch));
       return;
     }
-    max_time_ = std::max(max_time_, e.time);
-    const Key k{e.time, seq_++, chunk, i};
-    if (e.cpu < lanes_.size()) {
-      AddToLane(&lanes_[e.cpu], k);
-    } else {
-      AddToLane(&no_cpu_, k);
-    }
+    const uint64_t last = LastTime(e);
+    max_time_ = std::max(max_time_, last);
+    const Key k{e.time, seq_, chunk, i};
+    seq_ += parts;
+    Lane* lane = e.cpu < lanes_.size() ? &lanes_[e.cpu] : &no_cpu_;
+    AddToLane(lane, k);
+    lane->newest = std::max(lane->newest, last);
   }
-  held_ += batch.size();
-  chunks_.push_back(Chunk{std::move(batch), 0});
-  chunks_.back().left = chunks_.back().events.size();
+  const size_t parts = seq_ - first_seq;
+  held_ += parts;
+  chunks_.push_back(Chunk{std::move(batch), parts});
   UpdateLimit();
 }
 
 void LaneSorter::AddToLane(Lane* lane, const Key& k) {
-  lane->newest = std::max(lane->newest, k.time);
-  if (lane->keys.empty() || lane->keys.back().time <= k.time) {
+  // A lane is in (time, file order) order.
+  if (lane->keys.empty() || OrderOf(lane->keys.back()) < OrderOf(k)) {
     lane->keys.push_back(k);
     return;
   }
-  // Out of order within its CPU (rare): after every key of the same time,
-  // which came earlier in the file.
-  auto at = std::upper_bound(lane->keys.begin(), lane->keys.end(), k.time,
-                             [](uint64_t t, const Key& x) { return t < x.time; });
+  if (OrderOf(k) < OrderOf(lane->keys.front())) {
+    // A kCall's exit half, due before the rest of its lane (the usual case).
+    lane->keys.push_front(k);
+    return;
+  }
+  // Out of order within its CPU (rare), or an exit half with newer keys
+  // behind it.
+  auto at = std::upper_bound(lane->keys.begin(), lane->keys.end(), OrderOf(k),
+                             [](const Order& o, const Key& x) { return o < OrderOf(x); });
   lane->keys.insert(at, k);
 }
 
@@ -119,9 +127,16 @@ size_t LaneSorter::Deliver(size_t max) {
       const Key k = lane->keys.front();
       lane->keys.pop_front();
       Chunk& c = chunks_[k.chunk - first_chunk_];
-      sink_(c.events[k.offset]);
+      const TraceEvent& e = c.events[k.offset & ~kExitPart];
+      const bool exit_part = (k.offset & kExitPart) != 0;
+      sink_(e, exit_part);
       last_delivered_ = k.time;
       ++n;
+      if (e.kind == TraceEvent::Kind::kCall && !exit_part) {
+        // The exit half takes the place the exit's own key would have had
+        // (and keeps the chunk's count above 0 until it is out).
+        AddToLane(lane, Key{e.exit_time, k.seq + 1, k.chunk, k.offset | kExitPart});
+      }
       if (--c.left == 0) {
         // Handed back as soon as it is done; the slot goes when it reaches
         // the front.

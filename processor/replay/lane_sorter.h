@@ -25,7 +25,9 @@
 // sequence. When one fails, diverged() turns true and delivery stops: the
 // caller replays the trace again with EventSorter (trace_loader.cc).
 //
-//   LaneSorter sorter(info.nr_cpus, [&](const TraceEvent& e) { replayer.Apply(e); });
+//   LaneSorter sorter(info.nr_cpus, [&](const TraceEvent& e, bool exit_part) {
+//     replayer.Apply(e, exit_part);
+//   });
 //   sorter.Push(std::move(batch)); sorter.FinishedRound();
 //   while (sorter.Deliver(4096) > 0 && !more_input) {}
 //   sorter.FlushAll();
@@ -34,6 +36,12 @@
 // Events without a CPU (sideband records without sample_id_all), or with a
 // CPU number at or past the header's count, go out by the same bound but do
 // not set it; a late one is caught by the checks.
+//
+// A kCall event (an enter and its exit, adjacent in the file) goes out
+// twice, as the two events it stands for would: its enter half at its time
+// with exit_part false, then its exit half at exit_time with exit_part true,
+// each in its own place in the order. It counts as two events everywhere
+// (file order, held(), the checks).
 #ifndef PAGEBLAME_REPLAY_LANE_SORTER_H_
 #define PAGEBLAME_REPLAY_LANE_SORTER_H_
 
@@ -54,7 +62,8 @@ class LaneSorter {
   static constexpr uint32_t kMaxLanes = 4096;
 
   // `cpus`: the recording machine's CPU count (FileInfo::nr_cpus), > 0.
-  LaneSorter(uint32_t cpus, std::function<void(const TraceEvent&)> sink);
+  using Sink = std::function<void(const TraceEvent&, bool exit_part)>;
+  LaneSorter(uint32_t cpus, Sink sink);
 
   // A batch of events in file order; the events stay in it until delivered,
   // and the emptied vector comes back from TakeSpares.
@@ -78,15 +87,17 @@ class LaneSorter {
     uint64_t time;
     uint64_t seq;     // file order, for ties
     uint32_t chunk;   // absolute chunk number
-    uint32_t offset;  // in that chunk
+    uint32_t offset;  // in that chunk, | kExitPart for a kCall's exit half
   };
+  // Batches are far smaller than 2^31 events.
+  static constexpr uint32_t kExitPart = 1u << 31;
   struct Lane {
     std::deque<Key> keys;  // by (time, seq)
     uint64_t newest = 0;   // newest time pushed on this lane
   };
   struct Chunk {
     std::vector<TraceEvent> events;
-    size_t left = 0;  // not yet delivered
+    size_t left = 0;  // deliveries to come (a kCall's two halves count two)
   };
   void AddToLane(Lane* lane, const Key& k);
   void UpdateLimit();
@@ -100,7 +111,7 @@ class LaneSorter {
   // lane's keys before it go out as one run, without looking again.
   Lane* NextDue(Order* until);
 
-  std::function<void(const TraceEvent&)> sink_;
+  Sink sink_;
   std::deque<Chunk> chunks_;  // chunks_[0] is chunk number first_chunk_
   uint32_t first_chunk_ = 0;
   std::vector<std::vector<TraceEvent>> spares_;

@@ -14,11 +14,11 @@ ReplayWorker::ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symboliz
   // Constructed here, on the loader's thread, so that whatever the Replayer
   // sets up in the index (it interns "[heap]") happens in the same order on
   // every run.
-  auto sink = [this](const TraceEvent& e) { replayer_->Apply(e); };
   if (ordering == Ordering::kLanes) {
-    lane_sorter_ = std::make_unique<LaneSorter>(cpus, sink);
+    lane_sorter_ = std::make_unique<LaneSorter>(
+        cpus, [this](const TraceEvent& e, bool exit_part) { replayer_->Apply(e, exit_part); });
   } else {
-    sorter_ = std::make_unique<EventSorter>(sink);
+    sorter_ = std::make_unique<EventSorter>([this](const TraceEvent& e) { replayer_->Apply(e); });
   }
   current_.events.reserve(kBatch);
   thread_ = std::thread([this] { Run(); });

@@ -81,6 +81,12 @@ class ReplayWorker {
     enters_ += current_.events.back().kind == TraceEvent::Kind::kEnter;
     if (current_.events.size() >= kBatch) Submit(/*round_end=*/false);
   }
+  // The event Added() last, if it is still in the batch being filled (not
+  // handed over yet), to be changed in place; else null. The loader turns an
+  // enter into a kCall with it (kLanes only: EventSorter takes no kCall).
+  TraceEvent* LastAdded() {
+    return current_.events.empty() ? nullptr : &current_.events.back();
+  }
   void FinishedRound() { Submit(/*round_end=*/true); }
   // Replays everything pushed, ends the replay (Replayer::Finish) and joins
   // the thread. Returns the number of events delivered out of time order.

@@ -54,32 +54,30 @@ uint32_t Replayer::ProcessFor(uint32_t pid, uint64_t time) {
   return i;
 }
 
-void Replayer::Apply(const TraceEvent& e) {
+void Replayer::Apply(const TraceEvent& e, bool exit_part) {
   index::TraceStats& st = idx_->mutable_stats();
+  const bool call_exit = e.kind == TraceEvent::Kind::kCall && exit_part;
+  const uint64_t time = call_exit ? e.exit_time : e.time;
   // Time-0 records (attach-time synthesized maps, end-of-trace lost totals)
   // carry no time and do not bound the trace.
-  if (e.time != 0 && (st.first_time == 0 || e.time < st.first_time)) st.first_time = e.time;
-  st.last_time = std::max(st.last_time, e.time);
+  if (time != 0 && (st.first_time == 0 || time < st.first_time)) st.first_time = time;
+  st.last_time = std::max(st.last_time, time);
   switch (e.kind) {
-    case TraceEvent::Kind::kEnter: {
-      ThreadState& th = ThreadSeen(e.pid, e.tid, e.time);
-      Proc(th.process).image_window = false;
-      if (th.call.Enter(e)) ++st.unmatched_enters;
+    case TraceEvent::Kind::kEnter:
+      OnEnter(e);
       break;
-    }
-    case TraceEvent::Kind::kExit: {
-      // An enter made the thread's state: none, no enter.
-      auto it = thread_state_.find(e.tid);
-      const SyscallPairer::Pending* call = it == thread_state_.end() ? nullptr
-                                                                     : it->second.call.Exit(e);
-      if (call == nullptr) {
-        ++st.unmatched_exits;
-        break;
+    case TraceEvent::Kind::kExit:
+      OnExit(CallExit{e.time, e.twin_time, e.ret, e.pid, e.tid, e.syscall});
+      break;
+    case TraceEvent::Kind::kCall:
+      // The same two steps, each at its own time (the sorter delivers the
+      // halves apart; other threads' events may come between).
+      if (!exit_part) {
+        OnEnter(e);
+      } else {
+        OnExit(CallExit{e.exit_time, /*twin_time=*/0, e.ret, e.pid, e.tid, e.syscall});
       }
-      ++st.calls;
-      OnCall(*call, e, it->second);
       break;
-    }
     case TraceEvent::Kind::kComm:
       ++st.comm_records;
       OnComm(e);
@@ -113,7 +111,27 @@ void Replayer::Apply(const TraceEvent& e) {
       OnLateTwin(e);
       break;
   }
-  if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, e.time);
+  if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, time);
+}
+
+void Replayer::OnEnter(const TraceEvent& e) {
+  ThreadState& th = ThreadSeen(e.pid, e.tid, e.time);
+  Proc(th.process).image_window = false;
+  if (th.call.Enter(e)) ++idx_->mutable_stats().unmatched_enters;
+}
+
+void Replayer::OnExit(const CallExit& exit) {
+  index::TraceStats& st = idx_->mutable_stats();
+  // An enter made the thread's state: none, no enter.
+  auto it = thread_state_.find(exit.tid);
+  const SyscallPairer::Pending* call =
+      it == thread_state_.end() ? nullptr : it->second.call.Exit(exit.syscall);
+  if (call == nullptr) {
+    ++st.unmatched_exits;
+    return;
+  }
+  ++st.calls;
+  OnCall(*call, exit, it->second);
 }
 
 Replayer::ThreadState& Replayer::ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time) {
@@ -289,7 +307,7 @@ SyscallPairer::Pending* Replayer::InCall(uint32_t tid) {
   return it == thread_state_.end() ? nullptr : it->second.call.InCall();
 }
 
-void Replayer::OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit,
+void Replayer::OnCall(const SyscallPairer::Pending& call, const CallExit& exit,
                       ThreadState& exiting) {
   index::TraceStats& st = idx_->mutable_stats();
   const TraceEvent& in = call.enter;

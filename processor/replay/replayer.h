@@ -4,7 +4,7 @@
 // mremap. Also feeds the symbolizer the mappings it needs, in time order.
 //
 //   Replayer r(&index, &symbolizer);
-//   sorter delivers: r.Apply(event);
+//   sorter delivers: r.Apply(event);  // a kCall twice: r.Apply(call, /*exit_part=*/false), then true
 //   r.Finish();
 #ifndef PAGEBLAME_REPLAY_REPLAYER_H_
 #define PAGEBLAME_REPLAY_REPLAYER_H_
@@ -27,7 +27,9 @@ class Replayer {
   Replayer(index::TraceIndex* idx, symbols::Symbolizer* symbolizer)
       : idx_(idx), symbolizer_(symbolizer), heap_name_(idx->strings().Intern("[heap]")) {}
 
-  void Apply(const TraceEvent& e);
+  // `exit_part` says which half of a kCall event this is (its enter, at
+  // e.time, or its exit, at e.exit_time); other kinds are applied whole.
+  void Apply(const TraceEvent& e, bool exit_part = false);
   // End of trace: counts enters still waiting for their exit.
   void Finish();
 
@@ -72,8 +74,19 @@ class Replayer {
   // A pid's process or a process's threads changed: every thread's cached
   // process is looked up again when next seen.
   void MembershipChanged() { ++membership_; }
+  // What a call's exit says (from a kExit event or a kCall's exit half).
+  struct CallExit {
+    uint64_t time;
+    uint64_t twin_time;  // its raw_syscalls twin's, 0 if none
+    int64_t ret;
+    uint32_t pid;
+    uint32_t tid;
+    decode::Syscall syscall;
+  };
+  void OnEnter(const TraceEvent& e);
+  void OnExit(const CallExit& exit);
   // `th` is the exiting thread's state (`call` is in it).
-  void OnCall(const SyscallPairer::Pending& call, const TraceEvent& exit, ThreadState& th);
+  void OnCall(const SyscallPairer::Pending& call, const CallExit& exit, ThreadState& th);
   void OnMmapRecord(const TraceEvent& e);
   // Adds, as before-trace pages, the rest of the ELF image that a code
   // mapping [start, end) at file offset pgoff belongs to.

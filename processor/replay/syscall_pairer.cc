@@ -13,11 +13,11 @@ bool SyscallPairer::Enter(const TraceEvent& e) {
   return was_waiting;
 }
 
-const SyscallPairer::Pending* SyscallPairer::Exit(const TraceEvent& e) {
+const SyscallPairer::Pending* SyscallPairer::Exit(decode::Syscall syscall) {
   if (!waiting_) return nullptr;
   waiting_ = false;
   // Another syscall's exit: the waiting enter's exit was lost.
-  if (pending_.enter.syscall != e.syscall) return nullptr;
+  if (pending_.enter.syscall != syscall) return nullptr;
   return &pending_;
 }
 

@@ -6,7 +6,7 @@
 //
 //   SyscallPairer pairer;                  // one per tid
 //   pairer.Enter(e);                       // remembers args + stack
-//   const SyscallPairer::Pending* call = pairer.Exit(e);  // null: no matching enter
+//   const SyscallPairer::Pending* call = pairer.Exit(e.syscall);  // null: no matching enter
 #ifndef PAGEBLAME_REPLAY_SYSCALL_PAIRER_H_
 #define PAGEBLAME_REPLAY_SYSCALL_PAIRER_H_
 
@@ -27,9 +27,9 @@ class SyscallPairer {
   // Returns true if an earlier enter was still waiting (its exit was lost);
   // that enter is dropped.
   bool Enter(const TraceEvent& e);
-  // The enter matching this exit, no longer waiting (valid until the next
-  // Enter), or null if no enter of that syscall waits.
-  const Pending* Exit(const TraceEvent& e);
+  // The enter matching an exit of `syscall`, no longer waiting (valid until
+  // the next Enter), or null if no enter of that syscall waits.
+  const Pending* Exit(decode::Syscall syscall);
   // The call the thread is inside, or null.
   Pending* InCall() { return waiting_ ? &pending_ : nullptr; }
   // The thread exited: a waiting enter will get no exit.
