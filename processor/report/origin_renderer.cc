@@ -12,7 +12,12 @@ namespace pageblame::report {
 OriginRenderer::CachedStack& OriginRenderer::Cached(const index::CallEvent& ev) {
   keys_.clear();
   const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
-  for (uint64_t ip : ips) keys_.push_back(sym_.FrameKey(ev.pid, ev.time, ip));
+  for (size_t i = 0; i < ips.size(); ++i) {
+    // A recursive frame repeats the ip before it: same pid, time and ip, same
+    // key, without the lookup (half the frames of some stacks).
+    keys_.push_back(i > 0 && ips[i] == ips[i - 1] ? keys_.back()
+                                                  : sym_.FrameKey(ev.pid, ev.time, ips[i]));
+  }
   auto [it, inserted] = stacks_.try_emplace({ev.stack.value(), ev.pid});
   CachedStack& c = it->second;
   if (!inserted && c.keys == keys_) return c;
@@ -77,7 +82,13 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
                   Json(TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid, ",", nl,
                   " \"tid\": ", ev.tid, ",", nl, " \"comm\": ");
   AppendJsonString(out, idx_.strings().Get(ev.comm));
-  absl::StrAppend(out, ",", nl, " \"stack\": ", StackJsonText(ev, nl), nl, "}");
+  absl::StrAppend(out, ",", nl, " \"stack\": ");
+  // The stack's text is most of the output (kilobytes per region):
+  // std::string::append copies it once, where StrAppend would first
+  // zero-fill the room for it (libstdc++ has no uninitialized resize).
+  out->append(StackJsonText(ev, nl));
+  out->append(nl);
+  out->push_back('}');
 }
 
 const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
