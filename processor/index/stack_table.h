@@ -32,6 +32,8 @@ class StackTable {
   absl::Span<const uint64_t> Get(StackId id) const;
   size_t size() const { return entries_.size(); }
   size_t total_ips() const { return ips_.size(); }
+  // Every ip of every stack, stacks one after another.
+  absl::Span<const uint64_t> all_ips() const { return ips_; }
   // Bytes held (ips, entries, hash set), for -v.
   size_t bytes() const {
     return ips_.capacity() * sizeof(uint64_t) + entries_.capacity() * sizeof(Entry) +

@@ -61,7 +61,7 @@ void ReplayWorker::Submit(bool round_end) {
   if (current_.events.capacity() == 0) current_.events.reserve(kBatch);
 }
 
-uint64_t ReplayWorker::Finish() {
+uint64_t ReplayWorker::Finish(absl::FunctionRef<bool()> meanwhile) {
   if (!current_.events.empty()) Submit(/*round_end=*/false);
   // The same while the replay thread finishes the last events.
   idx_->PrepareBlocks(enters_);
@@ -70,11 +70,18 @@ uint64_t ReplayWorker::Finish() {
     closing_ = true;
   }
   wake_worker_.notify_one();
+  while (!done_.load(std::memory_order_acquire) && meanwhile()) {
+  }
   thread_.join();
   return sorter_ ? sorter_->out_of_order() : 0;
 }
 
 void ReplayWorker::Run() {
+  // Whichever way it ends (the caller's Finish looks).
+  struct Done {
+    std::atomic<bool>* done;
+    ~Done() { done->store(true, std::memory_order_release); }
+  } done{&done_};
   while (true) {
     std::deque<Batch> got;
     {

@@ -35,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "processor/index/trace_index.h"
 #include "processor/replay/trace_event.h"
 #include "processor/symbols/symbolizer.h"
@@ -90,7 +91,11 @@ class ReplayWorker {
   void FinishedRound() { Submit(/*round_end=*/true); }
   // Replays everything pushed, ends the replay (Replayer::Finish) and joins
   // the thread. Returns the number of events delivered out of time order.
-  uint64_t Finish();
+  // While the replay thread finishes, the caller's `meanwhile` runs, one
+  // piece of work per call, until it returns false or the replay is done
+  // (so that the caller's core is not idle then, and the end not later by
+  // more than one piece).
+  uint64_t Finish(absl::FunctionRef<bool()> meanwhile = [] { return false; });
   // kLanes only: the trace broke the lane rule; the index is incomplete.
   bool diverged() const { return diverged_.load(std::memory_order_relaxed); }
 
@@ -117,6 +122,7 @@ class ReplayWorker {
   std::deque<Batch> queue_;
   std::vector<std::vector<TraceEvent>> spare_;  // emptied buffers, reused
   bool closing_ = false;  // no more batches
+  std::atomic<bool> done_{false};  // the replay thread is about to end
   std::atomic<bool> diverged_{false};  // set by the replay thread (kLanes)
   bool abandon_ = false;  // stop without finishing the replay
   std::thread thread_;  // last: started once everything above exists

@@ -2,7 +2,9 @@
 
 #include <sys/mman.h>
 
+#include <chrono>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -206,6 +208,36 @@ TEST(ReplayWorkerTest, ALaneOrderBrokenByTheTraceStopsTheReplayAndTheLoader) {
   }
   worker.Finish();
   EXPECT_TRUE(worker.diverged());
+}
+
+TEST(ReplayWorkerTest, FinishRunsTheCallersWorkUntilTheReplayIsDone) {
+  index::TraceIndex threaded, direct;
+  auto rounds = Workload(&threaded, 20000);
+  Workload(&direct, 20000);
+  ReplayWorker worker(&threaded, nullptr, ReplayWorker::Ordering::kLanes, /*cpus=*/2);
+  for (const auto& round : rounds) {
+    for (const TraceEvent& e : round) worker.Push(e);
+    worker.FinishedRound();
+  }
+  // Endless work: Finish stops asking once the replay thread is done.
+  int pieces = 0;
+  worker.Finish([&] {
+    ++pieces;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    return true;
+  });
+  EXPECT_FALSE(worker.diverged());
+  ReplaySorted(&direct, rounds);
+  ExpectSameIndex(threaded, direct);
+  // Work that runs out stops being asked for at once.
+  index::TraceIndex small;
+  auto few = Workload(&small, 10);
+  ReplayWorker other(&small, nullptr, ReplayWorker::Ordering::kLanes, /*cpus=*/2);
+  for (const TraceEvent& e : few[0]) other.Push(e);
+  int asked = 0;
+  other.Finish([&] { return ++asked < 3; });
+  EXPECT_LE(asked, 3);
+  EXPECT_GT(small.stats().calls, 0u);
 }
 
 TEST(ReplayWorkerTest, StopsWithoutFinishingWhenTheLoaderGivesUp) {

@@ -1,5 +1,6 @@
 #include "processor/replay/trace_loader.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "processor/decode/tracing_data.h"
 #include "processor/perf/perf_reader.h"
 #include "processor/replay/replay_worker.h"
+#include "processor/symbols/preload_plan.h"
 
 namespace pageblame::replay {
 namespace {
@@ -89,6 +91,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
     bool had_twin;
   };
   absl::flat_hash_map<uint32_t, Own> last_own;  // tid -> its last syscalls:* sample
+  symbols::PreloadPlan preload;  // executable file mappings read
   const uint64_t total = info.data_size;
   uint64_t next_progress = 64 << 20;
   const bool progress = options.progress && isatty(STDERR_FILENO);
@@ -263,6 +266,10 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
         e.str = idx->strings().Intern(m.filename);
         if (!m.build_id.empty()) e.str2 = idx->strings().Intern(m.build_id);
         worker.Push(e);
+        // MMAP (v1) records are of executable mappings only.
+        if (!m.has_prot || (m.prot & PROT_EXEC) != 0) {
+          preload.AddMapping(m.start, m.len, m.filename, m.build_id);
+        }
         break;
       }
       case perf::kRecordLost:
@@ -288,7 +295,18 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
         break;
     }
   }
-  const uint64_t out_of_order = worker.Finish();
+  // While the replay thread finishes (the last round's first CPU part can
+  // hold a quarter of the calls), this thread loads the symbol tables that
+  // printing will likely want, one DSO at a time, most frames first.
+  std::vector<symbols::PreloadPlan::Dso> dsos;
+  if (options.preload_symbols && !worker.diverged()) dsos = preload.Needed(idx->stacks().all_ips());
+  size_t next_dso = 0;
+  const uint64_t out_of_order = worker.Finish([&] {
+    if (next_dso == dsos.size()) return false;
+    sym->Preload(dsos[next_dso].path, dsos[next_dso].build_id);
+    ++next_dso;
+    return true;
+  });
   if (worker.diverged()) return std::unique_ptr<LoadedTrace>();
   index::TraceStats& stats = idx->mutable_stats();
   stats.out_of_order = out_of_order;

@@ -34,6 +34,11 @@ struct LoadOptions {
   // (LaneSorter, which gives the same order sooner; see lane_sorter.h). For
   // tests and A/B runs; answers are the same either way.
   bool perf_rounds_only = false;
+  // While the replay thread finishes, load the symbol tables of the DSOs
+  // holding the trace's stack frames (Symbolizer::Preload), so that printing
+  // stacks does not start by reading ELF files. Off for callers that print
+  // no stacks.
+  bool preload_symbols = true;
 };
 
 class LoadedTrace {

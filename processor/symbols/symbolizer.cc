@@ -1,9 +1,11 @@
 #include "processor/symbols/symbolizer.h"
 
 #include <cstdlib>
+#include <mutex>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "processor/symbols/absl_compat.h"
@@ -159,36 +161,94 @@ class Symbolizer::Impl {
     return it->second;
   }
 
+  // What loading one table read, for the stats.
+  struct LoadCounts {
+    uint64_t elfs_loaded = 0, debug_files_loaded = 0, elfs_bad = 0;
+  };
+  void Count(const LoadCounts& c) {
+    stats_.elfs_loaded += c.elfs_loaded;
+    stats_.debug_files_loaded += c.debug_files_loaded;
+    stats_.elfs_bad += c.elfs_bad;
+  }
+  static std::string TableKey(const DsoLocation& loc) {
+    return absl::StrCat(loc.elf_path, "\n", loc.debug_path);
+  }
+
   // The merged table of a binary and its debug file, loaded once per pair of
-  // resolved paths; nullptr if neither could be read.
+  // resolved paths (or taken from Preload); nullptr if neither could be read.
   const ElfSymbolTable* LoadTable(const DsoLocation& loc) {
     if (loc.elf_path.empty() && loc.debug_path.empty()) return nullptr;
-    std::string key = absl::StrCat(loc.elf_path, "\n", loc.debug_path);
-    auto [it, inserted] = tables_.try_emplace(std::move(key));
+    std::string key = TableKey(loc);
+    auto [it, inserted] = tables_.try_emplace(key);
     if (!inserted) return it->second.get();
-    std::unique_ptr<ElfSymbolTable> binary = Load(loc.elf_path, /*debug=*/false);
-    std::unique_ptr<ElfSymbolTable> debug = Load(loc.debug_path, /*debug=*/true);
-    if (binary != nullptr && debug != nullptr) {
-      // The binary's program headers (real file offsets), everybody's symbols.
-      binary->MergeSymbolsFrom(*debug);
-      it->second = std::move(binary);
-    } else {
-      it->second = binary != nullptr ? std::move(binary) : std::move(debug);
+    {
+      std::lock_guard<std::mutex> lock(preload_mu_);
+      in_use_.insert(key);  // Preload leaves it alone from now on
+      if (auto p = preloaded_.find(key); p != preloaded_.end()) {
+        Count(p->second.counts);
+        ++stats_.tables_preloaded;
+        it->second = std::move(p->second.table);
+        preloaded_.erase(p);
+        return it->second.get();
+      }
     }
+    LoadCounts counts;
+    it->second = LoadMerged(loc, &counts);
+    Count(counts);
     return it->second.get();
   }
 
-  std::unique_ptr<ElfSymbolTable> Load(const std::string& path, bool debug) {
+  // Touches nothing of this object but `counts`: Preload calls it from
+  // another thread.
+  static std::unique_ptr<ElfSymbolTable> LoadMerged(const DsoLocation& loc, LoadCounts* counts) {
+    std::unique_ptr<ElfSymbolTable> binary = Load(loc.elf_path, /*debug=*/false, counts);
+    std::unique_ptr<ElfSymbolTable> debug = Load(loc.debug_path, /*debug=*/true, counts);
+    if (binary != nullptr && debug != nullptr) {
+      // The binary's program headers (real file offsets), everybody's symbols.
+      binary->MergeSymbolsFrom(*debug);
+      return binary;
+    }
+    return binary != nullptr ? std::move(binary) : std::move(debug);
+  }
+
+  static std::unique_ptr<ElfSymbolTable> Load(const std::string& path, bool debug,
+                                               LoadCounts* counts) {
     if (path.empty()) return nullptr;
     absl::StatusOr<std::unique_ptr<ElfSymbolTable>> table = ElfSymbolTable::Load(path);
     if (!table.ok()) {
-      ++stats_.elfs_bad;
+      ++counts->elfs_bad;
       return nullptr;
     }
-    ++stats_.elfs_loaded;
-    if (debug) ++stats_.debug_files_loaded;
+    ++counts->elfs_loaded;
+    if (debug) ++counts->debug_files_loaded;
     return *std::move(table);
   }
+
+ public:
+  void Preload(std::string_view path, std::string_view build_id) {
+    // The names Symbolize looks up in an ELF file, and only those.
+    if (IsAnonymous(ToAbsl(path)) || IsMemfd(ToAbsl(path)) || !absl::StartsWith(ToAbsl(path), "/")) {
+      return;
+    }
+    if (build_id.empty()) {  // header_build_ids_ is set before replay starts
+      auto it = header_build_ids_.find(ToAbsl(path));
+      if (it != header_build_ids_.end()) build_id = it->second;
+    }
+    const DsoLocation loc = locator_.Locate(path, build_id);  // const: reads the file system only
+    if (loc.elf_path.empty() && loc.debug_path.empty()) return;
+    std::string key = TableKey(loc);
+    {
+      std::lock_guard<std::mutex> lock(preload_mu_);
+      if (in_use_.contains(key) || preloaded_.contains(key)) return;
+    }
+    Preloaded p;
+    p.table = LoadMerged(loc, &p.counts);
+    if (p.table == nullptr) return;  // found again and counted on first use, as before
+    std::lock_guard<std::mutex> lock(preload_mu_);
+    if (!in_use_.contains(key)) preloaded_.try_emplace(std::move(key), std::move(p));
+  }
+
+ private:
 
   const PerfMap* PerfMapFor(uint32_t pid) {
     auto [it, inserted] = perf_maps_.try_emplace(pid);
@@ -218,6 +278,15 @@ class Symbolizer::Impl {
   absl::flat_hash_map<std::pair<DsoId, uint64_t>, CachedSymbol> cache_;  // (dso, file offset)
   absl::flat_hash_map<uint32_t, std::unique_ptr<PerfMap>> perf_maps_;  // nullptr: missing
   SymbolizerStats stats_;
+  // Tables loaded ahead by Preload (from another thread), until LoadTable
+  // takes them, and the keys LoadTable has handled (Preload skips those).
+  struct Preloaded {
+    std::unique_ptr<ElfSymbolTable> table;
+    LoadCounts counts;
+  };
+  std::mutex preload_mu_;
+  absl::flat_hash_map<std::string, Preloaded> preloaded_;
+  absl::flat_hash_set<std::string> in_use_;
 };
 
 Symbolizer::Symbolizer(SymbolizerOptions options)
@@ -250,6 +319,10 @@ const void* Symbolizer::FrameKey(uint32_t pid, uint64_t time, uint64_t ip) {
   // mapping (its file, offset and build id); ProcessMaps keeps mappings at
   // fixed addresses for its whole life.
   return impl_->maps().Find(pid, time, ip);
+}
+
+void Symbolizer::Preload(std::string_view path, std::string_view build_id) {
+  impl_->Preload(path, build_id);
 }
 
 SymbolizerStats Symbolizer::stats() const { return impl_->stats(); }

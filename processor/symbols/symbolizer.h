@@ -26,7 +26,8 @@
 // accepted). Frame::dso is what perf script prints in parentheses: the path
 // from the MMAP record, or "/tmp/perf-PID.map" for JIT code (an anonymous or
 // [heap]/[stack] mapping, or no mapping at all, named by the perf map) —
-// whichever directory the map file was read from. Not thread-safe.
+// whichever directory the map file was read from. Not thread-safe, except
+// Preload(), which another thread may call alongside everything else.
 #ifndef PAGEBLAME_SYMBOLS_SYMBOLIZER_H_
 #define PAGEBLAME_SYMBOLS_SYMBOLIZER_H_
 
@@ -65,6 +66,7 @@ struct SymbolizerStats {
   uint64_t elfs_loaded = 0;      // ELF files read (binaries and debug files)
   uint64_t debug_files_loaded = 0;  // of which separate debug files
   uint64_t elfs_bad = 0;         // found but unreadable / not ELF
+  uint64_t tables_preloaded = 0;  // tables that were ready when first used (Preload)
   uint64_t dsos_missing = 0;     // DSOs (path, build id) with no usable file
   uint64_t build_id_mismatches = 0;  // candidate files skipped: another build
   uint64_t perf_maps_loaded = 0;
@@ -89,6 +91,16 @@ class Symbolizer {
   void OnFork(uint32_t child, uint32_t parent, uint64_t time);
   // `pid` exec'd at `time`: mappings from before no longer apply.
   void OnExec(uint32_t pid, uint64_t time);
+
+  // Loads ahead the symbol table that a later Symbolize() of an ip in a
+  // mapping of `path` (with `build_id`, else the header's) would load, so
+  // that printing need not wait for it: the loader's thread does this while
+  // the replay thread finishes (trace_loader.cc). Safe to call from one other
+  // thread alongside every other call. What is loaded is used as if loaded
+  // on first use (stats count it then); a table never used costs only the
+  // time and memory of loading it. Does nothing for names with no ELF file
+  // behind them (anonymous memory, memfd, "[vdso]"), or a table in use.
+  void Preload(std::string_view path, std::string_view build_id);
 
   // The frame for `ip` in `pid` at `time`. Never fails: unknown parts stay empty.
   Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip);

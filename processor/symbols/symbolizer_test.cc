@@ -6,6 +6,8 @@
 #include <climits>
 #include <cstdio>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -110,6 +112,87 @@ TEST(SymbolizerTest, RepeatedLookupsAreCached) {
   EXPECT_EQ(a.offset, b.offset);
   EXPECT_EQ(sym.stats().cache_hits, 1u);
   EXPECT_EQ(sym.stats().elfs_loaded - sym.stats().debug_files_loaded, 1u);
+}
+
+// The file mapping of this process that holds `addr`.
+SelfMapping MappingOf(uint64_t addr) {
+  for (const SelfMapping& m : testing::ReadSelfMaps()) {
+    if (!m.path.empty() && m.start <= addr && addr < m.end) return m;
+  }
+  return SelfMapping();
+}
+
+TEST(SymbolizerTest, APreloadedTableAnswersAsIfLoadedOnFirstUse) {
+  TempDir dir;
+  const std::string libc = MappingOf(Addr("getpid")).path;
+  ASSERT_FALSE(libc.empty());
+  Symbolizer lazy(IsolatedOptions(dir)), ahead(IsolatedOptions(dir));
+  AddSelfMappings(&lazy, kPid);
+  AddSelfMappings(&ahead, kPid);
+  ahead.Preload(libc, "");
+  ahead.Preload(libc, "");  // once is enough
+  EXPECT_EQ(ahead.stats().elfs_loaded, 0u);  // counted when used, not before
+  for (const char* name : kLibcFunctions) {
+    SCOPED_TRACE(name);
+    Frame a = lazy.Symbolize(kPid, 10, Addr(name) + 1);
+    Frame b = ahead.Symbolize(kPid, 10, Addr(name) + 1);
+    EXPECT_EQ(a.symbol, b.symbol);
+    EXPECT_EQ(a.dso, b.dso);
+    EXPECT_EQ(a.offset, b.offset);
+  }
+  EXPECT_EQ(ahead.stats().tables_preloaded, 1u);
+  EXPECT_EQ(lazy.stats().tables_preloaded, 0u);
+  EXPECT_EQ(ahead.stats().elfs_loaded, lazy.stats().elfs_loaded);
+  EXPECT_EQ(ahead.stats().debug_files_loaded, lazy.stats().debug_files_loaded);
+  // Once in use, a table is not loaded ahead again.
+  ahead.Preload(libc, "");
+  lazy.Preload(libc, "");
+  EXPECT_EQ(ahead.stats().elfs_loaded, lazy.stats().elfs_loaded);
+  EXPECT_EQ(lazy.stats().tables_preloaded, 0u);
+}
+
+TEST(SymbolizerTest, NamesWithoutAnElfAreNotPreloaded) {
+  TempDir dir;
+  Symbolizer sym(IsolatedOptions(dir));
+  // /dev/zero exists: a lookup in it would read a device, not an ELF.
+  for (const char* name : {"//anon", "/dev/zero (deleted)", "[heap]", "/memfd:jit (deleted)",
+                           "[vdso]", "/no/such/file", "relative/path"}) {
+    sym.Preload(name, "");
+  }
+  sym.AddMapping(kPid, 0, 0x10000, 0x1000, 0, "/dev/zero (deleted)", "");
+  sym.Symbolize(kPid, 1, 0x10010);
+  SymbolizerStats stats = sym.stats();
+  EXPECT_EQ(stats.tables_preloaded, 0u);
+  EXPECT_EQ(stats.elfs_loaded, 0u);
+  EXPECT_EQ(stats.elfs_bad, 0u);
+}
+
+TEST(SymbolizerTest, PreloadFromAnotherThreadWhileThisOneSymbolizes) {
+  TempDir dir;
+  Symbolizer sym(IsolatedOptions(dir)), lazy(IsolatedOptions(dir));
+  AddSelfMappings(&sym, kPid);
+  AddSelfMappings(&lazy, kPid);
+  std::vector<std::string> paths;
+  for (const SelfMapping& m : testing::ReadSelfMaps()) {
+    if (!m.path.empty() && m.path[0] == '/') paths.push_back(m.path);
+  }
+  std::thread other([&] {
+    for (const std::string& p : paths) sym.Preload(p, "");
+  });
+  for (int round = 0; round < 3; ++round) {
+    for (const char* name : kLibcFunctions) {
+      EXPECT_EQ(sym.Symbolize(kPid, 10, Addr(name) + 1).symbol,
+                lazy.Symbolize(kPid, 10, Addr(name) + 1).symbol);
+    }
+    sym.ImageSegments(MappingOf(Addr("getpid")).path, "");
+  }
+  other.join();
+  const uint64_t marker = reinterpret_cast<uint64_t>(&testing::MarkerFunction);
+  EXPECT_EQ(sym.Symbolize(kPid, 10, marker).symbol, "pageblame::symbols::testing::MarkerFunction");
+  // Each table was read once, ahead or not: the counts are the lazy ones.
+  lazy.Symbolize(kPid, 10, marker);
+  lazy.ImageSegments(MappingOf(Addr("getpid")).path, "");
+  EXPECT_EQ(sym.stats().elfs_loaded, lazy.stats().elfs_loaded);
 }
 
 TEST(SymbolizerTest, IpOutsideAnyFunctionIsUnresolvedButKeepsTheDso) {
