@@ -1,7 +1,5 @@
 #include "processor/index/stack_table.h"
 
-#include <algorithm>
-
 #include "absl/hash/hash.h"
 
 namespace pageblame::index {
@@ -14,11 +12,6 @@ size_t StackTable::Hash::operator()(absl::Span<const uint64_t> ips) const {
   return absl::Hash<absl::Span<const uint64_t>>()(ips);
 }
 
-bool StackTable::Eq::operator()(StackId a, absl::Span<const uint64_t> b) const {
-  absl::Span<const uint64_t> sa = table->Get(a);
-  return sa.size() == b.size() && std::equal(sa.begin(), sa.end(), b.begin());
-}
-
 StackId StackTable::Intern(absl::Span<const uint64_t> ips) {
   auto it = set_.find(ips);
   if (it != set_.end()) return *it;
@@ -27,12 +20,6 @@ StackId StackTable::Intern(absl::Span<const uint64_t> ips) {
   ips_.insert(ips_.end(), ips.begin(), ips.end());
   set_.insert(id);
   return id;
-}
-
-absl::Span<const uint64_t> StackTable::Get(StackId id) const {
-  if (!id.valid() || id.value() >= entries_.size()) return {};
-  const Entry& e = entries_[id.value()];
-  return absl::Span<const uint64_t>(ips_.data() + e.offset, e.length);
 }
 
 }  // namespace pageblame::index

@@ -14,6 +14,7 @@
 #define PAGEBLAME_INDEX_STACK_TABLE_H_
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -29,7 +30,13 @@ class StackTable {
   StackTable& operator=(const StackTable&) = delete;
 
   StackId Intern(absl::Span<const uint64_t> ips);
-  absl::Span<const uint64_t> Get(StackId id) const;
+  // Empty for an invalid or unknown id. Inline: interning compares every
+  // call's stack with the one it finds.
+  absl::Span<const uint64_t> Get(StackId id) const {
+    if (!id.valid() || id.value() >= entries_.size()) return {};
+    const Entry& e = entries_[id.value()];
+    return absl::Span<const uint64_t>(ips_.data() + e.offset, e.length);
+  }
   size_t size() const { return entries_.size(); }
   size_t total_ips() const { return ips_.size(); }
   // Every ip of every stack, stacks one after another.
@@ -55,7 +62,11 @@ class StackTable {
     using is_transparent = void;
     const StackTable* table;
     bool operator()(StackId a, StackId b) const { return a == b; }
-    bool operator()(StackId a, absl::Span<const uint64_t> b) const;
+    bool operator()(StackId a, absl::Span<const uint64_t> b) const {
+      absl::Span<const uint64_t> sa = table->Get(a);
+      return sa.size() == b.size() &&
+             (b.empty() || std::memcmp(sa.data(), b.data(), b.size() * sizeof(uint64_t)) == 0);
+    }
     bool operator()(absl::Span<const uint64_t> a, StackId b) const { return (*this)(b, a); }
   };
 
