@@ -52,13 +52,8 @@ void LaneSorter::AddToLane(Lane* lane, const Key& k) {
     lane->keys.push_back(k);
     return;
   }
-  if (OrderOf(k) < OrderOf(lane->keys.front())) {
-    // A kCall's exit half, due before the rest of its lane (the usual case).
-    lane->keys.push_front(k);
-    return;
-  }
-  // Out of order within its CPU (rare), or an exit half with newer keys
-  // behind it.
+  // Out of order within its CPU (rare), or a kCall's exit half behind a
+  // key newer than its enter.
   auto at = std::upper_bound(lane->keys.begin(), lane->keys.end(), OrderOf(k),
                              [](const Order& o, const Key& x) { return o < OrderOf(x); });
   lane->keys.insert(at, k);
@@ -125,18 +120,26 @@ size_t LaneSorter::Deliver(size_t max) {
     // A run of this lane's keys: due, and before every other lane's head.
     do {
       const Key k = lane->keys.front();
-      lane->keys.pop_front();
       Chunk& c = chunks_[k.chunk - first_chunk_];
       const TraceEvent& e = c.events[k.offset & ~kExitPart];
       const bool exit_part = (k.offset & kExitPart) != 0;
+      if (e.kind == TraceEvent::Kind::kCall && !exit_part) {
+        // The exit half takes the place the exit's own key would have had
+        // (and keeps the chunk's count above 0 until it is out): nearly
+        // always still the lane's first, so the key is rewritten in place.
+        const Key x{e.exit_time, k.seq + 1, k.chunk, k.offset | kExitPart};
+        if (lane->keys.size() == 1 || OrderOf(x) < OrderOf(lane->keys[1])) {
+          lane->keys.front() = x;
+        } else {
+          lane->keys.pop_front();
+          AddToLane(lane, x);
+        }
+      } else {
+        lane->keys.pop_front();
+      }
       sink_(e, exit_part);
       last_delivered_ = k.time;
       ++n;
-      if (e.kind == TraceEvent::Kind::kCall && !exit_part) {
-        // The exit half takes the place the exit's own key would have had
-        // (and keeps the chunk's count above 0 until it is out).
-        AddToLane(lane, Key{e.exit_time, k.seq + 1, k.chunk, k.offset | kExitPart});
-      }
       if (--c.left == 0) {
         // Handed back as soon as it is done; the slot goes when it reaches
         // the front.
