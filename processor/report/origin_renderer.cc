@@ -104,20 +104,26 @@ const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
     out = "[";
     for (size_t i = 0; i < frames.size(); ++i) {
       const symbols::Frame& f = frames[i];
-      absl::StrAppend(&out, i ? "," : "", nl, "  {", nl, "   \"ip\": \"", Hex(f.ip), "\",", nl,
-                      "   \"symbol\": ");
-      if (f.symbol) {
-        AppendJsonString(&out, *f.symbol);
-      } else {
-        absl::StrAppend(&out, "null");
+      auto [it, made] = frame_json_.try_emplace(FrameJsonKey(ev.pid, c.keys[i], f.ip, nl));
+      std::string& frame = it->second;
+      if (made) {
+        absl::StrAppend(&frame, nl, "  {", nl, "   \"ip\": \"", Hex(f.ip), "\",", nl,
+                        "   \"symbol\": ");
+        if (f.symbol) {
+          AppendJsonString(&frame, *f.symbol);
+        } else {
+          absl::StrAppend(&frame, "null");
+        }
+        absl::StrAppend(&frame, ",", nl, "   \"dso\": ");
+        if (f.dso.empty()) {
+          absl::StrAppend(&frame, "null");
+        } else {
+          AppendJsonString(&frame, f.dso);
+        }
+        absl::StrAppend(&frame, nl, "  }");
       }
-      absl::StrAppend(&out, ",", nl, "   \"dso\": ");
-      if (f.dso.empty()) {
-        absl::StrAppend(&out, "null");
-      } else {
-        AppendJsonString(&out, f.dso);
-      }
-      absl::StrAppend(&out, nl, "  }");
+      if (i) out.push_back(',');
+      out.append(frame);
     }
     absl::StrAppend(&out, nl, " ]");
   }
