@@ -75,7 +75,7 @@ class ReplayWorker {
   }
   // The same in two steps, for the loader's hot path: Add() makes the event
   // at the end of the current batch, to be filled in place (building it
-  // apart and copying it in was a clear and a copy of 104 bytes per sample),
+  // apart and copying it in was a clear and a copy of the whole event per sample),
   // and Added() hands it over.
   TraceEvent& Add() { return current_.events.emplace_back(); }
   void Added() {
