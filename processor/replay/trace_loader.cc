@@ -266,8 +266,9 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
         e.str = idx->strings().Intern(m.filename);
         if (!m.build_id.empty()) e.str2 = idx->strings().Intern(m.build_id);
         worker.Push(e);
-        // MMAP (v1) records are of executable mappings only.
-        if (!m.has_prot || (m.prot & PROT_EXEC) != 0) {
+        // MMAP (v1) records are of executable mappings only; JIT code
+        // (anonymous, memfd) has no table to load.
+        if ((!m.has_prot || (m.prot & PROT_EXEC) != 0) && symbols::Symbolizer::MayHaveElf(m.filename)) {
           preload.AddMapping(m.start, m.len, m.filename, m.build_id);
         }
         break;

@@ -227,9 +227,7 @@ class Symbolizer::Impl {
  public:
   void Preload(std::string_view path, std::string_view build_id) {
     // The names Symbolize looks up in an ELF file, and only those.
-    if (IsAnonymous(ToAbsl(path)) || IsMemfd(ToAbsl(path)) || !absl::StartsWith(ToAbsl(path), "/")) {
-      return;
-    }
+    if (!Symbolizer::MayHaveElf(path)) return;
     if (build_id.empty()) {  // header_build_ids_ is set before replay starts
       auto it = header_build_ids_.find(ToAbsl(path));
       if (it != header_build_ids_.end()) build_id = it->second;
@@ -319,6 +317,11 @@ const void* Symbolizer::FrameKey(uint32_t pid, uint64_t time, uint64_t ip) {
   // mapping (its file, offset and build id); ProcessMaps keeps mappings at
   // fixed addresses for its whole life.
   return impl_->maps().Find(pid, time, ip);
+}
+
+bool Symbolizer::MayHaveElf(std::string_view path) {
+  const absl::string_view p = ToAbsl(path);
+  return absl::StartsWith(p, "/") && !IsAnonymous(p) && !IsMemfd(p);
 }
 
 void Symbolizer::Preload(std::string_view path, std::string_view build_id) {

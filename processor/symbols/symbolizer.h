@@ -101,6 +101,9 @@ class Symbolizer {
   // time and memory of loading it. Does nothing for names with no ELF file
   // behind them (anonymous memory, memfd, "[vdso]"), or a table in use.
   void Preload(std::string_view path, std::string_view build_id);
+  // Whether a mapping's name can stand for an ELF file Symbolize would read
+  // (not anonymous memory, memfd or a kernel name like "[vdso]").
+  static bool MayHaveElf(std::string_view path);
 
   // The frame for `ip` in `pid` at `time`. Never fails: unknown parts stay empty.
   Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip);

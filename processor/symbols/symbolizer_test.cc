@@ -165,6 +165,12 @@ TEST(SymbolizerTest, NamesWithoutAnElfAreNotPreloaded) {
   EXPECT_EQ(stats.tables_preloaded, 0u);
   EXPECT_EQ(stats.elfs_loaded, 0u);
   EXPECT_EQ(stats.elfs_bad, 0u);
+  EXPECT_TRUE(Symbolizer::MayHaveElf("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+  EXPECT_TRUE(Symbolizer::MayHaveElf("/no/such/file"));  // a name; finding it is Locate's
+  for (const char* name : {"//anon", "/dev/zero (deleted)", "/memfd:jit (deleted)", "[vdso]",
+                           "[anon:dalvik]", "/SYSV00000000 (deleted)", ""}) {
+    EXPECT_FALSE(Symbolizer::MayHaveElf(name)) << name;
+  }
 }
 
 TEST(SymbolizerTest, PreloadFromAnotherThreadWhileThisOneSymbolizes) {
