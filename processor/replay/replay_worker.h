@@ -82,11 +82,23 @@ class ReplayWorker {
     enters_ += current_.events.back().kind == TraceEvent::Kind::kEnter;
     if (current_.events.size() >= kBatch) Submit(/*round_end=*/false);
   }
-  // The event Added() last, if it is still in the batch being filled (not
-  // handed over yet), to be changed in place; else null. The loader turns an
-  // enter into a kCall with it (kLanes only: EventSorter takes no kCall).
-  TraceEvent* LastAdded() {
-    return current_.events.empty() ? nullptr : &current_.events.back();
+  // A syscall's exit: if the event Added() last is its enter (same pid,
+  // tid, CPU and syscall, no later) and still in the batch being filled,
+  // that enter becomes the whole call (a kCall) and this returns true; the
+  // exit is not to be added. Always false with Ordering::kRounds
+  // (EventSorter takes no kCall).
+  bool JoinExit(uint32_t pid, uint32_t tid, uint32_t cpu, decode::Syscall syscall,
+                uint64_t time, int64_t ret) {
+    if (lane_sorter_ == nullptr || current_.events.empty()) return false;
+    TraceEvent& in = current_.events.back();
+    if (in.kind != TraceEvent::Kind::kEnter || in.pid != pid || in.tid != tid || in.cpu != cpu ||
+        in.syscall != syscall || in.time > time) {
+      return false;
+    }
+    in.kind = TraceEvent::Kind::kCall;
+    in.exit_time = time;
+    in.ret = ret;
+    return true;
   }
   void FinishedRound() { Submit(/*round_end=*/true); }
   // Replays everything pushed, ends the replay (Replayer::Finish) and joins

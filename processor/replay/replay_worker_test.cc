@@ -155,13 +155,8 @@ TEST(ReplayWorkerTest, CallsMadeOfNeighboursReplayExactlyLikeTheirTwoEvents) {
     for (const auto& round : rounds) {
       for (const TraceEvent& e : round) {
         // As the loader does: an exit right after its enter joins it.
-        TraceEvent* in = worker.LastAdded();
-        if (e.kind == TraceEvent::Kind::kExit && in != nullptr &&
-            in->kind == TraceEvent::Kind::kEnter && in->tid == e.tid && in->cpu == e.cpu &&
-            in->time <= e.time) {
-          in->kind = TraceEvent::Kind::kCall;
-          in->exit_time = e.time;
-          in->ret = e.ret;
+        if (e.kind == TraceEvent::Kind::kExit &&
+            worker.JoinExit(e.pid, e.tid, e.cpu, e.syscall, e.time, e.ret)) {
           ++made;
           continue;
         }
@@ -208,6 +203,31 @@ TEST(ReplayWorkerTest, ALaneOrderBrokenByTheTraceStopsTheReplayAndTheLoader) {
   }
   worker.Finish();
   EXPECT_TRUE(worker.diverged());
+}
+
+TEST(ReplayWorkerTest, OnlyTheExitOfTheEnterJustAddedJoinsIt) {
+  index::TraceIndex idx;
+  auto [in, out] = CallEvents(10, 100, 101, decode::Syscall::kMunmap, {0x10000000, P}, 0);
+  in.cpu = out.cpu = 1;
+  ReplayWorker rounds(&idx, nullptr, ReplayWorker::Ordering::kRounds, /*cpus=*/2);
+  rounds.Push(in);
+  EXPECT_FALSE(rounds.JoinExit(100, 101, 1, out.syscall, out.time, 0));  // EventSorter: never
+  rounds.Finish();
+  index::TraceIndex lanes_idx;
+  ReplayWorker lanes(&lanes_idx, nullptr, ReplayWorker::Ordering::kLanes, /*cpus=*/2);
+  EXPECT_FALSE(lanes.JoinExit(100, 101, 1, out.syscall, out.time, 0));  // nothing added yet
+  lanes.Push(in);
+  EXPECT_FALSE(lanes.JoinExit(100, 102, 1, out.syscall, out.time, 0));   // another thread
+  EXPECT_FALSE(lanes.JoinExit(100, 101, 0, out.syscall, out.time, 0));   // another CPU
+  EXPECT_FALSE(lanes.JoinExit(100, 101, 1, decode::Syscall::kMmap, out.time, 0));
+  EXPECT_FALSE(lanes.JoinExit(100, 101, 1, out.syscall, in.time - 1, 0));  // older than it
+  EXPECT_TRUE(lanes.JoinExit(100, 101, 1, out.syscall, out.time, 0));
+  EXPECT_FALSE(lanes.JoinExit(100, 101, 1, out.syscall, out.time, 0));  // already a call
+  lanes.Finish();
+  // The one event was replayed as the call it stands for.
+  EXPECT_EQ(lanes_idx.stats().calls, 1u);
+  EXPECT_EQ(lanes_idx.stats().unmatched_exits, 0u);
+  EXPECT_EQ(idx.stats().calls, 0u);  // an enter alone
 }
 
 TEST(ReplayWorkerTest, FinishRunsTheCallersWorkUntilTheReplayIsDone) {

@@ -61,11 +61,12 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
   // Sorting and replay run on their own thread, behind this one's reading.
   ReplayWorker worker(idx.get(), sym.get(), ordering, info.nr_cpus);
   // An enter and its exit travel as one kCall event when nothing comes
-  // between them: half the events to hold while a round's first CPU part
-  // waits for the rest (the bench trace's biggest holds 357 k samples), and
-  // half the keys to sort. Only LaneSorter takes them; with twin times an
-  // exit may carry a twin time, which a kCall has no room for.
-  const bool pair_calls = ordering == ReplayWorker::Ordering::kLanes && !options.twin_times;
+  // between them (ReplayWorker::JoinExit, lanes only): half the events to
+  // hold while a round's first CPU part waits for the rest (the bench
+  // trace's biggest holds 357 k samples), and half the keys to sort. Not
+  // with twin times: an exit may carry a twin time, which a kCall has no
+  // room for.
+  const bool join_calls = !options.twin_times;
   // The loader's counters, kept apart from the index's stats until the end:
   // the replay thread updates those stats on every event, and counting into
   // the same cache lines from this thread made both threads wait on each
@@ -170,20 +171,12 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
           }
           continue;
         }
-        if (pair_calls && is_exit) {
-          // The exit of the enter just added (same thread, CPU and batch):
-          // that event becomes the whole call. Anything in between (an
-          // MMAP2 record of the call, another thread's call on this CPU)
-          // leaves both as they are.
-          TraceEvent* in = worker.LastAdded();
-          if (in != nullptr && in->kind == TraceEvent::Kind::kEnter && in->tid == sample.tid &&
-              in->pid == sample.pid && in->cpu == cpu && in->syscall == dsc.syscall &&
-              in->time <= sample.time) {
-            in->kind = TraceEvent::Kind::kCall;
-            in->exit_time = sample.time;
-            in->ret = dsc.ret;
-            break;
-          }
+        // The exit of the enter just added becomes part of that event.
+        // Anything in between (an MMAP2 record of the call, another
+        // thread's call on this CPU) leaves both as they are.
+        if (join_calls && is_exit &&
+            worker.JoinExit(sample.pid, sample.tid, cpu, dsc.syscall, sample.time, dsc.ret)) {
+          break;
         }
         TraceEvent& e = worker.Add();
         e.time = sample.time;
