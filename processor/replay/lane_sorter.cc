@@ -40,9 +40,9 @@ void LaneSorter::Push(std::vector<TraceEvent>&& batch) {
     AddToLane(lane, k);
     lane->newest = std::max(lane->newest, last);
   }
-  const size_t parts = seq_ - first_seq;
-  held_ += parts;
-  chunks_.push_back(Chunk{std::move(batch), parts});
+  const size_t deliveries = seq_ - first_seq;  // a kCall counts two
+  held_ += deliveries;
+  chunks_.push_back(Chunk{std::move(batch), deliveries});
   UpdateLimit();
 }
 

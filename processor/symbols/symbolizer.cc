@@ -74,6 +74,27 @@ class Symbolizer::Impl {
     header_build_ids_[std::string(filename)] = std::string(build_id);
   }
 
+  void Preload(std::string_view path, std::string_view build_id) {
+    // The names Symbolize looks up in an ELF file, and only those.
+    if (!Symbolizer::MayHaveElf(path)) return;
+    if (build_id.empty()) {  // header_build_ids_ is set before replay starts
+      auto it = header_build_ids_.find(ToAbsl(path));
+      if (it != header_build_ids_.end()) build_id = it->second;
+    }
+    const DsoLocation loc = locator_.Locate(path, build_id);  // const: reads the file system only
+    if (loc.elf_path.empty() && loc.debug_path.empty()) return;
+    std::string key = TableKey(loc);
+    {
+      std::lock_guard<std::mutex> lock(preload_mu_);
+      if (in_use_.contains(key) || preloaded_.contains(key)) return;
+    }
+    Preloaded p;
+    p.table = LoadMerged(loc, &p.counts);
+    if (p.table == nullptr) return;  // found again and counted on first use, as before
+    std::lock_guard<std::mutex> lock(preload_mu_);
+    if (!in_use_.contains(key)) preloaded_.try_emplace(std::move(key), std::move(p));
+  }
+
   Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
     ++stats_.lookups;
     Frame frame;
@@ -223,30 +244,6 @@ class Symbolizer::Impl {
     if (debug) ++counts->debug_files_loaded;
     return *std::move(table);
   }
-
- public:
-  void Preload(std::string_view path, std::string_view build_id) {
-    // The names Symbolize looks up in an ELF file, and only those.
-    if (!Symbolizer::MayHaveElf(path)) return;
-    if (build_id.empty()) {  // header_build_ids_ is set before replay starts
-      auto it = header_build_ids_.find(ToAbsl(path));
-      if (it != header_build_ids_.end()) build_id = it->second;
-    }
-    const DsoLocation loc = locator_.Locate(path, build_id);  // const: reads the file system only
-    if (loc.elf_path.empty() && loc.debug_path.empty()) return;
-    std::string key = TableKey(loc);
-    {
-      std::lock_guard<std::mutex> lock(preload_mu_);
-      if (in_use_.contains(key) || preloaded_.contains(key)) return;
-    }
-    Preloaded p;
-    p.table = LoadMerged(loc, &p.counts);
-    if (p.table == nullptr) return;  // found again and counted on first use, as before
-    std::lock_guard<std::mutex> lock(preload_mu_);
-    if (!in_use_.contains(key)) preloaded_.try_emplace(std::move(key), std::move(p));
-  }
-
- private:
 
   const PerfMap* PerfMapFor(uint32_t pid) {
     auto [it, inserted] = perf_maps_.try_emplace(pid);
