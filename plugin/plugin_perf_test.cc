@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -61,7 +62,7 @@ std::string Slurp(const std::string& path) {
 
 std::string TempPath(const std::string& what) {
   static int n = 0;
-  return absl::StrCat(::testing::TempDir(), "/plugin-", getpid(), "-", n++, "-", what);
+  return pageblame::testing::ScratchPath(absl::StrCat(n++, "-", what));
 }
 
 struct PerfEvent {
@@ -559,6 +560,16 @@ TEST(PluginPerfTest, FreshRecordings) {
     const std::string trace = dir + "/" + name + ".data";
     ASSERT_NE(Loaded(trace), nullptr);
     CheckPages(trace);
+    // rules maps a data file of its own, /tmp/pageblame-rules.<pid>.dat, and
+    // leaves it (the bundled traces' maps name it); its pids are in the names
+    // of the maps files it wrote.
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+      const std::string base = f.path().filename();
+      std::vector<std::string> parts = absl::StrSplit(base, '.');
+      if (parts.size() == 3 && parts[0] == name && parts[2] == "maps") {
+        std::remove(absl::StrCat("/tmp/pageblame-rules.", parts[1], ".dat").c_str());
+      }
+    }
   }
   std::system(("rm -rf " + dir).c_str());
 }

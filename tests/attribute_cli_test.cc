@@ -28,7 +28,7 @@ using ::testing::HasSubstr;
 std::string Sample(const std::string& name) { return SourceDir() + "/processor/regions/testdata/" + name; }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + "/pageblame-attr-" + std::to_string(getpid()) + "-" + name;
+  std::string path = ScratchPath(name);
   std::ofstream(path) << text;
   return path;
 }

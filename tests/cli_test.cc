@@ -25,8 +25,7 @@ using ::testing::HasSubstr;
 std::string Truncated(double fraction) {
   std::ifstream in(TracePath("rules-trace.data"), std::ios::binary);
   std::string data((std::istreambuf_iterator<char>(in)), {});
-  std::string path = ::testing::TempDir() + "/pageblame-truncated-" + std::to_string(getpid()) +
-                     "-" + std::to_string(int(fraction * 1000)) + ".data";
+  std::string path = ScratchPath("truncated-" + std::to_string(int(fraction * 1000)) + ".data");
   std::ofstream(path, std::ios::binary).write(data.data(), size_t(data.size() * fraction));
   return path;
 }
@@ -152,7 +151,7 @@ TEST(CliTest, QueryAtATimeBeforeAMunmapStillFindsThePage) {
 TEST(CliTest, BuildIdCacheFindsTheProgramWhenItsRecordedPathDoesNot) {
   // --symfs to an empty directory hides every recorded path (perf's meaning);
   // the shipped build-id cache must still find traces/bin/rules by build id.
-  std::string empty = ::testing::TempDir() + "/pageblame-empty-symfs";
+  std::string empty = ScratchPath("empty-symfs");
   mkdir(empty.c_str(), 0755);
   std::string common = " --json -i " + TracePath("rules-trace.data") + " --symfs " + empty;
   CliRun without = Pageblame("maps" + common + " --buildid-dir " + empty);  // not ~/.debug

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -65,7 +66,30 @@ ElfImage ReadElf(const std::string& path) {
   return img;
 }
 
+// The process's scratch directory: made on first use, removed at exit.
+class ScratchDir {
+ public:
+  ScratchDir() : path_(::testing::TempDir() + "/pageblame-tests-" + std::to_string(getpid())) {
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;  // removes the links of a symfs, never what they point to
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
+
+std::string ScratchPath(const std::string& name) {
+  static const ScratchDir dir;
+  return dir.path() + "/" + name;
+}
 
 std::vector<ManifestRow> ReadManifest() {
   std::ifstream f(SourceDir() + "/traces/manifest.tsv");
@@ -207,7 +231,7 @@ PageSet ProcessMadePages(const std::vector<MapsRow>& rows, const std::string& ex
 
 std::string MakeSymfs(const std::string& name,
                       const std::vector<std::pair<std::string, std::string>>& recorded_to_local) {
-  std::string root = ::testing::TempDir() + "/" + name + "-" + std::to_string(getpid());
+  std::string root = ScratchPath(name);
   for (const auto& [recorded, local] : recorded_to_local) {
     std::string dst = root + recorded;
     for (size_t i = 1; i < dst.size(); ++i) {

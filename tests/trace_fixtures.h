@@ -15,6 +15,12 @@ namespace pageblame::testing {
 inline std::string SourceDir() { return PAGEBLAME_SOURCE_DIR; }
 inline std::string TracePath(const std::string& name) { return SourceDir() + "/traces/" + name; }
 
+// A path for a file or directory a test writes: inside a directory of this
+// test process's own under the test temp dir, which is removed with all it
+// holds when the process exits (ctest runs every test in its own process, so
+// files named per process, left behind, piled up by the thousand).
+std::string ScratchPath(const std::string& name);
+
 // One row of traces/manifest.tsv (one recorded process).
 struct ManifestRow {
   std::map<std::string, std::string> fields;
@@ -57,7 +63,7 @@ std::string LocalPath(const std::string& recorded);
 PageSet ProcessMadePages(const std::vector<MapsRow>& rows, const std::string& exe);
 PageSet AllPages(const std::vector<MapsRow>& rows);
 
-// A fresh --symfs root (under the test temp dir, named `name`) in which each
+// A fresh --symfs root (ScratchPath(name)) in which each
 // recorded path is a symlink to `local` (default: LocalPath(recorded)), so
 // symbols are found in any checkout. perf's --symfs semantics: every DSO is
 // looked for under the root only.
