@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <array>
+#include <map>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/cli_runner.h"
@@ -170,6 +173,66 @@ TEST(CliTest, BuildIdCacheFindsTheProgramWhenItsRecordedPathDoesNot) {
   };
   EXPECT_EQ(count_program_symbols(without.out), 0);
   EXPECT_GT(count_program_symbols(with.out), 20);
+}
+
+// The numbers of -v's "symbols:" line, by the word after each ("resolved",
+// "found" for the DSOs not found, ...), and the DSOs it names.
+struct SymbolLine {
+  std::map<std::string, uint64_t> n;
+  std::string named;  // after "not found: "
+  bool present = false;
+};
+SymbolLine ParseSymbolLine(const std::string& err) {
+  SymbolLine r;
+  const std::string tag = "pageblame: symbols: ";
+  size_t at = err.find(tag);
+  if (at == std::string::npos) return r;
+  r.present = true;
+  std::string line = err.substr(at + tag.size(), err.find('\n', at) - at - tag.size());
+  if (size_t colon = line.find("not found: "); colon != std::string::npos) {
+    r.named = line.substr(colon + 11);
+    line = line.substr(0, colon + 9);
+  }
+  std::vector<std::string> words = absl::StrSplit(line, absl::ByAnyChar(" ,;()"), absl::SkipEmpty());
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    uint64_t v;
+    if (absl::SimpleAtoi(words[i], &v)) r.n[words[i + 1]] = v;
+  }
+  return r;
+}
+
+TEST(CliTest, VerboseSaysWhatSymbolizationFoundAfterTheAnswer) {
+  std::string empty = ScratchPath("empty-symfs-v");
+  mkdir(empty.c_str(), 0755);
+  const std::string trace = " --json -i " + TracePath("rules-trace.data");
+  CliRun found = Pageblame("maps -v" + trace);
+  CliRun hidden = Pageblame("maps -v" + trace + " --symfs " + empty + " --buildid-dir " + empty);
+  CliRun quiet = Pageblame("maps" + trace + " --symfs " + empty + " --buildid-dir " + empty);
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  ASSERT_EQ(hidden.exit_code, 0) << hidden.err;
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(found.out, Pageblame("maps" + trace).out);  // -v changes stderr only
+
+  SymbolLine f = ParseSymbolLine(found.err), h = ParseSymbolLine(hidden.err);
+  ASSERT_TRUE(f.present) << found.err;
+  ASSERT_TRUE(h.present) << hidden.err;
+  EXPECT_FALSE(ParseSymbolLine(quiet.err).present) << quiet.err;
+  // Printed last: the frames were symbolized while the answer was written.
+  EXPECT_EQ(found.err.rfind("pageblame: symbols: "), found.err.rfind("\n", found.err.size() - 2) + 1);
+  // Every frame of the answer was looked up; the program's own are resolved
+  // from its recorded path, and nothing is missing.
+  EXPECT_GT(f.n["frames"], 0u);
+  EXPECT_LE(f.n["resolved"], f.n["frames"]);
+  EXPECT_GT(f.n["resolved"], 0u);
+  EXPECT_GT(f.n["ELF"], 0u);
+  EXPECT_EQ(f.n["DSOs"], 0u);
+  EXPECT_TRUE(f.named.empty()) << f.named;
+  // With every path hidden the same frames are looked up, fewer resolve,
+  // and the line names the program's recorded path among the DSOs not found.
+  EXPECT_EQ(h.n["frames"], f.n["frames"]);
+  EXPECT_LT(h.n["resolved"], f.n["resolved"]);
+  EXPECT_GT(h.n["DSOs"], 0u);
+  EXPECT_THAT(h.named, HasSubstr("/traces/bin/rules")) << hidden.err;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "processor/cli/commands.h"
+#include "processor/cli/trace_options.h"
 
 namespace {
 
@@ -52,6 +53,7 @@ namespace {
     std::fprintf(stderr, "pageblame: writing the output failed: %s\n", std::strerror(errno));
     code = 1;
   }
+  pageblame::cli::PrintSymbolStats();
   std::fflush(stderr);
   std::_Exit(code);
 }

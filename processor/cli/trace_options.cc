@@ -8,6 +8,10 @@
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::cli {
+namespace {
+// The trace loaded with -v, for PrintSymbolStats on the way out.
+const replay::LoadedTrace* verbose_trace = nullptr;
+}  // namespace
 
 absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
   TraceSelection sel;
@@ -76,7 +80,35 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
   }
   static std::unique_ptr<replay::LoadedTrace> kept;  // see the header: never freed
   kept = std::move(trace);
+  if (args.Has("--verbose")) verbose_trace = kept.get();
   return kept.get();
+}
+
+void PrintSymbolStats() {
+  if (verbose_trace == nullptr) return;
+  // Not tables_preloaded: which tables were loaded ahead depends on timing,
+  // and the rest of -v is the same on every run.
+  const symbols::SymbolizerStats s = verbose_trace->symbolizer().stats();
+  std::string missing;
+  constexpr size_t kNamed = 5;
+  for (size_t i = 0; i < s.missing_dsos.size() && i < kNamed; ++i) {
+    absl::StrAppend(&missing, i == 0 ? ": " : ", ", s.missing_dsos[i]);
+  }
+  if (s.missing_dsos.size() > kNamed) {
+    absl::StrAppend(&missing, " and ", s.missing_dsos.size() - kNamed, " more");
+  }
+  std::fprintf(stderr,
+               "pageblame: symbols: %llu frames looked up (%llu from the cache), %llu resolved, "
+               "%llu in no known mapping, %llu from perf maps; %llu ELF files read (%llu separate "
+               "debug files), %llu unreadable, %llu candidates of another build; perf maps: %llu "
+               "read, %llu missing; %llu DSOs not found%s\n",
+               (unsigned long long)s.lookups, (unsigned long long)s.cache_hits,
+               (unsigned long long)s.resolved, (unsigned long long)s.no_mapping,
+               (unsigned long long)s.jit_frames, (unsigned long long)s.elfs_loaded,
+               (unsigned long long)s.debug_files_loaded, (unsigned long long)s.elfs_bad,
+               (unsigned long long)s.build_id_mismatches, (unsigned long long)s.perf_maps_loaded,
+               (unsigned long long)s.perf_maps_missing, (unsigned long long)s.dsos_missing,
+               missing.c_str());
 }
 
 }  // namespace pageblame::cli

@@ -32,6 +32,11 @@ absl::StatusOr<TraceSelection> ParseSelection(const Args& args);
 // taking apart an index of millions of entries only delays the exit (~5 % of
 // a big load).
 absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args);
+// With -v: what symbolization did (frames looked up and resolved, ELF files
+// read, DSOs not found), once the answer is out: frames are symbolized as
+// they are printed, so only then are the counts whole. Nothing without -v
+// or before a trace was loaded. main() calls it on the way out.
+void PrintSymbolStats();
 
 }  // namespace pageblame::cli
 
