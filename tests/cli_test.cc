@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <array>
-#include <map>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
