@@ -218,7 +218,16 @@ machine() {
   echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')," \
        "$(free -g | awk '/^Mem:/ {print $2}') GiB RAM, kernel $(uname -r), $(perf version)," \
        "pageblame $BUILD_TYPE ($BUILD), tree at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$dirty;" \
-       "load average (1/5/15 min) before the timed runs: ${LOAD_BEFORE:-?}, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+       "load average (1/5/15 min) before the timed runs: ${LOAD_BEFORE:-?}, after: $(cut -d' ' -f1-3 /proc/loadavg);" \
+       "file pages in large folios (FileHugePages, all files) before: ${FOLIOS_BEFORE:-?} MB, after: $(file_huge_mb) MB"
+}
+
+# The page cache's large folios in MB (/proc/meminfo FileHugePages): perf
+# script maps the trace, and its floor drops by a third when the trace sits
+# in large folios (docs/performance.md, "Machine"), so a report says which
+# state its runs saw.
+file_huge_mb() {
+  awk '/^FileHugePages:/ {printf "%d", $2 / 1024; f = 1} END {if (!f) printf "?"}' /proc/meminfo
 }
 
 run_table() {
@@ -244,6 +253,7 @@ run_table() {
   log "page set: $pages; query address: $addr"
 
   LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+  FOLIOS_BEFORE=$(file_huge_mb)
   local plan=$OUT/plan-$STAMP.tsv
   rm -f "$plan"
   local T=$TOOL_LIMIT
