@@ -61,9 +61,20 @@ class ReplayWorker {
 
   enum class Ordering { kRounds, kLanes };
 
-  // kLanes needs the recording's CPU count (FileInfo::nr_cpus).
+  // kLanes needs the recording's CPU count (FileInfo::nr_cpus). input_bytes:
+  // how much the loader will read (the data section; 0 if unknown, a pipe),
+  // for BuffersAhead.
   ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer,
-               Ordering ordering = Ordering::kRounds, uint32_t cpus = 0);
+               Ordering ordering = Ordering::kRounds, uint32_t cpus = 0,
+               uint64_t input_bytes = 0);
+
+  // How many event buffers the replay thread makes for the loader before it
+  // starts: as many as `input_bytes` can fill (a full batch is at least
+  // kMinBatchBytes of file), up to a full queue; none if the size is unknown.
+  static size_t BuffersAhead(uint64_t input_bytes);
+  // Every event is a sample of at least ~128 bytes (header, ids, the raw
+  // tracepoint, a callchain), and most are calls: an enter and an exit.
+  static constexpr uint64_t kMinBatchBytes = uint64_t{kBatch} * 256;
   ~ReplayWorker();
   ReplayWorker(const ReplayWorker&) = delete;
   ReplayWorker& operator=(const ReplayWorker&) = delete;
@@ -125,6 +136,7 @@ class ReplayWorker {
   std::unique_ptr<Replayer> replayer_;
   std::unique_ptr<EventSorter> sorter_;      // kRounds
   std::unique_ptr<LaneSorter> lane_sorter_;  // kLanes
+  const size_t buffers_ahead_;  // BuffersAhead(input_bytes)
   Batch current_;  // being filled by the loader thread
   size_t enters_ = 0;  // pushed by the loader thread
 

@@ -77,23 +77,42 @@ void ExpectSameIndex(const index::TraceIndex& a, const index::TraceIndex& b) {
 class ReplayWorkerOrderingTest : public ::testing::TestWithParam<ReplayWorker::Ordering> {};
 
 TEST_P(ReplayWorkerOrderingTest, ReplaysExactlyLikeTheSortedReplayOnOneThread) {
-  index::TraceIndex threaded, direct;
-  // Far more events than one batch, so batches and rounds interleave.
-  const int kCalls = static_cast<int>(ReplayWorker::kBatch) * 2;
-  auto rounds = Workload(&threaded, kCalls);
-  Workload(&direct, kCalls);  // same stacks, same ids
-  {
-    ReplayWorker worker(&threaded, nullptr, GetParam(), /*cpus=*/2);
-    for (const auto& round : rounds) {
-      for (const TraceEvent& e : round) worker.Push(e);
-      worker.FinishedRound();
+  // Without and with event buffers made ahead by the replay thread (which
+  // the loader then fills while that thread may be replaying).
+  for (uint64_t input_bytes : {uint64_t{0}, ReplayWorker::kMinBatchBytes * ReplayWorker::kMaxQueued}) {
+    SCOPED_TRACE(input_bytes);
+    index::TraceIndex threaded, direct;
+    // Far more events than one batch, so batches and rounds interleave.
+    const int kCalls = static_cast<int>(ReplayWorker::kBatch) * 2;
+    auto rounds = Workload(&threaded, kCalls);
+    Workload(&direct, kCalls);  // same stacks, same ids
+    {
+      ReplayWorker worker(&threaded, nullptr, GetParam(), /*cpus=*/2, input_bytes);
+      for (const auto& round : rounds) {
+        for (const TraceEvent& e : round) worker.Push(e);
+        worker.FinishedRound();
+      }
+      EXPECT_EQ(worker.Finish(), 0u);
+      EXPECT_FALSE(worker.diverged());
     }
-    EXPECT_EQ(worker.Finish(), 0u);
-    EXPECT_FALSE(worker.diverged());
+    ReplaySorted(&direct, rounds);
+    ASSERT_GT(direct.num_versions(), static_cast<size_t>(kCalls) / 2);
+    ExpectSameIndex(threaded, direct);
   }
-  ReplaySorted(&direct, rounds);
-  ASSERT_GT(direct.num_versions(), static_cast<size_t>(kCalls) / 2);
-  ExpectSameIndex(threaded, direct);
+}
+
+TEST(ReplayWorkerTest, MakesBuffersAheadOnlyForWhatTheInputCanFill) {
+  EXPECT_EQ(ReplayWorker::BuffersAhead(0), 0u);  // a pipe: size unknown
+  EXPECT_EQ(ReplayWorker::BuffersAhead(ReplayWorker::kMinBatchBytes - 1), 0u);
+  EXPECT_EQ(ReplayWorker::BuffersAhead(ReplayWorker::kMinBatchBytes * 3), 3u);
+  EXPECT_EQ(ReplayWorker::BuffersAhead(uint64_t{1} << 40), ReplayWorker::kMaxQueued);
+}
+
+TEST(ReplayWorkerTest, StopsMakingBuffersWhenDestroyedAtOnce) {
+  // The loader gives up right away (a bad file): the worker must not wait
+  // for the buffers it was making, nor leak them.
+  index::TraceIndex idx;
+  ReplayWorker worker(&idx, nullptr, ReplayWorker::Ordering::kLanes, /*cpus=*/2, uint64_t{1} << 40);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothOrders, ReplayWorkerOrderingTest,

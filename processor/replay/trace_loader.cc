@@ -59,7 +59,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
   for (const perf::EventAttr& a : info.attrs) every_cpu &= (a.sample_type & perf::kSampleCpu) != 0;
   if (!every_cpu) ordering = ReplayWorker::Ordering::kRounds;
   // Sorting and replay run on their own thread, behind this one's reading.
-  ReplayWorker worker(idx.get(), sym.get(), ordering, info.nr_cpus);
+  ReplayWorker worker(idx.get(), sym.get(), ordering, info.nr_cpus, info.data_size);
   // An enter and its exit travel as one kCall event when nothing comes
   // between them (ReplayWorker::JoinExit, lanes only): half the events to
   // hold while a round's first CPU part waits for the rest (the bench
