@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -15,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "processor/base/temp_dir_for_test.h"
 
 namespace pageblame::testing {
 namespace {
@@ -66,28 +66,10 @@ ElfImage ReadElf(const std::string& path) {
   return img;
 }
 
-// The process's scratch directory: made on first use, removed at exit.
-class ScratchDir {
- public:
-  ScratchDir() : path_(::testing::TempDir() + "/pageblame-tests-" + std::to_string(getpid())) {
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;  // removes the links of a symfs, never what they point to
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 std::string ScratchPath(const std::string& name) {
-  static const ScratchDir dir;
+  static const TempDir dir("pageblame-tests");  // made on first use, removed at exit
   return dir.path() + "/" + name;
 }
 

@@ -10,24 +10,17 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "processor/base/temp_dir_for_test.h"
 
 namespace pageblame::symbols::testing {
 
 // A function with a C++ (mangled) name whose address tests symbolize.
 int MarkerFunction(int x);
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents by the
-// destructor.
-class TempDir {
+// A fresh directory (processor/base/temp_dir_for_test.h), named pb_symbols_*.
+class TempDir : public pageblame::TempDir {
  public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : pageblame::TempDir("pb_symbols") {}
 };
 
 // Creates the parent directories of `path`, then the file with `contents`.
