@@ -64,5 +64,41 @@ TEST(UserFramesTest, MatchesThePlainRuleOnRandomChains) {
   }
 }
 
+// Real chains: tens of ips, markers rare, anywhere (the scan looks at four
+// ips at a time), and ips on both sides of the marker bound.
+TEST(UserFramesTest, MatchesThePlainRuleOnLongChainsWithFewMarkers) {
+  std::mt19937_64 rng(7);
+  const uint64_t markers[] = {kContextUser, kContextKernel, kContextHv, perf::kContextMax,
+                              ~uint64_t{0}};
+  const uint64_t near_bound[] = {perf::kContextMax - 1, 0xfffffffffffff000, 0xffffffff81000000};
+  for (int trial = 0; trial < 5000; ++trial) {
+    std::vector<uint64_t> chain(rng() % 70);
+    const unsigned one_in = 2 + rng() % 40;
+    for (uint64_t& ip : chain) {
+      if (rng() % one_in == 0) {
+        ip = markers[rng() % 5];
+      } else {
+        ip = rng() % 8 == 0 ? near_bound[rng() % 3] : 0x400000 + rng() % 0x100000;
+      }
+    }
+    ASSERT_EQ(Frames(chain), Reference(chain)) << "trial " << trial;
+  }
+}
+
+TEST(UserFramesTest, NextMarkerFindsTheFirstMarkerAtOrAfterI) {
+  std::vector<uint64_t> chain(11, 0x401);
+  EXPECT_EQ(NextMarker(chain, 0), 11u);
+  chain[9] = kContextUser;
+  EXPECT_EQ(NextMarker(chain, 0), 9u);
+  EXPECT_EQ(NextMarker(chain, 9), 9u);
+  EXPECT_EQ(NextMarker(chain, 10), 11u);
+  chain[2] = perf::kContextMax;
+  EXPECT_EQ(NextMarker(chain, 0), 2u);
+  EXPECT_EQ(NextMarker(chain, 3), 9u);
+  chain[2] = perf::kContextMax - 1;  // the highest ip that is not a marker
+  EXPECT_EQ(NextMarker(chain, 0), 9u);
+  EXPECT_EQ(NextMarker(chain, 11), 11u);
+}
+
 }  // namespace
 }  // namespace pageblame::decode
