@@ -13,11 +13,6 @@
 
 namespace pageblame::decode {
 
-// The user ips of `chain`, leaf first. Chains without any marker are taken
-// as all-user. A chain's user ips are nearly always one run (after its
-// PERF_CONTEXT_USER marker): that run is returned in place, as a part of
-// `chain`; only a chain with several user runs is copied, into `scratch`.
-// Called for every sample, so the common case copies nothing.
 // Where the first PERF_CONTEXT_* marker at or after `i` is (chain.size() if
 // none). Four ips per step with one branch: a branch per ip made this scan,
 // over every call's ~30 user ips, 8 % of the reading thread's time.
@@ -36,6 +31,11 @@ inline size_t NextMarker(absl::Span<const uint64_t> chain, size_t i) {
   return n;
 }
 
+// The user ips of `chain`, leaf first. Chains without any marker are taken
+// as all-user. A chain's user ips are nearly always one run (after its
+// PERF_CONTEXT_USER marker): that run is returned in place, as a part of
+// `chain`; only a chain with several user runs is copied, into `scratch`.
+// Called for every sample, so the common case copies nothing.
 inline absl::Span<const uint64_t> UserFrames(absl::Span<const uint64_t> chain,
                                              std::vector<uint64_t>* scratch) {
   size_t begin = 0, end = 0;  // the user run found so far
