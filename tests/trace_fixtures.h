@@ -17,8 +17,9 @@ inline std::string TracePath(const std::string& name) { return SourceDir() + "/t
 
 // A path for a file or directory a test writes: inside a directory of this
 // test process's own (a TempDir, processor/base/temp_dir_for_test.h), which
-// is removed with all it holds when the process exits (ctest runs every test in its own process, so
-// files named per process, left behind, piled up by the thousand).
+// is removed with all it holds when the process exits (ctest runs every
+// test in its own process, so files named per process, left behind, piled
+// up by the thousand).
 std::string ScratchPath(const std::string& name);
 
 // One row of traces/manifest.tsv (one recorded process).

@@ -19,12 +19,17 @@
 
 namespace pageblame {
 
+// Where tests make their files and directories: a mkstemp/mkdtemp pattern
+// under $TMPDIR (or /tmp), "<dir>/<prefix>_XXXXXX".
+inline std::string TestTempPattern(std::string_view prefix) {
+  const char* base = std::getenv("TMPDIR");
+  return std::string(base && *base ? base : "/tmp") + "/" + std::string(prefix) + "_XXXXXX";
+}
+
 class TempDir {
  public:
   explicit TempDir(std::string_view prefix = "pageblame-test") {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/" + std::string(prefix) +
-                          "_XXXXXX";
+    std::string pattern = TestTempPattern(prefix);
     if (mkdtemp(pattern.data()) == nullptr) {
       ADD_FAILURE() << "mkdtemp " << pattern << ": " << std::strerror(errno);
     }

@@ -1,5 +1,6 @@
 // For tests that need bytes in a real file (readers that map or pread it):
-// a temporary file holding `bytes`, removed when the TempFile goes.
+// a temporary file holding `bytes` (where TempDir makes its directories),
+// removed when the TempFile goes.
 //
 //   TempFile f(bytes);
 //   auto file = MappedFile::Open(f.path());
@@ -13,16 +14,16 @@
 #include <string_view>
 
 #include "gtest/gtest.h"
+#include "processor/base/temp_dir_for_test.h"
 
 namespace pageblame {
 
 class TempFile {
  public:
   explicit TempFile(std::string_view bytes) {
-    char name[] = "/tmp/pageblame-test-XXXXXX";
-    int fd = mkstemp(name);
-    EXPECT_GE(fd, 0) << "mkstemp " << name;
-    path_ = name;
+    path_ = TestTempPattern("pageblame-test");
+    int fd = mkstemp(path_.data());
+    EXPECT_GE(fd, 0) << "mkstemp " << path_;
     EXPECT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
     ::close(fd);
   }
