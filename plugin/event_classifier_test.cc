@@ -22,7 +22,10 @@ TEST(EventClassifierTest, Names) {
   EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_exit_mremap"), K::kMemory);
   EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_exit_brk"), K::kMemory);
   EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_enter_munmap"), K::kMemory);
-  EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_enter_mprotect"), K::kOther);
+  EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_enter_mprotect"), K::kMemory);
+  EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_exit_pkey_mprotect"), K::kMemory);
+  EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_enter_madvise"), K::kMemory);
+  EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_enter_mlock"), K::kOther);
   EXPECT_EQ(EventClassifier::ClassifyName("syscalls:sys_enter_mmap2"), K::kOther);
   EXPECT_EQ(EventClassifier::ClassifyName("raw_syscalls:sys_enter"), K::kRawEnter);
   EXPECT_EQ(EventClassifier::ClassifyName("raw_syscalls:sys_exit"), K::kRawExit);
@@ -33,8 +36,10 @@ TEST(EventClassifierTest, Names) {
 TEST(EventClassifierTest, RawEventsByNumber) {
   EventClassifier c(*EventClassifier::NumbersForArch("x86_64"));
   static const char kRaw[] = "raw_syscalls:sys_enter";
-  for (int64_t nr : {9, 11, 12, 25}) EXPECT_TRUE(c.IsMemorySyscall(kRaw, RawPayload(nr))) << nr;
-  for (int64_t nr : {0, 10, 21, 59, 222}) EXPECT_FALSE(c.IsMemorySyscall(kRaw, RawPayload(nr))) << nr;
+  for (int64_t nr : {9, 11, 12, 25, 10, 329, 28}) {
+    EXPECT_TRUE(c.IsMemorySyscall(kRaw, RawPayload(nr))) << nr;
+  }
+  for (int64_t nr : {0, 21, 59, 149, 222}) EXPECT_FALSE(c.IsMemorySyscall(kRaw, RawPayload(nr))) << nr;
   // A payload too short to hold the id is not a memory syscall.
   std::vector<uint8_t> short_raw(12, 0);
   EXPECT_FALSE(c.IsMemorySyscall(kRaw, short_raw));

@@ -71,6 +71,7 @@ std::vector<EventId> PageSelection::HistoryCalls(uint32_t p, uint64_t addr) cons
   };
   for (const report::HistoryEntry& h : report::PageHistory(idx_, p, addr)) {
     add(idx_.version(h.version).origin);
+    add(idx_.version(h.version).commit);
     if (h.change != "split") add(h.event);
   }
   return out;
@@ -89,6 +90,11 @@ void PageSelection::AddHistoryCalls(const Target& t, KeepSet* keep) const {
     SortUnique(&reps);
     for (uint64_t addr : reps) {
       for (EventId id : HistoryCalls(p, addr)) keep->Add(idx_.event(id), id);
+    }
+    // madvise calls start no version: a range's boundaries do not find
+    // those that advised only part of a version.
+    for (const index::Advice& a : idx_.process(p).advice) {
+      if (a.start < t.end && t.start < a.end) keep->Add(idx_.event(a.event), a.event);
     }
   }
 }

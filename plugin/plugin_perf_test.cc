@@ -133,8 +133,9 @@ PerfRun RunOnTrace(const std::string& trace, const std::vector<std::string>& dla
 
 // A memory-syscall sample, decided from perf's own text (not the plugin's code).
 bool IsMemoryEvent(const PerfEvent& e) {
-  static const std::regex kSpecific(R"(^syscalls:sys_(enter|exit)_(mmap|munmap|brk|mremap)$)");
-  static const std::regex kRaw(R"(^NR (9|11|12|25) .*)");
+  static const std::regex kSpecific(
+      R"(^syscalls:sys_(enter|exit)_(mmap|munmap|brk|mremap|mprotect|pkey_mprotect|madvise)$)");
+  static const std::regex kRaw(R"(^NR (9|11|12|25|10|329|28) .*)");
   if (std::regex_match(e.name, kSpecific)) return true;
   if (e.name == "raw_syscalls:sys_enter" || e.name == "raw_syscalls:sys_exit") {
     return std::regex_match(e.payload, kRaw);
@@ -184,24 +185,34 @@ std::string Seconds(const Json& t) { return absl::StrFormat("%.6f", t.get<double
 using CallKey = std::pair<uint32_t, std::string>;  // (tid, exit time as perf prints it)
 
 // The calls the plugin must keep for the page at `addr`: every change ever
-// made at that address (report::PageHistory: earlier tenants too, and where
-// the first one came from) but "split", whose call removed a neighbour, plus
-// the creating calls of those versions; in every process that ever had the
-// page (or only `pid`). Identified as perf prints them: (tid, exit time).
-std::set<CallKey> ExpectedCalls(const std::string& trace, uint64_t addr,
-                                std::optional<uint32_t> pid = std::nullopt) {
+// made at that address (report::PageHistory: earlier tenants too, where the
+// first one came from, and madvise calls) but "split", whose call removed a
+// neighbour, plus the creating and committing calls of those versions; in
+// every process that ever had the page (or only `pid`). Identified as perf
+// prints them: (tid, exit time), with their syscall.
+std::map<CallKey, decode::Syscall> ExpectedCallsBySyscall(const std::string& trace, uint64_t addr,
+                                                        std::optional<uint32_t> pid = std::nullopt) {
   const index::TraceIndex& idx = Loaded(trace)->index();
-  std::set<CallKey> out;
+  std::map<CallKey, decode::Syscall> out;
   auto add = [&](EventId id) {
-    if (id.valid()) out.insert({idx.event(id).tid, report::FormatTime(idx.event(id).time)});
+    if (!id.valid()) return;
+    const index::CallEvent& ev = idx.event(id);
+    out.emplace(CallKey{ev.tid, report::FormatTime(ev.time)}, ev.syscall);
   };
   for (uint32_t p = 0; p < idx.num_processes(); ++p) {
     if (pid && idx.process(p).pid != *pid) continue;
     for (const report::HistoryEntry& h : report::PageHistory(idx, p, addr)) {
       add(idx.version(h.version).origin);
+      add(idx.version(h.version).commit);
       if (h.change != "split") add(h.event);
     }
   }
+  return out;
+}
+std::set<CallKey> ExpectedCalls(const std::string& trace, uint64_t addr,
+                                std::optional<uint32_t> pid = std::nullopt) {
+  std::set<CallKey> out;
+  for (const auto& [key, sc] : ExpectedCallsBySyscall(trace, addr, pid)) out.insert(key);
   return out;
 }
 
@@ -215,13 +226,24 @@ const PerfRun& Unfiltered(const std::string& trace) {
   return it->second;
 }
 
-// Samples perf prints per call: with `perf trace record`, each call also has
-// raw_syscalls twins (raw enter, enter, raw exit, exit), else enter and exit.
-int SamplesPerCall(const std::string& trace) {
+// Samples perf prints per call of `sc`: enter and exit, and with `perf trace
+// record` also their raw_syscalls twins (raw enter, enter, raw exit, exit);
+// a syscall recorded only as raw_syscalls (mprotect under the seed's
+// command) has its two raw samples.
+int SamplesPerCall(const std::string& trace, decode::Syscall sc) {
   const PerfRun& all = Unfiltered(trace);
-  bool raw = std::any_of(all.events.begin(), all.events.end(),
-                         [](const PerfEvent& e) { return e.name.rfind("raw_syscalls:", 0) == 0; });
-  return raw ? 4 : 2;
+  const std::string own = "syscalls:sys_exit_" + std::string(decode::SyscallName(sc));
+  bool raw = false, specific = false;
+  for (const PerfEvent& e : all.events) {
+    raw |= e.name.rfind("raw_syscalls:", 0) == 0;
+    specific |= e.name == own;
+  }
+  return raw && specific ? 4 : 2;
+}
+int SamplesOfCalls(const std::string& trace, const std::map<CallKey, decode::Syscall>& calls) {
+  int n = 0;
+  for (const auto& [key, sc] : calls) n += SamplesPerCall(trace, sc);
+  return n;
 }
 
 // Pages worth asking about, from what the index knows: one per kind of
@@ -240,6 +262,9 @@ std::vector<uint64_t> InterestingPages(const std::string& trace, size_t max_page
       case index::Begin::kSplit: kind = "split"; break;
       case index::Begin::kMovedIn: kind = "moved"; break;
       case index::Begin::kForked: kind = "forked"; break;
+      case index::Begin::kCommitted: kind = "committed"; break;
+      case index::Begin::kDecommitted: kind = "decommitted"; break;
+      case index::Begin::kProtected: kind = "protected"; break;
     }
     if (v.origin.valid()) {
       kind += std::string("/") + std::string(decode::SyscallName(idx.event(v.origin).syscall));
@@ -336,6 +361,10 @@ void ExpectCallsTouch(const std::string& trace, const std::vector<PerfEvent>& ev
     bool ok = false;
     if (c.name == "mmap") {
       ok = touches(c.ret, c.args.at("len"));
+    } else if (c.name == "mprotect" || c.name == "pkey_mprotect") {
+      ok = touches(c.args.at("start"), c.args.at("len"));
+    } else if (c.name == "madvise") {
+      ok = touches(c.args.at("start"), c.args.at("len_in"));
     } else if (c.name == "munmap") {
       ok = touches(c.args.at("addr"), c.args.at("len"));
     } else if (c.name == "brk") {
@@ -368,6 +397,8 @@ struct SummaryAnswer {
   std::string created_by, at_time;
   uint32_t at_tid = 0;
   std::vector<SummaryFrame> stack;
+  std::string committed_by, commit_time;  // "" when it names no commit
+  std::vector<SummaryFrame> commit_stack;
   int history_calls = -1, history_samples = -1;
 };
 
@@ -382,12 +413,15 @@ std::vector<SummaryAnswer> ParseSummary(const std::string& tail) {
   std::istringstream in(tail);
   std::string line;
   std::smatch m;
+  bool in_commit = false;  // the lines after "committed by" describe the commit
   while (std::getline(in, line)) {
     if (std::regex_match(line, m, kHead)) {
+      in_commit = false;
       out.emplace_back();
       out.back().address = m[1];
       out.back().pid = std::stoul(m[2]);
     } else if (std::regex_match(line, m, kNone)) {
+      in_commit = false;
       out.emplace_back();
       out.back().address = m[1];
     } else if (out.empty()) {
@@ -396,11 +430,14 @@ std::vector<SummaryAnswer> ParseSummary(const std::string& tail) {
       out.back().region = m[1];
     } else if (line.rfind("  created by ", 0) == 0) {
       out.back().created_by = line.substr(13);
+    } else if (line.rfind("  committed by ", 0) == 0) {
+      in_commit = true;
+      out.back().committed_by = line.substr(15);
     } else if (std::regex_match(line, m, kAt)) {
-      out.back().at_time = m[1];
-      out.back().at_tid = std::stoul(m[3]);
+      (in_commit ? out.back().commit_time : out.back().at_time) = m[1];
+      if (!in_commit) out.back().at_tid = std::stoul(m[3]);
     } else if (std::regex_match(line, m, kFrame)) {
-      out.back().stack.push_back({m[1], m[2], m[4]});
+      (in_commit ? out.back().commit_stack : out.back().stack).push_back({m[1], m[2], m[4]});
     } else if (line.rfind("  existed before the trace", 0) == 0) {
       out.back().before_trace = true;
     } else if (std::regex_match(line, m, kHistory)) {
@@ -433,6 +470,14 @@ void ExpectSummaryMatchesQuery(const std::string& trace, const PerfRun& r,
     }
     const Json& o = a["origin"];
     EXPECT_EQ(s[i].before_trace, !a["region"].is_null() && o.is_null());
+    const Json& c = a["commit"];
+    if (c.is_null()) {
+      EXPECT_EQ(s[i].commit_time, "");
+    } else {
+      EXPECT_EQ(s[i].committed_by.rfind(c["syscall"].get<std::string>() + "(", 0), 0u);
+      EXPECT_EQ(s[i].commit_time, Seconds(c["time"]));
+      EXPECT_EQ(s[i].commit_stack.size(), c["stack"].size());
+    }
     if (o.is_null()) {
       EXPECT_TRUE(s[i].stack.empty());
       continue;
@@ -507,7 +552,6 @@ TEST(PluginPerfTest, NoPagesWithPidKeepsThatProcess) {
 // Asks for each interesting page of `trace` (by an address inside it) and
 // checks what perf printed and what the summary says.
 void CheckPages(const std::string& trace) {
-  const int per_call = SamplesPerCall(trace);
   std::vector<uint64_t> pages = InterestingPages(trace);
   ASSERT_GE(pages.size(), 2u);
   for (uint64_t page : pages) {
@@ -517,7 +561,7 @@ void CheckPages(const std::string& trace) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     for (const PerfEvent& e : r.events) EXPECT_TRUE(IsMemoryEvent(e)) << e.name << " " << e.payload;
     std::set<CallKey> expected = ExpectedCalls(trace, addr);
-    EXPECT_EQ(r.events.size(), expected.size() * per_call);
+    EXPECT_EQ(r.events.size(), SamplesOfCalls(trace, ExpectedCallsBySyscall(trace, addr)));
     std::set<CallKey> exits;
     for (const PerfEvent& e : r.events) {
       if (e.name.find("sys_exit") != std::string::npos) exits.insert({e.tid, e.time});
@@ -530,7 +574,7 @@ void CheckPages(const std::string& trace) {
     // Each answer counts the samples perf printed for its page's calls.
     for (const SummaryAnswer& s : ParseSummary(r.tail)) {
       if (!s.pid) continue;
-      EXPECT_EQ(s.history_samples, s.history_calls * per_call);
+      EXPECT_EQ(s.history_samples, SamplesOfCalls(trace, ExpectedCallsBySyscall(trace, addr, *s.pid)));
       EXPECT_EQ(s.history_calls, static_cast<int>(ExpectedCalls(trace, addr, *s.pid).size()));
     }
   }
@@ -578,15 +622,15 @@ TEST(PluginPerfTest, SeveralPagesAtOnceKeepTheUnion) {
   const std::string trace = "rules-trace.data";
   std::vector<uint64_t> pages = InterestingPages(trace);
   ASSERT_GE(pages.size(), 3u);
-  std::set<CallKey> expected;
+  std::map<CallKey, decode::Syscall> expected;
   std::vector<std::string> spelled;
   for (uint64_t p : pages) {
-    for (const CallKey& k : ExpectedCalls(trace, p)) expected.insert(k);
+    for (const auto& k : ExpectedCallsBySyscall(trace, p)) expected.insert(k);
     spelled.push_back(absl::StrCat("0x", absl::Hex(p)));
   }
   PerfRun r = RunOnTrace(trace, {"pages=" + absl::StrJoin(spelled, ",")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.events.size(), expected.size() * SamplesPerCall(trace));
+  EXPECT_EQ(r.events.size(), SamplesOfCalls(trace, expected));
   ExpectSummaryMatchesQuery(trace, r, pages, std::nullopt);
 }
 
@@ -635,7 +679,7 @@ TEST(PluginPerfTest, PidNarrowsToOneProcess) {
   ASSERT_FALSE(answers.empty());
   for (const SummaryAnswer& a : answers) EXPECT_EQ(a.pid, child);
   EXPECT_GT(ParseSummary(both.tail).size(), answers.size());
-  EXPECT_EQ(only.events.size(), ExpectedCalls(trace, *page, child).size() * SamplesPerCall(trace));
+  EXPECT_EQ(only.events.size(), SamplesOfCalls(trace, ExpectedCallsBySyscall(trace, *page, child)));
   ExpectSummaryMatchesQuery(trace, only, {*page}, child);
 }
 
@@ -661,22 +705,22 @@ TEST(PluginPerfTest, RegionsFileCoversEveryPage) {
     PerfRun r = RunOnTrace(trace, {"regions=" + path});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     // Brute force: the calls of every page of every region.
-    std::set<CallKey> expected;
+    std::map<CallKey, decode::Syscall> expected;
     std::set<std::string> mapped;  // (pid, region, origin time) of every page at the end
     for (const auto& [s, e] : regions) {
       for (uint64_t p = s; p < e; p += kPage) {
-        for (const CallKey& k : ExpectedCalls(trace, p)) expected.insert(k);
+        for (const auto& k : ExpectedCallsBySyscall(trace, p)) expected.insert(k);
         for (const Json& a : Query(trace, {p})) {
           if (!a["region"].is_null()) mapped.insert(absl::StrCat(a["pid"].dump(), a["region"].dump(), a["origin"].is_null() ? "-" : Seconds(a["origin"]["time"])));
         }
       }
     }
-    EXPECT_EQ(r.events.size(), expected.size() * SamplesPerCall(trace));
+    EXPECT_EQ(r.events.size(), SamplesOfCalls(trace, expected));
     std::set<CallKey> exits;
     for (const PerfEvent& e : r.events) {
       if (e.name.find("sys_exit") != std::string::npos) exits.insert({e.tid, e.time});
     }
-    for (const CallKey& k : expected) EXPECT_TRUE(exits.count(k)) << k.first << " " << k.second;
+    for (const auto& [k, sc] : expected) EXPECT_TRUE(exits.count(k)) << k.first << " " << k.second;
     // The JSON summary answers for every piece: the same regions and origins.
     PerfRun j = RunOnTrace(trace, {"regions=" + path, "summary=json"});
     Json got = Json::parse(j.tail, nullptr, false);
@@ -733,7 +777,8 @@ TEST(PluginPerfTest, PipeInputNeedsTraceArgument) {
   PerfRun from_file = RunOnTrace("rules-pipe.data", {arg});
   ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
   EXPECT_EQ(with_trace.out, from_file.out);
-  EXPECT_EQ(from_file.events.size(), ExpectedCalls("rules-pipe.data", page).size() * SamplesPerCall("rules-pipe.data"));
+  EXPECT_EQ(from_file.events.size(),
+            SamplesOfCalls("rules-pipe.data", ExpectedCallsBySyscall("rules-pipe.data", page)));
 }
 
 TEST(PluginPerfTest, BadArgumentsFailCleanly) {

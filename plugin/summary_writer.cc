@@ -32,9 +32,10 @@ std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& tar
   std::vector<EventId> out;
   for (const Target& t : targets) {
     for (const Answer& a : Answers(t.addresses)) {
-      if (a.version.valid() && trace_.index().version(a.version).origin.valid()) {
-        out.push_back(trace_.index().version(a.version).origin);
-      }
+      if (!a.version.valid()) continue;
+      const index::Version& v = trace_.index().version(a.version);
+      if (v.origin.valid()) out.push_back(v.origin);
+      if (v.commit.valid()) out.push_back(v.commit);
     }
   }
   return out;
@@ -97,7 +98,7 @@ std::string SummaryWriter::AnswerText(const Answer& a) const {
 }
 
 std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
-  std::string out = "\npageblame: who created these pages\n";
+  std::string out = "\npageblame: who created (and committed) these pages\n";
   for (const Target& t : targets) {
     out += "\n";
     if (t.is_region) {

@@ -122,7 +122,7 @@ void ExpectMatchesOracle(const index::TraceIndex& idx, const Attribution& a) {
     absl::flat_hash_map<uint32_t, uint64_t> got;
     for (const report::CallBytes& c : ra.calls) {
       EXPECT_GT(c.bytes, 0u);
-      EXPECT_TRUE(got.emplace(c.origin.value(), c.bytes).second) << "call listed twice";
+      EXPECT_TRUE(got.emplace(c.call.value(), c.bytes).second) << "call listed twice";
     }
     EXPECT_EQ(got, o.by_call);
   }
@@ -293,7 +293,7 @@ TEST(AttributeTest, HolesAndTimesBeforeCreationAreNotMapped) {
     auto end = report::Attribute(t.index(), {hint}, o);
     ASSERT_TRUE(end.ok());
     ASSERT_EQ(end->regions[0].calls.size(), 1u);
-    uint64_t created = t.index().event(end->regions[0].calls[0].origin).time;
+    uint64_t created = t.index().event(end->regions[0].calls[0].call).time;
     o.at = created - 1;
     auto before = report::Attribute(t.index(), {hint}, o);
     ASSERT_TRUE(before.ok()) << before.status();
@@ -447,7 +447,7 @@ TEST(AttributeTest, RankedStacksAreSortedAndDeterministic) {
     uint32_t regions = 0;
     for (const RegionAttribution& ra : a->regions) {
       bool has = false;
-      for (const report::CallBytes& c : ra.calls) has |= t.index().event(c.origin).stack == s.stack;
+      for (const report::CallBytes& c : ra.calls) has |= t.index().event(c.call).stack == s.stack;
       regions += has;
     }
     EXPECT_EQ(s.regions, regions);

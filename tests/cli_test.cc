@@ -50,7 +50,7 @@ TEST(CliTest, TruncatedFileAtManyPoints) {
 
 TEST(CliTest, TraceWithoutSyscallEventsSaysWhatToRecord) {
   CliRun r = Pageblame("maps -i " + TracePath("no-syscalls.data"));
-  ExpectOneLineError(r, "no mmap/munmap/brk/mremap syscall events");
+  ExpectOneLineError(r, "no memory syscall events");
   EXPECT_THAT(r.err, HasSubstr("perf trace record --call-graph fp"));
 }
 

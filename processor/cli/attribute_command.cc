@@ -12,7 +12,8 @@ namespace pageblame::cli {
 
 static constexpr char kAttributeHelp[] =
     "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M)\n"
-    "                           [--pid PID] [--at T] [--format text|json|folded] [-v]\n"
+    "                           [--pid PID] [--at T] [--by create|commit]\n"
+    "                           [--format text|json|folded] [-v]\n"
     "                           [--symfs DIR] [--perf-map-dir DIR]\n"
     "For each region, which call stacks created its bytes in process PID at time T\n"
     "(perf script seconds, or 'end', the default), which bytes existed before the\n"
@@ -24,6 +25,9 @@ static constexpr char kAttributeHelp[] =
     "                       the unaccounted pieces of 'pageblame diff A M'\n"
     "  --format folded      flame-graph input (flamegraph.pl, inferno, speedscope),\n"
     "                       bytes as the count; --json is --format json\n"
+    "  --by create|commit   credit each page to the call that created (reserved) it\n"
+    "                       (default), or to the one that committed it (made it\n"
+    "                       accessible after PROT_NONE), else the creating one\n"
     "  --pid PID            needed when several traced processes have these bytes\n";
 
 namespace {
@@ -75,7 +79,7 @@ int RunAttribute(const std::vector<std::string>& argv) {
     if (a == "-h" || a == "--help") return std::fputs(kAttributeHelp, stdout), 0;
   }
   std::set<std::string> values = kTraceValueFlags;
-  values.insert({"--regions", "--address", "--maddress", "--format"});
+  values.insert({"--regions", "--address", "--maddress", "--format", "--by"});
   auto args = Args::Parse(argv, kTraceAliases, values, kTraceBoolFlags);
   if (!args.ok()) return Usage(std::string(args.status().message()));
   if (!args->positional().empty()) return Usage("unexpected argument '" + args->positional()[0] + "'");
@@ -84,6 +88,8 @@ int RunAttribute(const std::vector<std::string>& argv) {
     return Usage("bad --format '" + format + "': expected text, json or folded");
   }
   if (args->Has("--json") && format != "json") return Usage("--json contradicts --format " + format);
+  const std::string by = args->Value("--by").value_or("create");
+  if (by != "create" && by != "commit") return Usage("bad --by '" + by + "': expected create or commit");
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
   int rc = 0;
@@ -95,6 +101,7 @@ int RunAttribute(const std::vector<std::string>& argv) {
   report::AttributeOptions o;
   o.pid = sel->pid;
   o.at = sel->at;
+  o.by = by == "commit" ? report::CreditBy::kCommit : report::CreditBy::kCreate;
   auto a = report::Attribute((*trace)->index(), *regions, o);
   if (!a.ok()) return ReportError(a.status());
   if (format == "json") {

@@ -21,6 +21,9 @@ const std::vector<const char*>& ArgNames(Syscall sc) {
       {"addr", "len"},                                        // munmap
       {"brk"},                                                // brk
       {"addr", "old_len", "new_len", "flags", "new_addr"},    // mremap
+      {"start", "len", "prot"},                               // mprotect
+      {"start", "len", "prot", "pkey"},                       // pkey_mprotect
+      {"start", "len_in", "behavior"},                        // madvise
   };
   return kNames[static_cast<int>(sc)];
 }
@@ -28,9 +31,10 @@ const std::vector<const char*>& ArgNames(Syscall sc) {
 }  // namespace
 
 std::optional<SyscallNumbers> RawSyscallNumbers(const std::string& arch) {
-  if (arch.empty() || arch == "x86_64") return SyscallNumbers{9, 11, 12, 25};
+  // mmap, munmap, brk, mremap, mprotect, pkey_mprotect, madvise.
+  if (arch.empty() || arch == "x86_64") return SyscallNumbers{9, 11, 12, 25, 10, 329, 28};
   if (arch == "aarch64" || arch == "arm64" || arch.rfind("riscv64", 0) == 0) {
-    return SyscallNumbers{222, 215, 214, 216};
+    return SyscallNumbers{222, 215, 214, 216, 226, 288, 233};
   }
   return std::nullopt;
 }
@@ -41,6 +45,9 @@ std::string_view SyscallName(Syscall sc) {
     case Syscall::kMunmap: return "munmap";
     case Syscall::kBrk: return "brk";
     case Syscall::kMremap: return "mremap";
+    case Syscall::kMprotect: return "mprotect";
+    case Syscall::kPkeyMprotect: return "pkey_mprotect";
+    case Syscall::kMadvise: return "madvise";
     case Syscall::kCount: break;
   }
   return "?";
@@ -229,7 +236,7 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
 
 absl::Status SyscallDecoder::NoSyscallEvents() {
   return absl::FailedPreconditionError(
-      absl::StrCat("the trace has no mmap/munmap/brk/mremap syscall events; ", kHowToRecord));
+      absl::StrCat("the trace has no memory syscall events (mmap, munmap, brk, mremap, mprotect, madvise); ", kHowToRecord));
 }
 
 absl::Status SyscallDecoder::CheckUsable() const {
@@ -241,7 +248,7 @@ absl::Status SyscallDecoder::CheckUsable() const {
     return absl::FailedPreconditionError(absl::StrCat(
         half ? "the trace has only the enter or only the exit events of the memory syscalls "
                "(both are needed: the arguments come with the enter, the result with the exit); "
-             : "the trace has no mmap/munmap/brk/mremap syscall events; ",
+             : "the trace has no memory syscall events (mmap, munmap, brk, mremap, mprotect, madvise); ",
         kHowToRecord));
   }
   if (missing_callchain_) {

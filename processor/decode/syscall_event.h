@@ -10,12 +10,23 @@
 
 namespace pageblame::decode {
 
-enum class Syscall : uint8_t { kMmap, kMunmap, kBrk, kMremap, kCount };
+// The order is the index of per-syscall tables (argument names, raw
+// syscall numbers, replay rules): append, never reorder.
+enum class Syscall : uint8_t {
+  kMmap,
+  kMunmap,
+  kBrk,
+  kMremap,
+  kMprotect,
+  kPkeyMprotect,
+  kMadvise,
+  kCount
+};
 inline constexpr int kSyscallCount = static_cast<int>(Syscall::kCount);
 
 std::string_view SyscallName(Syscall sc);
 
-// The raw_syscalls numbers of mmap/munmap/brk/mremap (indexed by Syscall) for
+// The raw_syscalls numbers of the memory syscalls (indexed by Syscall) for
 // perf's arch string (HEADER_ARCH; "" means x86_64), or nullopt for an arch
 // we don't know. From arch/x86/entry/syscalls/syscall_64.tbl and
 // include/uapi/asm-generic/unistd.h (arm64, riscv64).
@@ -34,7 +45,8 @@ struct DecodedSyscall {
   bool twin = false;
   // Enter: the arguments in the syscall's own order (mmap: addr, len, prot,
   // flags, fd, off; munmap: addr, len; brk: brk; mremap: addr, old_len,
-  // new_len, flags, new_addr). Unused slots are 0.
+  // new_len, flags, new_addr; mprotect: start, len, prot; pkey_mprotect:
+  // start, len, prot, pkey; madvise: start, len, advice). Unused slots are 0.
   uint64_t args[6] = {0, 0, 0, 0, 0, 0};
   int64_t ret = 0;  // Exit: the return value (negative errno on failure)
 };

@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/container/btree_map.h"
 #include "processor/base/typed_id.h"
@@ -49,6 +50,12 @@ enum class Begin : uint8_t {
   kSplit,       // a neighbouring part of its region was removed by `begin_event`
   kMovedIn,     // mremap `begin_event` moved these pages here from `prev`
   kForked,      // copied from the parent's `prev` when the process forked
+  // The pages of `prev` at this address, changed in place by `begin_event`
+  // (mprotect, pkey_mprotect, or a MAP_FIXED anonymous mmap over anonymous
+  // memory that reserves or commits it); `origin` is kept:
+  kCommitted,   // made accessible after being PROT_NONE (commit = begin_event)
+  kDecommitted, // made PROT_NONE, or remapped PROT_NONE by MAP_FIXED (commit cleared)
+  kProtected,   // another prot change (r-- to rw-, ...): commit kept
 };
 
 // How a version ended (kLive: it is part of the final state).
@@ -58,6 +65,7 @@ enum class End : uint8_t {
   kReplaced,   // a MAP_FIXED mmap or an mremap target took its place
   kMovedOut,   // mremap moved its pages elsewhere
   kExec,       // the process exec'd: a new, empty address space
+  kChanged,    // `end_event` changed its prot in place: the next version continues it
 };
 
 // Attributes that later events (mprotect, madvise) may change by ending a
@@ -78,6 +86,11 @@ struct Version {
   Begin begin = Begin::kCreated;
   End end_kind = End::kLive;
   EventId origin;       // creating call; invalid = existed before the trace
+  // The call that last made these pages accessible after they were PROT_NONE
+  // (reserved, or decommitted): an mprotect, or a MAP_FIXED mmap over a
+  // reservation. Invalid when they have been accessible since `origin`
+  // made them, or are PROT_NONE now.
+  EventId commit;
   EventId begin_event;  // call that started this version (invalid for fork/before-trace)
   EventId end_event;    // call that ended it (invalid while live or for exec)
   VersionId prev;       // version it continues (split, move, fork), if any
@@ -111,6 +124,15 @@ using LiveMap = absl::container_internal::btree_map_container<
         std::allocator<std::pair<const uint64_t, LiveRegion>>, /*TargetNodeSize=*/1024,
         /*IsMulti=*/false>>>;
 
+// A successful madvise over [start, end) of a process: it changes no prot and
+// no version, so it is kept beside the versions, for pages' histories.
+struct Advice {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t time = 0;
+  EventId event;
+};
+
 // One process (one address space). A pid reused after exit, or a process
 // that exec'd, keeps its entry: exec ends all versions at the exec time.
 struct Process {
@@ -130,6 +152,8 @@ struct Process {
   // start -> the live version there, non-overlapping. The end rides along so
   // that range lookups during replay need not touch the version table.
   LiveMap live;
+  // Its madvise calls, in time order.
+  std::vector<Advice> advice;
 };
 
 }  // namespace pageblame::index

@@ -33,6 +33,9 @@ struct TraceStats {
   uint64_t bad_samples = 0;         // samples of an unknown id, or too short for their fields
   uint64_t out_of_order = 0;        // events older than what was already replayed
   bool time_order_by_rounds = false;  // ordered by perf's round rule, not by CPU lanes
+  // Recorded with -d (attr.mmap_data): at attach perf reported every mapping
+  // that was readable or executable, so one the trace never saw was neither.
+  bool data_mappings = false;
   uint64_t unmaps_reordered = 0;    // munmap pieces another thread had already reused
   uint64_t calls_32bit = 0;         // calls of 32-bit processes, not replayed
   uint64_t mmap_records = 0;        // MMAP/MMAP2 sideband records

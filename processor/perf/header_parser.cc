@@ -131,7 +131,9 @@ absl::Status ParseEventAttr(absl::Span<const uint8_t> bytes, EventAttr* out) {
   out->config = u64_at(format::kAttrConfigOffset);
   out->sample_type = u64_at(format::kAttrSampleTypeOffset);
   out->read_format = u64_at(format::kAttrReadFormatOffset);
-  out->sample_id_all = (u64_at(format::kAttrFlagsOffset) & format::kAttrFlagSampleIdAll) != 0;
+  const uint64_t flags = u64_at(format::kAttrFlagsOffset);
+  out->sample_id_all = (flags & format::kAttrFlagSampleIdAll) != 0;
+  out->mmap_data = (flags & format::kAttrFlagMmapData) != 0;
   out->sample_regs_user = bytes.size() >= format::kAttrSampleRegsUserOffset + 8
                               ? u64_at(format::kAttrSampleRegsUserOffset) : 0;
   out->sample_regs_intr = bytes.size() >= format::kAttrSampleRegsIntrOffset + 8

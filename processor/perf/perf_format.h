@@ -43,6 +43,7 @@ inline constexpr size_t kAttrConfigOffset = 8;
 inline constexpr size_t kAttrSampleTypeOffset = 24;
 inline constexpr size_t kAttrReadFormatOffset = 32;
 inline constexpr size_t kAttrFlagsOffset = 40;  // the bitfield word
+inline constexpr uint64_t kAttrFlagMmapData = 1ULL << 17;  // perf record -d
 inline constexpr uint64_t kAttrFlagSampleIdAll = 1ULL << 18;
 inline constexpr size_t kAttrSampleRegsUserOffset = 80;  // since VER3 (96)
 inline constexpr size_t kAttrSampleRegsIntrOffset = 96;  // since VER4 (104)

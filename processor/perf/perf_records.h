@@ -102,6 +102,9 @@ struct EventAttr {
   uint64_t sample_regs_user = 0;  // needed to skip REGS_USER
   uint64_t sample_regs_intr = 0;  // needed to skip REGS_INTR
   bool sample_id_all = false;
+  // attr.mmap_data (perf record -d): MMAP2 records for data mappings too,
+  // and, at attach, for every mapping that is readable or executable.
+  bool mmap_data = false;
   std::string name;  // "syscalls:sys_enter_mmap" from EVENT_DESC; may be empty
   std::vector<uint64_t> ids;
   SampleLayout layout;  // set by the reader (PerfReader::IndexAttrs)

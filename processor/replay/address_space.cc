@@ -1,5 +1,7 @@
 #include "processor/replay/address_space.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 
 namespace pageblame::replay {
@@ -56,7 +58,7 @@ AddressSpace::Pieces AddressSpace::Peek(uint64_t a, uint64_t b) const {
 AddressSpace::Pieces AddressSpace::Remove(uint64_t a, uint64_t b, uint64_t t, End why,
                                           EventId ev) {
   Pieces removed;
-  RemoveWalk(a, b, t, why, [ev] { return ev; }, [](const Piece&) { return false; }, &removed);
+  RemoveWalk(a, b, t, [ev] { return ev; }, [why](const Piece&) { return why; }, &removed);
   return removed;
 }
 
@@ -64,18 +66,18 @@ bool AddressSpace::Unmap(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef<E
                          absl::FunctionRef<bool(const Piece&)> keep) {
   bool any = false;
   RemoveWalk(
-      a, b, t, End::kUnmapped,
+      a, b, t,
       [&] {
         any = true;
         return record();
       },
-      keep, /*removed=*/nullptr);
+      [&](const Piece& p) { return keep(p) ? End::kLive : End::kUnmapped; }, /*removed=*/nullptr);
   return any;
 }
 
 AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, uint64_t t,
-                                                      End why, absl::FunctionRef<EventId()> event,
-                                                      absl::FunctionRef<bool(const Piece&)> keep,
+                                                      absl::FunctionRef<EventId()> event,
+                                                      absl::FunctionRef<End(const Piece&)> fate,
                                                       Pieces* removed) {
   Live& live = idx_->mutable_process(process_).live;
   auto it = FirstFrom(live, a);
@@ -83,16 +85,18 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
   EventId ev;
   bool have_ev = false;
   while (it != live.end() && it->first < b) {
-    const Piece p{std::max(it->first, a), std::min(it->second.end, b), it->second.version,
-                  it->second.t_from};
+    Piece p{std::max(it->first, a), std::min(it->second.end, b), it->second.version,
+            it->second.t_from};
     if (!have_ev) {
       ev = event();  // may add a call to the index: no live entry moves
       have_ev = true;
     }
-    if (keep(p)) {
+    const End why = fate(p);
+    if (why == End::kLive) {
       ++it;
       continue;
     }
+    p.ended = why;
     // Only written here, and read only for a part that stays (rest): most
     // pieces are whole versions, and a version is usually far back in the
     // table, so a read would wait for memory where the writes need not.
@@ -155,16 +159,24 @@ VersionId AddressSpace::Create(uint64_t a, uint64_t b, uint64_t t, EventId ev,
 VersionId AddressSpace::Map(uint64_t a, uint64_t b, uint64_t t, EventId ev,
                             const RegionAttrs& attrs) {
   Live::iterator after = RemoveWalk(
-      a, b, t, End::kReplaced, [ev] { return ev; }, [](const Piece&) { return false; },
+      a, b, t, [ev] { return ev; }, [](const Piece&) { return End::kReplaced; },
       /*removed=*/nullptr);
   // Nothing is left in [a, b): `after` is the first entry past it.
   return Insert(NewVersion(a, b, t, ev, attrs), after)->second.version;
 }
 
-void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const RegionAttrs& attrs) {
+void AddressSpace::ForGaps(uint64_t a, uint64_t b, const Pieces& kept,
+                           absl::FunctionRef<void(uint64_t, uint64_t)> add) {
   uint64_t cursor = a;
-  auto add_gap = [&](uint64_t s, uint64_t e) {
-    if (s >= e) return;
+  for (const Piece& p : kept) {
+    if (cursor < p.start) add(cursor, p.start);
+    cursor = std::max(cursor, p.end);
+  }
+  if (cursor < b) add(cursor, b);
+}
+
+void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const RegionAttrs& attrs) {
+  ForGaps(a, b, Peek(a, b), [&](uint64_t s, uint64_t e) {
     Version v;
     v.start = s;
     v.end = e;
@@ -172,12 +184,7 @@ void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const Regi
     v.begin = Begin::kBeforeTrace;
     v.attrs = ShiftAttrs(attrs, s - a);
     Insert(v);
-  };
-  for (const Piece& p : Peek(a, b)) {
-    add_gap(cursor, p.start);
-    cursor = p.end;
-  }
-  add_gap(cursor, b);
+  });
 }
 
 RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_t t, EventId ev,
@@ -187,7 +194,7 @@ RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_
   RegionAttrs last;
   uint64_t cursor = src;
   auto moved = [&](uint64_t s, uint64_t e, VersionId from, const RegionAttrs& attrs,
-                   EventId origin) {
+                   EventId origin, EventId commit) {
     Version v;
     v.start = s - src + dst;
     v.end = e - src + dst;
@@ -195,6 +202,7 @@ RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_
     v.begin = Begin::kMovedIn;
     v.begin_event = ev;
     v.origin = origin;
+    v.commit = commit;
     v.prev = from;
     v.prev_addr = s;
     v.attrs = attrs;
@@ -203,15 +211,18 @@ RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_
   for (const Piece& p : pieces) {
     // A gap in the source: the syscall succeeded, so those pages were mapped
     // before anything the trace shows.
-    if (cursor < p.start) moved(cursor, p.start, VersionId::Invalid(), last, EventId::Invalid());
+    if (cursor < p.start) {
+      moved(cursor, p.start, VersionId::Invalid(), last, EventId::Invalid(), EventId::Invalid());
+    }
     const Version& from = idx_->version(p.from);
     RegionAttrs attrs = ShiftAttrs(from.attrs, p.start - from.start);
-    EventId origin = from.origin;
-    moved(p.start, p.end, p.from, attrs, origin);
+    moved(p.start, p.end, p.from, attrs, from.origin, from.commit);
     last = attrs;
     cursor = p.end;
   }
-  if (cursor < src + len) moved(cursor, src + len, VersionId::Invalid(), last, EventId::Invalid());
+  if (cursor < src + len) {
+    moved(cursor, src + len, VersionId::Invalid(), last, EventId::Invalid(), EventId::Invalid());
+  }
   return last;
 }
 
@@ -240,6 +251,124 @@ void AddressSpace::Clear(uint64_t t) {
     v.end_kind = End::kExec;
   }
   live.clear();
+}
+
+Version AddressSpace::Continuation(const Piece& p, uint64_t t, EventId ev, Begin begin,
+                                  const RegionAttrs& attrs, EventId commit) const {
+  const Version& from = idx_->version(p.from);
+  Version v;
+  v.start = p.start;
+  v.end = p.end;
+  v.t_from = t;
+  v.begin = begin;
+  v.begin_event = ev;
+  v.origin = from.origin;
+  v.commit = commit;
+  v.prev = p.from;
+  v.prev_addr = p.start;
+  v.attrs = attrs;
+  return v;
+}
+
+namespace {
+constexpr uint32_t kProtMask = PROT_READ | PROT_WRITE | PROT_EXEC;
+
+// How a prot change from `before` to `after` is named, and the commit it
+// leaves: a commit is the call that made PROT_NONE pages accessible.
+Begin ProtChange(uint32_t before, uint32_t after) {
+  if (after == PROT_NONE) return Begin::kDecommitted;
+  if (before == PROT_NONE) return Begin::kCommitted;
+  return Begin::kProtected;
+}
+EventId CommitAfter(Begin change, EventId ev, EventId commit_before) {
+  switch (change) {
+    case Begin::kCommitted: return ev;
+    case Begin::kDecommitted: return EventId::Invalid();
+    default: return commit_before;
+  }
+}
+
+// Anonymous memory a MAP_FIXED anonymous mapping can reserve or commit in
+// place: no file behind it (a mapping from before the trace has no flags
+// of a creating call, only its missing path says so).
+bool IsAnonymous(const Version& v) {
+  return !v.attrs.path.valid() && ((v.attrs.flags & MAP_ANONYMOUS) || !v.origin.valid());
+}
+}  // namespace
+
+bool AddressSpace::Protect(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef<EventId()> record,
+                           uint32_t prot, bool unseen_were_none) {
+  prot &= kProtMask;
+  auto same = [&](const Piece& p) { return (idx_->version(p.from).attrs.prot & kProtMask) == prot; };
+  const Pieces before = Peek(a, b);
+  uint64_t mapped = 0;
+  bool change = false;
+  for (const Piece& p : before) {
+    mapped += p.end - p.start;
+    change |= !same(p);
+  }
+  if (!change && mapped == b - a) return false;  // nothing to do: no call to record
+  const EventId ev = record();
+  Pieces changed;
+  RemoveWalk(
+      a, b, t, [ev] { return ev; },
+      [&](const Piece& p) { return same(p) ? End::kLive : End::kChanged; }, &changed);
+  for (const Piece& p : changed) {
+    const Version& from = idx_->version(p.from);
+    RegionAttrs attrs = ShiftAttrs(from.attrs, p.start - from.start);
+    const Begin kind = ProtChange(attrs.prot & kProtMask, prot);
+    attrs.prot = prot;
+    Insert(Continuation(p, t, ev, kind, attrs, CommitAfter(kind, ev, from.commit)));
+  }
+  // Pages the trace never saw made: mapped before it and not reported by
+  // perf (attach mode; with -d only PROT_NONE ones), or an exec image part
+  // whose ELF file was not found.
+  ForGaps(a, b, before, [&](uint64_t s, uint64_t e) {
+    Version v;
+    v.start = s;
+    v.end = e;
+    v.t_from = t;
+    v.begin = Begin::kBeforeTrace;
+    v.begin_event = ev;
+    v.commit = unseen_were_none && prot != PROT_NONE ? ev : EventId::Invalid();
+    v.attrs.prot = prot;
+    v.attrs.flags = MAP_PRIVATE | MAP_ANONYMOUS;
+    Insert(v);
+  });
+  return true;
+}
+
+void AddressSpace::MapOverAnonymous(uint64_t a, uint64_t b, uint64_t t, EventId ev,
+                                    const RegionAttrs& attrs) {
+  const uint32_t prot = attrs.prot & kProtMask;
+  Pieces ended;
+  RemoveWalk(
+      a, b, t, [ev] { return ev; },
+      [&](const Piece& p) {
+        const Version& v = idx_->version(p.from);
+        const bool in_place =
+            IsAnonymous(v) && (prot == PROT_NONE || (v.attrs.prot & kProtMask) == PROT_NONE);
+        return in_place ? End::kChanged : End::kReplaced;
+      },
+      &ended);
+  Pieces kept;
+  for (const Piece& p : ended) {
+    if (p.ended != End::kChanged) continue;
+    const Version& from = idx_->version(p.from);
+    const Begin change = prot == PROT_NONE ? Begin::kDecommitted : Begin::kCommitted;
+    Insert(Continuation(p, t, ev, change, attrs, CommitAfter(change, ev, from.commit)));
+    kept.push_back(p);
+  }
+  ForGaps(a, b, kept, [&](uint64_t s, uint64_t e) { Insert(NewVersion(s, e, t, ev, attrs)); });
+}
+
+uint64_t AddressSpace::MappedPrefixEnd(uint64_t a, uint64_t b) const {
+  uint64_t end = a;
+  for (const Piece& p : Peek(a, b)) {
+    if (p.start != end) break;
+    end = p.end;
+  }
+  return end;
 }
 
 RegionAttrs AddressSpace::AttrsAt(uint64_t addr) const {

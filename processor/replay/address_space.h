@@ -7,6 +7,7 @@
 //   as.Remove(a, b, t, End::kUnmapped, ev);          // munmap: splits partial overlaps
 //   as.Map(a, b, t, ev, attrs);                      // mmap: replaces what was there
 //   as.Move(old, len, dst, t, ev, /*keep_source=*/false);  // mremap move
+//   as.Protect(a, b, t, record, PROT_READ | PROT_WRITE);   // mprotect: commits a reservation
 //
 // All ranges are half-open and page-aligned by the caller. O(log n + k) per
 // operation for k touched versions: one descent of the live map finds the
@@ -33,6 +34,7 @@ class AddressSpace {
     uint64_t end;
     VersionId from;
     uint64_t t_from;  // of `from`
+    index::End ended = index::End::kLive;  // how the walk that took it ended it
   };
   // Most operations touch one to a few versions: no allocation for those.
   using Pieces = absl::InlinedVector<Piece, 4>;
@@ -72,15 +74,45 @@ class AddressSpace {
   // Attrs of the version containing addr (default attrs if none).
   index::RegionAttrs AttrsAt(uint64_t addr) const;
 
+  // mprotect: sets the prot of the mapped pages of [a, b) to `prot` at t,
+  // by the call `record` adds to the index (only if anything changes). Pages whose prot changes end (kChanged) and go on as a new version
+  // with the same origin: kCommitted (commit = ev) if they were PROT_NONE,
+  // kDecommitted (commit cleared) if `prot` is PROT_NONE, else kProtected.
+  // Pages that already have `prot` are left alone (the kernel does not split
+  // a VMA for them either). Unmapped parts of [a, b) are added as pages from
+  // before the trace (the call succeeded, so the kernel had them); if
+  // `unseen_were_none` (they would have been seen otherwise) they were
+  // PROT_NONE, so ev commits them unless `prot` is PROT_NONE too. Returns
+  // whether anything changed.
+  bool Protect(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef<EventId()> record,
+               uint32_t prot, bool unseen_were_none);
+  // A MAP_FIXED anonymous mapping [a, b) made by `ev`: anonymous pages there
+  // that it reserves or commits (it or they are PROT_NONE) keep their origin
+  // and continue as kCommitted / kDecommitted versions with `attrs`; other
+  // pages are replaced, and the rest of [a, b) is created by ev.
+  void MapOverAnonymous(uint64_t a, uint64_t b, uint64_t t, EventId ev,
+                        const index::RegionAttrs& attrs);
+  // The end of the run of mapped pages that starts at a, up to b (a if a is
+  // not mapped).
+  uint64_t MappedPrefixEnd(uint64_t a, uint64_t b) const;
+
  private:
   using Live = decltype(index::Process::live);
-  // The walk of Remove, Unmap and Map: `event` is asked for the ending call
-  // once, at the first mapped piece; the removed parts go to `removed` if it
+  // The walk of every change: `event` is asked for the ending call once, at
+  // the first mapped piece; `fate` says how each piece ends (End::kLive: it
+  // stays as it is); the parts of an ended version outside [a, b) go on as
+  // kSplit versions. The ended parts go to `removed` (with their fate) if it
   // is not null. Returns the first live entry at or after b: with nothing
   // kept, where a new entry at `a` goes (an insert hint).
-  Live::iterator RemoveWalk(uint64_t a, uint64_t b, uint64_t t, index::End why,
-                            absl::FunctionRef<EventId()> event,
-                            absl::FunctionRef<bool(const Piece&)> keep, Pieces* removed);
+  Live::iterator RemoveWalk(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef<EventId()> event,
+                            absl::FunctionRef<index::End(const Piece&)> fate, Pieces* removed);
+  // A version that continues `p` (its part [p.start, p.end) of p.from) from
+  // t on, begun by `ev` as `begin`, with `attrs` (origin kept, commit as given).
+  index::Version Continuation(const Piece& p, uint64_t t, EventId ev, index::Begin begin,
+                              const index::RegionAttrs& attrs, EventId commit) const;
+  // Adds [a, b) minus the pieces `kept` (in address order) by `add`.
+  static void ForGaps(uint64_t a, uint64_t b, const Pieces& kept,
+                      absl::FunctionRef<void(uint64_t, uint64_t)> add);
   // Adds v to the index as this process's version; returns its live-map
   // entry (for a new key, or to rewrite an entry in place).
   index::LiveRegion Add(index::Version v);

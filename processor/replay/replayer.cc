@@ -6,53 +6,12 @@
 #include <optional>
 
 #include "processor/replay/address_space.h"
-
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
-#ifndef MAP_HUGE_SHIFT
-#define MAP_HUGE_SHIFT 26
-#endif
+#include "processor/replay/call_rules.h"
 
 namespace pageblame::replay {
 
-using decode::IsErrorReturn;
 using decode::Syscall;
-using index::End;
 using index::RegionAttrs;
-
-namespace {
-
-constexpr uint64_t kPage = 4096;
-uint64_t PageUp(uint64_t x) { return (x + kPage - 1) & ~(kPage - 1); }
-uint64_t PageDown(uint64_t x) { return x & ~(kPage - 1); }
-
-// mmap lengths round up to the mapping's page size: 4 KiB, or the huge page
-// size encoded in the flags for MAP_HUGETLB (include/uapi/asm-generic/mman-common.h).
-uint64_t MmapLength(uint64_t len, uint64_t flags) {
-  if (flags & MAP_HUGETLB) {
-    uint64_t shift = (flags >> MAP_HUGE_SHIFT) & 0x3f;
-    uint64_t huge = shift ? (uint64_t{1} << shift) : (uint64_t{2} << 20);
-    return (len + huge - 1) & ~(huge - 1);
-  }
-  return PageUp(len);
-}
-
-}  // namespace
-
-uint32_t Replayer::ProcessFor(uint32_t pid, uint64_t time) {
-  // Only a fork starts a new process for a pid (OnFork); anything else seen
-  // for a known pid belongs to it, even after an exit record (the main thread
-  // may exit first, or be replaced by an exec from another thread).
-  if (auto it = pid_to_process_.find(pid); it != pid_to_process_.end()) return it->second;
-  index::Process p;
-  p.pid = pid;
-  p.t_start = time;
-  p.existed_before_trace = true;  // until a fork or exec in the trace says otherwise
-  uint32_t i = idx_->AddProcess(p);
-  pid_to_process_[pid] = i;
-  return i;
-}
 
 void Replayer::Apply(const TraceEvent& e, bool exit_part) {
   index::TraceStats& st = idx_->mutable_stats();
@@ -86,20 +45,10 @@ void Replayer::Apply(const TraceEvent& e, bool exit_part) {
       ++st.fork_records;
       OnFork(e);
       break;
-    case TraceEvent::Kind::kTaskExit: {
+    case TraceEvent::Kind::kTaskExit:
       ++st.exit_records;
-      if (auto th = thread_state_.find(e.tid); th != thread_state_.end()) th->second.call.Forget();
-      // A process ends with its last thread, not with its main thread.
-      auto it = pid_to_process_.find(e.pid);
-      if (it != pid_to_process_.end()) {
-        auto& threads = Proc(it->second).threads;
-        threads.erase(e.tid);
-        MembershipChanged();
-        index::Process& p = idx_->mutable_process(it->second);
-        if (threads.empty() && p.t_exit == index::kLive) p.t_exit = e.time;
-      }
+      procs_.ThreadExited(e.pid, e.tid, e.time);
       break;
-    }
     case TraceEvent::Kind::kMmap:
       ++st.mmap_records;
       OnMmapRecord(e);
@@ -115,41 +64,26 @@ void Replayer::Apply(const TraceEvent& e, bool exit_part) {
 }
 
 void Replayer::OnEnter(const TraceEvent& e) {
-  ThreadState& th = ThreadSeen(e.pid, e.tid, e.time);
-  Proc(th.process).image_window = false;
+  ProcessTable::Thread& th = procs_.ThreadSeen(e.pid, e.tid, e.time);
+  procs_.Proc(th.process).image_window = false;
   if (th.call.Enter(e)) ++idx_->mutable_stats().unmatched_enters;
 }
 
 void Replayer::OnExit(const CallExit& exit) {
   index::TraceStats& st = idx_->mutable_stats();
   // An enter made the thread's state: none, no enter.
-  auto it = thread_state_.find(exit.tid);
-  const SyscallPairer::Pending* call =
-      it == thread_state_.end() ? nullptr : it->second.call.Exit(exit.syscall);
+  ProcessTable::Thread* th = procs_.FindThread(exit.tid);
+  const SyscallPairer::Pending* call = th == nullptr ? nullptr : th->call.Exit(exit.syscall);
   if (call == nullptr) {
     ++st.unmatched_exits;
     return;
   }
   ++st.calls;
-  OnCall(*call, exit, it->second);
-}
-
-Replayer::ThreadState& Replayer::ThreadSeen(uint32_t pid, uint32_t tid, uint64_t time) {
-  return Seen(thread_state_[tid], pid, tid, time);
-}
-
-Replayer::ThreadState& Replayer::Seen(ThreadState& th, uint32_t pid, uint32_t tid,
-                                      uint64_t time) {
-  if (th.seen == membership_ && th.pid == pid) return th;
-  th.process = ProcessFor(pid, time);
-  th.pid = pid;
-  th.seen = membership_;
-  Proc(th.process).threads.insert(tid);
-  return th;
+  OnCall(*call, exit, *th);
 }
 
 void Replayer::OnComm(const TraceEvent& e) {
-  ThreadState& th = ThreadSeen(e.pid, e.tid, e.time);
+  ProcessTable::Thread& th = procs_.ThreadSeen(e.pid, e.tid, e.time);
   th.has_comm = true;
   th.comm = e.str;
   const uint32_t p = th.process;
@@ -164,29 +98,28 @@ void Replayer::OnComm(const TraceEvent& e) {
   // The exec'ing thread is now the only one, with the process's id (the old
   // main thread's exit record may have come first: it did not end the process).
   proc.t_exit = index::kLive;
-  Proc(p) = ProcState();
-  Proc(p).threads = {e.pid};
-  MembershipChanged();
+  procs_.Proc(p) = ProcessTable::ProcState();
+  procs_.Proc(p).threads = {e.pid};
+  procs_.MembershipChanged();
   if (symbolizer_) symbolizer_->OnExec(e.pid, e.time);
 }
 
 void Replayer::OnFork(const TraceEvent& e) {
-  uint32_t ppid = static_cast<uint32_t>(e.a[0]);
-  uint32_t ptid = static_cast<uint32_t>(e.a[1]);
-  if (auto parent = thread_state_.find(ptid);
-      parent != thread_state_.end() && parent->second.has_comm) {
-    const StringId name = parent->second.comm;  // copy: operator[] below may rehash
-    ThreadState& child = thread_state_[e.tid];
+  const uint32_t ppid = static_cast<uint32_t>(e.a[0]);
+  const uint32_t ptid = static_cast<uint32_t>(e.a[1]);
+  if (const ProcessTable::Thread* parent = procs_.FindThread(ptid);
+      parent != nullptr && parent->has_comm) {
+    const StringId name = parent->comm;  // copy: ThreadState below may rehash
+    ProcessTable::Thread& child = procs_.ThreadState(e.tid);
     child.has_comm = true;
     child.comm = name;
   }
   if (e.pid == ppid) {  // a new thread shares its process's space
-    ThreadSeen(e.pid, e.tid, e.time);
+    procs_.ThreadSeen(e.pid, e.tid, e.time);
     return;
   }
-  auto existing = pid_to_process_.find(e.pid);
-  if (existing != pid_to_process_.end() &&
-      idx_->process(existing->second).t_exit == index::kLive) {
+  if (std::optional<uint32_t> existing = procs_.Find(e.pid);
+      existing && idx_->process(*existing).t_exit == index::kLive) {
     return;  // already known and alive: a synthesized FORK of an attached task
   }
   index::Process child;
@@ -194,17 +127,9 @@ void Replayer::OnFork(const TraceEvent& e) {
   child.ppid = ppid;
   child.t_start = e.time;
   child.existed_before_trace = false;
-  // Copy what we need of the parent before inserting: insertion may rehash
-  // the maps and invalidate iterators into them.
-  std::optional<uint32_t> parent;
-  if (auto it = pid_to_process_.find(ppid); it != pid_to_process_.end()) parent = it->second;
+  const std::optional<uint32_t> parent = procs_.Find(ppid);
   if (parent) child.comm = idx_->process(*parent).comm;
-  uint32_t c = idx_->AddProcess(child);
-  pid_to_process_[e.pid] = c;
-  ProcState state = parent ? Proc(*parent) : ProcState();
-  state.threads = {e.tid};
-  Proc(c) = std::move(state);
-  MembershipChanged();
+  const uint32_t c = procs_.AddChild(child, parent, e.tid);
   if (parent) AddressSpace(idx_, c).CopyFrom(*parent, e.time);
   if (symbolizer_) symbolizer_->OnFork(e.pid, ppid, e.time);
 }
@@ -228,7 +153,7 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   // Otherwise the kernel made it (exec) or perf synthesized it (attach; all
   // mappings with `-d`, else only executable ones): pages that exist with no
   // creating event in the trace.
-  uint32_t p = ProcessFor(e.pid, e.time);
+  const uint32_t p = procs_.ProcessFor(e.pid, e.time);
   RegionAttrs attrs;
   attrs.prot = e.a[5] ? static_cast<uint32_t>(e.a[3]) : PROT_READ | PROT_EXEC;
   attrs.flags = static_cast<uint32_t>(e.a[4]);
@@ -237,7 +162,7 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   if (name != "//anon") attrs.path = e.str;
   const uint64_t start = PageDown(e.a[0]), end = PageUp(e.a[0] + e.a[1]);
   AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs);
-  ProcState& ps = Proc(p);
+  ProcessTable::ProcState& ps = procs_.Proc(p);
   if (ps.image_window && !name.empty() && name[0] == '/') AddImageOf(p, e, name);
   // The heap's extent at attach time is the program break brk() will move.
   if (name == "[heap]" && !ps.brk_known) {
@@ -290,9 +215,9 @@ void Replayer::OnLateTwin(const TraceEvent& e) {
     return;
   }
   // The call just completed: widen the recorded event, if it changed something.
-  auto it = thread_state_.find(e.tid);
-  if (it == thread_state_.end() || !it->second.last_event.valid()) return;
-  index::CallEvent& ev = idx_->mutable_event(it->second.last_event);
+  const ProcessTable::Thread* th = procs_.FindThread(e.tid);
+  if (th == nullptr || !th->last_event.valid()) return;
+  index::CallEvent& ev = idx_->mutable_event(th->last_event);
   if (ev.syscall == e.syscall) ev.last_time = std::max(ev.last_time, e.time);
 }
 
@@ -303,25 +228,22 @@ void Replayer::OnLost(const TraceEvent& e) {
 }
 
 SyscallPairer::Pending* Replayer::InCall(uint32_t tid) {
-  auto it = thread_state_.find(tid);
-  return it == thread_state_.end() ? nullptr : it->second.call.InCall();
+  ProcessTable::Thread* th = procs_.FindThread(tid);
+  return th == nullptr ? nullptr : th->call.InCall();
 }
 
 void Replayer::OnCall(const SyscallPairer::Pending& call, const CallExit& exit,
-                      ThreadState& exiting) {
-  index::TraceStats& st = idx_->mutable_stats();
+                      ProcessTable::Thread& exiting) {
   const TraceEvent& in = call.enter;
-  const int64_t ret = exit.ret;
   const uint64_t t = exit.time;  // the change is visible from the exit on
-  ThreadState& th = Seen(exiting, exit.pid, exit.tid, t);
+  ProcessTable::Thread& th = procs_.Seen(exiting, exit.pid, exit.tid, t);
   const uint32_t p = th.process;
   th.last_event = EventId::Invalid();
   if (idx_->process(p).is_32bit) {
-    ++st.calls_32bit;
+    ++idx_->mutable_stats().calls_32bit;
     return;
   }
   AddressSpace as(idx_, p);
-
   auto record = [&]() {
     index::CallEvent ce;
     ce.time = t;
@@ -331,148 +253,21 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const CallExit& exit,
     ce.tid = exit.tid;
     ce.syscall = in.syscall;
     std::copy(std::begin(in.a), std::end(in.a), ce.args);
-    ce.ret = ret;
+    ce.ret = exit.ret;
     ce.stack = in.stack;
     ce.comm = th.has_comm ? th.comm : idx_->process(p).comm;
-    EventId id = idx_->AddEvent(ce);
+    const EventId id = idx_->AddEvent(ce);
     th.last_event = id;
     return id;
   };
-
-  switch (in.syscall) {
-    case Syscall::kMmap: {
-      if (IsErrorReturn(ret)) { ++st.calls_failed; return; }
-      const uint64_t start = static_cast<uint64_t>(ret);
-      const uint64_t end = start + MmapLength(in.a[1], in.a[3]);
-      EventId ev = record();
-      RegionAttrs attrs;
-      attrs.prot = static_cast<uint32_t>(in.a[2]);
-      attrs.flags = static_cast<uint32_t>(in.a[3]);
-      attrs.pgoff = (in.a[3] & MAP_ANONYMOUS) ? 0 : in.a[5];
-      attrs.path = call.path;
-      // MAP_FIXED (or any placement) replaces whatever was there.
-      as.Map(start, end, t, ev, attrs);
-      return;
-    }
-    case Syscall::kMunmap: {
-      if (ret != 0) { ++st.calls_failed; return; }
-      const uint64_t start = in.a[0];
-      const uint64_t end = start + PageUp(in.a[1]);
-      const bool changed = as.Unmap(start, end, t, record, [&](const AddressSpace::Piece& piece) {
-        // The kernel applied this munmap somewhere between its enter and its
-        // exit record. A page another thread mapped there in between, where
-        // the kernel checked the range was free, was placed after the unmap:
-        // it is not this call's to remove.
-        if (!PlacedInFreeRangeSince(piece, in.time, exit.tid)) return false;
-        ++st.unmaps_reordered;
-        return true;
-      });
-      if (!changed) ++st.calls_no_change;
-      return;
-    }
-    case Syscall::kBrk: {
-      // brk returns the new break, or the old one when it refuses; the first
-      // answer we see is the initial break (or, in attach mode, the break at
-      // the time the trace began).
-      ProcState& ps = Proc(p);
-      const uint64_t now = static_cast<uint64_t>(ret);
-      if (!ps.brk_known) {
-        ps.brk_known = true;
-        ps.brk = now;
-        index::Process& proc = idx_->mutable_process(p);
-        if (in.a[0] != 0 && proc.existed_before_trace && !proc.unknown_break_event.valid()) {
-          // Attached without -d: this call moved the break from a value the
-          // trace never saw, so which heap pages it made cannot be known.
-          // Remember it so answers about the heap can say so.
-          proc.unknown_break_event = record();
-          return;
-        }
-        ++st.calls_no_change;
-        return;
-      }
-      const uint64_t old_end = PageUp(ps.brk), new_end = PageUp(now);
-      ps.brk = now;
-      if (new_end == old_end) {
-        ++(in.a[0] != 0 && now != in.a[0] ? st.calls_failed : st.calls_no_change);
-        return;
-      }
-      EventId ev = record();
-      if (new_end > old_end) {
-        RegionAttrs attrs;
-        attrs.prot = PROT_READ | PROT_WRITE;
-        attrs.flags = MAP_PRIVATE | MAP_ANONYMOUS;
-        attrs.path = heap_name_;
-        as.Map(old_end, new_end, t, ev, attrs);
-      } else {
-        as.Remove(new_end, old_end, t, End::kUnmapped, ev);
-      }
-      return;
-    }
-    case Syscall::kMremap: {
-      if (IsErrorReturn(ret)) { ++st.calls_failed; return; }
-      const uint64_t old_addr = in.a[0];
-      const uint64_t old_len = PageUp(in.a[1]);
-      const uint64_t new_len = PageUp(in.a[2]);
-      const uint64_t flags = in.a[3];
-      const uint64_t dst = static_cast<uint64_t>(ret);
-      EventId ev = record();
-      if (old_len == 0) {
-        // mremap(old, 0, n, MAYMOVE) duplicates a shared mapping: new pages.
-        RegionAttrs attrs = as.AttrsAt(old_addr);
-        if (call.path.valid()) attrs.path = call.path;
-        as.Map(dst, dst + new_len, t, ev, attrs);
-        return;
-      }
-      if (dst == old_addr) {  // in place
-        if (new_len < old_len) {
-          as.Remove(old_addr + new_len, old_addr + old_len, t, End::kUnmapped, ev);
-        } else if (new_len > old_len) {
-          RegionAttrs attrs = as.AttrsAt(old_addr + old_len - 1);
-          if (attrs.path.valid() || attrs.pgoff) attrs.pgoff += kPage;
-          as.Map(old_addr + old_len, old_addr + new_len, t, ev, attrs);
-        }
-        return;
-      }
-      // A move. The target is freed first (MREMAP_FIXED unmaps what was there).
-      as.Remove(dst, dst + new_len, t, End::kReplaced, ev);
-      const bool keep = (flags & MREMAP_DONTUNMAP) != 0;
-      const uint64_t moved = std::min(old_len, new_len);
-      if (new_len < old_len && !keep) {
-        as.Remove(old_addr + new_len, old_addr + old_len, t, End::kUnmapped, ev);
-      }
-      RegionAttrs last = as.Move(old_addr, moved, dst, t, ev, keep);
-      if (new_len > old_len) {
-        if (last.path.valid() || last.pgoff) last.pgoff += kPage;
-        as.Create(dst + old_len, dst + new_len, t, ev, last);
-      }
-      return;
-    }
-    case Syscall::kCount:
-      return;
-  }
-}
-
-bool Replayer::PlacedInFreeRangeSince(const AddressSpace::Piece& piece, uint64_t since,
-                                      uint32_t tid) const {
-  // Nearly every piece is older than the call: answered without its version.
-  if (piece.t_from <= since) return false;
-  const index::Version& v = idx_->version(piece.from);
-  if (!v.begin_event.valid()) return false;
-  if (v.begin != index::Begin::kCreated && v.begin != index::Begin::kMovedIn) return false;
-  const index::CallEvent& by = idx_->event(v.begin_event);
-  if (by.tid == tid) return false;  // one thread's calls are in order
-  // Only MAP_FIXED and MREMAP_FIXED replace what is there; every other way
-  // of creating pages (kernel-chosen address, MAP_FIXED_NOREPLACE, brk,
-  // mremap growing in place) fails unless the range is free.
-  if (by.syscall == Syscall::kMmap) return (by.args[3] & MAP_FIXED) == 0;
-  if (by.syscall == Syscall::kMremap) return (by.args[3] & MREMAP_FIXED) == 0;
-  return true;
+  if (in.syscall >= Syscall::kCount) return;
+  CallContext c{call, exit.ret, t, exit.tid, p, *idx_, as, procs_.Proc(p), heap_name_, record};
+  RuleFor(in.syscall)(c);
 }
 
 void Replayer::Finish() {
   index::TraceStats& st = idx_->mutable_stats();
-  st.pending_at_end = 0;
-  for (const auto& [tid, th] : thread_state_) st.pending_at_end += th.call.waiting();
+  st.pending_at_end = procs_.WaitingCalls();
   // perf writes PERF_RECORD_LOST_SAMPLES at the end of the recording with no
   // time (one per event, totals): they may have hit anywhere in the trace.
   for (index::LostSpan& l : st.lost) {

@@ -51,6 +51,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
   if (absl::Status s = decoder.CheckUsable(); !s.ok()) return WithPath(s, options.path);
 
   auto idx = std::make_unique<index::TraceIndex>();
+  for (const perf::EventAttr& a : info.attrs) idx->mutable_stats().data_mappings |= a.mmap_data;
   auto sym = std::make_unique<symbols::Symbolizer>(options.symbols);
   for (const perf::BuildIdEntry& b : info.build_ids) sym->AddBuildId(b.filename, b.build_id);
 

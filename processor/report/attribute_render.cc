@@ -33,6 +33,7 @@ std::string CallSummary(const index::TraceIndex& idx, OriginRenderer& r, EventId
 Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
+  const char* key = a.by == CreditBy::kCommit ? "commit" : "origin";
   Json regions = Json::array();
   for (const RegionAttribution& ra : a.regions) {
     Json j;
@@ -43,7 +44,7 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     for (const CallBytes& c : ra.calls) {
       Json s;
       s["bytes"] = c.bytes;
-      s["origin"] = r.OriginJson(c.origin);
+      s[key] = r.OriginJson(c.call);
       stacks.push_back(std::move(s));
     }
     j["stacks"] = std::move(stacks);
@@ -56,7 +57,7 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     Json s;
     s["bytes"] = st.bytes;
     s["regions"] = st.regions;
-    s["origin"] = r.OriginJson(st.first_call);
+    s[key] = r.OriginJson(st.first_call);
     stacks.push_back(std::move(s));
   }
   Json out;
@@ -75,7 +76,8 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
   std::string out = absl::StrCat(
       "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ") at ", at, ": ",
       a.regions.size(), " regions, ", a.bytes, " bytes (", HumanBytes(a.bytes), "): ",
-      HumanBytes(a.created_bytes), " created by ", calls, " calls with ", a.stacks.size(),
+      HumanBytes(a.created_bytes), a.by == CreditBy::kCommit ? " committed or created by " : " created by ",
+      calls, " calls with ", a.stacks.size(),
       " unique stacks, ", HumanBytes(a.before_trace_bytes), " from before the trace, ",
       HumanBytes(a.unmapped_bytes), " not mapped\n");
 
@@ -94,12 +96,12 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
     };
     std::vector<Group> groups;
     for (const CallBytes& c : ra.calls) {
-      size_t k = rank[idx.event(c.origin).stack];
+      size_t k = rank[idx.event(c.call).stack];
       auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.rank == k; });
-      if (g == groups.end()) g = groups.insert(groups.end(), Group{k, 0, 0, c.origin});
+      if (g == groups.end()) g = groups.insert(groups.end(), Group{k, 0, 0, c.call});
       g->bytes += c.bytes;
       ++g->calls;
-      if (idx.event(c.origin).time < idx.event(g->first).time) g->first = c.origin;
+      if (idx.event(c.call).time < idx.event(g->first).time) g->first = c.call;
     }
     std::stable_sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) { return x.bytes > y.bytes; });
     for (const Group& g : groups) {
@@ -121,7 +123,9 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
     }
   }
 
-  absl::StrAppend(&out, "\nstacks by bytes created (", a.stacks.size(), " unique):\n");
+  absl::StrAppend(&out, "\nstacks by bytes ",
+                  a.by == CreditBy::kCommit ? "committed (or created, if never decommitted)" : "created",
+                  " (", a.stacks.size(), " unique):\n");
   for (size_t i = 0; i < a.stacks.size(); ++i) {
     const StackTotal& st = a.stacks[i];
     const index::CallEvent& ev = idx.event(st.first_call);

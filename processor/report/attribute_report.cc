@@ -178,6 +178,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
   Attribution out;
   ASSIGN_OR_RETURN(out.process, ChooseProcess(idx, regions, o));
   out.at = o.at;
+  out.by = o.by;
   ASSIGN_OR_RETURN(AliveVersions alive, AliveVersions::Make(idx, out.process, o.at));
   // The unmapped parts of every region (region index, range): which of
   // their bytes the trace never saw is answered for all of them at the end.
@@ -198,8 +199,8 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
     alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
       if (s > cursor) gaps.push_back({cursor, s});
       cursor = e;
-      if (v.origin.valid()) {
-        by_call[v.origin] += e - s;
+      if (const EventId call = CreditedCall(v, o.by); call.valid()) {
+        by_call[call] += e - s;
       } else {
         ra.before_trace_bytes += e - s;
       }
@@ -213,7 +214,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
     for (const auto& [ev, bytes] : by_call) ra.calls.push_back({ev, bytes});
     std::sort(ra.calls.begin(), ra.calls.end(), [&](const CallBytes& a, const CallBytes& b) {
       if (a.bytes != b.bytes) return a.bytes > b.bytes;
-      return EarlierCall(idx, a.origin, b.origin);
+      return EarlierCall(idx, a.call, b.call);
     });
     uint64_t size = r.end > r.start ? r.end - r.start : 0;
     if (ra.created_bytes() + ra.before_trace_bytes + ra.unmapped_bytes != size) {
@@ -224,10 +225,10 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
     }
 
     for (const CallBytes& c : ra.calls) {
-      StackId stack = idx.event(c.origin).stack;
+      StackId stack = idx.event(c.call).stack;
       auto [it, inserted] = stack_slot.try_emplace(stack, out.stacks.size());
       if (inserted) {
-        out.stacks.push_back(StackTotal{stack, c.origin});
+        out.stacks.push_back(StackTotal{stack, c.call});
         stack_last_region.push_back(SIZE_MAX);
       }
       StackTotal& st = out.stacks[it->second];
@@ -236,8 +237,8 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
         stack_last_region[it->second] = ri;
         ++st.regions;
       }
-      if (calls_seen.insert(c.origin).second) ++st.calls;
-      if (EarlierCall(idx, c.origin, st.first_call)) st.first_call = c.origin;
+      if (calls_seen.insert(c.call).second) ++st.calls;
+      if (EarlierCall(idx, c.call, st.first_call)) st.first_call = c.call;
     }
     out.bytes += size;
     out.created_bytes += ra.created_bytes();

@@ -11,8 +11,9 @@
 //
 // Each byte of a region goes to exactly one of:
 //   - the creating call (Version::origin) of the version of the process that
-//     is alive at `at` and covers it;
-//   - before_trace: covered by an alive version with no creating event;
+//     is alive at `at` and covers it, or with CreditBy::kCommit its
+//     committing call (Version::commit) if it has one;
+//   - before_trace: covered by an alive version with no such call;
 //   - unmapped: no alive version covers it (the trace says nothing was mapped
 //     there at `at`, or, for pages the trace never saw at all, does not know:
 //     see RegionAttribution::never_seen_bytes).
@@ -37,6 +38,11 @@
 
 namespace pageblame::report {
 
+// Which call a page's bytes are credited to: the one that created it
+// (Version::origin), or the one that committed it (Version::commit), falling
+// back to the creating call for pages accessible since their creation.
+enum class CreditBy { kCreate, kCommit };
+
 struct AttributeOptions {
   // Which process. Without it: the only process of the trace, else the only
   // one that had any of the regions' bytes mapped at `at`, else an error that
@@ -45,11 +51,18 @@ struct AttributeOptions {
   // with bytes mapped, preferring the one alive at `at`, then the newest.
   std::optional<uint32_t> pid;
   uint64_t at = index::kLive;
+  CreditBy by = CreditBy::kCreate;
 };
 
-// Bytes of one region made by one creating call.
+// The call that `by` credits a version's bytes to; invalid: before the trace.
+inline EventId CreditedCall(const index::Version& v, CreditBy by) {
+  return by == CreditBy::kCommit && v.commit.valid() ? v.commit : v.origin;
+}
+
+// Bytes of one region credited to one call (creating, or committing with
+// CreditBy::kCommit).
 struct CallBytes {
-  EventId origin;
+  EventId call;
   uint64_t bytes = 0;
 };
 
@@ -69,15 +82,16 @@ struct RegionAttribution {
 // One unique call stack (StackId) over all regions.
 struct StackTotal {
   StackId stack;
-  EventId first_call;  // its earliest creating call: the stack's representative
+  EventId first_call;  // its earliest credited call: the stack's representative
   uint64_t bytes = 0;
   uint32_t regions = 0;  // regions it made bytes of
-  uint32_t calls = 0;    // distinct creating calls with this stack
+  uint32_t calls = 0;    // distinct credited calls with this stack
 };
 
 struct Attribution {
   uint32_t process = 0;  // index::TraceIndex process entry
   uint64_t at = index::kLive;
+  CreditBy by = CreditBy::kCreate;
   std::vector<RegionAttribution> regions;  // in the order given
   // Bytes descending, then first call time, then stack id.
   std::vector<StackTotal> stacks;

@@ -1,5 +1,7 @@
 #include "processor/report/history.h"
 
+#include <algorithm>
+
 namespace pageblame::report {
 namespace {
 
@@ -10,6 +12,9 @@ const char* BeginName(index::Begin b) {
     case index::Begin::kSplit: return "split";
     case index::Begin::kMovedIn: return "moved_in";
     case index::Begin::kForked: return "forked";
+    case index::Begin::kCommitted: return "committed";
+    case index::Begin::kDecommitted: return "decommitted";
+    case index::Begin::kProtected: return "protected";
   }
   return "?";
 }
@@ -21,8 +26,36 @@ const char* EndName(index::End e) {
     case index::End::kReplaced: return "replaced";
     case index::End::kMovedOut: return "moved_out";
     case index::End::kExec: return "exec";
+    case index::End::kChanged: return "changed";
   }
   return "?";
+}
+
+// madvise calls that release a page's contents (the page reads back as
+// zeros, or as a file's contents): MADV_DONTNEED, FREE, REMOVE,
+// DONTNEED_LOCKED (include/uapi/asm-generic/mman-common.h). Others advise.
+const char* AdviceName(const index::CallEvent& ev) {
+  switch (ev.args[2]) {
+    case 4: case 8: case 9: case 24: return "released";
+    default: return "advised";
+  }
+}
+
+// Appends the madvise calls of process p that covered addr in [from, to),
+// naming `version` (the page's version then).
+void AddAdvice(const index::TraceIndex& idx, uint32_t p, uint64_t addr, uint64_t from,
+               uint64_t to, VersionId version, std::vector<HistoryEntry>* out) {
+  for (const index::Advice& a : idx.process(p).advice) {
+    if (a.time < from || a.time >= to || addr < a.start || addr >= a.end) continue;
+    out->push_back(HistoryEntry{a.time, AdviceName(idx.event(a.event)), version, a.event});
+  }
+}
+
+// Oldest first; at one instant, a version's beginning before what was done
+// to it (entries are appended in that order).
+void SortByTime(std::vector<HistoryEntry>* h) {
+  std::stable_sort(h->begin(), h->end(),
+                   [](const HistoryEntry& a, const HistoryEntry& b) { return a.time < b.time; });
 }
 
 }  // namespace
@@ -53,6 +86,7 @@ std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t pro
   for (size_t i = 0; i < versions.size(); ++i) {
     const index::Version& v = idx.version(versions[i]);
     out.push_back(HistoryEntry{v.t_from, BeginName(v.begin), versions[i], v.begin_event});
+    AddAdvice(idx, process, addr, v.t_from, v.t_to, versions[i], &out);
     if (v.end_kind == index::End::kLive) continue;
     // If the next version of this page continues this one (a split that kept
     // this page), its "split" entry tells the story; otherwise the page left.
@@ -65,6 +99,7 @@ std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t pro
       out.push_back(HistoryEntry{v.t_to, EndName(v.end_kind), versions[i], v.end_event});
     }
   }
+  SortByTime(&out);
   return out;
 }
 
@@ -81,9 +116,11 @@ std::vector<HistoryEntry> PageLineage(const index::TraceIndex& idx, uint32_t pro
   // Walk back through `prev`: each step maps the address into the version it
   // continues (the same address for splits and forks, the source for moves).
   std::vector<VersionId> chain;
+  std::vector<uint64_t> at_addr;  // the page's address in each version of the chain
   uint64_t a = addr;
   for (VersionId cur = v; cur.valid();) {
     chain.push_back(cur);
+    at_addr.push_back(a);
     const index::Version& ver = idx.version(cur);
     if (!ver.prev.valid()) break;
     a = ver.prev_addr + (a - ver.start);
@@ -93,12 +130,15 @@ std::vector<HistoryEntry> PageLineage(const index::TraceIndex& idx, uint32_t pro
   for (size_t i = chain.size(); i-- > 0;) {
     const index::Version& ver = idx.version(chain[i]);
     out.push_back(HistoryEntry{ver.t_from, BeginName(ver.begin), chain[i], ver.begin_event});
+    AddAdvice(idx, ver.process, at_addr[i], ver.t_from, std::min(ver.t_to, at + (at != index::kLive)),
+              chain[i], &out);
     // Every version but the newest continues into the next: its end is that
     // next version's beginning. The newest may have ended by `at`.
     if (i == 0 && ver.end_kind != index::End::kLive && ver.t_to <= at) {
       out.push_back(HistoryEntry{ver.t_to, EndName(ver.end_kind), chain[i], ver.end_event});
     }
   }
+  SortByTime(&out);
   return out;
 }
 

@@ -1,6 +1,10 @@
 // What happened to a page, as changes ("created by mmap", "region split by
 // munmap", "moved here by mremap from ...", "unmapped by munmap"), oldest first.
 //
+// madvise calls enter as "released" (MADV_DONTNEED, FREE, REMOVE: contents
+// dropped) or "advised" entries at their time, naming the version of the page
+// then.
+//
 //   PageLineage(idx, p, addr, at)  the page that is at addr at time `at` (or
 //       was last, if nothing is there then): its own versions only, followed
 //       back through splits, moves and forks to where it was created.
@@ -22,7 +26,10 @@ namespace pageblame::report {
 
 struct HistoryEntry {
   uint64_t time = 0;
-  std::string change;   // created, before_trace, split, moved_in, forked, unmapped, replaced, moved_out, exec
+  // created, before_trace, split, moved_in, forked, committed, decommitted,
+  // protected (a version began); unmapped, replaced, moved_out, exec (the
+  // page went away); released, advised (a madvise call, no new version).
+  std::string change;
   VersionId version;    // the version that began or ended
   EventId event;        // the call behind the change (invalid for fork/exec/before_trace)
 };

@@ -42,6 +42,8 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
       }
       absl::StrAppend(&text, ",\n  \"origin\": ");
       r.AppendOriginJson(&text, v.origin, 2);
+      absl::StrAppend(&text, ",\n  \"commit\": ");
+      r.AppendOriginJson(&text, v.commit, 2);
       absl::StrAppend(&text, "\n }");
       first = false;
       ok &= std::fwrite(text.data(), 1, text.size(), out) == text.size();
@@ -79,6 +81,11 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
                               ev.tid, ": ", r.ShortStack(ev, 4));
       } else {
         origin = "existed before the trace";
+      }
+      if (v.commit.valid()) {
+        const index::CallEvent& ev = idx.event(v.commit);
+        absl::StrAppend(&origin, "; committed by ", std::string(decode::SyscallName(ev.syscall)),
+                        " at ", FormatTime(ev.time), " by ", ev.tid, ": ", r.ShortStack(ev, 4));
       }
       absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s  %-28s %s\n", v.start, v.end,
                                             ProtString(v.attrs.prot), HumanBytes(v.end - v.start),

@@ -85,6 +85,14 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
                                               : " (mapped by the kernel at exec)",
                     "\n");
   }
+  if (v.commit.valid()) {
+    const index::CallEvent& ev = idx.event(v.commit);
+    absl::StrAppend(&out, "  committed by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
+                    " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid,
+                    "\n", stack_text(ev));
+  } else if (v.origin.valid() && (v.attrs.prot & 7) != 0) {
+    absl::StrAppend(&out, "  committed by the call that created it (accessible since)\n");
+  }
   if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
     absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");
   }
@@ -103,9 +111,11 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
       const index::Version& v = idx.version(a.version);
       j["region"] = RangeJson(v.start, v.end);
       j["origin"] = r.OriginJson(v.origin);
+      j["commit"] = r.OriginJson(v.commit);
     } else {
       j["region"] = nullptr;
       j["origin"] = nullptr;
+      j["commit"] = nullptr;
       if (a.process) {
         std::string note = UnknownBreakNote(idx, *a.process, a.address);
         if (!note.empty()) j["note"] = note;

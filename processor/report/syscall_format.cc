@@ -98,6 +98,25 @@ std::string MremapFlags(uint32_t flags) {
                    "0");
 }
 
+std::string MadviseAdvice(uint64_t advice) {
+  // include/uapi/asm-generic/mman-common.h; glibc's headers lack the newest.
+  static const std::pair<uint64_t, const char*> kNames[] = {
+      {0, "MADV_NORMAL"},       {1, "MADV_RANDOM"},         {2, "MADV_SEQUENTIAL"},
+      {3, "MADV_WILLNEED"},     {4, "MADV_DONTNEED"},       {8, "MADV_FREE"},
+      {9, "MADV_REMOVE"},       {10, "MADV_DONTFORK"},      {11, "MADV_DOFORK"},
+      {12, "MADV_MERGEABLE"},   {13, "MADV_UNMERGEABLE"},   {14, "MADV_HUGEPAGE"},
+      {15, "MADV_NOHUGEPAGE"},  {16, "MADV_DONTDUMP"},      {17, "MADV_DODUMP"},
+      {18, "MADV_WIPEONFORK"},  {19, "MADV_KEEPONFORK"},    {20, "MADV_COLD"},
+      {21, "MADV_PAGEOUT"},     {22, "MADV_POPULATE_READ"}, {23, "MADV_POPULATE_WRITE"},
+      {24, "MADV_DONTNEED_LOCKED"}, {25, "MADV_COLLAPSE"},  {100, "MADV_HWPOISON"},
+      {101, "MADV_SOFT_OFFLINE"},
+  };
+  for (const auto& [value, name] : kNames) {
+    if (value == advice) return name;
+  }
+  return absl::StrCat(advice);
+}
+
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
 std::string HumanBytes(uint64_t bytes) {
@@ -126,6 +145,16 @@ std::string DescribeCall(const index::CallEvent& ev) {
       return absl::StrCat("mremap(old_addr=", Hex(a[0]), ", old_len=", Hex(a[1]),
                           ", new_len=", Hex(a[2]), ", flags=", MremapFlags(static_cast<uint32_t>(a[3])),
                           ", new_addr=", addr(a[4]), ") = ", ret);
+    case decode::Syscall::kMprotect:
+      return absl::StrCat("mprotect(start=", Hex(a[0]), ", len=", Hex(a[1]),
+                          ", prot=", ProtFlags(static_cast<uint32_t>(a[2])), ") = ", ev.ret);
+    case decode::Syscall::kPkeyMprotect:
+      return absl::StrCat("pkey_mprotect(start=", Hex(a[0]), ", len=", Hex(a[1]),
+                          ", prot=", ProtFlags(static_cast<uint32_t>(a[2])),
+                          ", pkey=", static_cast<int32_t>(a[3]), ") = ", ev.ret);
+    case decode::Syscall::kMadvise:
+      return absl::StrCat("madvise(start=", Hex(a[0]), ", len=", Hex(a[1]),
+                          ", advice=", MadviseAdvice(a[2]), ") = ", ev.ret);
     case decode::Syscall::kCount:
       break;
   }

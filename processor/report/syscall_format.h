@@ -30,6 +30,8 @@ std::string ProtString(uint32_t prot);
 std::string ProtFlags(uint32_t prot);
 std::string MapFlags(uint32_t flags);
 std::string MremapFlags(uint32_t flags);
+// "MADV_DONTNEED", or the number for an advice this build does not know.
+std::string MadviseAdvice(uint64_t advice);
 std::string Hex(uint64_t v);
 std::string HumanBytes(uint64_t bytes);
 std::string DescribeCall(const index::CallEvent& ev);
