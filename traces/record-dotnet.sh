@@ -15,6 +15,8 @@
 # Outputs in OUTDIR (NAME = dotnet-leak or dotnet-leak-fp, PID its pid):
 #   NAME.data                  perf trace, zstd-compressed (perf record -z)
 #   NAME.PID.truth.tsv         which C# method got which addresses (written by the app)
+#   NAME.PID.truth.ranges      the same as a range list (`START-END  # method: what`), for
+#                              `pageblame attribute --regions` and `pageblame diff`
 #   NAME.PID.maps              /proc/PID/maps when the app is ready (before the dump)
 #   NAME.PID.after-dump.maps   /proc/PID/maps after dotnet-dump (the dump makes the runtime map a little)
 #   NAME.PID.pmap              pmap -XX PID, before the dump
@@ -48,6 +50,9 @@ export DOTNET_PerfMapEnabled=1 DOTNET_PerfMapStubGranularity=2
 SYSCALLS=(mmap munmap brk mremap mprotect pkey_mprotect madvise)
 
 log() { echo "record-dotnet.sh: $*" >&2; }
+truth_ranges() {  # TRUTH.tsv -> range list with the method as comment
+  awk -F'\t' '/^#/ { print; next } $1 == "method" { next } { printf "%s-%s  # %s: %s\n", $3, $4, $1, $2 }' "$1"
+}
 skip() { log "SKIP: $*"; exit 77; }
 die() { log "FAILED: $*"; exit 1; }
 
@@ -111,6 +116,7 @@ run_traced() {
   cp "/proc/$pid/maps" "$OUT/$name.$pid.maps"
   pmap -XX "$pid" >"$OUT/$name.$pid.pmap"
   cp "$WORK/$name.truth.tsv" "$OUT/$name.$pid.truth.tsv"
+  truth_ranges "$OUT/$name.$pid.truth.tsv" >"$OUT/$name.$pid.truth.ranges"
   if [[ $dump == 1 ]]; then
     core=$WORK/$name.$pid.core
     log "$name: dotnet-dump collect -p $pid (Full, the default)"
@@ -179,6 +185,7 @@ done
 if [[ -n $pid ]]; then
   cp "/proc/$pid/maps" "$OUT/dotnet-leak-wxoff.$pid.maps"
   cp "$WORK/dotnet-leak-wxoff.truth.tsv" "$OUT/dotnet-leak-wxoff.$pid.truth.tsv"
+  truth_ranges "$OUT/dotnet-leak-wxoff.$pid.truth.tsv" >"$OUT/dotnet-leak-wxoff.$pid.truth.ranges"
   touch "$WORK/dotnet-leak-wxoff.release"
   wait "$app"
   mv "/tmp/perf-$pid.map" "$OUT/perf-$pid.map"
