@@ -46,7 +46,8 @@ APP_DIR=$HERE/src/dotnet-leak
 APP_DLL=$APP_DIR/bin/Release/net10.0/dotnet-leak.dll
 CLR_REGIONS_DIR=$HERE/src/clr-regions
 CLR_REGIONS_DLL=$CLR_REGIONS_DIR/bin/Release/net10.0/clr-regions.dll
-export DOTNET_PerfMapEnabled=1 DOTNET_PerfMapStubGranularity=2
+# Only for the app: dotnet build, dotnet-dump and clr-regions would write maps of their own.
+PERFMAP_ENV=(DOTNET_PerfMapEnabled=1 DOTNET_PerfMapStubGranularity=2)
 SYSCALLS=(mmap munmap brk mremap mprotect pkey_mprotect madvise)
 
 log() { echo "record-dotnet.sh: $*" >&2; }
@@ -74,10 +75,10 @@ timeout 30 perf record -q "${probe_events[@]}" -o "$WORK/probe.data" /bin/true >
 
 # --- build --------------------------------------------------------------------
 log "building $APP_DIR (dotnet build -c Release)"
-(cd "$APP_DIR" && timeout 300 dotnet build -c Release --nologo -v q) >"$WORK/build.log" 2>&1 ||
+(cd "$APP_DIR" && timeout 300 dotnet build -c Release --nologo -v q -nodeReuse:false -p:UseSharedCompilation=false) >"$WORK/build.log" 2>&1 ||
   { cat "$WORK/build.log" >&2; die "dotnet build"; }
 # clr-regions needs ClrMD from NuGet: without it the run goes on without that table.
-(cd "$CLR_REGIONS_DIR" && timeout 300 dotnet build -c Release --nologo -v q) >"$WORK/build-clr-regions.log" 2>&1 ||
+(cd "$CLR_REGIONS_DIR" && timeout 300 dotnet build -c Release --nologo -v q -nodeReuse:false -p:UseSharedCompilation=false) >"$WORK/build-clr-regions.log" 2>&1 ||
   { tail -5 "$WORK/build-clr-regions.log" >&2; log "clr-regions did not build: no NAME.PID.clr-regions.txt"; }
 mkdir -p "$OUT"
 rm -f "$OUT"/dotnet-leak* "$OUT"/perf-*.map "$OUT"/jit-*.dump.xz
@@ -91,7 +92,7 @@ run_traced() {
   shift 2
   rm -f "$OUT/$name".* "$WORK/$name".*
   log "$name: perf record $*"
-  timeout 400 perf record -z -m 128M "$@" -o "$OUT/$name.data" -- \
+  env "${PERFMAP_ENV[@]}" timeout 400 perf record -z -m 128M "$@" -o "$OUT/$name.data" -- \
     dotnet "$APP_DLL" "$WORK" "$name" >"$WORK/$name.stdout" 2>"$WORK/$name.perf.err" &
   local perf_pid=$! pid="" t0=$SECONDS core=$WORK/$name.core
   while [[ -z $pid ]] && ((SECONDS - t0 < 180)); do
@@ -108,7 +109,7 @@ run_traced() {
     echo "# $name: recorded $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -sr), $(perf --version)"
     echo "# dotnet $(dotnet --version) (SDK), runtime $(dotnet --list-runtimes | grep NETCore.App | tail -1)"
     echo "# dotnet-dump $(dotnet-dump --version 2>/dev/null | head -1)"
-    echo "DOTNET_PerfMapEnabled=$DOTNET_PerfMapEnabled DOTNET_PerfMapStubGranularity=$DOTNET_PerfMapStubGranularity"
+    echo "${PERFMAP_ENV[*]}"
     echo "perf record -z -m 128M $* -o $name.data -- dotnet dotnet-leak.dll OUTDIR $name"
     echo "pid $pid ready after $((SECONDS - t0)) s"
   } >"$OUT/$name.log"
@@ -175,7 +176,7 @@ run_traced dotnet-leak-fp 0 "${fp_events[@]}"
 
 # W^X off, no perf: only the mappings and the perf map, to compare with the above.
 rm -f "$OUT"/dotnet-leak-wxoff.*
-DOTNET_EnableWriteXorExecute=0 timeout 300 dotnet "$APP_DLL" "$WORK" dotnet-leak-wxoff >/dev/null 2>&1 &
+env "${PERFMAP_ENV[@]}" DOTNET_EnableWriteXorExecute=0 timeout 300 dotnet "$APP_DLL" "$WORK" dotnet-leak-wxoff >/dev/null 2>&1 &
 app=$! pid=""
 for _ in $(seq 600); do
   [[ -s $WORK/dotnet-leak-wxoff.ready ]] && { pid=$(tr -d '\n' <"$WORK/dotnet-leak-wxoff.ready"); break; }
