@@ -63,6 +63,17 @@ TEST(CliTest, TraceWithoutCallChainsSaysWhatToRecord) {
   EXPECT_THAT(r.err, HasSubstr("perf trace record --call-graph fp"));
 }
 
+TEST(CliTest, CallChainsOnTheEntersAloneAreEnough) {
+  // rules-enter-fp.data: bin/rules recorded with -e 'syscalls:sys_enter_X/call-graph=fp/'
+  // -e 'syscalls:sys_exit_X/call-graph=no/' (the form the design recommends for
+  // DWARF stacks, with fp to keep it small): a call's stack comes from its enter.
+  CliRun r = Pageblame("maps --json -i " + TracePath("rules-enter-fp.data") + " --buildid-dir " +
+                       SourceDir() + "/traces/buildid-cache");
+  EXPECT_FALSE(r.crashed);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"do_mmap_anon\""));
+}
+
 TEST(CliTest, BadArguments) {
   CliRun r = Pageblame("query -i " + TracePath("rules-trace.data") + " not-an-address");
   ExpectOneLineError(r, "not-an-address");

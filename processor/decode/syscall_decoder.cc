@@ -144,7 +144,12 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
         dec.source_[static_cast<int>(d.syscall)] != kSpecific) {
       d.kind = Kind::kIgnore;
     }
-    if (d.kind != Kind::kIgnore && !d.has_callchain) dec.missing_callchain_ = true;
+    // Only the enters need a chain: the loader takes a call's stack from its
+    // enter. The recommended DWARF form records the exits with call-graph=no.
+    if ((d.kind == Kind::kEnter || (d.kind == Kind::kRawEnter && dec.uses_raw_)) &&
+        !d.has_callchain) {
+      dec.missing_callchain_ = true;
+    }
   }
   return dec;
 }

@@ -1,8 +1,16 @@
 #include "processor/regions/page_diff.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/regions/region_table_reader.h"
@@ -153,6 +161,93 @@ TEST(DiffTest, PeerSamples) {
     EXPECT_LE(src.start, p.start);
     EXPECT_GE(src.end, p.end);
   }
+}
+
+// traces/dotnet/ (record-dotnet.sh): the tables of one real .NET 10 process at
+// one moment. Its file names carry the pid, so they are found by pattern.
+std::string DotnetFile(const std::string& suffix) {
+  std::string dir = absl::StrCat(PAGEBLAME_SOURCE_DIR, "/traces/dotnet");
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (absl::StartsWith(name, "dotnet-leak.") && absl::EndsWith(name, suffix)) {
+      return e.path().string();
+    }
+  }
+  return "";
+}
+
+struct TruthRow {
+  std::string method;
+  uint64_t start, end;
+};
+
+// NAME.PID.truth.tsv: method, what, start, end, bytes, maps lines.
+std::vector<TruthRow> ReadTruth(const std::string& path) {
+  std::vector<TruthRow> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#' || absl::StartsWith(line, "method\t")) continue;
+    std::vector<std::string> f = absl::StrSplit(line, '\t');
+    TruthRow r{f.at(0), 0, 0};
+    EXPECT_TRUE(absl::SimpleHexAtoi(f.at(2), &r.start)) << line;
+    EXPECT_TRUE(absl::SimpleHexAtoi(f.at(3), &r.end)) << line;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+uint64_t Overlap(const DiffList& pieces, uint64_t start, uint64_t end) {
+  uint64_t n = 0;
+  for (const Region& p : pieces.pieces) {
+    uint64_t lo = std::max(p.start, start), hi = std::min(p.end, end);
+    if (lo < hi) n += hi - lo;
+  }
+  return n;
+}
+
+TEST(DiffTest, DotnetRecordingMapsAndPmapAgree) {
+  absl::StatusOr<RegionTable> maps = RegionTableReader::DetectAndParse(DotnetFile(".maps"));
+  absl::StatusOr<RegionTable> pmap = RegionTableReader::DetectAndParse(DotnetFile(".pmap"));
+  ASSERT_TRUE(maps.ok()) << maps.status();
+  ASSERT_TRUE(pmap.ok()) << pmap.status();
+  EXPECT_EQ(maps->format, "maps");
+  EXPECT_EQ(pmap->format, "pmap");  // this kernel's pmap -XX (Pss_Dirty, KSM...)
+  ASSERT_EQ(maps->regions.size(), pmap->regions.size());
+  for (size_t i = 0; i < maps->regions.size(); ++i) {
+    EXPECT_EQ(maps->regions[i].start, pmap->regions[i].start) << i;
+    EXPECT_EQ(maps->regions[i].end, pmap->regions[i].end) << i;
+  }
+}
+
+// Against the runtime's own ranges (src/clr-regions, ClrMD): every byte the
+// app got from native code (NativeMemory.Alloc, AllocHGlobal, the
+// MemoryMappedFile view, its own mmaps) is unaccounted, and none of its
+// managed arrays are. The truth file is the app's own record of its pointers.
+TEST(DiffTest, DotnetRecordingLeavesTheNativeLeaksUnaccounted) {
+  absl::StatusOr<RegionTable> maps = RegionTableReader::DetectAndParse(DotnetFile(".maps"));
+  absl::StatusOr<RegionTable> clr = RegionTableReader::DetectAndParse(DotnetFile(".clr-regions.txt"));
+  absl::StatusOr<RegionTable> truth = RegionTableReader::DetectAndParse(DotnetFile(".truth.ranges"));
+  ASSERT_TRUE(maps.ok()) << maps.status();
+  ASSERT_TRUE(clr.ok()) << clr.status();
+  ASSERT_TRUE(truth.ok()) << truth.status();
+  EXPECT_EQ(clr->format, "ranges");
+  std::vector<TruthRow> rows = ReadTruth(DotnetFile(".truth.tsv"));
+  ASSERT_EQ(rows.size(), truth->regions.size());
+
+  DiffResult by_maps = Diff(*maps, *clr);
+  DiffResult by_truth = Diff(*truth, *clr);
+  uint64_t native = 0;
+  for (const TruthRow& r : rows) {
+    const uint64_t size = r.end - r.start;
+    if (r.method == "GrowManagedHeap") {
+      EXPECT_EQ(Overlap(by_maps.unaccounted, r.start, r.end), 0u) << std::hex << r.start;
+    } else {
+      native += size;
+      EXPECT_EQ(Overlap(by_maps.unaccounted, r.start, r.end), size) << r.method << std::hex << r.start;
+    }
+  }
+  EXPECT_EQ(native, 154u << 20);  // 32 + 18 + 16 + 24 + 64 MiB, as the app allocates
+  EXPECT_EQ(by_truth.unaccounted.bytes, native);
 }
 
 }  // namespace

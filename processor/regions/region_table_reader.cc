@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
 #include "processor/regions/page_diff_output_parser.h"
@@ -36,6 +37,21 @@ absl::StatusOr<RegionFormat> RegionTableReader::Detect(const TextLines& text, in
     if (RangeListParser::LooksLikeEntry(l)) return RegionFormat::kRangeList;
   }
   if (first_nonblank == 0) return text.FileError("empty file, no regions");
+  // `dotnet-dump analyze DUMP -c maddress` (and lldb's SOS) cannot run maddress:
+  // it needs the debugger's region list, which SOS only gets from DbgEng's
+  // `!address` (dotnet/diagnostics TargetFromDebuggerServices.cs registers
+  // IMemoryRegionService for HostType.DbgEng only). The file then holds SOS's
+  // refusal, which users would otherwise see as "no line looks like a table".
+  for (int n = 1; n <= text.size(); ++n) {
+    if (absl::StrContains(text.line(n), "memory region service does not exist")) {
+      return text.Error(
+          n, absl::StrCat(
+                 "SOS maddress did not run here (", TextLines::Quote(text.line(n)),
+                 "): maddress needs WinDbg or cdb; dotnet-dump and lldb cannot run it. Run "
+                 "!maddress on the dump in WinDbg, or list the runtime's own ranges from the dump "
+                 "with traces/src/clr-regions (ClrMD) and pass that file instead"));
+    }
+  }
   return text.FileError(absl::StrCat(
       "not a recognized region table (WinDbg !address, SOS maddress, page-diff result, "
       "pmap -X/-XX, /proc/PID/maps or smaps, or an address/range list): no line looks like one; "

@@ -84,6 +84,26 @@ TEST(RegionTableReaderTest, WholeFileErrors) {
   EXPECT_THAT(std::string(t.status().message()), HasSubstr("/nonexistent/address.output"));
 }
 
+TEST(RegionTableReaderTest, DotnetDumpMaddressRefusalSaysWhy) {
+  // traces/dotnet/dotnet-leak.*.maddress.txt: what `dotnet-dump analyze CORE
+  // -c maddress -c exit` (dotnet-dump 10.0.750501) wrote on Linux, first lines.
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(
+      "Loading core dump: /tmp/record-dotnet.YbqJcJ/dotnet-leak.23474.core ...\n"
+      "The memory region service does not exists. This command is only supported under "
+      "windbg/cdb debuggers.\n"
+      "$ dotnet-dump analyze CORE -c \"maddress -summary\"\n",
+      "maddress.txt");
+  ASSERT_FALSE(t.ok());
+  std::string m(t.status().message());
+  EXPECT_THAT(m, StartsWith("maddress.txt:2: SOS maddress did not run here ('The memory region "
+                            "service does not exists."));
+  EXPECT_THAT(m, HasSubstr("maddress needs WinDbg or cdb"));
+  EXPECT_THAT(m, HasSubstr("clr-regions"));
+  // A real table that merely mentions the phrase later is still a table.
+  EXPECT_EQ(DetectOrDie("0x1000-0x2000\n# The memory region service does not exists.\n"),
+            RegionFormat::kRangeList);
+}
+
 TEST(RegionTableReaderTest, ErrorsAfterDetectionNameFileAndLine) {
   // Detected as a WinDbg table by its header; the row on line 3 is cut short.
   absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(
