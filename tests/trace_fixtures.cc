@@ -171,6 +171,16 @@ std::vector<MapsRow> ReadMapsFile(const std::string& path) {
 }
 
 std::string LocalPath(const std::string& recorded) {
+  // Any checkout's traces/bin/NAME (/work/main/..., /work/wt/recordings/...):
+  // the last "/traces/bin/" of the path, so a checkout under a directory
+  // that is itself called traces still maps right.
+  static const std::string kBin = "/traces/bin/";
+  size_t at = recorded.rfind(kBin);
+  if (at != std::string::npos && recorded.find('/', at + kBin.size()) == std::string::npos &&
+      at + kBin.size() < recorded.size()) {
+    return SourceDir() + "/traces/bin/" + recorded.substr(at + kBin.size());
+  }
+  // The rest of the old mapping: other files under /work/main/traces/.
   static const std::string kRecordedRoot = "/work/main/traces/";
   if (recorded.rfind(kRecordedRoot, 0) == 0) {
     return SourceDir() + "/traces/" + recorded.substr(kRecordedRoot.size());

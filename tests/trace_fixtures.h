@@ -53,8 +53,10 @@ struct MapsRow {
 };
 std::vector<MapsRow> ReadMapsFile(const std::string& path);
 
-// Where a path perf recorded on the recording machine is in this checkout
-// (/work/main/traces/bin/rules -> <src>/traces/bin/rules); others unchanged.
+// Where a path perf recorded on the recording machine is in this checkout:
+// any <prefix>/traces/bin/NAME (the traces were recorded from checkouts at
+// /work/main and /work/wt/recordings) -> <src>/traces/bin/NAME; other paths
+// under /work/main/traces/ -> <src>/traces/...; others unchanged.
 std::string LocalPath(const std::string& recorded);
 
 // Pages of a maps file, minus what the kernel made at exec: [stack], [vdso],
