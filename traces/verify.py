@@ -368,6 +368,7 @@ class Replay:
         self.lost = 0  # PERF_RECORD_LOST / LOST_SAMPLES lines
         self.attrs = {}  # pid -> Attrs (prot, origin, commit of made pages)
         self.events = []  # event id -> (call, time, tid, frames)
+        self.last_event = {}  # tid -> (phase, call, text) of its last syscalls:* sample
 
     def sp(self, pid):
         return self.space.setdefault(pid, Pages())
@@ -476,6 +477,15 @@ class Replay:
         if not m:
             return
         phase, call = m.groups()
+        # The same event twice in a row on a thread: `perf trace record -e
+        # 'syscalls:*_mprotect'` also selects sys_*_pkey_mprotect (and
+        # '*_madvise' sys_*_process_madvise), so next to an explicit
+        # '*_pkey_mprotect' that tracepoint has two attrs and each of its
+        # enters and exits is written twice (microseconds apart). Counted once.
+        key = (phase, call, text.split("   ")[0].strip())
+        if self.last_event.get(tid) == key:
+            return
+        self.last_event[tid] = key
         if phase == "enter":
             self.pending[(tid, call)] = (parse_args_text(text), list(frames))
             return
