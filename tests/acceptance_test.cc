@@ -284,6 +284,48 @@ TEST(AcceptanceTest, RecordedBinariesAreFoundInAnyCheckout) {
   }
 }
 
+// The truth files (traces/truth/): every range a program says it made is in
+// its end maps with the prot it says, and, in the traces the loader reads
+// today, was created during the trace. (Which stacks created and committed it
+// is for the commit and DWARF tests: verify.py checks it against perf.)
+TEST(AcceptanceTest, TruthRangesAreInTheMapsAndCreatedDuringTheTrace) {
+  const std::set<std::string> loadable = {"trace-record", "record", "pipe", "jit"};
+  int rows_with_truth = 0, checked_in_trace = 0;
+  for (const ManifestRow& row : ReadManifest()) {
+    if (row.fields.count("truth") == 0 || row["truth"].empty()) continue;
+    SCOPED_TRACE(row["trace"] + " " + row["truth"]);
+    ++rows_with_truth;
+    std::vector<TruthRow> truth = ReadTruth(row["truth"]);
+    ASSERT_FALSE(truth.empty());
+    std::vector<MapsRow> maps = ReadMapsFile(TracePath(row["maps"]));
+    for (const TruthRow& r : truth) {
+      PageSet want;
+      want.Add(r.start, r.end);
+      PageSet with_prot;
+      for (const MapsRow& m : maps) {
+        if (m.perms.compare(0, 3, r.prot) == 0) with_prot.Add(m.start, m.end);
+      }
+      EXPECT_TRUE(want.Minus(with_prot).empty())
+          << r.what << ": not " << r.prot << " in the maps:" << want.Minus(with_prot).Describe();
+      EXPECT_TRUE(r.via == "raw" || r.via == "libc") << r.via;
+      EXPECT_FALSE(r.origin.empty() || r.origin == "-") << r.what;
+    }
+    if (!loadable.count(row["mode"])) continue;
+    const replay::LoadedTrace& t = Load(row["trace"]);
+    uint32_t p = ProcessOf(t.index(), std::stoul(row["pid"]));
+    PageSet created = LivePages(t.index(), p, /*with_origin=*/true);
+    for (const TruthRow& r : truth) {
+      PageSet want;
+      want.Add(r.start, r.end);
+      EXPECT_TRUE(want.Minus(created).empty())
+          << r.what << ": not created during the trace:" << want.Minus(created).Describe();
+      ++checked_in_trace;
+    }
+  }
+  EXPECT_GE(rows_with_truth, 9);
+  EXPECT_GT(checked_in_trace, 0);
+}
+
 TEST(AcceptanceTest, JitFramesComeFromThePerfMapBesideTheTrace) {
   auto rows = Rows({"jit"});
   ASSERT_FALSE(rows.empty());
