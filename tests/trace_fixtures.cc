@@ -170,7 +170,40 @@ std::vector<MapsRow> ReadMapsFile(const std::string& path) {
   return rows;
 }
 
+std::vector<TruthRow> ReadTruth(const std::string& path) {
+  std::ifstream f(TracePath(path));
+  std::string line;
+  std::vector<TruthRow> rows;
+  bool header = true;
+  while (std::getline(f, line)) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::vector<std::string> c = absl::StrSplit(line, '\t');
+    TruthRow r;
+    if (c.size() < 7 || !absl::SimpleHexAtoi(c[0], &r.start) || !absl::SimpleHexAtoi(c[1], &r.end)) continue;
+    r.prot = c[2];
+    r.origin = c[3];
+    r.commit = c[4];
+    r.via = c[5];
+    r.what = c[6];
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 std::string LocalPath(const std::string& recorded) {
+  // Any checkout's traces/bin/NAME (/work/main/..., /work/wt/recordings/...):
+  // the last "/traces/bin/" of the path, so a checkout under a directory
+  // that is itself called traces still maps right.
+  static const std::string kBin = "/traces/bin/";
+  size_t at = recorded.rfind(kBin);
+  if (at != std::string::npos && recorded.find('/', at + kBin.size()) == std::string::npos &&
+      at + kBin.size() < recorded.size()) {
+    return SourceDir() + "/traces/bin/" + recorded.substr(at + kBin.size());
+  }
+  // The rest of the old mapping: other files under /work/main/traces/.
   static const std::string kRecordedRoot = "/work/main/traces/";
   if (recorded.rfind(kRecordedRoot, 0) == 0) {
     return SourceDir() + "/traces/" + recorded.substr(kRecordedRoot.size());

@@ -53,8 +53,23 @@ struct MapsRow {
 };
 std::vector<MapsRow> ReadMapsFile(const std::string& path);
 
-// Where a path perf recorded on the recording machine is in this checkout
-// (/work/main/traces/bin/rules -> <src>/traces/bin/rules); others unchanged.
+// One row of a truth file (traces/truth/NAME.PID.tsv, written by the traced
+// program itself; format in traces/MANIFEST.md, "Truth files"): a range it
+// made, the prot it has at the end, the function the creating call's stack
+// names (origin) and the one the committing call's stack names ("-": none).
+// via: "raw" (the syscall is in that function: fp stacks name it) or "libc"
+// (only DWARF stacks reach it).
+struct TruthRow {
+  uint64_t start = 0, end = 0;
+  std::string prot, origin, commit, via, what;
+};
+// The rows of TracePath(path); empty if it cannot be read.
+std::vector<TruthRow> ReadTruth(const std::string& path);
+
+// Where a path perf recorded on the recording machine is in this checkout:
+// any <prefix>/traces/bin/NAME (the traces were recorded from checkouts at
+// /work/main and /work/wt/recordings) -> <src>/traces/bin/NAME; other paths
+// under /work/main/traces/ -> <src>/traces/...; others unchanged.
 std::string LocalPath(const std::string& recorded);
 
 // Pages of a maps file, minus what the kernel made at exec: [stack], [vdso],

@@ -32,15 +32,21 @@ def main():
         mine = [r for r in rows if r["trace"] == t]
         out.append("### %s (%s, %.1f KiB)" % (t, mine[0]["mode"], size / 1024.0))
         out.append("")
+        # The commit/dwarf traces also count mprotect, pkey_mprotect, madvise
+        # and have a truth file (columns empty for the older traces).
+        prot = any(r.get("mprotect") for r in mine)
         out.append("| pid | role | parent | maps | mmap | munmap | brk | mremap "
-                   "| pages made | lost records | verify.py |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+                   + ("| mprotect | pkey_mprotect | madvise | truth " if prot else "")
+                   + "| pages made | lost records | verify.py |")
+        out.append("|---" * (11 + 4 * prot) + "|")
         for r in mine:
             maps = r["maps"] + (" (+ %s)" % r["pre_maps"] if r["pre_maps"] else "")
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                r["pid"], r["role"] or "-", r["parent"] or "-", maps or "-",
-                r["mmap"] or "-", r["munmap"] or "-", r["brk"] or "-",
-                r["mremap"] or "-", r["pages_made"], r["lost_records"], r["verify"]))
+            cols = [r["pid"], r["role"] or "-", r["parent"] or "-", maps or "-",
+                    r["mmap"] or "-", r["munmap"] or "-", r["brk"] or "-", r["mremap"] or "-"]
+            if prot:
+                cols += [r.get(k) or "-" for k in ("mprotect", "pkey_mprotect", "madvise", "truth")]
+            cols += [r["pages_made"], r["lost_records"], r["verify"]]
+            out.append("| " + " | ".join(cols) + " |")
         out.append("")
     out.append("All traces together: %.2f MiB." % (total / 1048576.0))
     out.append("")

@@ -7,9 +7,15 @@
 #   sudo traces/record.sh --no-node    # skip the JIT (node) trace
 #   sudo traces/record.sh attach-data  # only attach-data.data: the other
 #                                      # traces, bin/ and their manifest rows stay
+#   sudo traces/record.sh new [NAME...] # only the commit/dwarf traces (all of
+#                                      # NEW_TRACES, or the named ones): builds
+#                                      # their programs; the other traces, their
+#                                      # binaries and rows stay
 #
-# Outputs (all under traces/): bin/{rules,attach}, *.data, perf-PID.map,
-# maps/NAME.PID.maps (+ .pre.maps in attach mode), manifest.tsv, MANIFEST.md.
+# Outputs (all under traces/): bin/{rules,attach,commit,alloc,vec,Grow.class},
+# buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME, *.data, perf-PID.map,
+# maps/NAME.PID.maps (+ .pre.maps in attach mode), truth/NAME.PID.tsv (the
+# programs' own ground truth), manifest.tsv, MANIFEST.md.
 # Re-recording changes pids, addresses and times: tests must read them from
 # manifest.tsv and the maps files, never hard-code them.
 set -euo pipefail
@@ -23,13 +29,29 @@ case "${1:-}" in
   "") ;;
   --no-node) WITH_NODE=0 ;;
   attach-data) ONLY=attach-data ;;
-  *) echo "usage: record.sh [--no-node | attach-data]" >&2; exit 2 ;;
+  new) ONLY=new; shift; NEW_ONLY=("$@") ;;
+  *) echo "usage: record.sh [--no-node | attach-data | new [NAME...]]" >&2; exit 2 ;;
 esac
 
 CFLAGS=(-O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread)
 # The seed's form: perf trace also records raw_syscalls for every syscall.
 TRACE_EVENTS='syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap'
 RECORD_EVENTS=syscalls:sys_enter_mmap,syscalls:sys_exit_mmap,syscalls:sys_enter_munmap,syscalls:sys_exit_munmap,syscalls:sys_enter_brk,syscalls:sys_exit_brk,syscalls:sys_enter_mremap,syscalls:sys_exit_mremap
+# The commit/dwarf traces also record the prot-changing calls.
+SYSCALLS7=(mmap munmap brk mremap mprotect pkey_mprotect madvise)
+TRACE_EVENTS7='syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap,syscalls:*_mprotect,syscalls:*_pkey_mprotect,syscalls:*_madvise'
+FP_EVENTS7=() DWARF_EVENTS7=()
+for s in "${SYSCALLS7[@]}"; do
+  FP_EVENTS7+=(-e "syscalls:sys_enter_$s" -e "syscalls:sys_exit_$s")
+  # DWARF stacks on the enter events only (docs/design.md, "Recording").
+  DWARF_EVENTS7+=(-e "syscalls:sys_enter_$s/call-graph=dwarf,stack-size=16384/"
+                  -e "syscalls:sys_exit_$s/call-graph=no/")
+done
+# -O2 with DWARF inline info; frame pointers kept and no tail calls, so each
+# named function stays on the stack below libc.
+OPT_CFLAGS=(-O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Wall -Wextra -Werror -pthread)
+JAVA_OPTS=(-XX:+UseSerialGC -Xms16m -Xmx512m -Xint)
+TRUTH="$HERE/truth"
 RULES="$HERE/bin/rules"
 ATTACH="$HERE/bin/attach"
 MAPS="$HERE/maps"
@@ -42,11 +64,45 @@ build() {
   mkdir -p bin
   gcc "${CFLAGS[@]}" src/rules.c -o bin/rules
   gcc "${CFLAGS[@]}" src/attach.c -o bin/attach
+  build_new
+}
+
+# The programs of the commit/dwarf traces, and their build-id cache entries
+# (the layout of ~/.debug/.build-id: a checkout elsewhere finds each binary by
+# the build-id in the trace header).
+build_new() {
+  mkdir -p bin
+  gcc "${CFLAGS[@]}" src/commit.c -o bin/commit
+  gcc "${OPT_CFLAGS[@]}" src/alloc.c -o bin/alloc
+  g++ -std=c++17 "${OPT_CFLAGS[@]}" src/vec.cc -o bin/vec
+  javac -d bin src/Grow.java
+  local b id
+  for b in rules attach commit alloc vec; do
+    [[ -f bin/$b ]] || continue
+    id=$(readelf -n "bin/$b" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+    mkdir -p "buildid-cache/.build-id/${id:0:2}"
+    ln -sfn "../../../bin/$b" "buildid-cache/.build-id/${id:0:2}/${id:2}"
+  done
 }
 
 # verify TRACE NAME EXE MODE [--expect-mismatch]
 verify() {
   "${VERIFY[@]}" "$1" "$MAPS" "$2" --exe "$3" --mode "$4" --manifest "$MANIFEST" "${@:5}"
+}
+
+# verify_truth TRACE NAME EXE MODE: also replays prot (mprotect, pkey_mprotect,
+# madvise, partial -ENOMEM), checks it page-exact against the maps, and checks
+# truth/NAME.PID.tsv's origin/commit functions against perf's stacks.
+verify_truth() {
+  verify "$@" --prot --truth "$TRUTH"
+}
+
+# record_dwarf NAME CMD...: perf record, DWARF stacks on the enter events,
+# a 128 MiB buffer (at perf's default a DWARF recording loses most samples).
+record_dwarf() {
+  local name=$1
+  shift
+  perf record -m 128M "${DWARF_EVENTS7[@]}" -o "$name.data" "$@"
 }
 
 record_rules_trace() {  # perf trace record, the seed's exact command
@@ -179,16 +235,151 @@ record_negative() {
     --mode no-callchain --manifest "$MANIFEST" || true
   # No syscall events at all.
   perf record -e page-faults -o no-syscalls.data /usr/bin/true
-  printf 'no-syscalls.data\t-\t\t\t%s\tno-syscalls\t\t\t\t\t\t\t0\t0\t-\n' \
+  printf 'no-syscalls.data\t-\t\t\t%s\tno-syscalls\t\t\t\t\t\t\t0\t0\t-\t\t\t\t\n' \
     /usr/bin/true >> "$MANIFEST"
+}
+
+# ---- The commit/dwarf traces (src/commit.c, alloc.c, vec.cc, alloc.py,
+# big.js, Grow.java): mprotect/pkey_mprotect/madvise recorded too, each
+# program writes truth/NAME.PID.tsv before its maps.
+
+record_commit_trace() {  # the seed's perf trace form, with the 7 syscalls, fp
+  perf trace record --call-graph fp -e "$TRACE_EVENTS7" -o commit-trace.data \
+    "$HERE/bin/commit" "$MAPS" "$TRUTH" commit-trace
+  verify_truth commit-trace.data commit-trace "$HERE/bin/commit" trace-record
+}
+
+record_commit_dwarf() {
+  record_dwarf commit-dwarf "$HERE/bin/commit" "$MAPS" "$TRUTH" commit-dwarf
+  verify_truth commit-dwarf.data commit-dwarf "$HERE/bin/commit" dwarf
+}
+
+record_alloc_fp() {  # perf record, frame pointers: stacks stop in libc
+  perf record --call-graph fp "${FP_EVENTS7[@]}" -o alloc-fp.data \
+    "$HERE/bin/alloc" "$MAPS" "$TRUTH" alloc-fp
+  verify_truth alloc-fp.data alloc-fp "$HERE/bin/alloc" record
+}
+
+record_alloc_dwarf() {
+  record_dwarf alloc-dwarf "$HERE/bin/alloc" "$MAPS" "$TRUTH" alloc-dwarf
+  verify_truth alloc-dwarf.data alloc-dwarf "$HERE/bin/alloc" dwarf
+}
+
+record_vec_dwarf() {
+  record_dwarf vec-dwarf "$HERE/bin/vec" "$MAPS" "$TRUTH" vec-dwarf
+  verify_truth vec-dwarf.data vec-dwarf "$HERE/bin/vec" dwarf
+}
+
+record_python_dwarf() {
+  record_dwarf python-dwarf /usr/bin/python3 "$HERE/src/alloc.py" "$MAPS" "$TRUTH" python-dwarf
+  verify_truth python-dwarf.data python-dwarf /usr/bin/python3 dwarf
+}
+
+# As record_node, with DWARF stacks; perf-PID.map kept. -z (zstd): V8's
+# hundreds of mprotect/madvise calls make ~7 MB of stack copies otherwise.
+record_node_dwarf() {
+  local work node_exe
+  work=$(mktemp -d)
+  node_exe=$(readlink -f "$(command -v node)")
+  (cd "$work" && exec perf record -z -m 128M "${DWARF_EVENTS7[@]}" -o "$HERE/node-dwarf.data" \
+     "$node_exe" --perf-basic-prof --interpreted-frames-native-stack \
+     "$HERE/src/big.js" "$MAPS" "$TRUTH" node-dwarf) &
+  local perf_pid=$! target=""
+  for _ in $(seq 300); do
+    [[ -s "$MAPS/node-dwarf.pid" ]] && target=$(cat "$MAPS/node-dwarf.pid") && break
+    sleep 0.1
+  done
+  [[ -n "$target" ]] || { log "node did not start"; return 1; }
+  local stopped=0 states
+  for _ in $(seq 600); do
+    states=$(cat /proc/"$target"/task/*/stat 2>/dev/null |
+             sed 's/^.*) //' | cut -d' ' -f1 | sort -u | tr -d '\n')
+    [[ "$states" == T ]] && { stopped=1; break; }
+    sleep 0.05
+  done
+  [[ $stopped == 1 ]] || { log "node never stopped"; kill -KILL "$target"; return 1; }
+  cp /proc/"$target"/maps "$MAPS/node-dwarf.$target.maps"
+  kill -KILL "$target"
+  wait "$perf_pid" 2>/dev/null || true
+  rm -f "$MAPS/node-dwarf.pid"
+  mv "/tmp/perf-$target.map" "$HERE/perf-$target.map"
+  rm -rf "$work"
+  verify_truth node-dwarf.data node-dwarf "$node_exe" jit-dwarf-z
+}
+
+# The JVM: HotSpot logs where it reserved the heap (Grow.java reads it for its
+# truth file); the log is scratch, not kept.
+jvm_cmd() {  # jvm_cmd NAME LOG
+  echo "$(readlink -f "$(command -v java)")" "${JAVA_OPTS[@]}" \
+    "-Xlog:gc+heap+coops=debug:file=$2" -cp "$HERE/bin" Grow "$MAPS" "$TRUTH" "$1" "$2"
+}
+
+record_jvm_fp() {
+  local log java_exe
+  log=$(mktemp) java_exe=$(readlink -f "$(command -v java)")
+  # shellcheck disable=SC2046
+  perf record --call-graph fp "${FP_EVENTS7[@]}" -o jvm-fp.data $(jvm_cmd jvm-fp "$log")
+  rm -f "$log"
+  verify_truth jvm-fp.data jvm-fp "$java_exe" record
+}
+
+record_jvm_dwarf() {  # -z: zstd-compressed records (PERF_RECORD_COMPRESSED)
+  local log java_exe
+  log=$(mktemp) java_exe=$(readlink -f "$(command -v java)")
+  # shellcheck disable=SC2046
+  perf record -z -m 128M "${DWARF_EVENTS7[@]}" -o jvm-dwarf.data $(jvm_cmd jvm-dwarf "$log")
+  rm -f "$log"
+  verify_truth jvm-dwarf.data jvm-dwarf "$java_exe" dwarf-z
+}
+
+NEW_TRACES=(commit-trace commit-dwarf alloc-fp alloc-dwarf vec-dwarf python-dwarf
+            node-dwarf jvm-fp jvm-dwarf)
+
+record_new_one() {
+  case $1 in
+    commit-trace) record_commit_trace ;;
+    commit-dwarf) record_commit_dwarf ;;
+    alloc-fp) record_alloc_fp ;;
+    alloc-dwarf) record_alloc_dwarf ;;
+    vec-dwarf) record_vec_dwarf ;;
+    python-dwarf) record_python_dwarf ;;
+    node-dwarf) record_node_dwarf ;;
+    jvm-fp) record_jvm_fp ;;
+    jvm-dwarf) record_jvm_dwarf ;;
+    *) log "unknown trace $1 (one of: ${NEW_TRACES[*]})"; return 2 ;;
+  esac
+}
+
+# record.sh new [NAME...]: (re)records the named new traces (default: all of
+# NEW_TRACES) and nothing else. Each one's old data, maps, truth, perf map and
+# manifest rows are replaced; the binaries of the other traces are not rebuilt.
+only_new() {
+  local names=("${NEW_ONLY[@]}") n f
+  ((${#names[@]})) || names=("${NEW_TRACES[@]}")
+  build_new
+  mkdir -p "$MAPS" "$TRUTH"
+  for n in "${names[@]}"; do
+    if [[ -f $n.data ]]; then  # its node perf map, if any, by the old pid
+      for f in $(awk -F'\t' -v t="$n.data" '$1 == t {print $2}' "$MANIFEST"); do
+        rm -f "perf-$f.map"
+      done
+    fi
+    rm -f "$n.data" "$n.data.old" "$MAPS/$n".* "$TRUTH/$n".*
+    grep -v -P "^\Q$n.data\E\t" "$MANIFEST" > "$MANIFEST.tmp" || true
+    mv "$MANIFEST.tmp" "$MANIFEST"
+    record_new_one "$n"
+    chmod 644 "$n.data" "$MAPS/$n".* "$TRUTH/$n".* perf-*.map 2>/dev/null || true
+  done
+  python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"
 }
 
 main() {
   [[ $ONLY == attach-data ]] && { only_attach_data; return; }
+  [[ $ONLY == new ]] && { only_new; return; }
   build
   rm -rf maps && mkdir -p maps
   rm -f ./*.data ./*.data.old perf-*.map
-  printf 'trace\tpid\tmaps\tpre_maps\texe\tmode\trole\tparent\tmmap\tmunmap\tbrk\tmremap\tpages_made\tlost_records\tverify\n' > "$MANIFEST"
+  printf 'trace\tpid\tmaps\tpre_maps\texe\tmode\trole\tparent\tmmap\tmunmap\tbrk\tmremap\tpages_made\tlost_records\tverify\tmprotect\tpkey_mprotect\tmadvise\ttruth\n' > "$MANIFEST"
   record_rules_trace
   record_rules_record
   record_rules_pipe
@@ -197,8 +388,12 @@ main() {
   [[ $WITH_NODE == 1 ]] && record_node
   record_lost
   record_negative
+  rm -rf truth && mkdir -p truth
+  for n in "${NEW_TRACES[@]}"; do
+    [[ $WITH_NODE == 0 && $n == node-dwarf ]] || record_new_one "$n"
+  done
   rm -f /tmp/pageblame-rules.*.dat "$MAPS"/*.tmp
-  chmod 644 ./*.data maps/* perf-*.map 2>/dev/null || true
+  chmod 644 ./*.data maps/* truth/* perf-*.map 2>/dev/null || true
   python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"
   ls -l ./*.data perf-*.map 2>/dev/null >&2 || true  # no perf-*.map with --no-node
   du -sh . >&2

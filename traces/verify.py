@@ -32,6 +32,32 @@ any page, and at the end made + before-trace pages equal the whole end maps
 (nothing left out but [vsyscall]); so the pages without a creating event are
 exactly the pre-attach pages that survived (moved or not).
 
+--prot (traces that record mprotect, pkey_mprotect and madvise too): also
+replays each made page's prot, origin and commit (docs/design.md, "Reserve
+vs commit"): mmap gives prot and origin; MAP_FIXED onto PROT_NONE pages
+keeps their origin and commits them (page by page), MAP_FIXED PROT_NONE over
+committed pages (a commit set) keeps the origin and decommits them, any other
+MAP_FIXED replaces; mprotect/pkey_mprotect set prot (to non-NONE from NONE:
+commit = that call; to NONE: commit cleared), and one that returns -ENOMEM
+has changed the mapped prefix of its range (mm/mprotect.c applies VMA by VMA
+and stops at the first hole); madvise changes no prot. brk and mremap
+growth are rw-/the region's prot; moves carry prot, origin and commit. Then
+the prot of every made page is compared with the maps file, page-exact.
+
+--truth DIR: checks DIR/NAME.<pid>.tsv (the program's own ground truth,
+traces/src/truth.h) against the replay and perf's stacks: every truth range
+is made, has the truth's prot, its origin call's stack names the origin
+function and its commit call's stack the commit function ('-': no commit).
+perf script prints the stacks (`-F ...,ip,sym,dso`: with DWARF recordings
+perf unwinds them itself). Rows whose syscall is inside glibc (via = libc)
+cannot be named by frame-pointer stacks (glibc has no frame pointers): in an
+fp trace (a mode without "dwarf") such a row passes when its stack's leaf is
+in libc or ld.so, and is counted as "fp-hidden". perf's own DWARF unwinder
+(libdw) stops at the first JIT frame (no CFI for V8's code): a row whose
+stack ends in a perf-PID.map frame without naming the function is counted as
+"jit-cut", not failed (pageblame's unwinder goes on through JIT frames by
+frame pointers).
+
 --manifest appends one manifest.tsv row per process (see MANIFEST.md for the
 columns): its role (from PERF_RECORD_FORK / COMM exec), the number of
 successful/failed exits per syscall as counted from perf's own output, the
@@ -135,8 +161,97 @@ def parse_args_text(text):
     for part in text.split(","):
         if ":" in part:
             k, v = part.split(":", 1)
-            out[k.strip()] = int(v.strip(), 16)
+            # An event without a call chain has perf's ip/sym/dso after it.
+            out[k.strip()] = int(v.split()[0], 16)
     return out
+
+
+# A call-chain line of `perf script -F ...,ip,sym,dso`:
+#   "\t    7f3b5a1e2d07 __mmap (/usr/lib/x86_64-linux-gnu/libc.so.6)"
+#   "\t            2948 sc6 (inlined)"
+FRAME = re.compile(r"^\s+([0-9a-f]+) (.*) \((.*)\)$")
+PROT_NONE = "---"
+
+
+def prot_str(prot):
+    return ("r" if prot & 1 else "-") + ("w" if prot & 2 else "-") + ("x" if prot & 4 else "-")
+
+
+def function_of(sym):
+    """The function name in a perf symbol: C++ parameters, JIT prefixes
+    (perf-PID.map "JS:~name /path:1:2") and "+0x.." offsets dropped."""
+    if sym.startswith("JS:"):
+        sym = sym[3:].lstrip("~*^+")
+        return sym.split()[0] if sym.split() else sym
+    depth = 0
+    for i, ch in enumerate(sym):
+        if ch == "(" and i > 0 and depth == 0 and not sym.startswith("(anonymous", i):
+            return sym[:i]
+        depth += ch == "<"
+        depth -= ch == ">"
+    return sym.split("+0x")[0]
+
+
+def names(frames, fn):
+    return any(function_of(sym) == fn for sym, _ in frames)
+
+
+class Attrs:
+    """Sorted disjoint [s, e) pieces of one process's made pages, each with
+    (prot, origin event, commit event or None)."""
+
+    def __init__(self):
+        self.r = []
+
+    def copy(self):
+        a = Attrs()
+        a.r = list(self.r)
+        return a
+
+    def slice(self, s, e):
+        return [(max(a, s), min(b, e), v) for a, b, v in self.r if a < e and b > s]
+
+    def remove(self, s, e):
+        out = []
+        for a, b, v in self.r:
+            if b <= s or a >= e:
+                out.append((a, b, v))
+                continue
+            if a < s:
+                out.append((a, s, v))
+            if b > e:
+                out.append((e, b, v))
+        self.r = out
+
+    def put(self, pieces):
+        for a, b, _ in pieces:
+            self.remove(a, b)
+        self.r.extend(p for p in pieces if p[0] < p[1])
+        self.r.sort(key=lambda p: p[0])
+
+    def at(self, addr):
+        for a, b, v in self.r:
+            if a <= addr < b:
+                return v
+        return None
+
+    def prefix(self, s, e):
+        """End of the mapped run that starts at s (s if s is unmapped)."""
+        end = s
+        for a, b, _ in self.r:
+            if a <= end < b:
+                end = b
+        return min(end, e)
+
+    def segments(self):
+        """[(s, e, prot)] with equal neighbours merged."""
+        out = []
+        for a, b, v in self.r:
+            if out and out[-1][1] == a and out[-1][2] == v[0]:
+                out[-1] = (out[-1][0], b, v[0])
+            else:
+                out.append((a, b, v[0]))
+        return out
 
 
 def readelf_l(path):
@@ -251,9 +366,43 @@ class Replay:
         self.execed = set()  # pids seen with COMM exec
         self.first_exec = None
         self.lost = 0  # PERF_RECORD_LOST / LOST_SAMPLES lines
+        self.attrs = {}  # pid -> Attrs (prot, origin, commit of made pages)
+        self.events = []  # event id -> (call, time, tid, frames)
+        self.last_event = {}  # tid -> (phase, call, text) of its last syscalls:* sample
 
     def sp(self, pid):
         return self.space.setdefault(pid, Pages())
+
+    def at(self, pid):
+        return self.attrs.setdefault(pid, Attrs())
+
+    def map_attrs(self, pid, s, e, prot, ev):
+        """An mmap's effect on prot/origin/commit, page by page."""
+        pieces = []
+        holes = Pages([(s, e)])
+        for a, b, (p, o, c) in self.at(pid).slice(s, e):
+            holes.remove(a, b)
+            if p == PROT_NONE and prot != PROT_NONE:
+                v = (prot, o, ev)  # committed onto a reservation: origin stays
+            elif p == PROT_NONE:
+                v = (prot, o, None)  # PROT_NONE again: still the reservation
+            elif prot == PROT_NONE and c is not None:
+                v = (prot, o, None)  # decommit of committed pages
+            else:
+                v = (prot, ev, None)  # replaced
+            pieces.append((a, b, v))
+        pieces += [(a, b, (prot, ev, None)) for a, b in holes.r]
+        self.at(pid).put(pieces)
+
+    def protect(self, pid, s, e, prot, ev):
+        pieces = []
+        for a, b, (p, o, c) in self.at(pid).slice(s, e):
+            if prot != PROT_NONE and p == PROT_NONE:
+                c = ev
+            elif prot == PROT_NONE:
+                c = None
+            pieces.append((a, b, (prot, o, c)))
+        self.at(pid).put(pieces)
 
     def sets(self, pid):
         return [self.sp(pid)] + self.before.get(pid, [])
@@ -266,14 +415,21 @@ class Replay:
     def drop(self, pid, s, e):
         for p in self.sets(pid):
             p.remove(s, e)
+        self.at(pid).remove(s, e)
 
-    def move(self, pid, src, old_len, dst, new_len, keep_src):
+    def move(self, pid, src, old_len, dst, new_len, keep_src, ev=None):
         n = min(old_len, new_len)
         sets = self.sets(pid)
         parts = [p.slice(src, src + n) for p in sets]
+        # prot/origin/commit travel with the pages; the grown tail is new,
+        # with the prot of the region's last page (the kernel grows that VMA).
+        moved = [(a - src + dst, b - src + dst, v) for a, b, v in self.at(pid).slice(src, src + n)]
+        last = self.at(pid).at(src + old_len - 1)
+        tail = [(dst + n, dst + new_len, ((last[0] if last else "rw-"), ev, None))]
         if not keep_src:
             self.drop(pid, src, src + old_len)
         self.drop(pid, dst, dst + new_len)  # MREMAP_FIXED unmaps the target
+        self.at(pid).put(moved + tail)
         if pid not in self.before:
             self.sp(pid).add(dst, dst + new_len)
             return
@@ -301,6 +457,7 @@ class Replay:
             if child != parent:  # a new process, not a thread
                 self.parent[child] = parent
                 self.space[child] = self.sp(parent).copy()
+                self.attrs[child] = self.at(parent).copy()
                 if parent in self.before:
                     self.before[child] = [b.copy() for b in self.before[parent]]
                 if parent in self.brk:
@@ -310,19 +467,30 @@ class Replay:
             if self.first_exec is None:
                 self.first_exec = pid
             self.space[pid] = Pages()
+            self.attrs[pid] = Attrs()
             self.before.pop(pid, None)
             self.brk.pop(pid, None)
 
-    def sample(self, pid, tid, event, text):
-        m = re.match(r"syscalls:sys_(enter|exit)_(mmap|munmap|brk|mremap)$", event)
+    def sample(self, pid, tid, event, text, time=0.0, frames=()):
+        m = re.match(r"syscalls:sys_(enter|exit)_(mmap|munmap|brk|mremap|mprotect|pkey_mprotect|madvise)$",
+                     event)
         if not m:
             return
         phase, call = m.groups()
-        if phase == "enter":
-            self.pending[(tid, call)] = parse_args_text(text)
+        # The same event twice in a row on a thread: `perf trace record -e
+        # 'syscalls:*_mprotect'` also selects sys_*_pkey_mprotect (and
+        # '*_madvise' sys_*_process_madvise), so next to an explicit
+        # '*_pkey_mprotect' that tracepoint has two attrs and each of its
+        # enters and exits is written twice (microseconds apart). Counted once.
+        key = (phase, call, text.split("   ")[0].strip())
+        if self.last_event.get(tid) == key:
             return
-        args = self.pending.pop((tid, call), None)
-        ret = signed(int(text.strip(), 16))
+        self.last_event[tid] = key
+        if phase == "enter":
+            self.pending[(tid, call)] = (parse_args_text(text), list(frames))
+            return
+        args, enter_frames = self.pending.pop((tid, call), (None, []))
+        ret = signed(int(text.split()[0], 16))
         ok = ret >= 0 if call != "brk" else True
         if call == "brk" and args is not None and pid in self.brk:
             ok = ret == args["brk"] or args["brk"] == 0
@@ -330,8 +498,11 @@ class Replay:
         c[0 if ok else 1] += 1
         if args is None:
             return  # exit without its enter (attached mid-call)
+        ev = len(self.events)
+        self.events.append((call, time, tid, enter_frames or list(frames)))
         if call == "mmap" and ret >= 0:
             self.create(pid, ret, ret + page_up(args["len"]))
+            self.map_attrs(pid, ret, ret + page_up(args["len"]), prot_str(args["prot"]), ev)
         elif call == "munmap" and ret == 0:
             self.drop(pid, args["addr"], args["addr"] + page_up(args["len"]))
         elif call == "brk":
@@ -339,6 +510,7 @@ class Replay:
             if old is not None and ret != old:
                 if ret > old:
                     self.create(pid, page_up(old), page_up(ret))
+                    self.at(pid).put([(page_up(old), page_up(ret), ("rw-", ev, None))])
                 else:
                     self.drop(pid, page_up(ret), page_up(old))
             self.brk[pid] = ret
@@ -346,14 +518,92 @@ class Replay:
             old, old_len = args["addr"], page_up(args["old_len"])
             new_len, flags = page_up(args["new_len"]), args["flags"]
             if flags & MREMAP_DONTUNMAP:
-                self.move(pid, old, old_len, ret, new_len, keep_src=True)
+                self.move(pid, old, old_len, ret, new_len, keep_src=True, ev=ev)
             elif ret == old:
                 if new_len < old_len:
                     self.drop(pid, old + new_len, old + old_len)
                 else:
+                    last = self.at(pid).at(old + old_len - 1)
                     self.create(pid, old + old_len, old + new_len)
+                    self.at(pid).put([(old + old_len, old + new_len,
+                                       ((last[0] if last else "rw-"), ev, None))])
             else:
-                self.move(pid, old, old_len, ret, new_len, keep_src=False)
+                self.move(pid, old, old_len, ret, new_len, keep_src=False, ev=ev)
+        elif call in ("mprotect", "pkey_mprotect"):
+            s, e = args["start"], args["start"] + page_up(args["len"])
+            if ret == 0:
+                self.protect(pid, s, e, prot_str(args["prot"]), ev)
+            elif ret == -12:  # ENOMEM: the mapped prefix was changed
+                self.protect(pid, s, self.at(pid).prefix(s, e), prot_str(args["prot"]), ev)
+        # madvise: no prot change (history only)
+
+
+def read_prot_segments(path, made):
+    """[(s, e, prot)] of a maps file inside the page set `made`, merged."""
+    out = []
+    for line in open(path).read().splitlines():
+        f = line.split(None, 5)
+        a, b = (int(x, 16) for x in f[0].split("-"))
+        for s, e in made.slice(a, b):
+            if out and out[-1][1] == s and out[-1][2] == f[1][:3]:
+                out[-1] = (out[-1][0], e, f[1][:3])
+            else:
+                out.append((s, e, f[1][:3]))
+    return out
+
+
+def check_truth(path, rp, pid, dwarf):
+    """Checks a truth file (traces/src/truth.h) of pid. Returns (failures,
+    summary, [problem lines])."""
+    rows = [l.rstrip("\n").split("\t") for l in open(path)][1:]
+    attrs = rp.at(pid)
+    bad, named, hidden, cut, problems = 0, 0, 0, 0, []
+    for row in rows:
+        s, e = int(row[0], 16), int(row[1], 16)
+        prot, origin, commit, via, what = row[2], row[3], row[4], row[5], row[6]
+        pieces = attrs.slice(s, e)
+        why = []
+        if sum(b - a for a, b, _ in pieces) != e - s:
+            why.append("not all made during the trace")
+        fp_hidden = jit_cut = False
+        for a, b, (p, o, c) in pieces:
+            if p != prot:
+                why.append("%x-%x prot %s, truth %s" % (a, b, p, prot))
+            for fn, evid, label in ((origin, o, "origin"), (commit, c, "commit")):
+                if fn == "-":
+                    if evid is not None:
+                        why.append("%x-%x has a commit (%s at %.6f), truth none" % (
+                            a, b, rp.events[evid][0], rp.events[evid][1]))
+                    continue
+                if evid is None:
+                    why.append("%x-%x has no %s, truth %s" % (a, b, label, fn))
+                    continue
+                frames = rp.events[evid][3]
+                if names(frames, fn):
+                    continue
+                leaf_dso = frames[0][1] if frames else ""
+                if via == "libc" and not dwarf and re.search(r"/(libc|ld-linux[^/]*)\.so", leaf_dso):
+                    fp_hidden = True
+                    continue
+                if dwarf and frames and re.search(r"/perf-\d+\.map$", frames[-1][1]):
+                    jit_cut = True  # perf's DWARF unwinder stops at JIT code
+                    continue
+                why.append("%x-%x %s %s at %.6f: stack does not name %s (%s)" % (
+                    a, b, label, rp.events[evid][0], rp.events[evid][1], fn,
+                    " <- ".join(sym for sym, _ in frames[:6]) or "no stack"))
+        if why:
+            bad += 1
+            problems.append("truth %s-%s %s: %s" % (row[0], row[1], what, "; ".join(why[:4])))
+        elif fp_hidden:
+            hidden += 1
+        elif jit_cut:
+            cut += 1
+        else:
+            named += 1
+    summary = ("%d truth rows: %d named by their stacks, %d fp-hidden (syscall in libc), "
+               "%d jit-cut (DWARF stack ends in JIT code), %d FAILED") % (
+        len(rows), named, hidden, cut, bad)
+    return bad, summary, problems
 
 
 def main():
@@ -370,6 +620,10 @@ def main():
     ap.add_argument("--data-maps", action="store_true",
                     help="attach mode recorded with -d: the synthesized "
                          "MMAP2 records give the space before the trace")
+    ap.add_argument("--prot", action="store_true",
+                    help="also check every made page's prot against the maps")
+    ap.add_argument("--truth", metavar="DIR",
+                    help="check DIR/NAME.<pid>.tsv against the replay and the stacks")
     a = ap.parse_args()
     exe = os.path.realpath(a.exe)
     interp = interpreter_of(exe)
@@ -393,12 +647,27 @@ def main():
                 if line.rstrip().endswith("[heap]"):
                     initial_breaks[pid] = int(line.split()[0].split("-")[1], 16)
 
-    text = subprocess.run(
-        ["perf", "script", "-i", a.trace, "--show-task-events",
-         "--show-lost-events"] +
-        (["--show-mmap-events"] if a.data_maps else []) +
-        ["-F", "comm,pid,tid,time,event,trace"],
-        capture_output=True, text=True, check=True).stdout
+    # JIT symbols: perf looks for perf-PID.map in /tmp only.
+    copied = []
+    if a.truth:
+        for m in glob.glob(os.path.join(os.path.dirname(os.path.abspath(a.trace)), "perf-*.map")):
+            dst = os.path.join("/tmp", os.path.basename(m))
+            pid_of_map = int(re.search(r"perf-(\d+)\.map", m).group(1))
+            if pid_of_map in maps and not os.path.exists(dst):
+                import shutil
+                shutil.copy(m, dst)
+                copied.append(dst)
+    try:
+        text = subprocess.run(
+            ["perf", "script", "-i", a.trace, "--show-task-events",
+             "--show-lost-events"] +
+            (["--show-mmap-events"] if a.data_maps else []) +
+            ["-F", "comm,pid,tid,time,event,trace" + (",ip,sym,dso" if a.truth else "")],
+            capture_output=True, text=True, check=True).stdout
+    finally:
+        for c in copied:
+            if os.path.exists(c):
+                os.unlink(c)
     before = {}  # pid -> [synthesized pages, pages perf did not synthesize]
     problems = {}  # pid -> what the synthesized records got wrong
     if a.data_maps:
@@ -420,17 +689,33 @@ def main():
                 initial_breaks[pid] = heap  # the trace's own initial break
             before[pid] = [got.copy(), pre[pid].minus(got)]
     rp = Replay(initial_breaks, before)
+    # Each sample line is replayed once its call chain (the indented frame
+    # lines after it, with --truth) has been read.
+    cur = None
+
+    def flush():
+        if cur:
+            rp.sample(*cur)
+
     for line in text.splitlines():
         t = TASK.search(line)
         if t:
+            flush()
+            cur = None
             m = PREFIX.match(line)
             if m:
                 rp.task(t.group(1), t.group(2), int(m.group(1)))
             continue
         m = SAMPLE.match(line)
         if m:
-            _, pid, tid, _, event, rest = m.groups()
-            rp.sample(int(pid), int(tid), event, rest)
+            flush()
+            _, pid, tid, time, event, rest = m.groups()
+            cur = (int(pid), int(tid), event, rest, float(time), [])
+            continue
+        f = FRAME.match(line)
+        if f and cur:
+            cur[5].append((f.group(2), f.group(3)))
+    flush()
 
     failures = 0
     facts = []
@@ -466,6 +751,29 @@ def main():
             ok = made == end
             detail = "only in replay: %s; only in maps: %s" % (
                 made.minus(end).describe(), end.minus(made).describe())
+        if ok and a.prot and pid not in pre:
+            want = read_prot_segments(maps[pid], made)
+            got = rp.at(pid).segments()
+            if want != got:
+                ok = False
+                diff = [x for x in got if x not in want][:4]
+                detail = "prot: replay %s; maps %s" % (
+                    " ".join("%x-%x %s" % x for x in diff),
+                    " ".join("%x-%x %s" % x for x in [y for y in want if y not in got][:4]))
+            else:
+                print("verify: %s pid %d: prot of %d made pages equals the maps (%d segments)" % (
+                    a.name, pid, made.pages(), len(want)))
+        truth_note = ""
+        truth_path = a.truth and os.path.join(a.truth, "%s.%d.tsv" % (a.name, pid))
+        if truth_path and os.path.exists(truth_path):
+            bad, summary, problems = check_truth(truth_path, rp, pid, "dwarf" in a.mode)
+            print("verify: %s pid %d: %s" % (a.name, pid, summary))
+            for p in problems:
+                print("  " + p)
+            truth_note = "%s/%s" % (bad and "FAILED" or "OK", summary.split(" truth")[0])
+            if bad:
+                ok = False
+                detail = "truth: %d rows failed" % bad
         status = "OK" if ok else "MISMATCH"
         print("verify: %s pid %d: %s (%d pages made during the trace, %d in maps)%s" % (
             a.name, pid, status, made.pages(), end.pages(),
@@ -482,6 +790,10 @@ def main():
             ok_n, bad_n = c.get(call, [0, 0])
             row.append("%d/%d" % (ok_n, bad_n))
         row += [str(made.pages()), str(rp.lost), status]
+        for call in ("mprotect", "pkey_mprotect", "madvise"):
+            ok_n, bad_n = c.get(call, [0, 0])
+            row.append("%d/%d" % (ok_n, bad_n) if a.prot else "")
+        row.append(os.path.relpath(truth_path, tdir) if truth_note else "")
         facts.append("\t".join(row))
     if a.manifest:
         with open(a.manifest, "a") as f:

@@ -1,5 +1,6 @@
 // sys.h — raw x86-64 system calls and the end-of-process /proc/self/maps dump
-// shared by the trace programs (rules.c, attach.c).
+// shared by the trace programs (rules.c, attach.c, commit.c, alloc.c, vec.cc;
+// truth.h builds on it).
 //
 // Why raw syscalls: perf unwinds user stacks with frame pointers
 // (`--call-graph fp`). Debian's libc is built without frame pointers, so when
@@ -52,6 +53,13 @@ static inline __attribute__((always_inline)) long sc6(long n, long a1, long a2,
   sc6(SYS_mremap, (long)(old), (long)(old_len), (long)(new_len), \
       (long)(flags), (long)(new_addr), 0)
 #define RAW_BRK(addr) sc6(SYS_brk, (long)(addr), 0, 0, 0, 0, 0)
+#define RAW_MPROTECT(addr, len, prot) \
+  sc6(SYS_mprotect, (long)(addr), (long)(len), (long)(prot), 0, 0, 0)
+#define RAW_PKEY_MPROTECT(addr, len, prot, pkey)                    \
+  sc6(SYS_pkey_mprotect, (long)(addr), (long)(len), (long)(prot), \
+      (long)(pkey), 0, 0)
+#define RAW_MADVISE(addr, len, advice) \
+  sc6(SYS_madvise, (long)(addr), (long)(len), (long)(advice), 0, 0, 0)
 #define RAW_OPEN(path, flags, mode) \
   sc6(SYS_open, (long)(path), (long)(flags), (long)(mode), 0, 0, 0)
 #define RAW_READ(fd, buf, n) \
