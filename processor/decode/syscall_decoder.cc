@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -74,9 +75,14 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
     return f;
   };
 
+  // perf trace's globs can name one tracepoint twice ('syscalls:*_mprotect'
+  // also matches sys_enter_pkey_mprotect): the same call then comes as two
+  // samples of two attrs. Only the first attr of a tracepoint is decoded.
+  absl::flat_hash_set<uint64_t> tracepoints;
   for (size_t i = 0; i < info.attrs.size(); ++i) {
     const perf::EventAttr& attr = info.attrs[i];
     if (attr.type != kPerfTypeTracepoint) continue;
+    if (!tracepoints.insert(attr.config).second) continue;
     const tep_event* ev = td.FindEvent(static_cast<int>(attr.config));
     if (ev == nullptr || ev->system == nullptr || ev->name == nullptr) continue;
     std::string system = ev->system, name = ev->name;
