@@ -137,7 +137,12 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
         dec.source_[static_cast<int>(d.syscall)] != kSpecific) {
       d.kind = Kind::kIgnore;
     }
-    if (d.kind != Kind::kIgnore && !d.has_callchain) dec.missing_callchain_ = true;
+    // Only an enter's chain is kept (the call's stack); exits may come
+    // without one, as in the design's --call-graph dwarf recording
+    // (`syscalls:sys_exit_X/call-graph=no/`).
+    if ((d.kind == Kind::kEnter || d.kind == Kind::kRawEnter) && !d.has_callchain) {
+      dec.missing_callchain_ = true;
+    }
   }
   return dec;
 }
