@@ -92,13 +92,10 @@ std::vector<ManifestRow> Rows(const std::set<std::string>& modes) {
 }
 
 TEST(AcceptanceTest, CreatedPagesEqualTheKernelsMapsAtTheEnd) {
-  // Not yet: the DWARF recordings (mode "dwarf": `call-graph=dwarf` on the
-  // enter events, `call-graph=no` on the exits, which the loader refuses
-  // today as "no call chains") and the compressed ones ("dwarf-z",
-  // "jit-dwarf-z": PERF_RECORD_COMPRESSED). Their rows join this list when
-  // DWARF unwinding and the -z reader land; verify.py checks them meanwhile.
-  auto rows = Rows({"trace-record", "record", "pipe", "jit"});
-  ASSERT_GE(rows.size(), 10u) << "traces/manifest.tsv lost rows";
+  // Every recording mode, the -z ones read through the decompressor.
+  auto rows = Rows({"trace-record", "record", "pipe", "jit", "record-zstd", "pipe-zstd",
+                    "dwarf-zstd", "dwarf", "dwarf-z", "jit-dwarf-z"});
+  ASSERT_GE(rows.size(), 25u) << "traces/manifest.tsv lost rows";
   for (const ManifestRow& row : rows) {
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"] + " (" + row["role"] + ")");
     const std::string exe = row["exe"];
@@ -226,7 +223,8 @@ std::set<std::string> FunctionsIn(const std::string& path) {
 TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
   const std::set<std::string> functions = FunctionsIn(SourceDir() + "/traces/src/rules.c");
   ASSERT_GT(functions.count("do_mremap_maymove"), 0u);
-  for (const ManifestRow& row : Rows({"trace-record", "record", "pipe"})) {
+  for (const ManifestRow& row :
+       Rows({"trace-record", "record", "pipe", "record-zstd", "pipe-zstd"})) {
     if (row["role"] != "main" || LocalPath(row["exe"]) != SourceDir() + "/traces/bin/rules") continue;
     SCOPED_TRACE(row["trace"]);
     replay::LoadOptions o;
@@ -351,7 +349,7 @@ TEST(AcceptanceTest, JitFramesComeFromThePerfMapBesideTheTrace) {
 TEST(AcceptanceTest, EachCallsSampleSpanEndsAtItsExit) {
   // (Whether the span also covers the raw_syscalls twins is checked by the
   // perf script plugin's tests, which count the samples perf keeps.)
-  for (const char* mode : {"trace-record", "record"}) {
+  for (const char* mode : {"trace-record", "record", "record-zstd"}) {
     auto rows = Rows({mode});
     ASSERT_FALSE(rows.empty());
     const index::TraceIndex& idx = Load(rows[0]["trace"]).index();

@@ -206,6 +206,10 @@ TEST(AttributeTest, AttachModeSplitsBetweenTheTraceAndBeforeIt) {
 }
 
 // Main-process rows of the rules program (fixed addresses, traces/MANIFEST.md).
+// rules-dwarf-zstd.data has no call chains until the DWARF unwinder lands
+// (its enters carry user stack copies instead): its stacks are empty.
+bool HasCallChains(const ManifestRow& row) { return row["mode"] != "dwarf-zstd"; }
+
 std::vector<ManifestRow> RulesMainRows() {
   std::vector<ManifestRow> out;
   for (const ManifestRow& r : RowsWithMaps()) {
@@ -259,6 +263,7 @@ TEST(AttributeTest, RegionsMadeByKnownFunctionsAreBlamedOnThem) {
       EXPECT_EQ(r["unmapped_bytes"], 0);
       ASSERT_EQ(r["stacks"].size(), 1u) << r.dump();
       EXPECT_EQ(r["stacks"][0]["bytes"], known[i].first.size());
+      if (!HasCallChains(row)) continue;
       EXPECT_TRUE(StackHasFunction(r["stacks"][0]["origin"], known[i].second, row["exe"]))
           << r["stacks"][0]["origin"].dump();
       // The same function shows up in the ranked stacks.
@@ -378,6 +383,7 @@ TEST(AttributeTest, FoldedOutputParsesAndAddsUp) {
 
 TEST(AttributeTest, FoldedFramesAreRootFirst) {
   for (const ManifestRow& row : RulesMainRows()) {
+    if (!HasCallChains(row)) continue;
     SCOPED_TRACE(row["trace"]);
     const replay::LoadedTrace& t = *Load(row["trace"]);
     report::AttributeOptions o;

@@ -11,6 +11,8 @@
 #                                      # NEW_TRACES, or the named ones): builds
 #                                      # their programs; the other traces, their
 #                                      # binaries and rows stay
+#   sudo traces/record.sh zstd         # only the compressed (perf record -z)
+#                                      # traces, likewise
 #
 # Outputs (all under traces/): bin/{rules,attach,commit,alloc,vec,Grow.class},
 # buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME, *.data, perf-PID.map,
@@ -30,8 +32,22 @@ case "${1:-}" in
   --no-node) WITH_NODE=0 ;;
   attach-data) ONLY=attach-data ;;
   new) ONLY=new; shift; NEW_ONLY=("$@") ;;
-  *) echo "usage: record.sh [--no-node | attach-data | new [NAME...]]" >&2; exit 2 ;;
+  zstd) ONLY=zstd ;;
+  *) echo "usage: record.sh [--no-node | attach-data | zstd | new [NAME...]]" >&2; exit 2 ;;
 esac
+
+# The traces name bin/rules by the path perf saw, and every trace here was
+# recorded at /work/main/traces (tests map that prefix to their checkout:
+# tests/trace_fixtures.h LocalPath). So that traces added from another
+# checkout name the same paths, `record.sh zstd` run elsewhere re-runs itself
+# in a private mount namespace in which this checkout's traces/ is mounted
+# at /work/main/traces (no one outside the namespace sees the mount).
+RECORDED_ROOT=/work/main/traces
+if [[ $ONLY == zstd && $HERE != "$RECORDED_ROOT" && -z ${RECORD_SH_IN_NS:-} ]]; then
+  [[ -d $RECORDED_ROOT ]] || { echo "record.sh: no $RECORDED_ROOT to mount over" >&2; exit 1; }
+  exec env RECORD_SH_IN_NS=1 unshare --mount --propagation private -- \
+    bash -c 'mount --bind "$1" "$2" && exec "$2/record.sh" zstd' _ "$HERE" "$RECORDED_ROOT"
+fi
 
 CFLAGS=(-O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread)
 # The seed's form: perf trace also records raw_syscalls for every syscall.
@@ -119,6 +135,56 @@ record_rules_record() {  # perf record -g with the syscalls:* tracepoints only
 record_rules_pipe() {  # perf record to a pipe: the streamed file format
   perf record -g -e "$RECORD_EVENTS" -o - "$RULES" "$MAPS" rules-pipe > rules-pipe.data
   verify rules-pipe.data rules-pipe "$RULES" pipe
+}
+
+# Compressed traces (perf record -z): the data section holds zstd-compressed
+# PERF_RECORD_COMPRESSED records (processor/perf/record_decompressor.h).
+# -m 4 (16 KiB per CPU): the ring buffers wrap, and perf compresses the two
+# parts of a wrapped read as two COMPRESSED records, so some records are cut
+# across two, as in any long recording (verify catches lost events).
+record_rules_zstd() {
+  perf record -z -m 4 -g -e "$RECORD_EVENTS" -o rules-zstd.data "$RULES" "$MAPS" rules-zstd
+  verify rules-zstd.data rules-zstd "$RULES" record-zstd
+}
+
+record_rules_zstd_pipe() {  # -z to a pipe: COMPRESSED records in the stream
+  perf record -z -m 4 -g -e "$RECORD_EVENTS" -o - "$RULES" "$MAPS" rules-zstd-pipe \
+    > rules-zstd-pipe.data
+  verify rules-zstd-pipe.data rules-zstd-pipe "$RULES" pipe-zstd
+}
+
+# --call-graph dwarf on the enter events only (docs/design.md "Recording"),
+# compressed: the stack copies compress well. For the DWARF unwinder: until
+# it lands, its call chains are empty (perf records no frame-pointer chain).
+record_rules_dwarf_zstd() {
+  local events=() s
+  for s in mmap munmap brk mremap; do
+    events+=(-e "syscalls:sys_enter_$s/call-graph=dwarf,stack-size=16384/"
+             -e "syscalls:sys_exit_$s/call-graph=no/")
+  done
+  perf record -z -m 128M "${events[@]}" -o rules-dwarf-zstd.data \
+    "$RULES" "$MAPS" rules-dwarf-zstd
+  verify rules-dwarf-zstd.data rules-dwarf-zstd "$RULES" dwarf-zstd
+}
+
+# record.sh zstd: (re)records the compressed traces alone, with the
+# committed bin/rules (the other traces name it by build-id); the other
+# traces' rows are kept, these traces' old rows, maps and data replaced.
+only_zstd() {
+  [[ -x "$RULES" ]] || { log "no bin/rules: run the full record.sh first"; return 1; }
+  local names=(rules-zstd rules-zstd-pipe rules-dwarf-zstd) n
+  for n in "${names[@]}"; do
+    rm -f "$n.data" "$n.data.old" "$MAPS/$n".*
+    grep -v -P "^$n\.data\t" "$MANIFEST" > "$MANIFEST.tmp" || true
+    mv "$MANIFEST.tmp" "$MANIFEST"
+  done
+  record_rules_zstd
+  record_rules_zstd_pipe
+  record_rules_dwarf_zstd
+  rm -f /tmp/pageblame-rules.*.dat "$MAPS"/*.tmp
+  for n in "${names[@]}"; do chmod 644 "$n.data" "$MAPS/$n".*; done
+  python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"
+  for n in "${names[@]}"; do ls -l "$n.data"; done >&2
 }
 
 # attach_and_record NAME [PERF TRACE RECORD OPTIONS...]: starts bin/attach,
@@ -376,6 +442,7 @@ only_new() {
 main() {
   [[ $ONLY == attach-data ]] && { only_attach_data; return; }
   [[ $ONLY == new ]] && { only_new; return; }
+  [[ $ONLY == zstd ]] && { only_zstd; return; }
   build
   rm -rf maps && mkdir -p maps
   rm -f ./*.data ./*.data.old perf-*.map
@@ -383,6 +450,9 @@ main() {
   record_rules_trace
   record_rules_record
   record_rules_pipe
+  record_rules_zstd
+  record_rules_zstd_pipe
+  record_rules_dwarf_zstd
   record_attach
   record_attach_data
   [[ $WITH_NODE == 1 ]] && record_node

@@ -65,7 +65,7 @@ class SyscallDecoder {
 
   // An error that says what to record instead, if the trace cannot be
   // replayed: no memory syscall events, only enters or only exits, or no
-  // call chains.
+  // call chains on the enters (exits need none).
   absl::Status CheckUsable() const;
 
   // "mmap: syscalls:sys_{enter,exit}_mmap; brk: raw_syscalls (nr 12); ..."

@@ -199,6 +199,20 @@ absl::Status ParseFeature(int feature, absl::Span<const uint8_t> bytes, FileInfo
       return ParseCmdline(bytes, &info->cmdline);
     case format::kFeatEventDesc:
       return ParseEventDesc(bytes, info);
+    case format::kFeatCompressed: {
+      // header.c write_compressed: u32 comp_ver, comp_type, comp_level,
+      // comp_ratio, comp_mmap_len.
+      ByteReader r(bytes);
+      uint32_t version;
+      if (!r.Read(&version) || !r.Read(&info->compression_type) ||
+          !r.Read(&info->compression_level) || !r.Read(&info->compression_ratio) ||
+          !r.Read(&info->compression_mmap_len)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("COMPRESSED feature: ", bytes.size(), " bytes, expected 20"));
+      }
+      info->compressed = true;
+      return absl::OkStatus();
+    }
     default:
       return absl::OkStatus();
   }

@@ -40,8 +40,8 @@ absl::Status ParseEventAttr(absl::Span<const uint8_t> bytes, EventAttr* out);
 
 // Applies one feature section (file mode) or HEADER_FEATURE payload (pipe
 // mode) to `info`: TRACING_DATA, BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH,
-// CMDLINE, EVENT_DESC (names matched to info->attrs by id). Other features
-// are ignored.
+// NRCPUS, CMDLINE, EVENT_DESC (names matched to info->attrs by id),
+// COMPRESSED. Other features are ignored.
 absl::Status ParseFeature(int feature, absl::Span<const uint8_t> bytes, FileInfo* info);
 
 // Parses a sequence of perf_record_header_build_id records (the BUILD_ID

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "processor/base/temp_file_for_test.h"
+#include "processor/perf/compressed_test_util.h"
 #include "processor/perf/perf_reader.h"
 
 namespace {
@@ -72,6 +74,21 @@ TEST(PerfAllocTest, PipeModeReadsWithoutAllocating) {
   int records = 0;
   EXPECT_EQ(AllocationsWhileReading(Fixture("pipe.data"), &records), 0u);
   EXPECT_EQ(records, 40);
+}
+
+TEST(PerfAllocTest, CompressedReadsAllocateOnlyOnceForTheWholeTrace) {
+  // The decompressor, its buffer and its zstd context (which allocates
+  // with malloc, not counted) are made at the first COMPRESSED record;
+  // nothing after that, however many records follow.
+  for (const char* name : {"node-trace.data", "rules-pipe.data"}) {
+    SCOPED_TRACE(name);
+    const std::string bytes =
+        testing::ReadBytes(std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name);
+    TempFile f(testing::CompressedCopy(bytes, format::kRecordCompressed2, 4096));
+    int records = 0;
+    EXPECT_LE(AllocationsWhileReading(f.path(), &records), 4u);
+    EXPECT_GT(records, 300);
+  }
 }
 
 TEST(PerfAllocTest, CounterWorks) {

@@ -26,6 +26,7 @@ const char* FeatureName(int feature) {
     case format::kFeatNrCpus: return "NRCPUS";
     case format::kFeatCmdline: return "CMDLINE";
     case format::kFeatEventDesc: return "EVENT_DESC";
+    case format::kFeatCompressed: return "COMPRESSED";
     default: return nullptr;
   }
 }
@@ -161,11 +162,6 @@ absl::Status PerfFileReader::ReadFeatures(const uint64_t (&bitmap)[4], uint64_t 
     Section s;
     r.Read(&s.offset);
     r.Read(&s.size);
-    if (feature == format::kFeatCompressed) {
-      return absl::UnimplementedError(absl::StrCat(
-          path_, ": compressed perf.data (perf record -z) is not supported; "
-                 "decompress it with `perf inject -i IN -o OUT`"));
-    }
     // Check even the features we skip: a section past the end of the file
     // means the file was cut short.
     const char* name = FeatureName(feature);
@@ -196,7 +192,8 @@ absl::Status PerfFileReader::SkipUserRecord(uint32_t type, const uint8_t* base, 
                                             size_t offset) {
   // perf's own records in the data section carry nothing we need, but two of
   // them are followed by a payload outside their size (session.c
-  // perf_session__process_user_event returns it as `skip`).
+  // perf_session__process_user_event returns it as `skip`), and COMPRESSED
+  // ones hold records.
   ByteReader body(base, size);
   uint64_t payload = 0;
   if (type == kRecordHeaderTracingData) {
@@ -207,10 +204,14 @@ absl::Status PerfFileReader::SkipUserRecord(uint32_t type, const uint8_t* base, 
   } else if (type == format::kRecordAuxtrace) {
     body.Skip(format::kEventHeaderSize);
     body.Read(&payload);
-  } else if (type == format::kRecordCompressed) {
-    return absl::UnimplementedError(absl::StrFormat(
-        "%s: record at offset 0x%x: compressed records (perf record -z) are not supported",
-        path_, offset));
+  } else if (type == format::kRecordCompressed || type == format::kRecordCompressed2) {
+    // Its records come next (Next()); its bytes stay in the window until
+    // they are used up, as Next() reads nothing else meanwhile.
+    RawRecord rec;
+    rec.type = type;
+    rec.bytes = absl::Span<const uint8_t>(base, size);
+    rec.offset = offset;
+    return Decompress(rec);
   }
   if (payload > data_end_ - pos_) {
     return RecordError(offset, absl::StrCat("payload of ", payload,
@@ -224,6 +225,10 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
   // Records are valid only until the next call: the window moves on. Called
   // for every record: errors and perf's own records are built elsewhere, so
   // that this stays a short function.
+  if (ABSL_PREDICT_FALSE(decompressing_)) {
+    ASSIGN_OR_RETURN(bool got, NextDecompressed(out));
+    if (got) return true;
+  }
   while (pos_ < data_end_) {
     const size_t left = data_end_ - pos_;
     if (ABSL_PREDICT_FALSE(left < format::kEventHeaderSize)) return BadHeader(left, 0, 0);
@@ -243,14 +248,20 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
     if (ABSL_PREDICT_FALSE(type >= format::kRecordUserTypeStart &&
                            type != kRecordFinishedRound && type != kRecordFinishedInit)) {
       RETURN_IF_ERROR(SkipUserRecord(type, base, size, offset));
+      if (decompressing_) {
+        ASSIGN_OR_RETURN(bool got, NextDecompressed(out));
+        if (got) return true;
+      }
       continue;
     }
     out->type = type;
     out->misc = misc;
     out->bytes = absl::Span<const uint8_t>(base, size);
     out->offset = offset;
+    out->decompressed_offset = RawRecord::kNotCompressed;
     return true;
   }
+  RETURN_IF_ERROR(FinishDecompressing());
   return false;
 }
 

@@ -73,7 +73,20 @@ enum Feature : int {
 // ones in perf_records.h that need special handling.
 inline constexpr uint32_t kRecordUserTypeStart = 64;
 inline constexpr uint32_t kRecordAuxtrace = 71;     // payload follows the record
-inline constexpr uint32_t kRecordCompressed = 81;   // zstd-compressed records (perf record -z)
+// PERF_RECORD_COMPRESSED (perf record -z): header, then zstd-compressed
+// bytes up to header.size (unpadded, so the records after it may be
+// misaligned). PERF_RECORD_COMPRESSED2 (perf since 2025, "perf record: Add
+// 8-byte aligned event type PERF_RECORD_COMPRESSED2"): header, u64 data_size,
+// then data_size compressed bytes, zero-padded to header.size (a multiple of
+// 8). Both carry pieces of one zstd stream of ordinary records
+// (record_decompressor.h).
+inline constexpr uint32_t kRecordCompressed = 81;
+inline constexpr uint32_t kRecordCompressed2 = 83;
+inline constexpr size_t kCompressed2HeaderSize = 16;
+
+// HEADER_COMPRESSED's comp_type (tools/perf/util/compress.h, enum
+// perf_compress_type).
+inline constexpr uint32_t kCompressionZstd = 1;
 
 // perf_record_header_build_id misc bit: build_id[20] holds the id's size.
 inline constexpr uint16_t kMiscBuildIdSize = 1 << 15;

@@ -67,17 +67,7 @@ absl::Status PerfPipeReader::Start() {
         path_, ": header size ", header[1],
         " is not a pipe-mode stream; a file-mode perf.data must be opened by path, not piped"));
   }
-  RawRecord rec;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, ReadRecord(&rec));
-    if (!more) break;
-    if (IsReturned(rec.type)) {
-      pending_ = rec;
-      has_pending_ = true;
-      break;
-    }
-    RETURN_IF_ERROR(ApplyUserRecord(rec));
-  }
+  ASSIGN_OR_RETURN(has_pending_, Advance(&pending_));
   return absl::OkStatus();
 }
 
@@ -110,6 +100,7 @@ absl::StatusOr<bool> PerfPipeReader::ReadRecord(RawRecord* out) {
   out->misc = misc;
   out->bytes = absl::Span<const uint8_t>(buf, size);
   out->offset = offset;
+  out->decompressed_offset = RawRecord::kNotCompressed;
   return true;
 }
 
@@ -119,10 +110,26 @@ absl::StatusOr<bool> PerfPipeReader::Next(RawRecord* out) {
     *out = pending_;
     return true;
   }
+  return Advance(out);
+}
+
+absl::StatusOr<bool> PerfPipeReader::Advance(RawRecord* out) {
   while (true) {
+    if (decompressing_) {
+      ASSIGN_OR_RETURN(bool got, NextDecompressed(out));
+      if (got) return true;
+    }
+    // The decompressed records are used up: record_ may be reused.
     ASSIGN_OR_RETURN(bool more, ReadRecord(out));
-    if (!more) return false;
+    if (!more) {
+      RETURN_IF_ERROR(FinishDecompressing());
+      return false;
+    }
     if (IsReturned(out->type)) return true;
+    if (out->type == format::kRecordCompressed || out->type == format::kRecordCompressed2) {
+      RETURN_IF_ERROR(Decompress(*out));  // its records come next, from record_
+      continue;
+    }
     RETURN_IF_ERROR(ApplyUserRecord(*out));
   }
 }
@@ -190,10 +197,6 @@ absl::Status PerfPipeReader::ApplyUserRecord(const RawRecord& rec) {
       if (skipped < size) return RecordError(rec.offset, "the stream ends inside AUX data");
       break;
     }
-    case format::kRecordCompressed:
-      return absl::UnimplementedError(absl::StrFormat(
-          "%s: record at offset 0x%x: compressed records (perf record -z) are not supported",
-          path_, rec.offset));
     default:
       break;  // ID_INDEX, THREAD_MAP, CPU_MAP, TIME_CONV, ...: not needed
   }

@@ -5,7 +5,9 @@
 // this reader applies to info() instead of returning them.
 // Each record is read into one reused, 8-byte-aligned 64 KiB buffer (a
 // record's size is a u16), so memory does not grow with the stream; spans in
-// a returned RawRecord are valid until the next Next().
+// a returned RawRecord are valid until the next Next(). A COMPRESSED record
+// (perf record -z -o -) stays in that buffer while its records are handed
+// out from the decompression buffer (record_decompressor.h).
 // Internal to perf/; use PerfReader::Open("-") or Open(path).
 #ifndef PAGEBLAME_PERF_PERF_PIPE_READER_H_
 #define PAGEBLAME_PERF_PERF_PIPE_READER_H_
@@ -39,6 +41,10 @@ class PerfPipeReader : public PerfReader {
   // Reads the pipe header and the header records up to the first record
   // Next() returns, which is kept as pending.
   absl::Status Start();
+  // The next record Next() returns (after the pending one): reads records,
+  // applying header records and decompressing COMPRESSED ones, whose
+  // records are spans into the decompression buffer rather than record_.
+  absl::StatusOr<bool> Advance(RawRecord* out);
   // Reads the next record into record_; false at a clean end of stream.
   absl::StatusOr<bool> ReadRecord(RawRecord* out);
   // Applies (or skips) a user-space record Next() does not return, reading

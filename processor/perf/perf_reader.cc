@@ -65,6 +65,36 @@ absl::Status PerfReader::RecordError(uint64_t offset, absl::string_view what) co
   return absl::DataLossError(absl::StrFormat("%s: record at offset 0x%x: %s", path_, offset, what));
 }
 
+absl::Status PerfReader::RecordError(const RawRecord& rec, absl::string_view what) const {
+  return absl::DataLossError(absl::StrCat(
+      path_, ": ", RecordDecompressor::Where(rec.offset, rec.decompressed_offset), ": ", what));
+}
+
+absl::Status PerfReader::Decompress(const RawRecord& rec) {
+  if (decompressor_ == nullptr) {
+    // perf has only zstd (compress.h); say so rather than fail on the data.
+    if (info_.compressed && info_.compression_type != format::kCompressionZstd) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "%s: the COMPRESSED feature says compression type %u; only zstd (%u) is supported",
+          path_, info_.compression_type, format::kCompressionZstd));
+    }
+    decompressor_ = std::make_unique<RecordDecompressor>(path_);
+  }
+  RETURN_IF_ERROR(decompressor_->Feed(rec));
+  decompressing_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> PerfReader::NextDecompressed(RawRecord* out) {
+  ASSIGN_OR_RETURN(bool got, decompressor_->Next(out));
+  if (!got) decompressing_ = false;
+  return got;
+}
+
+absl::Status PerfReader::FinishDecompressing() const {
+  return decompressor_ ? decompressor_->Finish() : absl::OkStatus();
+}
+
 const EventAttr* PerfReader::AttrForId(uint64_t id) const {
   // The kernel numbers the ids of one session consecutively, so a small
   // direct-mapped cache keyed by the low bits holds every id of a typical
@@ -79,10 +109,10 @@ const EventAttr* PerfReader::AttrForId(uint64_t id) const {
 
 absl::StatusOr<const EventAttr*> PerfReader::SampleAttr(const RawRecord& rec) const {
   RETURN_IF_ERROR(CheckType(rec, kRecordSample, kRecordSample, "SAMPLE"));
-  if (info_.attrs.empty()) return RecordError(rec.offset, "sample before any event attr");
+  if (info_.attrs.empty()) return RecordError(rec, "sample before any event attr");
   if (info_.attrs.size() == 1) return &info_.attrs[0];
   if (sample_id_pos_ < 0) {
-    return RecordError(rec.offset,
+    return RecordError(rec,
                        "cannot tell the sample's event: the events disagree on where "
                        "the sample id is (no PERF_SAMPLE_IDENTIFIER)");
   }
@@ -90,11 +120,11 @@ absl::StatusOr<const EventAttr*> PerfReader::SampleAttr(const RawRecord& rec) co
   uint64_t id;
   if (!r.Seek(format::kEventHeaderSize + 8 * static_cast<size_t>(sample_id_pos_)) ||
       !r.Read(&id)) {
-    return RecordError(rec.offset, "sample too short for its id");
+    return RecordError(rec, "sample too short for its id");
   }
   if (id == 0) return &info_.attrs[0];  // synthesized
   const EventAttr* attr = AttrForId(id);
-  if (attr == nullptr) return RecordError(rec.offset, absl::StrCat("sample of unknown id ", id));
+  if (attr == nullptr) return RecordError(rec, absl::StrCat("sample of unknown id ", id));
   return attr;
 }
 
@@ -102,7 +132,7 @@ absl::StatusOr<const EventAttr*> PerfReader::AttrForSideband(const RawRecord& re
   if (info_.attrs.empty() || !sample_id_all_) return nullptr;
   if (info_.attrs.size() == 1) return &info_.attrs[0];
   if (trailer_id_pos_ < 0) {
-    return RecordError(rec.offset,
+    return RecordError(rec,
                        "cannot tell the record's event: the events disagree on where "
                        "the sample_id trailer holds the id");
   }
@@ -111,12 +141,12 @@ absl::StatusOr<const EventAttr*> PerfReader::AttrForSideband(const RawRecord& re
   ByteReader r(rec.bytes);
   if (rec.bytes.size() < format::kEventHeaderSize + back || !r.Seek(rec.bytes.size() - back) ||
       !r.Read(&id)) {
-    return RecordError(rec.offset, "record too short for its sample_id trailer");
+    return RecordError(rec, "record too short for its sample_id trailer");
   }
   if (id == 0) return &info_.attrs[0];  // perf's synthesized records carry id 0
   const EventAttr* attr = AttrForId(id);
   if (attr == nullptr) {
-    return RecordError(rec.offset, absl::StrCat("sample_id trailer of unknown id ", id));
+    return RecordError(rec, absl::StrCat("sample_id trailer of unknown id ", id));
   }
   return attr;
 }
@@ -126,7 +156,7 @@ absl::Status PerfReader::ParseSampleId(const RawRecord& rec, size_t fixed_size, 
   *out = SampleId();
   *trailer_size = 0;
   if (rec.bytes.size() < fixed_size) {
-    return RecordError(rec.offset, absl::StrCat("record type ", rec.type, " of ",
+    return RecordError(rec, absl::StrCat("record type ", rec.type, " of ",
                                                 rec.bytes.size(), " bytes is shorter than its ",
                                                 fixed_size, "-byte layout"));
   }
@@ -134,7 +164,7 @@ absl::Status PerfReader::ParseSampleId(const RawRecord& rec, size_t fixed_size, 
   if (attr == nullptr || !attr->sample_id_all) return absl::OkStatus();
   const size_t n = TrailerSize(attr->sample_type);
   if (rec.bytes.size() - fixed_size < n) {
-    return RecordError(rec.offset, absl::StrCat("record type ", rec.type, " of ",
+    return RecordError(rec, absl::StrCat("record type ", rec.type, " of ",
                                                 rec.bytes.size(), " bytes has no room for its ",
                                                 n, "-byte sample_id trailer"));
   }
@@ -146,8 +176,10 @@ absl::Status PerfReader::ParseSampleId(const RawRecord& rec, size_t fixed_size, 
 absl::Status PerfReader::CheckType(const RawRecord& rec, uint32_t a, uint32_t b,
                                    const char* what) const {
   if (rec.type == a || rec.type == b) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%s: record at offset 0x%x: type %u is not %s", path_, rec.offset, rec.type, what));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: %s: type %u is not %s", path_,
+                      RecordDecompressor::Where(rec.offset, rec.decompressed_offset), rec.type,
+                      what));
 }
 
 absl::Status PerfReader::ParseSample(const RawRecord& rec, Sample* out) const {
@@ -159,7 +191,7 @@ absl::Status PerfReader::ParseSample(const RawRecord& rec, const EventAttr& attr
                                      Sample* out) const {
   absl::Status st = ParseSampleBody(attr, rec.bytes.subspan(format::kEventHeaderSize), out,
                                     &callchain_scratch_);
-  if (!st.ok()) return RecordError(rec.offset, st.message());
+  if (!st.ok()) return RecordError(rec, st.message());
   return absl::OkStatus();
 }
 

@@ -76,6 +76,14 @@ int Run(const std::string& path) {
   std::printf("  callchain entries %llu, raw bytes %llu, parse errors %llu\n",
               static_cast<unsigned long long>(frames), static_cast<unsigned long long>(raw_bytes),
               static_cast<unsigned long long>(errors));
+  if (const CompressionStats* c = r.compression_stats()) {
+    std::printf("  compressed: %llu COMPRESSED records, %llu zstd bytes -> %llu bytes, "
+                "%llu records cut across two\n",
+                static_cast<unsigned long long>(c->compressed_records),
+                static_cast<unsigned long long>(c->compressed_bytes),
+                static_cast<unsigned long long>(c->decompressed_bytes),
+                static_cast<unsigned long long>(c->straddling_records));
+  }
   return 0;
 }
 

@@ -179,10 +179,18 @@ struct LostRecord {
 
 // One record as read from the data section, not yet parsed.
 struct RawRecord {
+  static constexpr uint64_t kNotCompressed = ~uint64_t{0};
+
   uint32_t type = 0;
   uint16_t misc = 0;
   absl::Span<const uint8_t> bytes;  // the whole record, header included
-  uint64_t offset = 0;  // offset in the file/stream, for error messages
+  // Offset in the file/stream, for error messages. For a record that came
+  // out of PERF_RECORD_COMPRESSED data: the offset of the COMPRESSED record
+  // its first byte was decompressed from.
+  uint64_t offset = 0;
+  // For such a record, its offset in the decompressed stream (all the
+  // trace's compressed data decompressed, end to end); else kNotCompressed.
+  uint64_t decompressed_offset = kNotCompressed;
 };
 
 // HEADER_BUILD_ID feature entries: build ids of the DSOs perf saw.
@@ -207,6 +215,14 @@ struct FileInfo {
   // numbers in samples are below it.
   uint32_t nr_cpus = 0;
   uint64_t data_size = 0;  // bytes of the data section (0 if unknown: pipe)
+  // HEADER_COMPRESSED feature (perf record -z): how the data's COMPRESSED
+  // records were made. Only `compression_type` is used (zstd is the only
+  // one perf has); the rest is informational.
+  bool compressed = false;  // the feature was present
+  uint32_t compression_type = 0;   // 1 = zstd (format::kCompressionZstd)
+  uint32_t compression_level = 0;
+  uint32_t compression_ratio = 0;  // perf's estimate, rounded
+  uint32_t compression_mmap_len = 0;  // perf's decompression buffer size
 };
 
 }  // namespace pageblame::perf

@@ -1,0 +1,206 @@
+#include "processor/perf/record_decompressor.h"
+
+#include <zstd.h>
+
+#include <cstring>
+#include <utility>
+
+#include "absl/base/optimization.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "processor/base/byte_reader.h"
+#include "processor/perf/perf_format.h"
+
+namespace pageblame::perf {
+
+struct RecordDecompressor::Context {
+  ZSTD_DStream* stream = ZSTD_createDStream();
+  ~Context() { ZSTD_freeDStream(stream); }
+};
+
+RecordDecompressor::RecordDecompressor(std::string path) : path_(std::move(path)) {}
+
+RecordDecompressor::~RecordDecompressor() = default;
+
+std::string RecordDecompressor::Where(uint64_t offset, uint64_t decompressed_offset) {
+  if (decompressed_offset == RawRecord::kNotCompressed) {
+    return absl::StrFormat("record at offset 0x%x", offset);
+  }
+  return absl::StrFormat(
+      "record at offset 0x%x of the decompressed data (COMPRESSED record at offset 0x%x)",
+      decompressed_offset, offset);
+}
+
+absl::Status RecordDecompressor::Error(uint64_t compressed_offset, uint64_t stream_offset,
+                                       absl::string_view what) const {
+  return absl::DataLossError(
+      absl::StrCat(path_, ": ", Where(compressed_offset, stream_offset), ": ", what));
+}
+
+absl::Status RecordDecompressor::Feed(const RawRecord& rec) {
+  if (in_pos_ < in_size_ || output_pending_) {
+    return absl::InternalError(absl::StrFormat(
+        "%s: COMPRESSED record at offset 0x%x fed before the previous one was used up", path_,
+        rec.offset));
+  }
+  absl::Span<const uint8_t> data;
+  ByteReader r(rec.bytes);
+  if (rec.type == format::kRecordCompressed) {
+    r.Skip(format::kEventHeaderSize);
+    data = r.rest();
+  } else if (rec.type == format::kRecordCompressed2) {
+    uint64_t data_size = 0;
+    if (!r.Skip(format::kEventHeaderSize) || !r.Read(&data_size)) {
+      return absl::DataLossError(absl::StrFormat(
+          "%s: record at offset 0x%x: COMPRESSED2 record of %u bytes is too short for its "
+          "data_size",
+          path_, rec.offset, rec.bytes.size()));
+    }
+    if (!r.ReadSpan(data_size, &data)) {  // also rejects data_size > SIZE_MAX
+      return absl::DataLossError(absl::StrFormat(
+          "%s: record at offset 0x%x: COMPRESSED2 data_size %u runs past the record's %u bytes",
+          path_, rec.offset, data_size, rec.bytes.size()));
+    }
+  } else {
+    return absl::InternalError(absl::StrFormat("%s: record at offset 0x%x: type %u is not "
+                                               "COMPRESSED", path_, rec.offset, rec.type));
+  }
+  if (zstd_ == nullptr) {
+    zstd_ = std::make_unique<Context>();
+    if (zstd_->stream == nullptr) return absl::ResourceExhaustedError("ZSTD_createDStream failed");
+    buffer_.reset(new uint64_t[kBufferSize / sizeof(uint64_t)]);
+  }
+  // What is left is one record cut short by the previous COMPRESSED record
+  // (Next() hands out every whole one): it goes on in this one.
+  if (tail_ > head_) {
+    if (head_ >= carried_end_) {  // not already carried from an earlier one
+      carried_offset_ = current_offset_;
+      ++stats_.straddling_records;
+    }
+    carried_end_ = tail_;
+  } else {
+    carried_end_ = 0;
+  }
+  current_offset_ = rec.offset;
+  in_ = data.data();
+  in_size_ = data.size();
+  in_pos_ = 0;
+  ++stats_.compressed_records;
+  stats_.compressed_bytes += data.size();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> RecordDecompressor::Refill() {
+  if (in_pos_ == in_size_ && !output_pending_) return false;
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(buffer_.get());
+  if (head_ > 0) {
+    // At most one record's worth (< 64 KiB): the one cut by the buffer's end.
+    const size_t left = tail_ - head_;
+    std::memmove(bytes, bytes + head_, left);
+    buffer_stream_offset_ += head_;
+    carried_end_ = carried_end_ > head_ ? carried_end_ - head_ : 0;
+    head_ = 0;
+    tail_ = left;
+  }
+  ZSTD_inBuffer in{in_, in_size_, in_pos_};
+  ZSTD_outBuffer out{bytes + tail_, kBufferSize - tail_, 0};
+  const size_t ret = ZSTD_decompressStream(zstd_->stream, &out, &in);
+  if (ZSTD_isError(ret)) {
+    return Error(current_offset_, buffer_stream_offset_ + tail_,
+                 absl::StrFormat("corrupt zstd data (%s) in the COMPRESSED record's %u bytes",
+                                 ZSTD_getErrorName(ret), in_size_));
+  }
+  const bool progress = out.pos > 0 || in.pos > in_pos_;
+  in_pos_ = in.pos;
+  tail_ += out.pos;
+  stats_.decompressed_bytes += out.pos;
+  // A full buffer may leave decompressed bytes inside zstd.
+  output_pending_ = out.pos == out.size;
+  if (!progress && in_pos_ < in_size_) {
+    return Error(current_offset_, buffer_stream_offset_ + tail_,
+                 "zstd made no progress on the COMPRESSED record's data");
+  }
+  return true;
+}
+
+absl::StatusOr<bool> RecordDecompressor::KeepUserRecord(const RawRecord& rec) const {
+  switch (rec.type) {
+    case kRecordFinishedRound:
+    case kRecordFinishedInit:
+      return true;
+    case format::kRecordCompressed:
+    case format::kRecordCompressed2:
+      return Error(rec.offset, rec.decompressed_offset,
+                   "a COMPRESSED record inside compressed data");
+    case format::kRecordAuxtrace:
+    case kRecordHeaderTracingData:
+      return Error(rec.offset, rec.decompressed_offset,
+                   absl::StrCat("type ", rec.type,
+                                " is followed by a payload, which perf does not write inside "
+                                "compressed data: not supported"));
+    default:
+      return false;  // perf's header records carry nothing replay needs here
+  }
+}
+
+absl::StatusOr<bool> RecordDecompressor::Next(RawRecord* out) {
+  while (true) {
+    const size_t avail = tail_ - head_;
+    if (ABSL_PREDICT_TRUE(avail >= format::kEventHeaderSize)) {
+      const uint8_t* p = reinterpret_cast<const uint8_t*>(buffer_.get()) + head_;
+      ByteReader h(p, format::kEventHeaderSize);
+      uint32_t type;
+      uint16_t misc, size;
+      h.Read(&type);
+      h.Read(&misc);
+      h.Read(&size);
+      const uint64_t origin = head_ < carried_end_ ? carried_offset_ : current_offset_;
+      if (ABSL_PREDICT_FALSE(size < format::kEventHeaderSize)) {
+        return Error(origin, buffer_stream_offset_ + head_,
+                     absl::StrCat("size ", size, " < 8: corrupt record"));
+      }
+      if (ABSL_PREDICT_TRUE(size <= avail)) {
+        out->type = type;
+        out->misc = misc;
+        out->bytes = absl::Span<const uint8_t>(p, size);
+        out->offset = origin;
+        out->decompressed_offset = buffer_stream_offset_ + head_;
+        head_ += size;
+        if (ABSL_PREDICT_FALSE(type >= format::kRecordUserTypeStart &&
+                               type != kRecordFinishedRound && type != kRecordFinishedInit)) {
+          absl::StatusOr<bool> keep = KeepUserRecord(*out);
+          if (!keep.ok()) return keep.status();
+          if (!*keep) continue;
+        }
+        return true;
+      }
+    }
+    absl::StatusOr<bool> more = Refill();
+    if (!more.ok()) return more.status();
+    if (!*more) return false;
+  }
+}
+
+absl::Status RecordDecompressor::Finish() const {
+  const size_t left = tail_ - head_;
+  if (left == 0) return absl::OkStatus();
+  const uint64_t origin = head_ < carried_end_ ? carried_offset_ : current_offset_;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(buffer_.get()) + head_;
+  if (left < format::kEventHeaderSize) {
+    return Error(origin, buffer_stream_offset_ + head_,
+                 absl::StrCat("the compressed data ends inside a record header (", left,
+                              " of 8 bytes)"));
+  }
+  ByteReader h(p, format::kEventHeaderSize);
+  uint32_t type;
+  uint16_t misc, size;
+  h.Read(&type);
+  h.Read(&misc);
+  h.Read(&size);
+  return Error(origin, buffer_stream_offset_ + head_,
+               absl::StrFormat("type %u, size %u runs past the end of the compressed data "
+                               "(%u of its bytes are there)",
+                               type, size, left));
+}
+
+}  // namespace pageblame::perf
