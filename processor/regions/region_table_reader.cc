@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
 #include "processor/regions/address.h"
+#include "processor/regions/core_file_parser.h"
 #include "processor/regions/page_diff_output_parser.h"
 #include "processor/regions/pmap_parser.h"
 #include "processor/regions/proc_maps_parser.h"
@@ -36,8 +37,8 @@ bool LooksLikeData(absl::string_view line) {
 absl::Status Unrecognized(const TextLines& text, int first_nonblank) {
   return text.FileError(absl::StrCat(
       "not a recognized region table (WinDbg !address, SOS maddress, page-diff result, "
-      "pmap -X/-XX, /proc/PID/maps or smaps, or an address/range list): no line looks like one; "
-      "line ",
+      "pmap -X/-XX, /proc/PID/maps or smaps, an address/range list, or an ELF core file): no line "
+      "looks like one; line ",
       first_nonblank, " is ", TextLines::Quote(text.line(first_nonblank))));
 }
 
@@ -111,12 +112,19 @@ absl::StatusOr<RegionTable> RegionTableReader::Parse(const TextLines& text) {
 }
 
 absl::StatusOr<RegionTable> RegionTableReader::ParseString(std::string text, std::string name) {
+  if (CoreFileParser::IsElf(text)) return CoreFileParser::ParseBytes(std::move(text), name);
   ASSIGN_OR_RETURN(std::string utf8, TextEncoding::ToUtf8(std::move(text), name));
   return Parse(TextLines(std::move(name), std::move(utf8)));
 }
 
 absl::StatusOr<RegionTable> RegionTableReader::DetectAndParse(const std::string& path) {
   ASSIGN_OR_RETURN(std::unique_ptr<TableFile> file, TableFile::Open(path));
+  // A core is read in place (headers and notes only); text is read whole.
+  if (file->is_regular()) {
+    ASSIGN_OR_RETURN(std::string head, file->ReadAt(0, 4));
+    if (CoreFileParser::IsElf(head))
+      return CoreFileParser::ParseFile(file->fd(), file->size(), path);
+  }
   ASSIGN_OR_RETURN(std::string contents, file->ReadAll());
   return ParseString(std::move(contents), path);
 }

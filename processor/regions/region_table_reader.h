@@ -24,7 +24,9 @@
 // (the closest format, maps: ...)"); if none did, the error lists the
 // formats and quotes the first non-blank line.
 //
-// Before detection (ParseString, DetectAndParse): text in UTF-16LE/BE or
+// Before detection (ParseString, DetectAndParse): a file starting with the
+// ELF magic is read as an ELF core file (CoreFileParser: format "elf-core";
+// DetectAndParse reads only its headers and notes); text in UTF-16LE/BE or
 // UTF-8 with a byte-order mark is decoded to UTF-8 (TextEncoding).
 // DetectAndParse refuses a directory ("PATH: is a directory").
 #ifndef PAGEBLAME_REGIONS_REGION_TABLE_READER_H_
@@ -51,7 +53,7 @@ class RegionTableReader {
 
   // Detect + ParseAs.
   static absl::StatusOr<RegionTable> Parse(const TextLines& text);
-  // Same on an in-memory string (text in any encoding above);
+  // Same on an in-memory string (an ELF core, or text in any encoding above);
   // `name` prefixes error messages.
   static absl::StatusOr<RegionTable> ParseString(std::string text, std::string name);
   // Same on a file (or a pipe, for text); errors are prefixed with `path` as

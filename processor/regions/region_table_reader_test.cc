@@ -181,6 +181,13 @@ TEST(RegionTableReaderTest, UnrecognizedTableShowsTheClosestParsersReason) {
   EXPECT_EQ(TextLines::ErrorLine(t.status()), 0);  // the reader's own status, not the parser's
 }
 
+TEST(RegionTableReaderTest, ElfCoreInAStringIsReadAsACore) {
+  std::string core = ReadFile(absl::StrCat(PAGEBLAME_SOURCE_DIR, "/traces/cores/gcore-coremaps.core"));
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(core, "c");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->format, "elf-core");
+}
+
 TEST(RegionTableReaderTest, ParseAsOverridesDetection) {
   // "1000 2000" would be detected as a range; forced as a list it is one.
   TextLines text("t", "0x1000 0x3000\n");
