@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""trim_core.py CORE OUT: keeps only what pageblame reads of an ELF core file.
+"""trim_core.py CORE OUT [--keep-data VADDR]: keeps only what pageblame reads of an ELF core.
 
 Lays CORE (a 64-bit little-endian core, as gcore writes on x86-64) out the
 way the kernel writes a core -- ELF header, program headers, notes, then the
@@ -16,7 +16,7 @@ import sys
 PT_NOTE = 4
 
 
-def main(src, dst):
+def main(src, dst, keep=None):
     data = open(src, 'rb').read()
     if data[:4] != b'\x7fELF' or data[4] != 2 or data[5] != 1:
         sys.exit('trim_core.py: %s is not a 64-bit little-endian ELF file' % src)
@@ -41,17 +41,29 @@ def main(src, dst):
         notes += data[offset:offset + size]
         notes += b'\0' * (-len(notes) % 4)
     data_start = pos + len(notes)
-    first = min((offset for _, offset in loads), default=0)
+    kept = b''
     for p, offset in loads:
-        struct.pack_into('<Q', p, 8, data_start + offset - first)
+        vaddr, filesz = struct.unpack_from('<Q', p, 16)[0], struct.unpack_from('<Q', p, 32)[0]
+        if keep is not None and vaddr == keep:
+            struct.pack_into('<Q', p, 8, data_start)
+            kept = data[offset:offset + filesz]
+    if keep is not None and not kept:
+        sys.exit('trim_core.py: no PT_LOAD with data at 0x%x' % keep)
+    rest = [(p, offset) for p, offset in loads if struct.unpack_from('<Q', p, 16)[0] != keep]
+    first = min((offset for _, offset in rest), default=0)
+    for p, offset in rest:
+        struct.pack_into('<Q', p, 8, data_start + len(kept) + offset - first)
     struct.pack_into('<Q', ehdr, 32, out_phoff)
     struct.pack_into('<Q', ehdr, 40, 0)            # e_shoff
     struct.pack_into('<HHH', ehdr, 58, 0, 0, 0)    # e_shentsize, e_shnum, e_shstrndx
     with open(dst, 'wb') as f:
-        f.write(bytes(ehdr) + b''.join(bytes(p) for p in phdrs) + notes)
+        f.write(bytes(ehdr) + b''.join(bytes(p) for p in phdrs) + notes + kept)
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 3:
-        sys.exit('usage: trim_core.py CORE OUT')
-    main(sys.argv[1], sys.argv[2])
+    if len(sys.argv) == 5 and sys.argv[3] == '--keep-data':
+        main(sys.argv[1], sys.argv[2], int(sys.argv[4], 16))
+    elif len(sys.argv) == 3:
+        main(sys.argv[1], sys.argv[2])
+    else:
+        sys.exit('usage: trim_core.py CORE OUT [--keep-data VADDR]')

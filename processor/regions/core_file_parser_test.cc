@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/regions/core_builder_for_test.h"
+#include "processor/regions/page_diff.h"
 #include "processor/regions/region_table_reader.h"
 
 namespace pageblame::regions {
@@ -100,16 +101,61 @@ TEST(CoreFileParserTest, GcoreCoreMatchesTheMapsFileOfTheSameMoment) {
   EXPECT_EQ(priv->protect, "PAGE_READWRITE");
 }
 
+// traces/cores/dotnet-dump-heap.core: `dotnet-dump collect --type Heap` of
+// traces/src/dotnet-coremaps (the runtime's createdump writes it), and the
+// maps file saved right after (traces/make-dotnet-core.sh).
+TEST(CoreFileParserTest, DotnetDumpCoreLiesInsideItsMaps) {
+  absl::StatusOr<RegionTable> core = RegionTableReader::DetectAndParse(kCores + "dotnet-dump-heap.core");
+  ASSERT_TRUE(core.ok()) << core.status();
+  absl::StatusOr<RegionTable> maps = RegionTableReader::DetectAndParse(kCores + "dotnet-dump-heap.maps");
+  ASSERT_TRUE(maps.ok()) << maps.status();
+  ASSERT_EQ(core->skipped, 1);  // its data was kept by trim_core.py --keep-data
+  EXPECT_THAT(core->skip_reasons[0], HasSubstr("createdump's diagnostics info page"));
+  // Every committed byte of the core is mapped in the maps file.
+  EXPECT_EQ(Diff(*core, *maps).unaccounted.bytes, 0u);
+  // What the core does not have: createdump leaves out memory without access
+  // and the kernel's pages, and a heap dump some of the JIT's double-mapped code.
+  DiffResult back = Diff(*maps, *core);
+  uint64_t no_access = 0;
+  for (const Region& p : back.unaccounted.pieces) {
+    bool none = p.protect.substr(0, 3) == "---";
+    bool kernel = p.usage == "[vvar]" || p.usage == "[vvar_vclock]" || p.usage == "[vsyscall]";
+    EXPECT_TRUE(none || kernel || absl::StartsWith(p.usage, "/memfd:doublemapper"))
+        << p.protect << " " << p.usage << absl::StrCat(" at 0x", absl::Hex(p.start));
+    if (none) no_access += p.size();
+  }
+  EXPECT_GT(no_access, back.unaccounted.bytes / 100 * 99);
+  // No reserves; each segment's protection is its maps row's r/w/x.
+  int named = 0;
+  for (const Region& r : core->regions) {
+    SCOPED_TRACE(absl::StrCat("core region 0x", absl::Hex(r.start)));
+    EXPECT_EQ(r.state, "MEM_COMMIT");
+    named += absl::EndsWith(r.usage, "/System.Private.CoreLib.dll") ||
+             absl::EndsWith(r.usage, "/libcoreclr.so");
+    if (r.protect.empty()) continue;  // a file range in NT_FILE only
+    const Region* row = nullptr;
+    for (const Region& m : maps->regions)
+      if (m.start <= r.start && r.start < m.end) row = &m;
+    ASSERT_NE(row, nullptr);
+    uint32_t f = (row->protect[0] == 'r' ? PF_R : 0) | (row->protect[1] == 'w' ? PF_W : 0) |
+                 (row->protect[2] == 'x' ? PF_X : 0);
+    EXPECT_EQ(r.protect, CoreFileParser::Protect(f)) << row->protect;
+  }
+  EXPECT_GT(named, 2);
+}
+
 TEST(CoreFileParserTest, EveryCutOfTheCoreIsAnErrorNotACrash) {
   // The trimmed core ends with its notes: any shorter prefix loses some.
   std::string core = ReadFile(kCores + "gcore-coremaps.core");
   ASSERT_GT(core.size(), 4000u);
-  for (size_t n = 4; n < core.size(); n += n < 2000 ? 1 : 61) {
+  int cuts = 0;
+  for (size_t n = 4; n < core.size(); n += n < 2000 ? 1 : 61, ++cuts) {
     absl::StatusOr<RegionTable> t = CoreFileParser::ParseBytes(core.substr(0, n), "cut.core");
     ASSERT_FALSE(t.ok()) << n;
     EXPECT_THAT(Message(t), StartsWith("cut.core: ")) << n;
     EXPECT_THAT(Message(t), HasSubstr("truncated core")) << n;
   }
+  EXPECT_GT(cuts, 2000);
   // The same through a file descriptor (pread, as for a core of many GB).
   std::string path = ::testing::TempDir() + "/cut-" + std::to_string(getpid()) + ".core";
   std::ofstream(path, std::ios::binary) << core.substr(0, 1000);
@@ -120,6 +166,29 @@ TEST(CoreFileParserTest, EveryCutOfTheCoreIsAnErrorNotACrash) {
   std::remove(path.c_str());
   EXPECT_THAT(Message(t), HasSubstr("truncated core: the file (1000 bytes) ends before the end of "
                                     "its 24 program headers (1344 bytes at offset 64)"));
+}
+
+TEST(CoreFileParserTest, CorruptBytesAnywhereNeverCrash) {
+  // Every byte of both cores' headers and notes set to 0x00, 0xFF and 0x80 in
+  // turn: each parse ends in a table or an error naming the file (ASan and
+  // UBSan builds check the reads).
+  for (const char* name : {"gcore-coremaps.core", "dotnet-dump-heap.core"}) {
+    std::string core = ReadFile(kCores + name);
+    ASSERT_GT(core.size(), 4000u);
+    int errors = 0;
+    for (size_t i = 0; i < core.size(); i += i < 1500 ? 1 : 7) {
+      for (char v : {'\x00', '\xFF', '\x80'}) {
+        std::string bad = core;
+        bad[i] = v;
+        absl::StatusOr<RegionTable> t = CoreFileParser::ParseBytes(std::move(bad), "bad.core");
+        if (!t.ok()) {
+          ++errors;
+          EXPECT_THAT(Message(t), StartsWith("bad.core: ")) << name << " byte " << i;
+        }
+      }
+    }
+    EXPECT_GT(errors, 100) << name;
+  }
 }
 
 TEST(CoreFileParserTest, StatesProtectsAndFileNames) {

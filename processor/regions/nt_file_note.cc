@@ -67,8 +67,8 @@ absl::StatusOr<std::vector<FileMapping>> NtFileNote::Parse(absl::string_view des
   const uint64_t count = w.Word(0), page_size = w.Word(1);
   // Division, not multiplication: a huge count must not wrap the check.
   if (count > (w.capacity() - 2) / 3)
-    return Bad(absl::StrFormat("count %d needs %d-byte entries of 3 words, but the note has "
-                               "room for %d",
+    return Bad(absl::StrFormat("count %d needs that many entries of 3 %d-byte words, but the "
+                               "note has room for %d",
                                count, word_size, (w.capacity() - 2) / 3));
   std::vector<FileMapping> out(count);
   for (uint64_t i = 0; i < count; ++i) {
