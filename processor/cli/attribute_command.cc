@@ -1,11 +1,16 @@
+#include <algorithm>
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/trace_options.h"
 #include "processor/regions/page_diff.h"
+#include "processor/regions/region_merger.h"
 #include "processor/regions/region_table_reader.h"
 #include "processor/report/attribute_render.h"
 #include "processor/report/attribute_report.h"
+#include "processor/report/diff_report.h"
 #include "processor/report/folded_stacks.h"
 
 namespace pageblame::cli {
@@ -20,7 +25,8 @@ static constexpr char kAttributeHelp[] =
     "trace and which were not mapped; then the stacks ranked by bytes.\n"
     "  --regions FILE       any region table pageblame diff reads (WinDbg !address,\n"
     "                       SOS maddress, page-diff result, pmap -X/-XX, /proc maps or\n"
-    "                       smaps, address/range list); free rows are left out\n"
+    "                       smaps, address/range list, ELF core file); free rows are\n"
+    "                       left out, rows that share bytes are merged (stderr says so)\n"
     "  --address A --maddress M\n"
     "                       the unaccounted pieces of 'pageblame diff A M'\n"
     "  --format folded      flame-graph input (flamegraph.pl, inferno, speedscope),\n"
@@ -31,6 +37,25 @@ static constexpr char kAttributeHelp[] =
     "  --pid PID            needed when several traced processes have these bytes\n";
 
 namespace {
+
+// "FILE: 3 rows share bytes with other rows (lines 1, 2, 3): ..." on stderr.
+void PrintOverlap(const regions::MergedRegions& m, const std::string& name) {
+  if (m.merged_regions == 0) return;
+  std::vector<int> lines;
+  for (const regions::Region& r : m.regions) {
+    if (r.merged_lines.empty()) continue;
+    lines.push_back(r.line);
+    lines.insert(lines.end(), r.merged_lines.begin(), r.merged_lines.end());
+  }
+  constexpr size_t kShown = 6;
+  std::string shown = absl::StrJoin(lines.begin(), lines.begin() + std::min(kShown, lines.size()), ", ");
+  if (lines.size() > kShown) absl::StrAppend(&shown, ", ...");
+  std::fprintf(stderr,
+               "pageblame: %s: %d rows share bytes with other rows (lines %s): %s bytes are listed "
+               "more than once; each is attributed once (%d merged %s)\n",
+               name.c_str(), m.overlapping_rows, shown.c_str(), report::GroupedNumber(m.overlap_bytes).c_str(),
+               m.merged_regions, m.merged_regions == 1 ? "region" : "regions");
+}
 
 int Usage(const std::string& what) {
   std::fprintf(stderr, "pageblame attribute: %s\n%s", what.c_str(), kAttributeHelp);
@@ -52,11 +77,14 @@ std::optional<std::vector<regions::Region>> ReadRegions(const Args& args, int* r
     if (!t.ok()) return *rc = ReportTableError(t.status()), std::nullopt;
     PrintSkipped(*t, *table);
     // Free rows (WinDbg lists the gaps) are no memory: leave them out.
-    std::vector<regions::Region> out;
+    std::vector<regions::Region> claimed;
     for (const regions::Region& r : t->regions) {
-      if (t->IsClaimed(r)) out.push_back(r);
+      if (t->IsClaimed(r)) claimed.push_back(r);
     }
-    return out;
+    // A byte listed twice is still one byte: merge, and say so.
+    regions::MergedRegions merged = regions::RegionMerger::Merge(claimed);
+    PrintOverlap(merged, *table);
+    return std::move(merged.regions);
   }
   if (!address || !maddress) {
     *rc = Usage(address || maddress ? "--address and --maddress go together"

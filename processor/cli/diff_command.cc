@@ -13,8 +13,9 @@ static constexpr char kDiffHelp[] =
     "The committed bytes of ADDRESS_TABLE (e.g. WinDbg !address) that no region of\n"
     "RUNTIME_TABLE (e.g. SOS !maddress) knows about, page-exact, and the reverse.\n"
     "Tables: WinDbg !address, SOS maddress, the seed page-diff result, pmap -X/-XX,\n"
-    "/proc/PID/maps or smaps, or a list of addresses / START-END ranges (detected\n"
-    "from the content).\n";
+    "/proc/PID/maps or smaps, a list of addresses / START-END ranges, or an ELF core\n"
+    "file (dotnet-dump collect, createdump, gcore, the kernel), detected from the\n"
+    "content; text may be UTF-8 or UTF-16 with a byte-order mark.\n";
 
 void PrintSkipped(const regions::RegionTable& t, const std::string& name) {
   std::string note = report::SkippedNote(t, name);

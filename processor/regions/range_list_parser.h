@@ -27,9 +27,15 @@ class RangeListParser {
  public:
   static constexpr absl::string_view kFormat = "ranges";
 
-  // True if the line (comment stripped) is one address or one range.
+  // True if the line (comment stripped) has the form of one address or one
+  // range, even one that ParseEntry rejects (END not above START): the
+  // detection signature, so such a line is reported by its line number.
   static bool LooksLikeEntry(absl::string_view line);
-  // [start, end) of one entry; InvalidArgument if it is not one.
+  // True if the line starts with an address: an attempt at an entry, for
+  // choosing which parser explains a table no signature matched.
+  static bool StartsLikeEntry(absl::string_view line);
+  // [start, end) of one entry; InvalidArgument if it is not one, or if END is
+  // not above START, or the page of a lone address runs past 2^64.
   static absl::StatusOr<std::pair<uint64_t, uint64_t>> ParseEntry(absl::string_view line);
 
   static absl::StatusOr<RegionTable> Parse(const TextLines& text);

@@ -53,6 +53,17 @@ TEST(RangeListParserTest, ParseEntry) {
               HasSubstr("END must be above START (END is exclusive)"));
 }
 
+TEST(RangeListParserTest, SignatureIsTheFormNotTheOrder) {
+  // A reversed range has the form of an entry, so a list with one is
+  // detected as a list and the error names its line.
+  EXPECT_TRUE(RangeListParser::LooksLikeEntry("0x20-0x10"));
+  EXPECT_TRUE(RangeListParser::LooksLikeEntry("fffffffffffff123"));
+  EXPECT_FALSE(RangeListParser::LooksLikeEntry("0x10-"));
+  EXPECT_FALSE(RangeListParser::LooksLikeEntry("# only a comment"));
+  EXPECT_TRUE(RangeListParser::StartsLikeEntry("0x10 0x20 0x30"));
+  EXPECT_FALSE(RangeListParser::StartsLikeEntry("hello 0x10"));
+}
+
 TEST(RangeListParserTest, AnyBadLineIsAnError) {
   absl::StatusOr<RegionTable> t =
       RangeListParser::Parse(TextLines("list", "0x1000\n0x2000-\n0x3000\n"));

@@ -36,6 +36,9 @@ struct Region {
   std::string protect;  // "PAGE_READWRITE" or a kernel perm string "rw-p"
   std::string usage;    // "<unknown> [....]", "Image [dotnet; \"/path\"]", a path
   int line = 0;         // 1-based source line
+  // Other source lines whose rows were merged into this region (RegionMerger:
+  // overlapping rows), ascending; empty for a row as parsed.
+  std::vector<int> merged_lines;
 
   uint64_t size() const { return end - start; }
 };

@@ -17,8 +17,18 @@
 //   7. WinDbg row     "[+] base end size" with a backtick or a MEM_ word      -> windbg-address
 //   8. list entry     one address, or two separated by '-' ',' or blanks      -> ranges
 // Lines matching none (debugger prompts, pmap's "PID: command" line, the SOS
-// top border, '#' comments) are passed over. An empty file, a binary file, or
-// one where no line matches is an error.
+// top border, '#' comments) are passed over. An empty file or a binary file
+// is an error. When no line matches, every parser is tried and the one that
+// failed furthest into the file, on a line that starts with an address,
+// explains what is wrong ("t:4: expected 'START-END PERMS ...', got '...'
+// (the closest format, maps: ...)"); if none did, the error lists the
+// formats and quotes the first non-blank line.
+//
+// Before detection (ParseString, DetectAndParse): a file starting with the
+// ELF magic is read as an ELF core file (CoreFileParser: format "elf-core";
+// DetectAndParse reads only its headers and notes); text in UTF-16LE/BE or
+// UTF-8 with a byte-order mark is decoded to UTF-8 (TextEncoding).
+// DetectAndParse refuses a directory ("PATH: is a directory").
 #ifndef PAGEBLAME_REGIONS_REGION_TABLE_READER_H_
 #define PAGEBLAME_REGIONS_REGION_TABLE_READER_H_
 
@@ -43,12 +53,19 @@ class RegionTableReader {
 
   // Detect + ParseAs.
   static absl::StatusOr<RegionTable> Parse(const TextLines& text);
-  // Same on an in-memory string; `name` prefixes error messages.
+  // Same on an in-memory string (an ELF core, or text in any encoding above);
+  // `name` prefixes error messages.
   static absl::StatusOr<RegionTable> ParseString(std::string text, std::string name);
-  // Same on a file; errors are prefixed with `path` as given.
+  // Same on a file (or a pipe, for text); errors are prefixed with `path` as
+  // given.
   static absl::StatusOr<RegionTable> DetectAndParse(const std::string& path);
 
   static absl::string_view FormatName(RegionFormat format);
+
+ private:
+  // The best line-numbered reason a parser gives for `text`, which no
+  // detection signature matched (see above).
+  static absl::Status ClosestError(const TextLines& text, int first_nonblank);
 };
 
 }  // namespace pageblame::regions

@@ -1,5 +1,6 @@
 #include "processor/regions/region_table_reader.h"
 
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -115,6 +116,96 @@ TEST(RegionTableReaderTest, ErrorsAfterDetectionNameFileAndLine) {
               StartsWith("windbg-address.output:3: expected 'BaseAddress EndAddress+1 "
                          "RegionSize Type State Protect Usage', got '+     7d18`98000000     "
                          "7d18`98'"));
+}
+
+std::string Sample(const std::string& name) {
+  return absl::StrCat(PAGEBLAME_SOURCE_DIR, "/processor/regions/testdata/", name);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// UTF-8 (ASCII) text as UTF-16 with a byte-order mark.
+std::string Utf16(const std::string& ascii, bool big_endian) {
+  std::string out = big_endian ? "\xFE\xFF" : "\xFF\xFE";
+  for (char c : ascii) out += big_endian ? std::string{'\0', c} : std::string{c, '\0'};
+  return out;
+}
+
+TEST(RegionTableReaderTest, Utf16AndUtf8WithMarkReadAsTheSameTable) {
+  // WinDbg output saved by PowerShell is UTF-16LE with a mark: the peer
+  // sample in each encoding gives the same regions, lines and columns.
+  std::string text = ReadFile(Sample("windbg-address.output"));
+  absl::StatusOr<RegionTable> plain = RegionTableReader::ParseString(text, "a");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (const std::string& encoded :
+       {Utf16(text, false), Utf16(text, true), "\xEF\xBB\xBF" + text}) {
+    absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(encoded, "a");
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(t->format, "windbg-address");
+    ASSERT_EQ(t->regions.size(), plain->regions.size());
+    for (size_t i = 0; i < t->regions.size(); ++i) {
+      EXPECT_EQ(t->regions[i].start, plain->regions[i].start);
+      EXPECT_EQ(t->regions[i].end, plain->regions[i].end);
+      EXPECT_EQ(t->regions[i].line, plain->regions[i].line);
+      EXPECT_EQ(t->regions[i].usage, plain->regions[i].usage);
+    }
+  }
+  // Every format goes through the same decoding.
+  absl::StatusOr<RegionTable> list = RegionTableReader::ParseString(Utf16("0x1000-0x3000\r\n", false), "l");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->regions[0].size(), 0x2000u);
+}
+
+TEST(RegionTableReaderTest, Utf16WithoutMarkIsBinaryWithAHint) {
+  std::string le = Utf16("  BaseAddress EndAddress+1 RegionSize\n", false).substr(2);
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(le, "w.txt");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), StartsWith("w.txt: binary file, not a region table"));
+  EXPECT_THAT(std::string(t.status().message()), HasSubstr("iconv -f UTF-16LE -t UTF-8"));
+}
+
+TEST(RegionTableReaderTest, DirectoryIsNamedAsOne) {
+  absl::StatusOr<RegionTable> t = RegionTableReader::DetectAndParse(PAGEBLAME_SOURCE_DIR);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), absl::StrCat(PAGEBLAME_SOURCE_DIR, ": is a directory, not a region table"));
+}
+
+TEST(RegionTableReaderTest, ReversedRangeIsReportedOnItsLine) {
+  for (const char* text : {"0x3000-0x1000\n", "# list\n0x1000-0x2000\n0x3000-0x1000\n"}) {
+    absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(text, "r.txt");
+    ASSERT_FALSE(t.ok()) << text;
+    EXPECT_THAT(std::string(t.status().message()),
+                testing::MatchesRegex("r.txt:[13]: END must be above START .*'0x3000-0x1000'"));
+  }
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseString("0x2000 0x2000\n", "r.txt");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), StartsWith("r.txt:1: END must be above START"));
+}
+
+TEST(RegionTableReaderTest, UnrecognizedTableShowsTheClosestParsersReason) {
+  // A maps line with a bad perm field matches no signature; the maps parser
+  // still says exactly what is wrong with it.
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(
+      "my notes\n7f0000-7f1000 rwzp 00000000 fe:00 1 /x\n", "m.txt");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              StartsWith("m.txt:2: expected 'START-END PERMS OFFSET MAJ:MIN INODE [PATH]', got "
+                         "'7f0000-7f1000 rwzp 00000000 fe:00 1 /x' (the closest format, maps"));
+  // WinDbg rows cut short, without a header: the WinDbg parser's reason.
+  t = RegionTableReader::ParseString("+ 7d18`98000000 7d18`98001000\n", "w.txt");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), StartsWith("w.txt:1: expected 'BaseAddress"));
+  EXPECT_EQ(TextLines::ErrorLine(t.status()), 0);  // the reader's own status, not the parser's
+}
+
+TEST(RegionTableReaderTest, ElfCoreInAStringIsReadAsACore) {
+  std::string core = ReadFile(absl::StrCat(PAGEBLAME_SOURCE_DIR, "/traces/cores/gcore-coremaps.core"));
+  absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(core, "c");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->format, "elf-core");
 }
 
 TEST(RegionTableReaderTest, ParseAsOverridesDetection) {

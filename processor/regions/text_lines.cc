@@ -1,7 +1,10 @@
 #include "processor/regions/text_lines.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/optional.h"
 
 namespace pageblame::regions {
 
@@ -26,8 +29,21 @@ absl::string_view TextLines::line(int n) const {
   return absl::string_view(text_).substr(offset, len);
 }
 
+namespace {
+constexpr absl::string_view kLinePayload = "pageblame.regions/text-line";
+}  // namespace
+
 absl::Status TextLines::Error(int line, absl::string_view what) const {
-  return absl::InvalidArgumentError(absl::StrCat(name_, ":", line, ": ", what));
+  absl::Status s = absl::InvalidArgumentError(absl::StrCat(name_, ":", line, ": ", what));
+  s.SetPayload(kLinePayload, absl::Cord(absl::StrCat(line)));
+  return s;
+}
+
+int TextLines::ErrorLine(const absl::Status& s) {
+  absl::optional<absl::Cord> p = s.GetPayload(kLinePayload);
+  int line = 0;
+  if (!p || !absl::SimpleAtoi(std::string(*p), &line)) return 0;
+  return line;
 }
 
 absl::Status TextLines::FileError(absl::string_view what) const {

@@ -36,8 +36,13 @@ class TextLines {
   // True if the text contained a NUL byte (a binary file, not a table).
   bool has_nul() const { return has_nul_; }
 
-  // InvalidArgument("NAME:LINE: what").
+  // InvalidArgument("NAME:LINE: what"), with LINE also kept in the status
+  // (ErrorLine reads it back).
   absl::Status Error(int line, absl::string_view what) const;
+  // The LINE of an Error() status; 0 for any other status (a whole-file
+  // error, or one made elsewhere). RegionTableReader uses it to tell a
+  // parser that failed on a line of its format from one that found nothing.
+  static int ErrorLine(const absl::Status& s);
   // InvalidArgument("NAME: what"), for whole-file problems.
   absl::Status FileError(absl::string_view what) const;
 

@@ -18,7 +18,12 @@ std::string RegionLabel(const regions::Region& r) {
   for (const std::string* s : {&r.type, &r.state, &r.protect, &r.usage}) {
     if (!s->empty()) parts.push_back(*s);
   }
-  if (r.line > 0) parts.push_back(absl::StrCat("(line ", r.line, ")"));
+  if (!r.merged_lines.empty()) {
+    // Overlapping rows merged into one region (RegionMerger): name them all.
+    parts.push_back(absl::StrCat("(lines ", r.line, ", ", absl::StrJoin(r.merged_lines, ", "), ")"));
+  } else if (r.line > 0) {
+    parts.push_back(absl::StrCat("(line ", r.line, ")"));
+  }
   return absl::StrJoin(parts, " ");
 }
 

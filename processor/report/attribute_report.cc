@@ -13,6 +13,9 @@
 namespace pageblame::report {
 namespace {
 
+// True if a + b fits in 64 bits.
+bool SumFits(uint64_t a, uint64_t b) { return b <= ~uint64_t{0} - a; }
+
 // The address space of one process at one time: its alive versions, sorted
 // by start and disjoint (checked), with overlap queries by binary search.
 class AliveVersions {
@@ -46,10 +49,14 @@ class AliveVersions {
     }
   }
 
+  // Saturates at 2^64 - 1 (overlapping regions could pass it): the number
+  // only ranks candidate processes and is printed as a size.
   uint64_t MappedBytes(absl::Span<const regions::Region> regions) const {
     uint64_t n = 0;
     for (const regions::Region& r : regions) {
-      ForEachOverlap(r.start, r.end, [&](const index::Version&, uint64_t s, uint64_t e) { n += e - s; });
+      ForEachOverlap(r.start, r.end, [&](const index::Version&, uint64_t s, uint64_t e) {
+        n = SumFits(n, e - s) ? n + (e - s) : ~uint64_t{0};
+      });
     }
     return n;
   }
@@ -149,9 +156,9 @@ absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
     return best;
   }
   if (all.size() == 1) return all[0];
-  uint64_t total = 0;
-  for (const regions::Region& r : regions) total += r.end > r.start ? r.end - r.start : 0;
-  if (total == 0) return all[0];  // nothing to attribute (an empty diff): any process answers
+  // Nothing to attribute (an empty diff): any process answers.
+  if (std::none_of(regions.begin(), regions.end(), [](const regions::Region& r) { return r.end > r.start; }))
+    return all[0];
 
   std::vector<std::pair<uint32_t, uint64_t>> having;
   for (uint32_t p : all) {
@@ -239,6 +246,13 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
       }
       if (calls_seen.insert(c.call).second) ++st.calls;
       if (EarlierCall(idx, c.call, st.first_call)) st.first_call = c.call;
+    }
+    // Per-region parts and stack totals are bounded by this sum, so checking
+    // it is enough. Disjoint regions never pass 2^64 - 1.
+    if (!SumFits(out.bytes, size)) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "the regions add up to more than 2^64 bytes: they overlap (merge them first, as "
+          "attribute --regions does); region ", Hex(r.start), "-", Hex(r.end)));
     }
     out.bytes += size;
     out.created_bytes += ra.created_bytes();

@@ -23,7 +23,11 @@
 //
 // Regions are attributed independently and kept in the given order; if they
 // overlap, the shared bytes count in each (the per-stack totals add region
-// bytes). Cost: one RegionsAt() per candidate process, O(log n + k) per region.
+// bytes), so callers merge overlapping rows first (regions::RegionMerger, as
+// `attribute --regions` does). Sums are checked: regions whose sizes add up
+// to more than 2^64 - 1 bytes (only overlapping ones can) are an OutOfRange
+// error, never a wrapped total. Cost: one RegionsAt() per candidate process,
+// O(log n + k) per region.
 #ifndef PAGEBLAME_REPORT_ATTRIBUTE_REPORT_H_
 #define PAGEBLAME_REPORT_ATTRIBUTE_REPORT_H_
 

@@ -120,6 +120,10 @@ std::string MadviseAdvice(uint64_t advice) {
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
 std::string HumanBytes(uint64_t bytes) {
+  // Up to EiB: a region table may list the whole 64-bit space (2^64 - 1 bytes).
+  if (bytes >= (uint64_t{1} << 60)) return absl::StrFormat("%.1f EiB", bytes / double(uint64_t{1} << 60));
+  if (bytes >= (uint64_t{1} << 50)) return absl::StrFormat("%.1f PiB", bytes / double(uint64_t{1} << 50));
+  if (bytes >= (uint64_t{1} << 40)) return absl::StrFormat("%.1f TiB", bytes / double(uint64_t{1} << 40));
   if (bytes >= (uint64_t{1} << 30)) return absl::StrFormat("%.1f GiB", bytes / double(1 << 30));
   if (bytes >= (uint64_t{1} << 20)) return absl::StrFormat("%.1f MiB", bytes / double(1 << 20));
   if (bytes >= 1024) return absl::StrFormat("%.1f KiB", bytes / 1024.0);
