@@ -36,7 +36,7 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& 
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return absl::InvalidArgumentError(
+    return absl::FailedPreconditionError(
         absl::StrCat(path, ": not a regular file (cannot be memory-mapped)"));
   }
   size_t size = static_cast<size_t>(st.st_size);

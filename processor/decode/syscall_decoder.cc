@@ -1,7 +1,6 @@
 #include "processor/decode/syscall_decoder.h"
 
-#include <traceevent/event-parse.h>
-
+#include <cstdint>
 #include <cstring>
 
 #include "absl/container/flat_hash_set.h"
@@ -27,6 +26,24 @@ const std::vector<const char*>& ArgNames(Syscall sc) {
       {"start", "len_in", "behavior"},                        // madvise
   };
   return kNames[static_cast<int>(sc)];
+}
+
+// The tracepoint of an attr named "syscalls:sys_enter_mmap" (EVENT_DESC;
+// perf may add "/call-graph=.../" terms) if it is one replay reads: a memory
+// syscall's enter or exit, or raw_syscalls'. "" otherwise.
+std::string ReplayedEvent(const std::string& attr_name) {
+  absl::string_view name = attr_name;
+  name = name.substr(0, name.find('/'));
+  if (name == "raw_syscalls:sys_enter" || name == "raw_syscalls:sys_exit") {
+    return std::string(name.substr(name.find(':') + 1));
+  }
+  for (int s = 0; s < kSyscallCount; ++s) {
+    const std::string sc(SyscallName(static_cast<Syscall>(s)));
+    for (const char* phase : {"sys_enter_", "sys_exit_"}) {
+      if (name == absl::StrCat("syscalls:", phase, sc)) return absl::StrCat(phase, sc);
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -64,13 +81,12 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
   bool have_raw_numbers = numbers.has_value();
   if (numbers) dec.raw_nr_ = *numbers;
 
-  auto field = [](const tep_event* ev, const char* name) {
+  auto field = [](const EventFormat* ev, const char* name) {
     Field f;
-    tep_format_field* tf = tep_find_field(const_cast<tep_event*>(ev), name);
-    if (tf != nullptr) {
-      f.offset = tf->offset;
-      f.size = tf->size;
-      f.is_signed = (tf->flags & TEP_FIELD_IS_SIGNED) != 0;
+    if (const FieldFormat* ff = ev->FindField(name)) {
+      f.offset = ff->offset;
+      f.size = ff->size;
+      f.is_signed = ff->is_signed;
     }
     return f;
   };
@@ -83,9 +99,44 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
     const perf::EventAttr& attr = info.attrs[i];
     if (attr.type != kPerfTypeTracepoint) continue;
     if (!tracepoints.insert(attr.config).second) continue;
-    const tep_event* ev = td.FindEvent(static_cast<int>(attr.config));
-    if (ev == nullptr || ev->system == nullptr || ev->name == nullptr) continue;
-    std::string system = ev->system, name = ev->name;
+    const EventFormat* ev =
+        attr.config <= INT32_MAX ? td.FindEvent(static_cast<int>(attr.config)) : nullptr;
+    if (ev == nullptr) {
+      if (td.events_failed() > 0) {
+        // Its format may be one of those that could not be read.
+        dec.formats_failed_ = td.events_failed();
+        if (dec.format_failure_.empty() && !td.failures().empty()) {
+          dec.format_failure_ = td.failures()[0];
+        }
+        const std::string event = ReplayedEvent(attr.name);
+        if (!event.empty() && dec.unreadable_event_.empty()) {
+          dec.unreadable_event_ = attr.name;
+          // The failure that names it, if its name line could be read.
+          for (const std::string& f : td.failures()) {
+            if (absl::StrContains(f, absl::StrCat("format of ", event, ","))) {
+              dec.unreadable_why_ = f;
+            }
+          }
+        }
+      }
+      continue;
+    }
+    const std::string& system = ev->system();
+    const std::string& name = ev->name();
+    // The attr's name (EVENT_DESC) and its format's must agree on whether
+    // this is an event replay reads, and which: one of them is damaged
+    // otherwise, and the calls would be silently lost or misread.
+    if (absl::StrContains(attr.name, ':') && dec.unreadable_event_.empty()) {
+      const std::string by_attr = ReplayedEvent(attr.name);
+      const std::string by_format = ReplayedEvent(absl::StrCat(system, ":", name));
+      if (by_attr != by_format) {
+        dec.unreadable_event_ = by_attr.empty() ? absl::StrCat(system, ":", name) : attr.name;
+        dec.unreadable_why_ = absl::StrCat("the attr named ", attr.name, " has config ",
+                                           attr.config, ", the ID of the format of ", system, ":",
+                                           name);
+        continue;
+      }
+    }
     AttrDecoder& d = dec.decoders_[i];
     d.has_callchain = (attr.sample_type & perf::kSampleCallchain) != 0;
     if (system == "raw_syscalls") {
@@ -177,6 +228,7 @@ bool SyscallDecoder::ReadField(const Field& f, const perf::Sample& s, uint64_t* 
 }
 
 bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
+  out->malformed = false;
   if (s.attr == nullptr || attrs_base_ == nullptr) return false;
   size_t idx = static_cast<size_t>(s.attr - attrs_base_);
   if (idx >= decoders_.size()) return false;
@@ -189,7 +241,7 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       // Cheap first: most raw events are other syscalls and are dropped by
       // number before anything else is read.
       uint64_t nr;
-      if (!ReadField(d.nr, s, &nr)) return false;
+      if (!ReadField(d.nr, s, &nr)) return out->malformed = true, false;
       int sc = -1;
       for (int i = 0; i < kSyscallCount; ++i) {
         if (static_cast<int64_t>(nr) == raw_nr_[i]) sc = i;
@@ -205,12 +257,12 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       if (d.kind == Kind::kRawEnter) {
         out->phase = DecodedSyscall::Phase::kEnter;
         const Field& a = d.args[0];
-        if (static_cast<size_t>(a.offset) + 48 > s.raw.size()) return false;
+        if (static_cast<size_t>(a.offset) + 48 > s.raw.size()) return out->malformed = true, false;
         std::memcpy(out->args, s.raw.data() + a.offset, 48);
       } else {
         out->phase = DecodedSyscall::Phase::kExit;
         uint64_t ret;
-        if (!ReadField(d.ret, s, &ret)) return false;
+        if (!ReadField(d.ret, s, &ret)) return out->malformed = true, false;
         out->ret = static_cast<int64_t>(ret);
       }
       return true;
@@ -221,14 +273,16 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       out->syscall = d.syscall;
       if (const int n = d.contiguous_args; n > 0) {
         const size_t at = static_cast<size_t>(d.args[0].offset);
-        if (at + 8 * static_cast<size_t>(n) > s.raw.size()) return false;
+        if (at + 8 * static_cast<size_t>(n) > s.raw.size()) return out->malformed = true, false;
         std::memcpy(out->args, s.raw.data() + at, 8 * static_cast<size_t>(n));
         for (int a = n; a < 6; ++a) out->args[a] = 0;
         return true;
       }
       for (int a = 0; a < 6; ++a) {
         out->args[a] = 0;
-        if (d.args[a].valid() && !ReadField(d.args[a], s, &out->args[a])) return false;
+        if (d.args[a].valid() && !ReadField(d.args[a], s, &out->args[a])) {
+          return out->malformed = true, false;
+        }
       }
       return true;
     }
@@ -237,7 +291,7 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       out->phase = DecodedSyscall::Phase::kExit;
       out->syscall = d.syscall;
       uint64_t ret;
-      if (!ReadField(d.ret, s, &ret)) return false;
+      if (!ReadField(d.ret, s, &ret)) return out->malformed = true, false;
       out->ret = static_cast<int64_t>(ret);
       return true;
     }
@@ -251,8 +305,20 @@ absl::Status SyscallDecoder::NoSyscallEvents() {
 }
 
 absl::Status SyscallDecoder::CheckUsable() const {
+  if (!unreadable_event_.empty()) {
+    return absl::DataLossError(absl::StrCat(
+        "the format of ", unreadable_event_,
+        " stored in the trace (TRACING_DATA) is malformed, so its calls cannot be replayed (",
+        unreadable_why_.empty() ? format_failure_ : unreadable_why_, ")"));
+  }
   bool any = false;
   for (Source s : source_) any |= (s != kNone);
+  if (!any && formats_failed_ > 0) {
+    // Not a recording problem: the trace is damaged.
+    return absl::DataLossError(absl::StrCat(
+        "the trace has no usable memory syscall events: ", formats_failed_,
+        " of its tracepoint formats (TRACING_DATA) are malformed (first: ", format_failure_, ")"));
+  }
   if (!any) {
     bool half = has_raw_enter_ || has_raw_exit_;
     for (int s = 0; s < kSyscallCount; ++s) half |= has_enter_[s] || has_exit_[s];

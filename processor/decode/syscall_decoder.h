@@ -65,7 +65,9 @@ class SyscallDecoder {
 
   // An error that says what to record instead, if the trace cannot be
   // replayed: no memory syscall events, only enters or only exits, or no
-  // call chains on the enters (exits need none).
+  // call chains on the enters (exits need none). FailedPrecondition; but
+  // DataLoss, saying what is wrong, when the format of an event replay reads
+  // is malformed, or the trace has no usable events and some formats are.
   absl::Status CheckUsable() const;
 
   // "mmap: syscalls:sys_{enter,exit}_mmap; brk: raw_syscalls (nr 12); ..."
@@ -106,6 +108,13 @@ class SyscallDecoder {
   bool has_raw_enter_ = false, has_raw_exit_ = false;
   bool uses_raw_ = false;  // some syscall is replayed from raw_syscalls
   std::array<bool, kSyscallCount> has_enter_{}, has_exit_{};
+  // Set when a tracepoint of the trace has no readable format: how many
+  // formats failed and why (TracingData::failures), for CheckUsable.
+  int formats_failed_ = 0;
+  std::string format_failure_;
+  // The first attr of an event replay reads ("syscalls:sys_enter_mmap")
+  // whose format is one of those, and the failure that names it.
+  std::string unreadable_event_, unreadable_why_;
 };
 
 }  // namespace pageblame::decode

@@ -49,6 +49,10 @@ struct DecodedSyscall {
   // start, len, prot, pkey; madvise: start, len, advice). Unused slots are 0.
   uint64_t args[6] = {0, 0, 0, 0, 0, 0};
   int64_t ret = 0;  // Exit: the return value (negative errno on failure)
+  // Set when Decode() returns false because the sample's payload is too
+  // short for its event's format (a damaged trace), not because the sample
+  // is one replay does not use.
+  bool malformed = false;
 };
 
 // The kernel's failure convention for syscalls returning addresses:

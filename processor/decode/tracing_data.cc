@@ -1,9 +1,8 @@
 #include "processor/decode/tracing_data.h"
 
-#include <traceevent/event-parse.h>
-
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/byte_reader.h"
@@ -23,15 +22,17 @@ template <typename SizeT>
 bool ReadSized(ByteReader& r, std::string_view* out) {
   SizeT size;
   absl::Span<const uint8_t> s;
-  if (!r.Read(&size) || !r.ReadSpan(size, &s)) return false;
+  if (!r.Read(&size) || size > r.remaining() || !r.ReadSpan(size, &s)) return false;
   *out = std::string_view(reinterpret_cast<const char*>(s.data()), s.size());
   return true;
 }
 
 }  // namespace
 
-TracingData::TracingData() : tep_(tep_alloc()) {}
-TracingData::~TracingData() { tep_free(tep_); }
+void TracingData::AddFailure(std::string what) {
+  ++events_failed_;
+  if (failures_.size() < kMaxFailures) failures_.push_back(std::move(what));
+}
 
 absl::StatusOr<std::unique_ptr<TracingData>> TracingData::Parse(std::string_view bytes) {
   if (bytes.empty()) {
@@ -40,7 +41,6 @@ absl::StatusOr<std::unique_ptr<TracingData>> TracingData::Parse(std::string_view
         "`perf record -e syscalls:...` or `perf trace record`");
   }
   std::unique_ptr<TracingData> td(new TracingData());
-  if (td->tep_ == nullptr) return absl::ResourceExhaustedError("tep_alloc failed");
   ByteReader r(bytes.data(), bytes.size());
 
   static constexpr char kMagic[] = "\x17\x08\x44tracing";
@@ -55,57 +55,60 @@ absl::StatusOr<std::unique_ptr<TracingData>> TracingData::Parse(std::string_view
       !r.Read(&page_size)) {
     return Truncated("header");
   }
-  // Payload numbers are in the recording machine's order; we only accept
-  // native-endian files (the perf reader already checked), so this matches.
-  tep_set_file_bigendian(td->tep_, bigendian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-  tep_set_local_bigendian(td->tep_, TEP_LITTLE_ENDIAN);
-  tep_set_long_size(td->tep_, long_size);
-  tep_set_page_size(td->tep_, page_size);
+  // Payload numbers are in the recording machine's order; the perf reader
+  // accepts native-endian (little-endian) files only.
+  if (bigendian != 0) return Truncated("a big-endian machine's formats");
+  if (long_size != 4 && long_size != 8) {
+    return Truncated(absl::StrCat("long size ", long_size));
+  }
   td->long_size_ = long_size;
 
-  // header_page / header_event: a fixed tag string, then a u64 size + data.
+  // header_page / header_event: a fixed tag string, then a u64 size + data
+  // (the ring buffer's page and event headers: not needed for perf samples).
   for (std::string_view tag : {std::string_view("header_page"), std::string_view("header_event")}) {
     std::string_view got, data;
     if (!r.ReadCString(&got) || got != tag || !ReadSized<uint64_t>(r, &data)) {
       return Truncated(std::string(tag));
     }
-    if (tag == "header_page") {
-      tep_parse_header_page(td->tep_, const_cast<char*>(data.data()), data.size(), long_size);
-    }
   }
 
-  auto parse_format = [&](std::string_view fmt, const char* system) {
-    if (tep_parse_event(td->tep_, fmt.data(), fmt.size(), system) == TEP_ERRNO__SUCCESS) {
-      ++td->events_parsed_;
-    } else {
-      ++td->events_failed_;  // an event we likely don't need; counted, not fatal
-    }
-  };
-
+  // The ftrace formats (function, print, ...): skipped, replay reads none.
   uint32_t ftrace_count;
   if (!r.Read(&ftrace_count)) return Truncated("ftrace format count");
   for (uint32_t i = 0; i < ftrace_count; ++i) {
     std::string_view fmt;
     if (!ReadSized<uint64_t>(r, &fmt)) return Truncated("ftrace format");
-    parse_format(fmt, "ftrace");
   }
   uint32_t systems;
   if (!r.Read(&systems)) return Truncated("event system count");
   for (uint32_t s = 0; s < systems; ++s) {
-    std::string_view system;
+    std::string_view system_view;
     uint32_t count;
-    if (!r.ReadCString(&system) || !r.Read(&count)) return Truncated("event system");
-    std::string system_name(system);
+    if (!r.ReadCString(&system_view) || !r.Read(&count)) return Truncated("event system");
+    const std::string system(system_view);
     for (uint32_t i = 0; i < count; ++i) {
       std::string_view fmt;
-      if (!ReadSized<uint64_t>(r, &fmt)) return Truncated("format of " + std::string(system));
-      parse_format(fmt, system_name.c_str());
+      if (!ReadSized<uint64_t>(r, &fmt)) return Truncated(absl::StrCat("format of ", system));
+      absl::StatusOr<EventFormat> ev = EventFormat::Parse(fmt, system);
+      if (!ev.ok()) {
+        td->AddFailure(absl::StrCat(system, " format ", i + 1, ": ", ev.status().message()));
+        continue;
+      }
+      if (!td->by_id_.emplace(ev->id(), td->events_.size()).second) {
+        td->AddFailure(absl::StrCat(system, " format ", i + 1, ": ", ev->name(), " has ID ",
+                                    ev->id(), ", which an earlier format has"));
+        continue;
+      }
+      td->events_.push_back(*std::move(ev));
     }
   }
   // kallsyms, printk formats and saved cmdlines follow; we need none of them.
   return td;
 }
 
-const tep_event* TracingData::FindEvent(int id) const { return tep_find_event(tep_, id); }
+const EventFormat* TracingData::FindEvent(int id) const {
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : &events_[it->second];
+}
 
 }  // namespace pageblame::decode

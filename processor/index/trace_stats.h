@@ -4,6 +4,7 @@
 #define PAGEBLAME_INDEX_TRACE_STATS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace pageblame::index {
@@ -18,6 +19,18 @@ struct LostSpan {
   bool samples = false;  // LOST_SAMPLES (vs ring-buffer LOST records)
 };
 
+// Samples or records that could not be parsed, one run of them in the file:
+// `samples` + `records` of them, between the parsed records stamped t_from
+// and t_to around them in the file (0: from the trace's start, to its end;
+// file order is time order only roughly, per CPU, as for lost spans).
+// Replay results for pages changed in that span may be incomplete.
+struct UnparsedSpan {
+  uint64_t t_from = 0;
+  uint64_t t_to = 0;
+  uint64_t samples = 0;
+  uint64_t records = 0;
+};
+
 struct TraceStats {
   uint64_t records = 0;
   uint64_t samples = 0;
@@ -30,7 +43,12 @@ struct TraceStats {
   uint64_t unmatched_enters = 0;    // enter replaced by another enter before its exit
   uint64_t pending_at_end = 0;      // enters still waiting for an exit at the end
   uint64_t unknown_records = 0;     // record types we skip
-  uint64_t bad_samples = 0;         // samples of an unknown id, or too short for their fields
+  // Samples of an unknown id, too short for their fields, or whose payload
+  // is too short for their event's format.
+  uint64_t bad_samples = 0;
+  uint64_t bad_records = 0;         // COMM/FORK/EXIT/MMAP/LOST records that could not be parsed
+  std::vector<UnparsedSpan> unparsed;  // where the bad samples and records were
+  std::string first_unparsed;       // why the first of them failed, with its offset
   uint64_t out_of_order = 0;        // events older than what was already replayed
   bool time_order_by_rounds = false;  // ordered by perf's round rule, not by CPU lanes
   // Recorded with -d (attr.mmap_data): at attach perf reported every mapping

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "processor/base/byte_reader.h"
 #include "processor/base/status_macros.h"
@@ -92,6 +93,19 @@ absl::Status ParseEventDesc(absl::Span<const uint8_t> bytes, FileInfo* info) {
 
 }  // namespace
 
+absl::Status CheckStart(const std::string& path, const char* what, uint64_t size) {
+  constexpr uint64_t kStart = 16;  // u64 magic, u64 header size
+  if (size == 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": empty ", what, ": no perf.data header at offset 0"));
+  }
+  if (size < kStart) {
+    return absl::DataLossError(absl::StrCat(path, ": not a perf.data ", what, ": only ", size,
+                                            " bytes, its header at offset 0 needs ", kStart));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckMagic(const std::string& path, uint64_t magic) {
   if (magic == format::kMagic2) return absl::OkStatus();
   if (magic == format::kMagic2Swapped) {
@@ -102,8 +116,10 @@ absl::Status CheckMagic(const std::string& path, uint64_t magic) {
     return absl::UnimplementedError(
         absl::StrCat(path, ": old perf.data format (PERFFILE v1) is not supported"));
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, ": not a perf.data file (bad magic)"));
+  return absl::DataLossError(absl::StrCat(
+      path, ": not a perf.data file (bad magic): the 8 bytes at offset 0 are '",
+      absl::CHexEscape(absl::string_view(reinterpret_cast<const char*>(&magic), sizeof(magic))),
+      "', not 'PERFILE2'"));
 }
 
 absl::Status ReadAttrSize(absl::Span<const uint8_t> bytes, uint32_t* size) {
@@ -190,7 +206,7 @@ absl::Status ParseFeature(int feature, absl::Span<const uint8_t> bytes, FileInfo
       ByteReader r(bytes);
       uint32_t online;
       if (!r.Read(&info->nr_cpus) || !r.Read(&online)) {
-        return absl::InvalidArgumentError(
+        return absl::DataLossError(
             absl::StrCat("NRCPUS feature: ", bytes.size(), " bytes, expected 8"));
       }
       return absl::OkStatus();
@@ -207,7 +223,7 @@ absl::Status ParseFeature(int feature, absl::Span<const uint8_t> bytes, FileInfo
       if (!r.Read(&version) || !r.Read(&info->compression_type) ||
           !r.Read(&info->compression_level) || !r.Read(&info->compression_ratio) ||
           !r.Read(&info->compression_mmap_len)) {
-        return absl::InvalidArgumentError(
+        return absl::DataLossError(
             absl::StrCat("COMPRESSED feature: ", bytes.size(), " bytes, expected 20"));
       }
       info->compressed = true;

@@ -23,9 +23,15 @@
 
 namespace pageblame::perf {
 
+// Checks that a file (or stream: `what` says which) of `size` bytes holds at
+// least the magic and the header size that start every perf.data: DataLoss
+// naming `path` and offset 0 for an empty or shorter one.
+absl::Status CheckStart(const std::string& path, const char* what, uint64_t size);
+
 // Checks the PERFILE2 magic read as a native u64: OK for native byte order,
 // a one-line error (naming `path`) for the other byte order, the v1
-// "PERFFILE" format, or anything else.
+// "PERFFILE" format (Unimplemented), or anything else (DataLoss, quoting the
+// 8 bytes at offset 0).
 absl::Status CheckMagic(const std::string& path, uint64_t magic);
 
 // The size a perf_event_attr says it has (attr.size; 0 means

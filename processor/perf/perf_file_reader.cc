@@ -64,13 +64,11 @@ absl::Span<const uint8_t> PerfFileReader::Bytes(const Section& s) const {
 
 absl::Status PerfFileReader::ReadHeader() {
   const size_t file_size = file_->size();
-  if (file_size == 0) return absl::InvalidArgumentError(absl::StrCat(path_, ": empty file"));
+  RETURN_IF_ERROR(CheckStart(path_, "file", file_size));
   ByteReader r(file_->bytes());
   uint64_t magic = 0, header_size = 0, attr_size = 0;
-  if (!r.Read(&magic) || !r.Read(&header_size)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path_, ": not a perf.data file (only ", file_size, " bytes)"));
-  }
+  r.Read(&magic);
+  r.Read(&header_size);
   RETURN_IF_ERROR(CheckMagic(path_, magic));
   // header.c perf_file_header__read(): the full header, or the older one
   // that ends before the feature bitmap.

@@ -2,6 +2,7 @@
 // never an out-of-bounds read: run this under the ASan build too). Inputs are
 // the checked-in fixtures, cut short or corrupted in a temporary copy.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,11 +11,13 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/base/temp_dir_for_test.h"
 #include "processor/base/temp_file_for_test.h"
 #include "processor/perf/perf_reader.h"
 
@@ -88,24 +91,65 @@ TEST(PerfMalformedTest, MissingFile) {
   EXPECT_THAT(std::string(st.message()), HasSubstr("/nonexistent/trace.data"));
 }
 
+// Bad input, not bad usage: none of these is InvalidArgument (see the error
+// codes in perf_reader.h), and each message names the file and, where there
+// are bytes to speak of, the offset.
 TEST(PerfMalformedTest, Directory) {
-  EXPECT_FALSE(PerfReader::Open("/tmp").ok());
+  absl::Status st = PerfReader::Open("/tmp").status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("/tmp: is a directory"));
 }
 
 TEST(PerfMalformedTest, EmptyFile) {
   TempFile f("");
   absl::Status st = PerfReader::Open(f.path()).status();
-  EXPECT_FALSE(st.ok());
-  EXPECT_THAT(std::string(st.message()), HasSubstr("empty"));
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(st.message()), HasSubstr(f.path() + ": empty file"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("offset 0"));
+}
+
+TEST(PerfMalformedTest, EmptyStream) {
+  absl::Status st = PerfReader::Open("/dev/null").status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("/dev/null: empty stream"));
 }
 
 TEST(PerfMalformedTest, NotAPerfFile) {
   TempFile f("This is a text file, long enough to hold a perf header... but it is not.\n");
   absl::Status st = PerfReader::Open(f.path()).status();
-  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(st.message()), HasSubstr("not a perf.data file"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("offset 0 are 'This is ', not 'PERFILE2'"));
   TempFile tiny("PERF");
-  EXPECT_FALSE(PerfReader::Open(tiny.path()).ok());
+  st = PerfReader::Open(tiny.path()).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("only 4 bytes"));
+  TempFile short_header("PERFILE2\x68");
+  EXPECT_EQ(PerfReader::Open(short_header.path()).status().code(), absl::StatusCode::kDataLoss);
+}
+
+// A FIFO holds a pipe-mode stream: the same checks.
+TEST(PerfMalformedTest, ShortOrBadStreams) {
+  for (const std::string& bytes : {std::string("PERFILE2"), std::string(16, 'x'),
+                                   std::string("PERFILE2\x68\0\0\0\0\0\0\0", 16)}) {
+    TempDir dir;
+    const std::string fifo = dir.path() + "/trace.fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << fifo;
+    std::thread writer([&] {
+      int fd = ::open(fifo.c_str(), O_WRONLY);
+      if (fd >= 0) {
+        (void)!::write(fd, bytes.data(), bytes.size());
+        ::close(fd);
+      }
+    });
+    absl::Status st = PerfReader::Open(fifo).status();
+    writer.join();
+    ::unlink(fifo.c_str());
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.code(), absl::StatusCode::kInvalidArgument) << st;
+    EXPECT_THAT(std::string(st.message()), HasSubstr(fifo + ": ")) << st;
+    EXPECT_THAT(std::string(st.message()), HasSubstr("offset")) << st;
+  }
 }
 
 TEST(PerfMalformedTest, OtherByteOrder) {

@@ -56,16 +56,15 @@ absl::StatusOr<std::unique_ptr<PerfReader>> PerfPipeReader::OpenPath(const std::
 absl::Status PerfPipeReader::Start() {
   uint64_t header[2];
   ASSIGN_OR_RETURN(size_t got, in_.Read(header, sizeof(header)));
-  if (got == 0) return absl::InvalidArgumentError(absl::StrCat(path_, ": empty input"));
-  if (got < sizeof(header)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path_, ": not a perf.data stream (only ", got, " bytes)"));
-  }
+  RETURN_IF_ERROR(CheckStart(path_, "stream", got));
   RETURN_IF_ERROR(CheckMagic(path_, header[0]));
   if (header[1] != format::kPipeHeaderSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path_, ": header size ", header[1],
-        " is not a pipe-mode stream; a file-mode perf.data must be opened by path, not piped"));
+    // A file-mode perf.data is the likely cause, rather than a damaged
+    // stream: say what to do.
+    return absl::FailedPreconditionError(absl::StrCat(
+        path_, ": header size ", header[1], " at offset 8 is not a pipe-mode stream's (",
+        format::kPipeHeaderSize,
+        "); a file-mode perf.data must be opened by path (-i FILE), not piped"));
   }
   ASSIGN_OR_RETURN(has_pending_, Advance(&pending_));
   return absl::OkStatus();

@@ -9,6 +9,7 @@
 #include "processor/base/byte_reader.h"
 #include "processor/base/mapped_file.h"
 #include "processor/base/status_macros.h"
+#include "processor/perf/header_parser.h"
 #include "processor/perf/perf_file_reader.h"
 #include "processor/perf/perf_format.h"
 #include "processor/perf/perf_pipe_reader.h"
@@ -19,19 +20,21 @@ namespace pageblame::perf {
 absl::StatusOr<std::unique_ptr<PerfReader>> PerfReader::Open(const std::string& path) {
   if (path == "-") return PerfPipeReader::OpenStdin();
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": is a directory, not a perf.data file"));
+  }
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     // A FIFO or character device (e.g. /dev/stdin, a named pipe) cannot be
     // mapped; it can only hold a pipe-mode stream.
     return PerfPipeReader::OpenPath(path);
   }
   ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> file, MappedFile::Open(path));
-  if (file->size() == 0) return absl::InvalidArgumentError(absl::StrCat(path, ": empty file"));
+  RETURN_IF_ERROR(CheckStart(path, "file", file->size()));
   ByteReader r(file->bytes());
   uint64_t magic = 0, header_size = 0;
-  if (!r.Read(&magic) || !r.Read(&header_size)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not a perf.data file (", file->size(), " bytes, too short for a header)"));
-  }
+  r.Read(&magic);
+  r.Read(&header_size);
   if (magic == format::kMagic2 && header_size == format::kPipeHeaderSize) {
     // A pipe-mode stream saved to a file (perf record -o - > file).
     return PerfPipeReader::OpenPath(path);

@@ -74,7 +74,24 @@ class PerfReader {
   // Opens `path` ("-" = stdin; a FIFO or a saved pipe-mode stream also
   // work). Errors: missing file, not a perf file (magic), other-endian file,
   // truncated header, attrs or feature sections, unfinalized header (data
-  // size 0), a file-mode perf.data on stdin; all one line naming the path.
+  // size 0), a file-mode perf.data on stdin; all one line naming the path
+  // (and the offset, where the bytes are at fault).
+  //
+  // Error codes, here and from Next() and the Parse* methods; every one of
+  // them means bad input (the CLI's exit status 1), none is InvalidArgument,
+  // which is kept for bad usage (exit status 2):
+  //   NotFound            the file does not exist.
+  //   PermissionDenied,   the file exists but cannot be read (mode, I/O
+  //   Unavailable         error).
+  //   FailedPrecondition  the path names no trace (a directory), or a
+  //                       file-mode perf.data arrives as a stream.
+  //   DataLoss            the bytes are not a readable trace: empty, too
+  //                       short for a header, bad magic, truncated, a corrupt
+  //                       header, section or record (with its offset).
+  //   Unimplemented       a perf.data we do not read: the other byte order,
+  //                       PERFFILE v1, a compression other than zstd.
+  // (The Parse* methods return InvalidArgument for a record of a type they do
+  // not parse: the caller's mistake, not the trace's.)
   static absl::StatusOr<std::unique_ptr<PerfReader>> Open(const std::string& path);
 
   const FileInfo& info() const { return info_; }

@@ -209,7 +209,7 @@ TEST(PerfSyntheticTest, ShortNrCpusFeatureIsAnError) {
   const uint8_t four[4] = {2, 0, 0, 0};
   FileInfo info;
   absl::Status st = ParseFeature(format::kFeatNrCpus, absl::MakeConstSpan(four), &info);
-  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(st.message()), ::testing::HasSubstr("4 bytes, expected 8"));
 }
 

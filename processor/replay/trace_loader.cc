@@ -16,18 +16,30 @@
 #include "processor/decode/tracing_data.h"
 #include "processor/perf/perf_reader.h"
 #include "processor/replay/replay_worker.h"
+#include "processor/replay/unparsed_tracker.h"
 #include "processor/symbols/preload_plan.h"
 
 namespace pageblame::replay {
 namespace {
 
-// Errors name the file once (the reader's own errors already do).
+// Errors name the file once (the reader's own errors already do; stdin, "-",
+// is "<stdin>" in them).
 absl::Status WithPath(const absl::Status& s, const std::string& path) {
-  if (absl::StartsWith(s.message(), path)) return s;
-  return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+  const std::string name = path == "-" ? "<stdin>" : path;
+  if (absl::StartsWith(s.message(), name)) return s;
+  return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
 }
 
 uint64_t TimeOf(const perf::SampleId& id) { return id.has_time ? id.time : 0; }
+
+// Why a sample's payload could not be decoded, as the reader words errors.
+absl::Status BadPayload(const perf::RawRecord& rec, const perf::Sample& s,
+                        const std::string& path) {
+  return absl::DataLossError(absl::StrCat(
+      path == "-" ? "<stdin>" : path, ": ",
+      perf::RecordDecompressor::Where(rec.offset, rec.decompressed_offset), ": the sample's ",
+      s.raw.size(), "-byte payload is too short for the format of its event"));
+}
 
 // A record's CPU (LaneSorter's lane), or kNoCpu if it does not say.
 uint32_t CpuOf(const perf::SampleId& id) { return id.has_cpu ? id.cpu : TraceEvent::kNoCpu; }
@@ -74,8 +86,13 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
   // other's writes.
   struct {
     uint64_t records = 0, samples = 0, bad_samples = 0, skipped_samples = 0;
-    uint64_t memory_samples = 0, unknown_records = 0;
+    uint64_t memory_samples = 0, unknown_records = 0, bad_records = 0;
   } st;
+  UnparsedTracker unparsed;  // where the bad samples and records were
+  auto bad_record = [&](const absl::Status& s) {
+    ++st.bad_records;
+    unparsed.Failed(/*sample=*/false, s);
+  };
 
   perf::RawRecord rec;
   perf::Sample sample;
@@ -124,6 +141,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
           auto found = reader->SampleAttr(rec);
           if (!found.ok()) {  // an id no attr has, or too short for its id
             ++st.bad_samples;
+            unparsed.Failed(/*sample=*/true, found.status());
             continue;
           }
           attr = *found;
@@ -132,11 +150,19 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
           ++st.skipped_samples;
           continue;
         }
-        if (!reader->ParseSample(rec, *attr, &sample).ok()) {
+        if (absl::Status s = reader->ParseSample(rec, *attr, &sample); !s.ok()) {
           ++st.bad_samples;
+          unparsed.Failed(/*sample=*/true, s);
           continue;
         }
-        if (!decoder.Decode(sample, &dsc)) continue;
+        if (!decoder.Decode(sample, &dsc)) {
+          if (dsc.malformed) {
+            ++st.bad_samples;
+            unparsed.Failed(/*sample=*/true, BadPayload(rec, sample, options.path));
+          }
+          continue;
+        }
+        unparsed.Parsed(sample.time);
         const uint32_t cpu =
             (attr->sample_type & perf::kSampleCpu) != 0 ? sample.cpu : TraceEvent::kNoCpu;
         const bool is_exit = dsc.phase == decode::DecodedSyscall::Phase::kExit;
@@ -213,7 +239,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
       case perf::kRecordComm: {
         perf::CommRecord c;
         TraceEvent e;
-        if (!reader->ParseComm(rec, &c).ok()) { ++st.unknown_records; continue; }
+        if (absl::Status s = reader->ParseComm(rec, &c); !s.ok()) { bad_record(s); continue; }
+        unparsed.Parsed(TimeOf(c.sample_id));
         e.kind = TraceEvent::Kind::kComm;
         e.time = TimeOf(c.sample_id);
         e.cpu = CpuOf(c.sample_id);
@@ -228,7 +255,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
       case perf::kRecordExit: {
         perf::TaskRecord t;
         TraceEvent e;
-        if (!reader->ParseTask(rec, &t).ok()) { ++st.unknown_records; continue; }
+        if (absl::Status s = reader->ParseTask(rec, &t); !s.ok()) { bad_record(s); continue; }
+        unparsed.Parsed(t.time ? t.time : TimeOf(t.sample_id));
         e.kind = rec.type == perf::kRecordFork ? TraceEvent::Kind::kFork
                                                : TraceEvent::Kind::kTaskExit;
         e.time = t.time ? t.time : TimeOf(t.sample_id);
@@ -244,7 +272,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
       case perf::kRecordMmap2: {
         perf::MmapRecord m;
         TraceEvent e;
-        if (!reader->ParseMmap(rec, &m).ok()) { ++st.unknown_records; continue; }
+        if (absl::Status s = reader->ParseMmap(rec, &m); !s.ok()) { bad_record(s); continue; }
+        unparsed.Parsed(TimeOf(m.sample_id));
         if (m.cpumode == perf::kMiscKernel) continue;  // kernel text/modules
         e.kind = TraceEvent::Kind::kMmap;
         e.time = TimeOf(m.sample_id);
@@ -271,7 +300,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
       case perf::kRecordLostSamples: {
         perf::LostRecord l;
         TraceEvent e;
-        if (!reader->ParseLost(rec, &l).ok()) { ++st.unknown_records; continue; }
+        if (absl::Status s = reader->ParseLost(rec, &l); !s.ok()) { bad_record(s); continue; }
         e.kind = TraceEvent::Kind::kLost;
         e.time = TimeOf(l.sample_id);
         e.cpu = CpuOf(l.sample_id);
@@ -312,6 +341,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
   stats.skipped_samples = st.skipped_samples;
   stats.memory_samples = st.memory_samples;
   stats.unknown_records = st.unknown_records;
+  stats.bad_records = st.bad_records;
+  unparsed.Finish(&stats);
   if (progress) std::fprintf(stderr, "\r%60s\r", "");
   idx->Finalize();
   return std::make_unique<LoadedTrace>(std::move(idx), std::move(sym), info,
