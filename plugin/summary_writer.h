@@ -10,7 +10,7 @@
 //
 // The answers follow `pageblame query` (report/query_report.cc): each address,
 // in every selected process where a version covers it at the end; if none,
-// one "not mapped" answer (for the newest process of the pid with pid=N).
+// its last tenant(s) and how the page went (report::QueryAnswers).
 #ifndef PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 #define PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 
@@ -23,6 +23,7 @@
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
 #include "processor/replay/trace_loader.h"
+#include "processor/report/query_report.h"
 
 namespace pageblame::plugin {
 
@@ -41,13 +42,8 @@ class SummaryWriter {
   std::vector<EventId> PrintedStacks(const std::vector<Target>& targets) const;
 
  private:
-  struct Answer {
-    uint64_t address;
-    std::optional<uint32_t> process;
-    VersionId version;  // invalid: not mapped there at the end
-  };
-  std::vector<Answer> Answers(const std::vector<uint64_t>& addresses) const;
-  std::string AnswerText(const Answer& a) const;
+  std::vector<report::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
+  std::string AnswerText(const report::QueryAnswer& a) const;
   std::string StackText(const index::CallEvent& ev) const;
 
   const replay::LoadedTrace& trace_;

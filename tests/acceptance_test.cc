@@ -27,9 +27,7 @@ const replay::LoadedTrace& Load(const std::string& name) {
   static std::map<std::string, std::unique_ptr<replay::LoadedTrace>> cache;
   auto& slot = cache[name];
   if (!slot) {
-    replay::LoadOptions o;
-    o.path = TracePath(name);
-    o.symbols.trace_path = o.path;
+    replay::LoadOptions o = TraceLoadOptions(name);
     auto t = replay::LoadTrace(o);
     EXPECT_TRUE(t.ok()) << name << ": " << t.status();
     if (!t.ok()) std::abort();
@@ -375,8 +373,7 @@ TEST(AcceptanceTest, SkippingRawTwinsUnparsedChangesNothingButTheSpans) {
     SCOPED_TRACE(row["trace"]);
     std::unique_ptr<replay::LoadedTrace> loads[2];
     for (bool twins : {false, true}) {
-      replay::LoadOptions o;
-      o.path = TracePath(row["trace"]);
+      replay::LoadOptions o = TraceLoadOptions(row["trace"]);
       o.twin_times = twins;
       auto t = replay::LoadTrace(o);
       ASSERT_TRUE(t.ok()) << t.status();
@@ -412,8 +409,7 @@ TEST(AcceptanceTest, LaneOrderReplaysExactlyLikePerfsRounds) {
     SCOPED_TRACE(row["trace"]);
     absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> loads[2];
     for (bool rounds_only : {false, true}) {
-      replay::LoadOptions o;
-      o.path = TracePath(row["trace"]);
+      replay::LoadOptions o = TraceLoadOptions(row["trace"]);
       o.perf_rounds_only = rounds_only;
       loads[rounds_only] = replay::LoadTrace(o);
     }
