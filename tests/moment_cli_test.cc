@@ -25,7 +25,7 @@ using Json = nlohmann::json;
 const std::string kSym = " --buildid-dir " + SourceDir() + "/traces/buildid-cache";
 
 struct Teardown {
-  std::string trace, pid, peak_maps, end_maps;
+  std::string trace, pid, peak_maps, end_maps, exe;  // exe as recorded
 };
 
 Teardown TeardownTrace() {
@@ -33,7 +33,7 @@ Teardown TeardownTrace() {
     if (row["trace"] != "teardown.data") continue;
     const std::string maps = TracePath(row["maps"]);
     return Teardown{TracePath(row["trace"]), row["pid"],
-                    maps.substr(0, maps.size() - 5) + ".peak.maps", maps};
+                    maps.substr(0, maps.size() - 5) + ".peak.maps", maps, row["exe"]};
   }
   ADD_FAILURE() << "teardown.data is not in the manifest";
   return {};
@@ -58,7 +58,7 @@ TEST(MomentCliTest, AtPeakFindsTheWorkingSetAndTheEndSaysSo) {
   EXPECT_THAT(end.err, HasSubstr("--pid " + t.pid + " --at peak"));
   CliRun peak = Pageblame("maps --json -i " + t.trace + " --pid " + t.pid + " --at peak" + kSym);
   ASSERT_EQ(peak.exit_code, 0) << peak.err;
-  const PageSet expected = ProcessMadePages(ReadMapsFile(t.peak_maps), SourceDir() + "/traces/bin/teardown");
+  const PageSet expected = ProcessMadePages(ReadMapsFile(t.peak_maps), t.exe);
   const PageSet created = CreatedPages(Json::parse(peak.out));
   EXPECT_GT(expected.Bytes(), 78u << 20);  // 1 + 2 + ... + 12 MiB and the heap
   EXPECT_TRUE(created == expected) << "created but not in the peak maps:" << created.Minus(expected).Describe()
