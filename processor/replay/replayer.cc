@@ -94,6 +94,7 @@ void Replayer::OnComm(const TraceEvent& e) {
   AddressSpace(idx_, p).Clear(e.time);
   index::Process& proc = idx_->mutable_process(p);
   proc.saw_exec = true;
+  proc.t_exec = e.time;
   proc.existed_before_trace = false;
   // The exec'ing thread is now the only one, with the process's id (the old
   // main thread's exit record may have come first: it did not end the process).
@@ -145,7 +146,9 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   // mapping (mmap/mremap, or brk's heap with `perf record -d`); it only tells
   // us the file name for the region the call creates.
   if (SyscallPairer::Pending* call = InCall(e.tid)) {
-    if (call->enter.syscall == Syscall::kMmap || call->enter.syscall == Syscall::kMremap) {
+    // perf names anonymous memory "//anon" (synthetic-events.c): no path.
+    if ((call->enter.syscall == Syscall::kMmap || call->enter.syscall == Syscall::kMremap) &&
+        name != "//anon") {
       call->path = e.str;
     }
     return;
@@ -156,12 +159,13 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   const uint32_t p = procs_.ProcessFor(e.pid, e.time);
   RegionAttrs attrs;
   attrs.prot = e.a[5] ? static_cast<uint32_t>(e.a[3]) : PROT_READ | PROT_EXEC;
+  attrs.prot_known = e.a[5] != 0;
   attrs.flags = static_cast<uint32_t>(e.a[4]);
   attrs.pgoff = e.a[2];
   // perf names anonymous memory "//anon" (tools/perf/util/synthetic-events.c).
   if (name != "//anon") attrs.path = e.str;
   const uint64_t start = PageDown(e.a[0]), end = PageUp(e.a[0] + e.a[1]);
-  AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs);
+  AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs, /*replace_unseen=*/true);
   ProcessTable::ProcState& ps = procs_.Proc(p);
   if (ps.image_window && !name.empty() && name[0] == '/') AddImageOf(p, e, name);
   // The heap's extent at attach time is the program break brk() will move.
