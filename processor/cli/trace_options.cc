@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "processor/base/status_macros.h"
+#include "processor/cli/damage_warnings.h"
 #include "processor/cli/usage.h"
 #include "processor/report/bytes_timeline.h"
 #include "processor/report/syscall_format.h"
@@ -111,7 +112,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  "unparsed), %llu calls "
                  "(%llu failed, %llu no change), %zu processes, %zu regions versions, %zu unique "
                  "stacks; index %.1f MiB\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
-                 "at end %llu, unknown records %llu, bad samples %llu, out of order %llu, concurrent unmaps "
+                 "at end %llu, unknown records %llu, bad samples %llu, bad records %llu, impossible calls %llu, out of order %llu, concurrent unmaps "
                  "reordered %llu; time order by %s\n",
                  o.path.c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
                  (unsigned long long)s.memory_samples, (unsigned long long)s.skipped_samples,
@@ -122,7 +123,8 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  trace->sources().c_str(),
                  (unsigned long long)s.unmatched_exits, (unsigned long long)s.unmatched_enters,
                  (unsigned long long)s.pending_at_end, (unsigned long long)s.unknown_records,
-                 (unsigned long long)s.bad_samples, (unsigned long long)s.out_of_order,
+                 (unsigned long long)s.bad_samples, (unsigned long long)s.bad_records,
+                 (unsigned long long)s.impossible_calls, (unsigned long long)s.out_of_order,
                  (unsigned long long)s.unmaps_reordered,
                  s.time_order_by_rounds ? "perf's rounds" : "CPU lanes");
   }
@@ -144,6 +146,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  (unsigned long long)l.count, l.samples ? "samples" : "events",
                  report::FormatTime(l.t_from).c_str(), report::FormatTime(l.t_to).c_str());
   }
+  WarnAboutDamage(trace->index().stats());
   static std::unique_ptr<replay::LoadedTrace> kept;  // see the header: never freed
   kept = std::move(trace);
   if (args.Has("--verbose")) verbose_trace = kept.get();

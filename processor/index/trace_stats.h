@@ -49,6 +49,12 @@ struct TraceStats {
   uint64_t bad_records = 0;         // COMM/FORK/EXIT/MMAP/LOST records that could not be parsed
   std::vector<UnparsedSpan> unparsed;  // where the bad samples and records were
   std::string first_unparsed;       // why the first of them failed, with its offset
+  // Calls that "succeeded" with values the kernel cannot have produced, and
+  // mapping records that wrap (replay/call_check.h): a damaged trace. Not
+  // replayed; the first's reason and the times of the first and the last.
+  uint64_t impossible_calls = 0;
+  std::string first_impossible;
+  uint64_t impossible_from = 0, impossible_to = 0;
   uint64_t out_of_order = 0;        // events older than what was already replayed
   bool time_order_by_rounds = false;  // ordered by perf's round rule, not by CPU lanes
   // Recorded with -d (attr.mmap_data): at attach perf reported every mapping

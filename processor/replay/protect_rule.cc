@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "processor/replay/call_check.h"
 #include "processor/replay/call_rules.h"
 
 namespace pageblame::replay {
@@ -16,7 +17,11 @@ void ApplyMprotect(CallContext& c) {
   // the RWX bits are what is replayed.
   const uint32_t prot = static_cast<uint32_t>(c.args()[2]) & (PROT_READ | PROT_WRITE | PROT_EXEC);
   uint64_t until = end;
-  if (c.ret == -ENOMEM) {
+  if (c.ret == -ENOMEM && !IsUserRange(start, c.args()[1])) {
+    // A range that wraps or leaves user space: refused before any change
+    // (and its end above would have wrapped).
+    until = start;
+  } else if (c.ret == -ENOMEM) {
     // The range ran into a hole: the kernel (do_mprotect_pkey) changed the
     // VMAs before the hole, then failed.
     until = c.as.MappedPrefixEnd(start, end);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "processor/replay/address_space.h"
+#include "processor/replay/call_check.h"
 #include "processor/replay/call_rules.h"
 
 namespace pageblame::replay {
@@ -136,6 +137,10 @@ void Replayer::OnFork(const TraceEvent& e) {
 }
 
 void Replayer::OnMmapRecord(const TraceEvent& e) {
+  if (absl::Status s = CheckMappingRecord(e.a[0], e.a[1]); !s.ok()) {
+    OnImpossible(e.time, s);
+    return;
+  }
   std::string_view name = idx_->strings().Get(e.str);
   if (symbolizer_) {
     symbolizer_->AddMapping(e.pid, e.time, e.a[0], e.a[1], e.a[2], name,
@@ -231,6 +236,15 @@ void Replayer::OnLost(const TraceEvent& e) {
   st.lost.push_back(index::LostSpan{last_time_, e.time, e.a[0], e.flag});
 }
 
+void Replayer::OnImpossible(uint64_t time, const absl::Status& why) {
+  index::TraceStats& st = idx_->mutable_stats();
+  if (st.impossible_calls++ == 0) {
+    st.first_impossible = std::string(why.message());
+    st.impossible_from = time;
+  }
+  st.impossible_to = std::max(st.impossible_to, time);
+}
+
 SyscallPairer::Pending* Replayer::InCall(uint32_t tid) {
   ProcessTable::Thread* th = procs_.FindThread(tid);
   return th == nullptr ? nullptr : th->call.InCall();
@@ -265,6 +279,10 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const CallExit& exit,
     return id;
   };
   if (in.syscall >= Syscall::kCount) return;
+  if (absl::Status s = CheckCall(in.syscall, in.a, exit.ret); !s.ok()) {
+    OnImpossible(t, s);
+    return;
+  }
   CallContext c{call, exit.ret, t, exit.tid, p, *idx_, as, procs_.Proc(p), heap_name_, record};
   RuleFor(in.syscall)(c);
 }

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/status/status.h"
+
 #include "processor/index/trace_index.h"
 #include "processor/replay/process_table.h"
 #include "processor/replay/syscall_pairer.h"
@@ -53,6 +55,9 @@ class Replayer {
   void OnFork(const TraceEvent& e);
   void OnComm(const TraceEvent& e);
   void OnLost(const TraceEvent& e);
+  // A call or record with values the kernel cannot have produced (CheckCall):
+  // counted, not replayed.
+  void OnImpossible(uint64_t time, const absl::Status& why);
   // A raw_syscalls twin recorded after its call's own enter or exit.
   void OnLateTwin(const TraceEvent& e);
   // The call thread `tid` is inside, or null (no state is made for it).

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "processor/base/status_macros.h"
 #include "processor/decode/callchain.h"
 #include "processor/decode/syscall_decoder.h"
@@ -332,6 +333,15 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass(const LoadOptions& options
     return true;
   });
   if (worker.diverged()) return std::unique_ptr<LoadedTrace>();
+  if (st.memory_samples == 0 && st.bad_samples > 0) {
+    // An empty answer would say "nothing was mapped" where the truth is that
+    // nothing could be read.
+    const std::string name = options.path == "-" ? "<stdin>" : options.path;
+    return absl::DataLossError(absl::StrCat(
+        name, ": none of the trace's ", st.bad_samples,
+        " samples of the events replay reads could be parsed; the first: ",
+        absl::StripPrefix(unparsed.first(), absl::StrCat(name, ": "))));
+  }
   index::TraceStats& stats = idx->mutable_stats();
   stats.out_of_order = out_of_order;
   stats.time_order_by_rounds = ordering == ReplayWorker::Ordering::kRounds;

@@ -41,6 +41,8 @@ class UnparsedTracker {
   // and the first failure's reason in `stats` (bad_samples and bad_records
   // are the loader's to count).
   void Finish(index::TraceStats* stats);
+  // Why the first failure failed ("" if none did), until Finish.
+  const std::string& first() const { return first_; }
 
  private:
   void Close(uint64_t time);
