@@ -16,7 +16,12 @@ void UnparsedTracker::Failed(bool sample, const absl::Status& why) {
 void UnparsedTracker::Close(uint64_t time) {
   open_ = false;
   current_.t_to = time == 0 ? 0 : std::max(time, current_.t_from);
-  if (spans_.size() < kMaxSpans) {
+  // A run that starts where the last one ended (file order is only roughly
+  // time order: the times around runs a few records apart often tie) is
+  // said as one span with it.
+  const bool joins = !spans_.empty() && spans_.back().t_to != 0 &&
+                     current_.t_from <= spans_.back().t_to;
+  if (spans_.size() < kMaxSpans && !joins) {
     spans_.push_back(current_);
     return;
   }

@@ -9,8 +9,8 @@
 //   ...
 //   bad.Finish(&idx->mutable_stats());  // unparsed spans, first_unparsed
 //
-// O(1) per record; at most kMaxSpans spans are kept (later failures join the
-// last span).
+// O(1) per record; runs whose spans touch or overlap in time are joined, and
+// at most kMaxSpans spans are kept (later failures join the last span).
 #ifndef PAGEBLAME_REPLAY_UNPARSED_TRACKER_H_
 #define PAGEBLAME_REPLAY_UNPARSED_TRACKER_H_
 
