@@ -23,8 +23,7 @@ std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
 absl::Status Impossible(Syscall sc, absl::string_view what) {
   return absl::DataLossError(
       absl::StrCat(absl::string_view(decode::SyscallName(sc).data(), decode::SyscallName(sc).size()),
-                   " succeeded with ", what,
-                   ", which the kernel never does (a damaged trace)"));
+                   " succeeded with ", what));
 }
 
 // The length a call covers, rounded up to `unit` (a power of two), or
