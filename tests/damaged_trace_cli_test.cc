@@ -1,7 +1,10 @@
 // Issue 21: a damaged trace never crashes pageblame and never gets an
 // answer that cannot be true. Each case changes a real trace the way the
 // mutation run that found it did (one byte, one value), in a copy.
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -158,6 +161,34 @@ TEST(DamagedTraceCliTest, SamplesThatDoNotParseAreSaidWithTheirTimeSpan) {
   // The intact trace says none of this.
   const CliRun intact = Pageblame("maps -i " + TracePath("alloc-fp.data"));
   EXPECT_THAT(intact.err, Not(HasSubstr("could not be parsed")));
+}
+
+// Case 5: an empty, short, bad-magic or directory trace, /dev/null and an
+// empty `-i -` all exited 2 (usage) where they are bad input (1); each says
+// which file and where.
+TEST(DamagedTraceCliTest, TracesThatAreNotTracesAreBadInputNotBadUsage) {
+  const std::string dir = ScratchPath("not-traces");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  std::ofstream(dir + "/empty.data").close();
+  std::ofstream(dir + "/short.data") << "PERFILE2";
+  std::ofstream(dir + "/magic.data") << "PERFILE3 and more than sixteen bytes";
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {"-i " + dir + "/empty.data", "empty.data: empty file: no perf.data header at offset 0"},
+      {"-i " + dir + "/short.data", "short.data: not a perf.data file: only 8 bytes, its header at offset 0 needs 16"},
+      {"-i " + dir + "/magic.data", "magic.data: not a perf.data file (bad magic): the 8 bytes at offset 0 are 'PERFILE3'"},
+      {"-i " + dir, dir + ": is a directory, not a perf.data file"},
+      {"-i /dev/null", "/dev/null: empty stream: no perf.data header at offset 0"},
+      {"-i - </dev/null", "<stdin>: empty stream: no perf.data header at offset 0"},
+      {"-i - <" + dir + "/short.data", "<stdin>: not a perf.data stream: only 8 bytes"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CliRun r = Pageblame("maps " + c.args);
+    ExpectOneLineError(r, c.message);
+    EXPECT_EQ(r.exit_code, 1);
+  }
 }
 
 }  // namespace
