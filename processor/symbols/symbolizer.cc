@@ -62,10 +62,7 @@ class Symbolizer::Impl {
   }
 
   explicit Impl(SymbolizerOptions options)
-      : options_(std::move(options)),
-        locator_(DsoLocator::Options{
-            options_.symfs, options_.debug_dir.empty() ? DefaultDebugDir() : options_.debug_dir,
-            /*system_debug_dir=*/""}) {}
+      : options_(std::move(options)), locator_(Symbolizer::LocatorOptions(options_)) {}
 
   ProcessMaps& maps() { return maps_; }
   const SymbolizerStats& stats() const { return stats_; }
@@ -314,6 +311,12 @@ const void* Symbolizer::FrameKey(uint32_t pid, uint64_t time, uint64_t ip) {
   // mapping (its file, offset and build id); ProcessMaps keeps mappings at
   // fixed addresses for its whole life.
   return impl_->maps().Find(pid, time, ip);
+}
+
+DsoLocator::Options Symbolizer::LocatorOptions(const SymbolizerOptions& options) {
+  return DsoLocator::Options{
+      options.symfs, options.debug_dir.empty() ? DefaultDebugDir() : options.debug_dir,
+      /*system_debug_dir=*/""};
 }
 
 bool Symbolizer::MayHaveElf(std::string_view path) {

@@ -37,7 +37,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include <vector>
+
+#include "processor/symbols/dso_locator.h"
 
 namespace pageblame::symbols {
 
@@ -101,6 +102,9 @@ class Symbolizer {
   // time and memory of loading it. Does nothing for names with no ELF file
   // behind them (anonymous memory, memfd, "[vdso]"), or a table in use.
   void Preload(std::string_view path, std::string_view build_id);
+  // How ELF files are looked for with these options (the unwinder finds
+  // them the same way).
+  static DsoLocator::Options LocatorOptions(const SymbolizerOptions& options);
   // Whether a mapping's name can stand for an ELF file Symbolize would read
   // (not anonymous memory, memfd or a kernel name like "[vdso]").
   static bool MayHaveElf(std::string_view path);

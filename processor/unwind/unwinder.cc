@@ -121,6 +121,9 @@ StepStatus Unwinder::FramePointerStep(const RegisterSet& regs, const StackMemory
                                       RegisterSet* caller) {
   uint64_t rbp;
   if (!regs.Get(x86_64::kRbp, &rbp)) return StepStatus::kUnknownRegister;
+  // The psABI has the outermost frame (_start, ld.so's _dl_start_user,
+  // clone's child) clear rbp: the end of the chain, not a bad frame.
+  if (rbp == 0) return StepStatus::kEnd;
   // A frame pointer below sp is not this frame's (a function that uses rbp
   // for data, or a caller's stale one): no frame to follow.
   if (rbp < regs.sp() || rbp % 8 != 0) return StepStatus::kUnsupported;
