@@ -7,7 +7,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "processor/decode/callchain.h"
 
 namespace pageblame::replay {
 namespace {
@@ -76,6 +75,8 @@ absl::Status LoadPass::Open() {
     }
   }
 
+  stacks_ = std::make_unique<StackInterner>(&idx_->stacks(), unwinder_.get());
+
   // Lanes need every sample's CPU and the number of CPUs.
   bool every_cpu = info.nr_cpus > 0;
   for (const perf::EventAttr& a : info.attrs) every_cpu &= (a.sample_type & perf::kSampleCpu) != 0;
@@ -108,11 +109,15 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass::Run() {
       case perf::kRecordMmap2: OnMmap(rec); break;
       case perf::kRecordLost:
       case perf::kRecordLostSamples: OnLost(rec); break;
-      case perf::kRecordFinishedRound: worker_->FinishedRound(); break;
+      case perf::kRecordFinishedRound:
+        stacks_->FinishedRound();
+        worker_->FinishedRound();
+        break;
       case perf::kRecordFinishedInit: break;
       default: ++st_.unknown_records; break;
     }
   }
+  stacks_->Finish();
   // While the replay thread finishes (the last round's first CPU part can
   // hold a quarter of the calls), this thread loads the symbol tables that
   // printing will likely want, one DSO at a time, most frames first.
@@ -204,28 +209,12 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
   }
   if (!is_exit) {
     std::copy(std::begin(dsc_.args), std::end(dsc_.args), call.args);
-    call.stack = InternStack(sample_);
+    call.stack = stacks_->Intern(sample_);
   } else {
     e.kind = TraceEvent::Kind::kExit;
     call.ret = dsc_.ret;
   }
   worker_->Added();
-}
-
-StackId LoadPass::InternStack(const perf::Sample& s) {
-  // Interned here, on the reading thread, while the chain (or the stack
-  // copy) is still in its cache: a hash and a compare per call, against
-  // handing ~300 bytes of frames per call to the replay thread (a copy, its
-  // buffers' page faults, and a second pass over cold lines there).
-  absl::Span<const uint64_t> user = decode::UserFrames(s.callchain, &frames_);
-  // --call-graph dwarf: the kernel's chain stops at the user boundary
-  // (exclude_callchain_user); the user part is in the copy. A chain with
-  // user ips of its own is taken as it is.
-  if (user.empty() && unwinder_ != nullptr && (s.attr->sample_type & perf::kSampleStackUser)) {
-    unwinder_->Unwind(s, &frames_);
-    user = frames_;
-  }
-  return idx_->stacks().Intern(user);
 }
 
 void LoadPass::OnTwin(const perf::Sample& s, const decode::DecodedSyscall& d, uint32_t cpu) {
@@ -351,10 +340,25 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
   stats.memory_samples = st_.memory_samples;
   stats.unknown_records = st_.unknown_records;
   if (progress_) std::fprintf(stderr, "\r%60s\r", "");
+  // Calls whose unwinding waited carry a reserved stack id; where their
+  // stack was one interned before, the calls take that id (attribute and
+  // the reports group calls by it).
+  if (!stacks_->aliases().empty()) {
+    for (size_t i = 0; i < idx_->num_events(); ++i) {
+      index::CallEvent& ev = idx_->mutable_event(EventId(static_cast<uint32_t>(i)));
+      if (auto a = stacks_->aliases().find(ev.stack); a != stacks_->aliases().end()) {
+        ev.stack = a->second;
+      }
+    }
+  }
   idx_->Finalize();
   auto trace = std::make_unique<LoadedTrace>(std::move(idx_), std::move(sym_), reader_->info(),
                                              decoder_->DescribeSources());
-  if (unwinder_ != nullptr) trace->set_unwind_stats(unwinder_->stats());
+  if (unwinder_ != nullptr) {
+    unwind::UnwindStats u = unwinder_->stats();
+    u.waited = stacks_->waited();
+    trace->set_unwind_stats(u);
+  }
   return trace;
 }
 

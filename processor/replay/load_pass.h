@@ -29,6 +29,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/perf/perf_reader.h"
 #include "processor/replay/replay_worker.h"
+#include "processor/replay/stack_interner.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/symbols/preload_plan.h"
 #include "processor/symbols/symbolizer.h"
@@ -58,8 +59,6 @@ class LoadPass {
   void OnLost(const perf::RawRecord& rec);  // LOST and LOST_SAMPLES
   // A memory syscall's raw_syscalls twin (twin_times only).
   void OnTwin(const perf::Sample& s, const decode::DecodedSyscall& d, uint32_t cpu);
-  // The user stack of an enter sample, interned.
-  StackId InternStack(const perf::Sample& s);
   void Progress();
   // What the pass counted, into the index's stats, and the LoadedTrace.
   std::unique_ptr<LoadedTrace> Finish();
@@ -74,6 +73,7 @@ class LoadPass {
   std::unique_ptr<ReplayWorker> worker_;
   // For traces whose enters carry user stack copies (--call-graph dwarf).
   std::unique_ptr<unwind::Unwinder> unwinder_;
+  std::unique_ptr<StackInterner> stacks_;
   // An enter and its exit travel as one kCall event when nothing comes
   // between them (ReplayWorker::JoinExit, lanes only): half the events to
   // hold while a round's first CPU part waits for the rest (the bench
@@ -96,7 +96,6 @@ class LoadPass {
   // Scratch, reused per record.
   perf::Sample sample_;
   decode::DecodedSyscall dsc_;
-  std::vector<uint64_t> frames_;
 
   struct Twin {
     uint64_t time;

@@ -27,6 +27,10 @@ struct UnwindStats {
   uint64_t other_abi = 0;        // registers of another abi or architecture
   uint64_t mask_lacks_ip_sp = 0; // sample_regs_user without ip or sp
   uint64_t cut_copies = 0;       // a stack copy cut short or inconsistent (dyn_size)
+  // Samples unwound again once the mapping records of their round were in
+  // (perf writes each CPU's buffer in turn: a library's MMAP2 record can
+  // come later in the file than a sample that runs its code).
+  uint64_t waited = 0;
   // The caches.
   uint64_t rule_hits = 0;        // CFI rules found in the (module, pc) cache
   uint64_t rule_misses = 0;      // computed with libdw
@@ -34,6 +38,22 @@ struct UnwindStats {
   uint64_t files_missing = 0;    // mapped files not found, or not ELF (then: frame pointers)
   uint64_t cache_bytes = 0;      // memory of the rule cache
   uint64_t nanos = 0;            // time spent unwinding (with -v only)
+
+  // Adds what one unwind counted (the per-sample fields, not the caches').
+  void AddSample(const UnwindStats& d) {
+    samples += d.samples;
+    frames += d.frames;
+    frames_cfi += d.frames_cfi;
+    frames_fp += d.frames_fp;
+    frames_jit += d.frames_jit;
+    stop_end += d.stop_end;
+    stop_no_module += d.stop_no_module;
+    stop_no_cfi += d.stop_no_cfi;
+    stop_stack_end += d.stop_stack_end;
+    stop_bad_read += d.stop_bad_read;
+    stop_not_above += d.stop_not_above;
+    stop_max_depth += d.stop_max_depth;
+  }
 };
 
 }  // namespace pageblame::unwind

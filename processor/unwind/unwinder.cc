@@ -17,36 +17,41 @@ constexpr bool IsReadFailure(StepStatus s) {
 Unwinder::Unwinder(Options options)
     : options_(std::move(options)), modules_(options_.locator) {}
 
-void Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips) {
+Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips,
+                                  bool may_wait) {
   ips->clear();
-  if (sample.user_copy_error != perf::UserCopyError::kNone) ++stats_.cut_copies;
   RegisterSet regs;
   switch (ReadSampleRegisters(sample, options_.x86_64, &regs)) {
     case RegsResult::kOk:
       break;
     case RegsResult::kNone:
       ++stats_.no_registers;
-      return;
+      return Result::kDone;
     case RegsResult::kOtherAbi:
       ++stats_.other_abi;
-      return;
+      return Result::kDone;
     case RegsResult::kMaskLacksIpSp:
       ++stats_.mask_lacks_ip_sp;
-      return;
+      return Result::kDone;
   }
-  ++stats_.samples;
+  UnwindStats d;
+  d.samples = 1;
   if (!options_.timed) {
-    UnwindFrom(sample, regs, ips);
-    return;
+    UnwindFrom(sample, regs, ips, &d);
+  } else {
+    const auto t0 = std::chrono::steady_clock::now();
+    UnwindFrom(sample, regs, ips, &d);
+    stats_.nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - t0).count();
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  UnwindFrom(sample, regs, ips);
-  stats_.nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now() - t0).count();
+  if (may_wait && d.stop_no_module) return Result::kMayWait;
+  stats_.AddSample(d);
+  if (sample.user_copy_error != perf::UserCopyError::kNone) ++stats_.cut_copies;
+  return Result::kDone;
 }
 
 void Unwinder::UnwindFrom(const perf::Sample& sample, const RegisterSet& first,
-                          std::vector<uint64_t>* ips) {
+                          std::vector<uint64_t>* ips, UnwindStats* d) {
   // The copy starts at the sample's sp (perf_output_sample_ustack).
   const StackMemory mem(first.sp(), sample.user_stack);
   RegisterSet regs = first, caller;
@@ -54,46 +59,46 @@ void Unwinder::UnwindFrom(const perf::Sample& sample, const RegisterSet& first,
   bool exact_pc = true;
   while (true) {
     if (ips->size() >= options_.max_frames) {
-      ++stats_.stop_max_depth;
+      ++d->stop_max_depth;
       break;
     }
     bool signal_frame = false;
-    const Outcome o = Step(sample, mem, exact_pc, regs, &caller, &signal_frame);
+    const Outcome o = Step(sample, mem, exact_pc, regs, &caller, &signal_frame, d);
     if (o == Outcome::kCfi || o == Outcome::kFramePointer) {
       // A caller's frame is above its callee's: anything else is a bad
       // frame or a loop (perf's libdwfl unwinder checks the same).
       if (caller.sp() <= regs.sp()) {
-        ++stats_.stop_not_above;
+        ++d->stop_not_above;
         break;
       }
-      ++(o == Outcome::kCfi ? stats_.frames_cfi : stats_.frames_fp);
+      ++(o == Outcome::kCfi ? d->frames_cfi : d->frames_fp);
       ips->push_back(caller.pc());
       regs = caller;
       exact_pc = signal_frame;
       continue;
     }
     switch (o) {
-      case Outcome::kEnd: ++stats_.stop_end; break;
-      case Outcome::kNoModule: ++stats_.stop_no_module; break;
-      case Outcome::kNoCfi: ++stats_.stop_no_cfi; break;
-      case Outcome::kStackEnd: ++stats_.stop_stack_end; break;
-      default: ++stats_.stop_bad_read; break;
+      case Outcome::kEnd: ++d->stop_end; break;
+      case Outcome::kNoModule: ++d->stop_no_module; break;
+      case Outcome::kNoCfi: ++d->stop_no_cfi; break;
+      case Outcome::kStackEnd: ++d->stop_stack_end; break;
+      default: ++d->stop_bad_read; break;
     }
     break;
   }
-  stats_.frames += ips->size();
+  d->frames += ips->size();
 }
 
 Unwinder::Outcome Unwinder::Step(const perf::Sample& sample, const StackMemory& mem,
                                  bool exact_pc, const RegisterSet& regs, RegisterSet* caller,
-                                 bool* signal_frame) {
+                                 bool* signal_frame, UnwindStats* d) {
   // A return address is the instruction after the call: the call itself,
   // and so its CFI row and mapping, is at pc - 1 (libdwfl does the same).
   const uint64_t pc = regs.pc();
   const uint64_t lookup = exact_pc ? pc : pc - 1;
   const ModuleMap::Code code = modules_.Find(sample.pid, sample.time, lookup);
   if (code.kind == ModuleMap::kNone) return Outcome::kNoModule;
-  if (code.kind == ModuleMap::kJit) ++stats_.frames_jit;
+  if (code.kind == ModuleMap::kJit) ++d->frames_jit;
   StepStatus cfi_status = StepStatus::kUnsupported;
   if (code.kind == ModuleMap::kElf && code.module != nullptr && code.vaddr_ok) {
     if (const FrameRule* rule = rules_.Find(code.module, code.vaddr)) {

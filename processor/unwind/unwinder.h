@@ -52,10 +52,18 @@ class Unwinder {
   // Fed with the trace's executable mappings, forks and execs.
   ModuleMap& modules() { return modules_; }
 
+  enum class Result {
+    kDone,
+    // The stack stopped at a pc in no mapping read so far, and the caller
+    // said it may wait: nothing was counted, and the sample may be unwound
+    // again once later records are in (ModuleMap: file order is not time
+    // order).
+    kMayWait,
+  };
   // Replaces `ips` with the sample's user frames, leaf first; empty if the
   // sample has no usable registers. Never fails: a stack that cannot be
   // followed to its end keeps the frames found so far.
-  void Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips);
+  Result Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips, bool may_wait = false);
 
   UnwindStats stats() const;
 
@@ -65,12 +73,14 @@ class Unwinder {
   // One step from `regs` (whose pc is exact for the first frame and after a
   // signal frame, else a return address) to its caller.
   Outcome Step(const perf::Sample& sample, const StackMemory& mem, bool exact_pc,
-               const RegisterSet& regs, RegisterSet* caller, bool* signal_frame);
+               const RegisterSet& regs, RegisterSet* caller, bool* signal_frame, UnwindStats* d);
   // The frame pointer step: the caller's pc at [rbp + 8], its rbp at [rbp],
   // its sp at rbp + 16.
   static StepStatus FramePointerStep(const RegisterSet& regs, const StackMemory& mem,
                                      RegisterSet* caller);
-  void UnwindFrom(const perf::Sample& sample, const RegisterSet& first, std::vector<uint64_t>* ips);
+  // The steps from the sample's registers; counts into `d`.
+  void UnwindFrom(const perf::Sample& sample, const RegisterSet& first, std::vector<uint64_t>* ips,
+                  UnwindStats* d);
 
   Options options_;
   ModuleMap modules_;
