@@ -147,7 +147,11 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   // mapping (mmap/mremap, or brk's heap with `perf record -d`); it only tells
   // us the file name for the region the call creates.
   if (SyscallPairer::Pending* call = InCall(e.tid)) {
-    if (call->enter.syscall == Syscall::kMmap || call->enter.syscall == Syscall::kMremap) {
+    // "//anon" is perf's name for anonymous memory (perf record -d, and
+    // every --call-graph dwarf recording, report data mappings too): no
+    // file, so the call's anonymous-mapping rules still apply.
+    if ((call->enter.syscall == Syscall::kMmap || call->enter.syscall == Syscall::kMremap) &&
+        name != "//anon") {
       call->path = m.filename;
     }
     return;
