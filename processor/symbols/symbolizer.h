@@ -47,6 +47,9 @@ struct Frame {
   std::optional<std::string> symbol;  // demangled; nullopt if unresolved
   std::string dso;                    // mapping's path, "" if no mapping known
   uint64_t offset = 0;                // ip - symbol start (0 if unresolved)
+  // A function inlined at `ip` into the frame that follows it (perf:
+  // "inline_big_buffer (inlined)"); offset is 0. SymbolizeInlined only.
+  bool inlined = false;
 };
 
 struct SymbolizerOptions {
@@ -64,6 +67,8 @@ struct SymbolizerStats {
   uint64_t resolved = 0;         // frames that got a symbol
   uint64_t no_mapping = 0;       // ips in no known mapping (and no JIT map entry)
   uint64_t jit_frames = 0;       // frames named by a perf-PID.map
+  uint64_t inlined_frames = 0;   // inlined frames found in DWARF (SymbolizeInlined)
+  uint64_t debug_info_read = 0;  // files whose DWARF was opened for inline frames
   uint64_t elfs_loaded = 0;      // ELF files read (binaries and debug files)
   uint64_t debug_files_loaded = 0;  // of which separate debug files
   uint64_t elfs_bad = 0;         // found but unreadable / not ELF
@@ -111,6 +116,13 @@ class Symbolizer {
 
   // The frame for `ip` in `pid` at `time`. Never fails: unknown parts stay empty.
   Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip);
+  // Symbolize's frame for `ip`, after the frames of the functions inlined
+  // at that place of its code (innermost first, Frame::inlined), from the
+  // DSO's DWARF when it has any. A return address (every frame of a stack
+  // but its first) is looked up at ip - 1, inside the call that returns
+  // there, as perf and addr2line do. Appends to `out`.
+  void SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
+                        std::vector<Frame>* out);
   // What Symbolize(pid, time, ip) depends on besides pid and ip: the mapping
   // holding ip at that time (an identity, null if none). Two calls for the
   // same pid and ip with equal keys answer the same frame; finding the key
