@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
+#include "processor/report/libc_cut.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::cli {
@@ -103,6 +104,13 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  "may be misattributed\n",
                  (unsigned long long)l.count, l.samples ? "samples" : "events",
                  report::FormatTime(l.t_from).c_str(), report::FormatTime(l.t_to).c_str());
+  }
+  // A frame-pointer trace whose stacks stop in libc names no caller: say so
+  // once, with the recording that fixes it.
+  if (trace->unwind_stats() == nullptr) {
+    if (report::LibcCut cut = report::FindLibcCut(*trace); cut.Mostly()) {
+      std::fputs(report::LibcCutHint(cut).c_str(), stderr);
+    }
   }
   static std::unique_ptr<replay::LoadedTrace> kept;  // see the header: never freed
   kept = std::move(trace);
