@@ -7,31 +7,18 @@
 
 namespace pageblame::plugin {
 
-std::vector<SummaryWriter::Answer> SummaryWriter::Answers(
-    const std::vector<uint64_t>& addresses) const {
-  const index::TraceIndex& idx = trace_.index();
-  const std::vector<uint32_t>& procs = selection_.processes();
-  std::vector<Answer> out;
-  for (uint64_t addr : addresses) {
-    size_t before = out.size();
-    for (uint32_t p : procs) {
-      VersionId v = idx.Lookup(p, addr, index::kLive);
-      if (v.valid()) out.push_back(Answer{addr, p, v});
-    }
-    if (out.size() != before) continue;
-    if (pid_ && !procs.empty()) {
-      out.push_back(Answer{addr, procs.back(), VersionId::Invalid()});
-    } else {
-      out.push_back(Answer{addr, std::nullopt, VersionId::Invalid()});
-    }
-  }
-  return out;
+std::vector<report::QueryAnswer> SummaryWriter::Answers(const std::vector<uint64_t>& addresses) const {
+  return report::QueryAnswers(trace_.index(), selection_.processes(), addresses, at_, pid_.has_value());
+}
+
+std::string SummaryWriter::When() const {
+  return at_ == index::kLive ? "at the end of the trace" : absl::StrCat("at ", report::FormatTime(at_));
 }
 
 std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& targets) const {
   std::vector<EventId> out;
   for (const Target& t : targets) {
-    for (const Answer& a : Answers(t.addresses)) {
+    for (const report::QueryAnswer& a : Answers(t.addresses)) {
       if (!a.version.valid()) continue;
       const index::Version& v = trace_.index().version(a.version);
       if (v.origin.valid()) out.push_back(v.origin);
@@ -82,19 +69,20 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
   return out;
 }
 
-std::string SummaryWriter::AnswerText(const Answer& a) const {
+std::string SummaryWriter::AnswerText(const report::QueryAnswer& a) const {
   const index::TraceIndex& idx = trace_.index();
   if (!a.process) {
     return absl::StrCat(report::Hex(a.address),
-                        ": not mapped in any traced process at the end of the trace\n");
+                        ": not mapped in any traced process ", When(), "\n");
   }
   const index::Process& proc = idx.process(*a.process);
   std::string out = absl::StrCat(report::Hex(a.address), " in pid ", proc.pid, " (",
                                  std::string(idx.strings().Get(proc.comm)), ")\n");
+  report::OriginRenderer r(idx, trace_.symbolizer());
   if (!a.version.valid()) {
-    absl::StrAppend(&out, "  not mapped at the end of the trace\n");
+    const std::string gone = report::GoneText(idx, r, *a.process, a.address, at_);
+    absl::StrAppend(&out, gone.empty() ? absl::StrCat("  not mapped ", When(), "\n") : gone);
   } else {
-    report::OriginRenderer r(idx, trace_.symbolizer());
     absl::StrAppend(&out, report::RegionText(idx, idx.version(a.version), r,
                                              [&](const index::CallEvent& ev) { return StackText(ev); }));
   }
@@ -118,7 +106,7 @@ std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
                       t.source, ", ", report::HumanBytes(t.end - t.start), ")\n");
     }
     bool first = true;
-    for (const Answer& a : Answers(t.addresses)) {
+    for (const report::QueryAnswer& a : Answers(t.addresses)) {
       if (!first) out += "\n";
       first = false;
       out += AnswerText(a);
@@ -131,6 +119,7 @@ std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
   report::QueryOptions o;
   for (const Target& t : targets) o.addresses.insert(o.addresses.end(), t.addresses.begin(), t.addresses.end());
   o.pid = pid_;
+  o.at = at_;
   return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o)), "\n");
 }
 

@@ -10,7 +10,7 @@
 //
 // The answers follow `pageblame query` (report/query_report.cc): each address,
 // in every selected process where a version covers it at the end; if none,
-// one "not mapped" answer (for the newest process of the pid with pid=N).
+// its last tenant(s) and how the page went (report::QueryAnswers).
 #ifndef PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 #define PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 
@@ -23,15 +23,17 @@
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
 #include "processor/replay/trace_loader.h"
+#include "processor/report/query_report.h"
 
 namespace pageblame::plugin {
 
 class SummaryWriter {
  public:
+  // `at`: the moment the answers are for (index::kLive: the end).
   SummaryWriter(const replay::LoadedTrace& trace, const PageSelection& selection,
-                std::optional<uint32_t> pid, const PerfFrameNames& names,
+                std::optional<uint32_t> pid, uint64_t at, const PerfFrameNames& names,
                 const absl::flat_hash_map<EventId, uint32_t>& samples)
-      : trace_(trace), selection_(selection), pid_(pid), names_(names), samples_(samples) {}
+      : trace_(trace), selection_(selection), pid_(pid), at_(at), names_(names), samples_(samples) {}
 
   std::string Text(const std::vector<Target>& targets) const;
   std::string Json(const std::vector<Target>& targets) const;
@@ -41,18 +43,16 @@ class SummaryWriter {
   std::vector<EventId> PrintedStacks(const std::vector<Target>& targets) const;
 
  private:
-  struct Answer {
-    uint64_t address;
-    std::optional<uint32_t> process;
-    VersionId version;  // invalid: not mapped there at the end
-  };
-  std::vector<Answer> Answers(const std::vector<uint64_t>& addresses) const;
-  std::string AnswerText(const Answer& a) const;
+  std::vector<report::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
+  std::string AnswerText(const report::QueryAnswer& a) const;
+  // "at the end of the trace" or "at 216.083882".
+  std::string When() const;
   std::string StackText(const index::CallEvent& ev) const;
 
   const replay::LoadedTrace& trace_;
   const PageSelection& selection_;
   std::optional<uint32_t> pid_;
+  uint64_t at_;
   const PerfFrameNames& names_;
   const absl::flat_hash_map<EventId, uint32_t>& samples_;
 };

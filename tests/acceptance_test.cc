@@ -27,9 +27,7 @@ const replay::LoadedTrace& Load(const std::string& name) {
   static std::map<std::string, std::unique_ptr<replay::LoadedTrace>> cache;
   auto& slot = cache[name];
   if (!slot) {
-    replay::LoadOptions o;
-    o.path = TracePath(name);
-    o.symbols.trace_path = o.path;
+    replay::LoadOptions o = TraceLoadOptions(name);
     auto t = replay::LoadTrace(o);
     EXPECT_TRUE(t.ok()) << name << ": " << t.status();
     if (!t.ok()) std::abort();
@@ -287,7 +285,9 @@ TEST(AcceptanceTest, RecordedBinariesAreFoundInAnyCheckout) {
 // today, was created during the trace. (Which stacks created and committed it
 // is for the commit and DWARF tests: verify.py checks it against perf.)
 TEST(AcceptanceTest, TruthRangesAreInTheMapsAndCreatedDuringTheTrace) {
-  const std::set<std::string> loadable = {"trace-record", "record", "pipe", "jit"};
+  // Every mode loads now; only the negative traces (no-callchain, ...) have no truth.
+  const std::set<std::string> loadable = {"trace-record", "record", "pipe", "jit", "dwarf", "dwarf-z",
+                                         "jit-dwarf-z"};
   int rows_with_truth = 0, checked_in_trace = 0;
   for (const ManifestRow& row : ReadManifest()) {
     if (row.fields.count("truth") == 0 || row["truth"].empty()) continue;
@@ -375,8 +375,7 @@ TEST(AcceptanceTest, SkippingRawTwinsUnparsedChangesNothingButTheSpans) {
     SCOPED_TRACE(row["trace"]);
     std::unique_ptr<replay::LoadedTrace> loads[2];
     for (bool twins : {false, true}) {
-      replay::LoadOptions o;
-      o.path = TracePath(row["trace"]);
+      replay::LoadOptions o = TraceLoadOptions(row["trace"]);
       o.twin_times = twins;
       auto t = replay::LoadTrace(o);
       ASSERT_TRUE(t.ok()) << t.status();
@@ -412,8 +411,7 @@ TEST(AcceptanceTest, LaneOrderReplaysExactlyLikePerfsRounds) {
     SCOPED_TRACE(row["trace"]);
     absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> loads[2];
     for (bool rounds_only : {false, true}) {
-      replay::LoadOptions o;
-      o.path = TracePath(row["trace"]);
+      replay::LoadOptions o = TraceLoadOptions(row["trace"]);
       o.perf_rounds_only = rounds_only;
       loads[rounds_only] = replay::LoadTrace(o);
     }

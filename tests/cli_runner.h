@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -22,13 +23,13 @@ struct CliRun {
   std::string out, err;
 };
 
-// `build/bin/pageblame ARGS`, with stdout and stderr captured.
-inline CliRun Pageblame(const std::string& args) {
+// A shell command line, with stdout and stderr captured.
+inline CliRun Shell(const std::string& command) {
   // ctest runs test cases as parallel processes: names must not collide.
   static int calls = 0;
   std::string err_file = ::testing::TempDir() + "/pageblame-stderr-" + std::to_string(getpid()) +
                          "-" + std::to_string(calls++) + ".txt";
-  std::string cmd = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame " + args + " 2>" + err_file;
+  std::string cmd = "(" + command + ") 2>" + err_file;
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
@@ -43,15 +44,29 @@ inline CliRun Pageblame(const std::string& args) {
   return r;
 }
 
-// Bad input: one line "pageblame: ..." naming the problem, a non-zero exit,
-// nothing on stdout, no crash.
+// `build/bin/pageblame ARGS`, with stdout and stderr captured.
+inline CliRun Pageblame(const std::string& args) {
+  return Shell(std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame " + args);
+}
+
+// Bad input: one line "pageblame: ..." (or "pageblame COMMAND: ..." for a
+// usage mistake) naming the problem, a non-zero exit, nothing on stdout, no
+// crash. Notes about the trace ("pageblame: note: ...") may come before it.
 inline void ExpectOneLineError(const CliRun& r, const std::string& must_contain) {
   EXPECT_FALSE(r.crashed);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_TRUE(r.out.empty()) << r.out;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_THAT(r.err, ::testing::HasSubstr(must_contain));
-  EXPECT_EQ(r.err.rfind("pageblame: ", 0), 0u) << r.err;
+  std::string err;
+  for (size_t at = 0; at < r.err.size();) {
+    size_t nl = r.err.find('\n', at);
+    nl = nl == std::string::npos ? r.err.size() : nl + 1;
+    std::string line = r.err.substr(at, nl - at);
+    if (line.rfind("pageblame: note: ", 0) != 0) err += line;
+    at = nl;
+  }
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << r.err;
+  EXPECT_THAT(err, ::testing::HasSubstr(must_contain));
+  EXPECT_TRUE(std::regex_search(err, std::regex("^pageblame( [a-z]+)?: "))) << r.err;
 }
 
 }  // namespace pageblame::testing

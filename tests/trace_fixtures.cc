@@ -73,6 +73,14 @@ std::string ScratchPath(const std::string& name) {
   return dir.path() + "/" + name;
 }
 
+replay::LoadOptions TraceLoadOptions(const std::string& name) {
+  replay::LoadOptions o;
+  o.path = !name.empty() && name[0] == '/' ? name : TracePath(name);
+  o.symbols.trace_path = o.path;
+  o.symbols.debug_dir = SourceDir() + "/traces/buildid-cache";
+  return o;
+}
+
 std::vector<ManifestRow> ReadManifest() {
   std::ifstream f(SourceDir() + "/traces/manifest.tsv");
   std::string line;

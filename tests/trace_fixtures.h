@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/btree_map.h"
+#include "processor/replay/trace_loader.h"
 
 namespace pageblame::testing {
 
@@ -21,6 +22,12 @@ inline std::string TracePath(const std::string& name) { return SourceDir() + "/t
 // test in its own process, so files named per process, left behind, piled
 // up by the thousand).
 std::string ScratchPath(const std::string& name);
+
+// How the tests load a trace of traces/: its path, and the checked-in
+// build-id cache (traces/buildid-cache) as perf's --buildid-dir, so the
+// recorded binaries are found by build id in any checkout (their recorded
+// paths are those of the recording machine).
+replay::LoadOptions TraceLoadOptions(const std::string& name);
 
 // One row of traces/manifest.tsv (one recorded process).
 struct ManifestRow {

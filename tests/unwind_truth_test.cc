@@ -25,15 +25,23 @@ namespace pageblame::testing {
 namespace {
 
 // A symfs in which the paths the traces were recorded with resolve here:
-// this machine's /usr, and the programs of traces/bin and traces/dotnet.
+// this machine's /usr, every program the manifest names (its `exe` as
+// recorded, found at LocalPath()), and the .NET app's native library.
 std::string DwarfSymfs() {
-  static const std::string root = MakeSymfs(
-      "unwind-truth-symfs",
-      std::vector<std::pair<std::string, std::string>>{
-          {"/usr", "/usr"},
-          {"/work/wt/recordings/traces/bin", SourceDir() + "/traces/bin"},
-          {"/work/wt/dotnet/traces/src/dotnet-leak/bin/Release/net10.0/libleaknative.so",
-           SourceDir() + "/traces/dotnet/libleaknative.so"}});
+  static const std::string root = [] {
+    std::vector<std::pair<std::string, std::string>> pairs = {
+        {"/usr", "/usr"},
+        {"/work/wt/dotnet/traces/src/dotnet-leak/bin/Release/net10.0/libleaknative.so",
+         TracePath("dotnet/libleaknative.so")}};
+    std::set<std::string> seen;
+    for (const ManifestRow& row : ReadManifest()) {
+      const std::string& exe = row["exe"];
+      if (exe.find("/traces/bin/") != std::string::npos && seen.insert(exe).second) {
+        pairs.emplace_back(exe, LocalPath(exe));
+      }
+    }
+    return MakeSymfs("unwind-truth-symfs", pairs);
+  }();
   return root;
 }
 

@@ -1,6 +1,7 @@
 #include "processor/cli/args.h"
 
 #include "absl/strings/str_cat.h"
+#include "processor/cli/usage.h"
 
 namespace pageblame::cli {
 
@@ -26,7 +27,7 @@ absl::StatusOr<Args> Args::Parse(const std::vector<std::string>& argv,
     }
     if (auto al = aliases.find(arg); al != aliases.end()) arg = al->second;
     if (bool_flags.count(arg)) {
-      if (inline_value) return absl::InvalidArgumentError(absl::StrCat(arg, " takes no value"));
+      if (inline_value) return UsageError(absl::StrCat(arg, " takes no value"));
       a.values_[arg] = "";
     } else if (value_flags.count(arg)) {
       if (inline_value) {
@@ -34,10 +35,12 @@ absl::StatusOr<Args> Args::Parse(const std::vector<std::string>& argv,
       } else if (i + 1 < argv.size()) {
         a.values_[arg] = argv[++i];
       } else {
-        return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
+        return UsageError(absl::StrCat(arg, " needs a value"));
       }
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option ", arg, " (see --help)"));
+      std::vector<std::string> known(value_flags.begin(), value_flags.end());
+      known.insert(known.end(), bool_flags.begin(), bool_flags.end());
+      return UsageError(absl::StrCat("unknown option ", arg, DidYouMean(arg, known)));
     }
   }
   return a;

@@ -3,7 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
+#include "processor/cli/usage.h"
 #include "processor/cli/trace_options.h"
 #include "processor/regions/page_diff.h"
 #include "processor/regions/region_merger.h"
@@ -15,26 +17,39 @@
 
 namespace pageblame::cli {
 
-static constexpr char kAttributeHelp[] =
-    "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M)\n"
-    "                           [--pid PID] [--at T] [--by create|commit]\n"
-    "                           [--format text|json|folded] [-v]\n"
-    "                           [--symfs DIR] [--perf-map-dir DIR]\n"
-    "For each region, which call stacks created its bytes in process PID at time T\n"
-    "(perf script seconds, or 'end', the default), which bytes existed before the\n"
-    "trace and which were not mapped; then the stacks ranked by bytes.\n"
-    "  --regions FILE       any region table pageblame diff reads (WinDbg !address,\n"
-    "                       SOS maddress, page-diff result, pmap -X/-XX, /proc maps or\n"
-    "                       smaps, address/range list, ELF core file); free rows are\n"
-    "                       left out, rows that share bytes are merged (stderr says so)\n"
-    "  --address A --maddress M\n"
-    "                       the unaccounted pieces of 'pageblame diff A M'\n"
-    "  --format folded      flame-graph input (flamegraph.pl, inferno, speedscope),\n"
-    "                       bytes as the count; --json is --format json\n"
-    "  --by create|commit   credit each page to the call that created (reserved) it\n"
-    "                       (default), or to the one that committed it (made it\n"
-    "                       accessible after PROT_NONE), else the creating one\n"
-    "  --pid PID            needed when several traced processes have these bytes\n";
+const CommandSpec& AttributeSpec() {
+  static const CommandSpec kSpec = [] {
+    CommandSpec s;
+    s.name = "attribute";
+    s.help = absl::StrCat(
+        "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M)\n"
+        "                           [--pid PID] [--at T] [--by create|commit]\n"
+        "                           [--format text|json|folded] [-v]\n"
+        "For each region, which call stacks created its bytes in process PID at time T,\n"
+        "which bytes existed before the trace and which were not mapped; then the\n"
+        "stacks ranked by bytes.\n"
+        "  --regions FILE        any region table pageblame diff reads (WinDbg !address,\n"
+        "                        SOS maddress, page-diff result, pmap -X/-XX, /proc maps\n"
+        "                        or smaps, address/range list, ELF core file); free rows\n"
+        "                        are left out, rows that share bytes are merged (stderr\n"
+        "                        says so)\n"
+        "  --address A --maddress M\n"
+        "                        the unaccounted pieces of 'pageblame diff A M'\n"
+        "  --format text|json|folded\n"
+        "                        folded: flame-graph input (flamegraph.pl, inferno,\n"
+        "                        speedscope), bytes as the count; --json is --format json\n"
+        "  --by create|commit    credit each page to the call that created (reserved) it\n"
+        "                        (default), or to the one that committed it (made it\n"
+        "                        accessible after PROT_NONE), else the creating one\n",
+        kTraceOptionsHelp);
+    s.value_flags = kTraceValueFlags;
+    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by"});
+    s.bool_flags = kTraceBoolFlags;
+    s.aliases = kTraceAliases;
+    return s;
+  }();
+  return kSpec;
+}
 
 namespace {
 
@@ -57,10 +72,7 @@ void PrintOverlap(const regions::MergedRegions& m, const std::string& name) {
                m.merged_regions, m.merged_regions == 1 ? "region" : "regions");
 }
 
-int Usage(const std::string& what) {
-  std::fprintf(stderr, "pageblame attribute: %s\n%s", what.c_str(), kAttributeHelp);
-  return 2;
-}
+int Usage(const std::string& what) { return CommandUsage(AttributeSpec(), what); }
 
 // The regions to attribute, from --regions or --address/--maddress; exit
 // code in *rc on failure.
@@ -74,7 +86,7 @@ std::optional<std::vector<regions::Region>> ReadRegions(const Args& args, int* r
   }
   if (table) {
     auto t = regions::RegionTableReader::DetectAndParse(*table);
-    if (!t.ok()) return *rc = ReportTableError(t.status()), std::nullopt;
+    if (!t.ok()) return *rc = ReportError(t.status()), std::nullopt;
     PrintSkipped(*t, *table);
     // Free rows (WinDbg lists the gaps) are no memory: leave them out.
     std::vector<regions::Region> claimed;
@@ -92,9 +104,9 @@ std::optional<std::vector<regions::Region>> ReadRegions(const Args& args, int* r
     return std::nullopt;
   }
   auto a = regions::RegionTableReader::DetectAndParse(*address);
-  if (!a.ok()) return *rc = ReportTableError(a.status()), std::nullopt;
+  if (!a.ok()) return *rc = ReportError(a.status()), std::nullopt;
   auto m = regions::RegionTableReader::DetectAndParse(*maddress);
-  if (!m.ok()) return *rc = ReportTableError(m.status()), std::nullopt;
+  if (!m.ok()) return *rc = ReportError(m.status()), std::nullopt;
   PrintSkipped(*a, *address);
   PrintSkipped(*m, *maddress);
   return regions::Diff(*a, *m).unaccounted.pieces;
@@ -103,14 +115,9 @@ std::optional<std::vector<regions::Region>> ReadRegions(const Args& args, int* r
 }  // namespace
 
 int RunAttribute(const std::vector<std::string>& argv) {
-  for (const std::string& a : argv) {
-    if (a == "-h" || a == "--help") return std::fputs(kAttributeHelp, stdout), 0;
-  }
-  std::set<std::string> values = kTraceValueFlags;
-  values.insert({"--regions", "--address", "--maddress", "--format", "--by"});
-  auto args = Args::Parse(argv, kTraceAliases, values, kTraceBoolFlags);
-  if (!args.ok()) return Usage(std::string(args.status().message()));
-  if (!args->positional().empty()) return Usage("unexpected argument '" + args->positional()[0] + "'");
+  int rc = 0;
+  std::optional<Args> args = ParseCommand(AttributeSpec(), argv, &rc);
+  if (!args) return rc;
   std::string format = args->Value("--format").value_or(args->Has("--json") ? "json" : "text");
   if (format != "text" && format != "json" && format != "folded") {
     return Usage("bad --format '" + format + "': expected text, json or folded");
@@ -118,19 +125,24 @@ int RunAttribute(const std::vector<std::string>& argv) {
   if (args->Has("--json") && format != "json") return Usage("--json contradicts --format " + format);
   const std::string by = args->Value("--by").value_or("create");
   if (by != "create" && by != "commit") return Usage("bad --by '" + by + "': expected create or commit");
+  const bool by_commit = by == "commit";
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
-  int rc = 0;
   std::optional<std::vector<regions::Region>> regions = ReadRegions(*args, &rc);
   if (!regions) return rc;
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
+  auto resolved = Resolve(*sel, **trace, by_commit);
+  if (!resolved.ok()) return ReportError(resolved.status());
 
   report::AttributeOptions o;
-  o.pid = sel->pid;
-  o.at = sel->at;
-  o.by = by == "commit" ? report::CreditBy::kCommit : report::CreditBy::kCreate;
+  o.pid = resolved->pid;
+  o.at = resolved->at;
+  o.by = by_commit ? report::CreditBy::kCommit : report::CreditBy::kCreate;
   auto a = report::Attribute((*trace)->index(), *regions, o);
+  // It fails with InvalidArgument only when it cannot choose the process
+  // (several had the bytes): the user must say which, with --pid.
+  if (!a.ok() && absl::IsInvalidArgument(a.status())) return ReportError(UsageError(a.status().message()));
   if (!a.ok()) return ReportError(a.status());
   if (format == "json") {
     std::printf("%s\n", report::DumpJson(report::AttributeJson(**trace, *a)).c_str());

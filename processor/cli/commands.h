@@ -14,19 +14,24 @@ struct RegionTable;
 
 namespace pageblame::cli {
 
+struct CommandSpec;
+
 int RunMaps(const std::vector<std::string>& argv);
 int RunQuery(const std::vector<std::string>& argv);
 int RunDiff(const std::vector<std::string>& argv);
 int RunAttribute(const std::vector<std::string>& argv);
+int RunRecord(const std::vector<std::string>& argv);
+
+// What each accepts (command_spec.h), beside its Run function.
+const CommandSpec& MapsSpec();
+const CommandSpec& QuerySpec();
+const CommandSpec& DiffSpec();
+const CommandSpec& AttributeSpec();
+const CommandSpec& RecordSpec();
 
 // Region tables (diff_command.cc, shared with attribute): prints the parser's
-// skipped-row count and first reason to stderr, if any; and a table error as
-// one line with exit code 1 (bad input, not bad usage).
+// skipped-row count and first reason to stderr, if any.
 void PrintSkipped(const regions::RegionTable& t, const std::string& name);
-int ReportTableError(const absl::Status& s);
-
-// Prints "pageblame: <message>" and returns the exit code for `s`.
-int ReportError(const absl::Status& s);
 
 }  // namespace pageblame::cli
 

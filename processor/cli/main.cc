@@ -1,4 +1,4 @@
-// pageblame: which call stack created this memory page?
+// pageblame: which call stack created — and which committed — this memory page?
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,42 +8,41 @@
 #include <string>
 #include <vector>
 
-#include "processor/cli/commands.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "processor/cli/command_registry.h"
 #include "processor/cli/trace_options.h"
+#include "processor/cli/usage.h"
+
+#ifndef PAGEBLAME_VERSION
+#define PAGEBLAME_VERSION "unknown"
+#endif
+#ifndef PAGEBLAME_GIT_REVISION
+#define PAGEBLAME_GIT_REVISION "unknown"
+#endif
 
 namespace {
 
-constexpr char kUsage[] =
-    "usage: pageblame COMMAND [options]\n"
-    "\n"
-    "Replays a perf recording of a process's memory syscalls (mmap, munmap, brk,\n"
-    "mremap, with call stacks) and says which call stack created any page.\n"
-    "\n"
-    "commands:\n"
-    "  maps   -i TRACE [--pid PID] [--at T] [--json]    the address space, with origins\n"
-    "  query  -i TRACE [--pid PID] [--at T] [--history] [--json] ADDR...\n"
-    "                                                   who created the page at ADDR\n"
-    "  diff   ADDRESS_TABLE RUNTIME_TABLE [--json]      bytes one region table has and the other not\n"
-    "  attribute -i TRACE (--regions FILE | --address A --maddress M) [--pid PID] [--at T]\n"
-    "         [--format text|json|folded]               which stacks created those regions\n"
-    "\n"
-    "Record a trace with:\n"
-    "  perf trace record --call-graph fp -p PID \\\n"
-    "    -e 'syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap' -o trace.data\n"
-    "Run 'pageblame COMMAND --help' for a command's options.\n";
-
-}  // namespace
-
-namespace pageblame::cli {
-
-int ReportError(const absl::Status& s) {
-  std::fprintf(stderr, "pageblame: %s\n", std::string(s.message()).c_str());
-  return s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+std::string Usage() {
+  std::string out =
+      "usage: pageblame COMMAND [options]\n"
+      "\n"
+      "Replays a perf recording of a process's memory syscalls (mmap, munmap, brk,\n"
+      "mremap, mprotect, madvise, with call stacks) and says which call stack created,\n"
+      "and which committed, any page, and what happened to it since.\n"
+      "\n"
+      "commands:\n";
+  for (const pageblame::cli::Command& c : pageblame::cli::AllCommands()) {
+    absl::StrAppend(&out, absl::StrFormat("  %-10s %s\n", c.spec->name, c.summary));
+  }
+  absl::StrAppend(&out,
+                  "\n"
+                  "Start with:\n"
+                  "  sudo pageblame record -o trace.data -- ./program args   (or -p PID)\n"
+                  "  pageblame maps -i trace.data\n"
+                  "Run 'pageblame COMMAND --help' for a command's options; --version for the build.\n");
+  return out;
 }
-
-}  // namespace pageblame::cli
-
-namespace {
 
 // Leaves without running destructors (see LoadFromArgs): the output is
 // flushed first, so nothing is lost, and a failed write (disk full, closed
@@ -51,19 +50,27 @@ namespace {
 [[noreturn]] void Exit(int code) {
   if ((std::fflush(stdout) != 0 || std::ferror(stdout)) && code == 0) {
     std::fprintf(stderr, "pageblame: writing the output failed: %s\n", std::strerror(errno));
-    code = 1;
+    code = pageblame::cli::kExitBadInput;
   }
   pageblame::cli::PrintSymbolStats();
   std::fflush(stderr);
   std::_Exit(code);
 }
 
+int UnknownCommand(const std::string& cmd) {
+  std::vector<std::string> names;
+  for (const pageblame::cli::Command& c : pageblame::cli::AllCommands()) names.push_back(c.spec->name);
+  std::fprintf(stderr, "pageblame: unknown command '%s'%s\n%s", cmd.c_str(),
+               pageblame::cli::DidYouMean(cmd, names).c_str(), Usage().c_str());
+  return pageblame::cli::kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fputs(kUsage, stderr);
-    return 2;
+    std::fputs(Usage().c_str(), stderr);
+    return pageblame::cli::kExitUsage;
   }
   // Answers can be many MB (maps --json of a big process): written to a
   // file or pipe in 1 MiB pieces rather than stdio's 4 KiB (a write call per
@@ -73,16 +80,16 @@ int main(int argc, char** argv) {
     static char out_buffer[1 << 20];
     std::setvbuf(stdout, out_buffer, _IOFBF, sizeof(out_buffer));
   }
-  std::string cmd = argv[1];
-  std::vector<std::string> rest(argv + 2, argv + argc);
-  if (cmd == "maps") Exit(pageblame::cli::RunMaps(rest));
-  if (cmd == "query") Exit(pageblame::cli::RunQuery(rest));
-  if (cmd == "diff") Exit(pageblame::cli::RunDiff(rest));
-  if (cmd == "attribute") Exit(pageblame::cli::RunAttribute(rest));
+  const std::string cmd = argv[1];
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-    std::fputs(kUsage, stdout);
+    std::fputs(Usage().c_str(), stdout);
     return 0;
   }
-  std::fprintf(stderr, "pageblame: unknown command '%s'\n%s", cmd.c_str(), kUsage);
-  return 2;
+  if (cmd == "--version" || cmd == "version") {
+    std::printf("pageblame %s (git %s)\n", PAGEBLAME_VERSION, PAGEBLAME_GIT_REVISION);
+    return 0;
+  }
+  const pageblame::cli::Command* c = pageblame::cli::FindCommand(cmd);
+  if (c == nullptr) return UnknownCommand(cmd);
+  Exit(c->run(std::vector<std::string>(argv + 2, argv + argc)));
 }

@@ -3,36 +3,48 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/trace_options.h"
 #include "processor/report/maps_report.h"
 
 namespace pageblame::cli {
 
-static constexpr char kMapsHelp[] =
-    "usage: pageblame maps -i TRACE [--pid PID] [--at T] [--json] [-v]\n"
-    "                      [--symfs DIR] [--buildid-dir DIR] [--perf-map-dir DIR]\n"
-    "The reconstructed address space of every traced process (or PID) at time T\n"
-    "(perf script seconds, or 'end', the default), each region with the call\n"
-    "stack that created it, or 'existed before the trace'.\n";
+const CommandSpec& MapsSpec() {
+  static const CommandSpec kSpec = [] {
+    CommandSpec s;
+    s.name = "maps";
+    s.help = absl::StrCat(
+        "usage: pageblame maps -i TRACE [--pid PID] [--at T] [--split] [--json] [-v]\n"
+        "The reconstructed address space of every traced process (or PID) at time T,\n"
+        "each region with the call stack that created it (or 'existed before the\n"
+        "trace') and, if it was committed later, the one that committed it.\n"
+        "  --split               text: every region version (one per creating call)\n"
+        "                        instead of one row per run the kernel would merge\n",
+        kTraceOptionsHelp);
+    s.value_flags = kTraceValueFlags;
+    s.bool_flags = kTraceBoolFlags;
+    s.bool_flags.insert("--split");
+    s.aliases = kTraceAliases;
+    return s;
+  }();
+  return kSpec;
+}
 
 int RunMaps(const std::vector<std::string>& argv) {
-  for (const std::string& a : argv) {
-    if (a == "-h" || a == "--help") return std::fputs(kMapsHelp, stdout), 0;
-  }
-  auto args = Args::Parse(argv, kTraceAliases, kTraceValueFlags, kTraceBoolFlags);
-  if (!args.ok()) return std::fprintf(stderr, "pageblame maps: %s\n%s", std::string(args.status().message()).c_str(), kMapsHelp), 2;
-  if (!args->positional().empty()) {
-    std::fprintf(stderr, "pageblame maps: unexpected argument '%s'\n%s", args->positional()[0].c_str(), kMapsHelp);
-    return 2;
-  }
+  int rc = 0;
+  std::optional<Args> args = ParseCommand(MapsSpec(), argv, &rc);
+  if (!args) return rc;
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
+  auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
+  if (!resolved.ok()) return ReportError(resolved.status());
   report::MapsOptions o;
-  o.pid = sel->pid;
-  o.at = sel->at;
+  o.pid = resolved->pid;
+  o.at = resolved->at;
+  o.split = args->Has("--split");
   if (args->Has("--json")) {
     if (!report::WriteMapsJson(**trace, o, stdout)) {
       return ReportError(absl::UnavailableError(

@@ -1,42 +1,109 @@
-#include <cstdio>
+#include <sys/stat.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/trace_options.h"
+#include "processor/cli/usage.h"
 #include "processor/regions/address.h"
 #include "processor/report/query_report.h"
 
 namespace pageblame::cli {
 
-static constexpr char kQueryHelp[] =
-    "usage: pageblame query -i TRACE [--pid PID] [--at T] [--history] [--json] ADDR...\n"
-    "Which call stack created the page at each ADDR (0x7f.., bare hex, or WinDbg\n"
-    "7f12`34567000), in every traced process that had it mapped at time T.\n";
+const CommandSpec& QuerySpec() {
+  static const CommandSpec kSpec = [] {
+    CommandSpec s;
+    s.name = "query";
+    s.help = absl::StrCat(
+        "usage: pageblame query -i TRACE [--pid PID] [--at T] [--history] [--json]\n"
+        "                       (ADDR... | --addresses FILE)\n"
+        "Which call stack created the page at each ADDR (0x7f.., bare hex, or WinDbg\n"
+        "7f12`34567000), and which committed it, in every traced process that had it\n"
+        "mapped at time T; for a page gone by then, its last tenant and how it went.\n"
+        "  --history             what happened to the page: created, split, moved,\n"
+        "                        committed, protected, released, unmapped...\n"
+        "  --addresses FILE      one address per line ('#' comments; - for stdin),\n"
+        "                        for lists too long for a command line\n",
+        kTraceOptionsHelp);
+    s.value_flags = kTraceValueFlags;
+    s.value_flags.insert("--addresses");
+    s.bool_flags = kTraceBoolFlags;
+    s.bool_flags.insert("--history");
+    s.aliases = kTraceAliases;
+    s.many_positional = true;
+    return s;
+  }();
+  return kSpec;
+}
+
+namespace {
+
+bool IsFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// An address argument; a file where an address should be is most likely a
+// trace given without -i.
+absl::StatusOr<uint64_t> AddressArg(const std::string& text) {
+  absl::StatusOr<uint64_t> a = regions::ParseAddress(text);
+  if (a.ok()) return a;
+  if (IsFile(text)) {
+    return UsageError(absl::StrCat("'", text, "' is a file, not an address: did you mean -i ",
+                                   text, "?"));
+  }
+  return UsageError(a.status().message());
+}
+
+// --addresses FILE: a bad line is bad input (exit 1), named by line.
+absl::Status ReadAddressFile(const std::string& path, std::vector<uint64_t>* out) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (path != "-") {
+    file.open(path);
+    if (!file) return absl::NotFoundError(absl::StrCat(path, ": cannot open the address list"));
+    in = &file;
+  }
+  std::string line;
+  for (int n = 1; std::getline(*in, line); ++n) {
+    absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (text.empty() || text[0] == '#') continue;
+    absl::StatusOr<uint64_t> a = regions::ParseAddress(text);
+    if (!a.ok()) return absl::DataLossError(absl::StrCat(path, ":", n, ": ", a.status().message()));
+    out->push_back(*a);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 int RunQuery(const std::vector<std::string>& argv) {
-  for (const std::string& a : argv) {
-    if (a == "-h" || a == "--help") return std::fputs(kQueryHelp, stdout), 0;
-  }
-  std::set<std::string> bools = kTraceBoolFlags;
-  bools.insert("--history");
-  auto args = Args::Parse(argv, kTraceAliases, kTraceValueFlags, bools);
-  if (!args.ok()) return std::fprintf(stderr, "pageblame query: %s\n%s", std::string(args.status().message()).c_str(), kQueryHelp), 2;
-  if (args->positional().empty()) {
-    std::fprintf(stderr, "pageblame query: no address given\n%s", kQueryHelp);
-    return 2;
-  }
+  int rc = 0;
+  std::optional<Args> args = ParseCommand(QuerySpec(), argv, &rc);
+  if (!args) return rc;
   report::QueryOptions o;
   for (const std::string& text : args->positional()) {
-    auto addr = regions::ParseAddress(text);
-    if (!addr.ok()) return ReportError(addr.status());
+    auto addr = AddressArg(text);
+    if (!addr.ok()) return CommandUsage(QuerySpec(), std::string(addr.status().message()));
     o.addresses.push_back(*addr);
   }
+  if (auto list = args->Value("--addresses")) {
+    if (absl::Status s = ReadAddressFile(*list, &o.addresses); !s.ok()) return ReportError(s);
+  }
+  if (o.addresses.empty()) return CommandUsage(QuerySpec(), "no address given");
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
-  o.pid = sel->pid;
-  o.at = sel->at;
+  auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
+  if (!resolved.ok()) return ReportError(resolved.status());
+  o.pid = resolved->pid;
+  o.at = resolved->at;
   o.history = args->Has("--history");
   if (args->Has("--json")) {
     std::printf("%s\n", report::DumpJson(report::QueryJson(**trace, o)).c_str());

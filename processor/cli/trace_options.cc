@@ -4,7 +4,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "processor/base/status_macros.h"
+#include "processor/cli/usage.h"
+#include "processor/report/bytes_timeline.h"
 #include "processor/report/libc_cut.h"
 #include "processor/report/syscall_format.h"
 
@@ -43,14 +46,77 @@ absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
   if (auto pid = args.Value("--pid")) {
     uint32_t v;
     if (!absl::SimpleAtoi(*pid, &v)) {
-      return absl::InvalidArgumentError(absl::StrCat("bad --pid '", *pid, "': expected a number"));
+      return UsageError(absl::StrCat("bad --pid '", *pid, "': expected a number"));
     }
     sel.pid = v;
   }
   if (auto at = args.Value("--at")) {
-    ASSIGN_OR_RETURN(sel.at, report::ParseTime(*at));
+    ASSIGN_OR_RETURN(sel.at, ParseTimeSpec(*at));
   }
   return sel;
+}
+
+namespace {
+
+std::string PidList(const index::TraceIndex& idx) {
+  std::set<uint32_t> pids;
+  for (uint32_t p = 0; p < idx.num_processes(); ++p) pids.insert(idx.process(p).pid);
+  return absl::StrJoin(pids, ", ");
+}
+
+// The processes --pid selects (all without it).
+std::vector<uint32_t> Selected(const index::TraceIndex& idx, std::optional<uint32_t> pid) {
+  if (pid) return idx.ProcessesWithPid(*pid);
+  std::vector<uint32_t> all;
+  for (uint32_t p = 0; p < idx.num_processes(); ++p) all.push_back(p);
+  return all;
+}
+
+// A process that exited having unmapped most of what it had (a program
+// started under perf tears its memory down before it exits): at the end
+// there is little to ask about. Said once, with the command that helps.
+void NoteTeardown(const replay::LoadedTrace& trace, const std::vector<uint32_t>& procs) {
+  const index::TraceIndex& idx = trace.index();
+  std::vector<uint32_t> exited;
+  for (uint32_t p : procs) {
+    if (idx.process(p).t_exit != index::kLive) exited.push_back(p);
+  }
+  const std::vector<report::BytesTimeline> timelines = report::BytesTimeline::OfEach(idx, exited);
+  for (size_t i = 0; i < exited.size(); ++i) {
+    const index::Process& proc = idx.process(exited[i]);
+    // Only since its last exec: what it held before was another program's.
+    const report::BytesTimeline::Point peak = timelines[i].Peak(false, proc.t_exec);
+    const report::BytesTimeline::Point end = timelines[i].At(index::kLive);
+    constexpr uint64_t kWorthSaying = 1 << 20;
+    if (peak.mapped < end.mapped + kWorthSaying || end.mapped * 2 > peak.mapped) continue;
+    std::fprintf(stderr,
+                 "pageblame: note: pid %u (%s) exited holding %s of the %s it had mapped at its "
+                 "peak (%s): at the end of the trace its memory was already unmapped; to see it: "
+                 "--pid %u --at peak\n",
+                 proc.pid, std::string(idx.strings().Get(proc.comm)).c_str(),
+                 report::HumanBytes(end.mapped).c_str(), report::HumanBytes(peak.mapped).c_str(),
+                 report::FormatTime(peak.time).c_str(), proc.pid);
+    return;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::LoadedTrace& trace,
+                                  bool by_commit) {
+  const index::TraceIndex& idx = trace.index();
+  if (sel.pid && idx.ProcessesWithPid(*sel.pid).empty()) {
+    return UsageError(absl::StrCat("no process with pid ", *sel.pid, " in the trace (its pids: ",
+                                   PidList(idx), ")"));
+  }
+  const std::vector<uint32_t> procs = Selected(idx, sel.pid);
+  Selection out;
+  out.pid = sel.pid;
+  ASSIGN_OR_RETURN(out.at, ResolveTime(sel.at, idx, [&] {
+                     return report::BytesTimeline::Of(idx, procs).Peak(by_commit).time;
+                   }));
+  if (sel.at.kind == TimeSpec::Kind::kEnd) NoteTeardown(trace, procs);
+  return out;
 }
 
 absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {

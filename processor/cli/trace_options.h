@@ -1,15 +1,23 @@
 // Options every trace-reading subcommand shares (-i, --pid, --at, --symfs,
-// --perf-map-dir, -v), turned into a loaded trace.
+// --buildid-dir, --perf-map-dir, -v, --json), turned into a loaded trace and
+// a resolved selection.
+//
+//   ASSIGN_OR_RETURN(TraceSelection sel, ParseSelection(args));        // before loading
+//   ASSIGN_OR_RETURN(const LoadedTrace* t, LoadFromArgs(args));
+//   ASSIGN_OR_RETURN(Selection s, Resolve(sel, *t, /*by_commit=*/false));  // pid known, time in the trace
 #ifndef PAGEBLAME_CLI_TRACE_OPTIONS_H_
 #define PAGEBLAME_CLI_TRACE_OPTIONS_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "processor/cli/args.h"
+#include "processor/cli/time_spec.h"
 #include "processor/replay/trace_loader.h"
 
 namespace pageblame::cli {
@@ -19,13 +27,40 @@ inline const std::map<std::string, std::string> kTraceAliases = {{"-i", "--input
 inline const std::set<std::string> kTraceValueFlags = {"--input", "--pid", "--at", "--symfs",
                                                        "--perf-map-dir", "--buildid-dir"};
 inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json"};
+// The help lines of those options, for each command's --help.
+inline constexpr char kTraceOptionsHelp[] =
+    "  -i, --input TRACE     the perf.data file (default ./perf.data; - for a pipe)\n"
+    "  --pid PID             one process (a pid not in the trace is an error)\n"
+    "  --at T                the moment: perf script seconds (216.083882), +S after\n"
+    "                        the trace's start, -S before its end, end (default), or\n"
+    "                        peak (when the process had the most bytes mapped)\n"
+    "  --json                JSON output (docs/cli.md)\n"
+    "  -v, --verbose         what the load saw (lost events, sources, counters) and,\n"
+    "                        after the answer, what symbolization found\n"
+    "  --symfs DIR           look for every binary under DIR (perf's --symfs)\n"
+    "  --buildid-dir DIR     the build-id cache (perf's; default ~/.debug)\n"
+    "  --perf-map-dir DIR    where perf-PID.map files are, after the trace's\n"
+    "                        directory and /tmp\n";
 
+// What the command line asked for, before the trace is read.
 struct TraceSelection {
   std::optional<uint32_t> pid;
-  uint64_t at = UINT64_MAX;  // index::kLive
+  TimeSpec at;
+};
+// After the trace is read: the pid is in it, the time resolved.
+struct Selection {
+  std::optional<uint32_t> pid;
+  uint64_t at = UINT64_MAX;  // index::kLive = the end
 };
 
 absl::StatusOr<TraceSelection> ParseSelection(const Args& args);
+// Usage errors for a pid not in the trace (naming its pids) or a time
+// outside it (naming its span). `by_commit`: --at peak means the most bytes
+// committed rather than mapped. At the end of the trace, says once on stderr
+// when a selected process exited holding a small part of its peak (its
+// teardown unmapped its memory) and how to see its working set.
+absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::LoadedTrace& trace,
+                                  bool by_commit);
 // Loads the trace named by -i (default ./perf.data, as perf does); with -v,
 // prints the data-quality stats to stderr. The trace is kept until the process
 // exits and is never freed: main() leaves with _Exit after flushing, because

@@ -75,6 +75,9 @@ struct RegionAttrs {
   uint32_t flags = 0;  // MAP_* of the creating call
   uint64_t pgoff = 0;  // file offset of `start`, for file mappings
   StringId path;       // file path or "[heap]", invalid if unknown / anonymous
+  // False for a mapping from before the trace that perf reported without
+  // its prot (a PERF_RECORD_MMAP, not MMAP2): `prot` is then a guess (r-x).
+  bool prot_known = true;
 };
 
 struct Version {
@@ -142,6 +145,7 @@ struct Process {
   uint64_t t_exit = kLive;        // exit time (its end state is the state before exit)
   bool existed_before_trace = false;  // attach mode: first seen without a fork in the trace
   bool saw_exec = false;
+  uint64_t t_exec = 0;  // its last exec, if saw_exec
   // A 32-bit program: its syscalls are not replayed (the kernel fires no
   // syscalls:* tracepoints for them, and raw_syscalls carry i386 numbers).
   bool is_32bit = false;

@@ -95,6 +95,7 @@ void Replayer::OnComm(const TraceEvent& e) {
   AddressSpace(idx_, p).Clear(e.time);
   index::Process& proc = idx_->mutable_process(p);
   proc.saw_exec = true;
+  proc.t_exec = e.time;
   proc.existed_before_trace = false;
   // The exec'ing thread is now the only one, with the process's id (the old
   // main thread's exit record may have come first: it did not end the process).
@@ -147,9 +148,8 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   // mapping (mmap/mremap, or brk's heap with `perf record -d`); it only tells
   // us the file name for the region the call creates.
   if (SyscallPairer::Pending* call = InCall(e.tid)) {
-    // "//anon" is perf's name for anonymous memory (perf record -d, and
-    // every --call-graph dwarf recording, report data mappings too): no
-    // file, so the call's anonymous-mapping rules still apply.
+    // perf names anonymous memory "//anon" (synthetic-events.c; -d and
+    // --call-graph dwarf recordings report data mappings too): no path.
     if ((call->enter.syscall == Syscall::kMmap || call->enter.syscall == Syscall::kMremap) &&
         name != "//anon") {
       call->path = m.filename;
@@ -162,12 +162,13 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   const uint32_t p = procs_.ProcessFor(e.pid, e.time);
   RegionAttrs attrs;
   attrs.prot = m.has_prot ? m.prot : PROT_READ | PROT_EXEC;
+  attrs.prot_known = m.has_prot;
   attrs.flags = m.flags;
   attrs.pgoff = m.pgoff;
   // perf names anonymous memory "//anon" (tools/perf/util/synthetic-events.c).
   if (name != "//anon") attrs.path = m.filename;
   const uint64_t start = PageDown(m.start), end = PageUp(m.start + m.len);
-  AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs);
+  AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs, /*replace_unseen=*/true);
   ProcessTable::ProcState& ps = procs_.Proc(p);
   if (ps.image_window && !name.empty() && name[0] == '/') AddImageOf(p, e, name);
   // The heap's extent at attach time is the program break brk() will move.

@@ -1,6 +1,11 @@
 #include "processor/report/maps_report.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -54,6 +59,63 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
   return ok;
 }
 
+namespace {
+
+// Versions the kernel would show as one VMA (docs: text `maps` merges them):
+// adjacent, the same prot and the same kind of memory: one file at
+// contiguous offsets, the heap, or anonymous memory made by one call stack
+// (or all from before the trace).
+bool SameRun(const index::TraceIndex& idx, const index::Version& a, const index::Version& b) {
+  if (a.end != b.start || a.attrs.prot != b.attrs.prot || a.attrs.path != b.attrs.path) return false;
+  if (a.origin.valid() != b.origin.valid()) return false;
+  std::string_view path = idx.strings().Get(a.attrs.path);
+  if (path == "[heap]") return true;
+  if (!path.empty()) return a.attrs.pgoff + (a.end - a.start) == b.attrs.pgoff;
+  if (!a.origin.valid()) return true;
+  return idx.event(a.origin).stack == idx.event(b.origin).stack;
+}
+
+// What a row says of the calls behind its versions: the one that made the
+// most bytes, and how many calls and stacks there were.
+std::string RunOrigin(const index::TraceIndex& idx, OriginRenderer& r,
+                      const std::vector<const index::Version*>& run, bool commit) {
+  absl::flat_hash_map<EventId, uint64_t> bytes;
+  absl::flat_hash_set<StackId> stacks;
+  for (const index::Version* v : run) {
+    const EventId ev = commit ? v->commit : v->origin;
+    if (!ev.valid()) continue;
+    bytes[ev] += v->end - v->start;
+    stacks.insert(idx.event(ev).stack);
+  }
+  if (bytes.empty()) return commit ? "" : "existed before the trace";
+  EventId top = bytes.begin()->first;
+  for (const auto& [ev, n] : bytes) {
+    if (n > bytes[top] || (n == bytes[top] && ev < top)) top = ev;
+  }
+  const index::CallEvent& ev = idx.event(top);
+  std::string out = absl::StrCat(commit ? "committed by " : "", std::string(decode::SyscallName(ev.syscall)), " at ",
+                                 FormatTime(ev.time), " by ", ev.tid, ": ", r.ShortStack(ev, 4));
+  if (bytes.size() > 1) {
+    absl::StrAppend(&out, " (+", bytes.size() - 1, bytes.size() == 2 ? " more call" : " more calls",
+                    stacks.size() > 1 ? absl::StrCat(", ", stacks.size(), " stacks") : "", ")");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v) {
+  std::string_view path = idx.strings().Get(v.attrs.path);
+  if (!path.empty()) return std::string(path);
+  if (v.origin.valid()) {
+    const index::CallEvent& ev = idx.event(v.origin);
+    if (ev.syscall == decode::Syscall::kMmap && !(ev.args[3] & MAP_ANONYMOUS)) {
+      return absl::StrCat("[file fd=", static_cast<int32_t>(ev.args[4]), "]");
+    }
+  }
+  return "[anon]";
+}
+
 std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
@@ -66,30 +128,26 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
       const index::Version& v = idx.version(id);
       (v.origin.valid() ? created : before) += v.end - v.start;
     }
-    absl::StrAppend(&out, "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")",
-                    proc.t_exit != index::kLive ? absl::StrCat(", exited at ", FormatTime(proc.t_exit)) : "",
-                    ": ", regions.size(), " regions at ", FormatTime(options.at), "; ",
-                    HumanBytes(created), " created during the trace, ", HumanBytes(before),
-                    " from before it\n");
+    std::vector<std::vector<const index::Version*>> runs;
     for (VersionId id : regions) {
       const index::Version& v = idx.version(id);
-      std::string_view path = idx.strings().Get(v.attrs.path);
-      std::string origin;
-      if (v.origin.valid()) {
-        const index::CallEvent& ev = idx.event(v.origin);
-        origin = absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", FormatTime(ev.time), " by ",
-                              ev.tid, ": ", r.ShortStack(ev, 4));
-      } else {
-        origin = "existed before the trace";
-      }
-      if (v.commit.valid()) {
-        const index::CallEvent& ev = idx.event(v.commit);
-        absl::StrAppend(&origin, "; committed by ", std::string(decode::SyscallName(ev.syscall)),
-                        " at ", FormatTime(ev.time), " by ", ev.tid, ": ", r.ShortStack(ev, 4));
-      }
-      absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s  %-28s %s\n", v.start, v.end,
-                                            ProtString(v.attrs.prot), HumanBytes(v.end - v.start),
-                                            path.empty() ? "[anon]" : std::string(path), origin));
+      if (options.split || runs.empty() || !SameRun(idx, *runs.back().back(), v)) runs.emplace_back();
+      runs.back().push_back(&v);
+    }
+    absl::StrAppend(&out, "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")",
+                    proc.t_exit != index::kLive ? absl::StrCat(", exited at ", FormatTime(proc.t_exit)) : "",
+                    ": ", runs.size(), options.split ? " region versions" : " regions", " at ",
+                    FormatTime(options.at), "; ", HumanBytes(created), " created during the trace, ",
+                    HumanBytes(before), " from before it\n");
+    for (const auto& run : runs) {
+      const index::Version& first = *run.front();
+      const uint64_t end = run.back()->end;
+      std::string origin = RunOrigin(idx, r, run, /*commit=*/false);
+      const std::string commit = RunOrigin(idx, r, run, /*commit=*/true);
+      if (!commit.empty()) absl::StrAppend(&origin, "; ", commit);
+      absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s  %-28s %s\n", first.start, end,
+                                            RegionProt(first.attrs), HumanBytes(end - first.start),
+                                            RegionLabel(idx, first), origin));
     }
   }
   if (out.empty()) out = "no process in the trace matches\n";

@@ -21,6 +21,10 @@ namespace pageblame::report {
 struct MapsOptions {
   std::optional<uint32_t> pid;
   uint64_t at = index::kLive;
+  // Text: one row per version instead of one per run the kernel would merge
+  // (adjacent, same prot, same file or heap, or anonymous from one stack).
+  // JSON always has one object per version.
+  bool split = false;
 };
 
 // Process entries to report, by pid then age (several for a reused pid).
@@ -32,6 +36,11 @@ std::vector<uint32_t> SelectProcesses(const index::TraceIndex& idx, std::optiona
 // false if writing failed.
 bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options, std::FILE* out);
 std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options);
+
+// What a region is, for text: its path, "[heap]", "[anon]", or "[file fd=3]"
+// for a file mapping whose path the trace never saw (an mmap of an fd
+// recorded without -d).
+std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v);
 
 }  // namespace pageblame::report
 

@@ -1,5 +1,7 @@
 #include "processor/report/query_report.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "processor/report/history.h"
 #include "processor/report/maps_report.h"
@@ -8,32 +10,66 @@
 namespace pageblame::report {
 namespace {
 
-// One (address, process) answer; `version` invalid if not mapped there.
-struct Answer {
-  uint64_t address;
-  std::optional<uint32_t> process;
-  VersionId version;
-};
+// The processes among `procs` that had addr mapped last before `at` (all
+// whose page there went away at that same latest time: a fork's children
+// exiting together), or none if none ever had it by then.
+std::vector<uint32_t> LastTenants(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
+                                  uint64_t addr, uint64_t at) {
+  std::vector<uint32_t> out;
+  uint64_t latest = 0;
+  for (uint32_t p : procs) {
+    uint64_t gone = 0;
+    bool had = false;
+    for (VersionId id : idx.History(p, addr)) {
+      const index::Version& v = idx.version(id);
+      if (v.t_from > at) continue;
+      had = true;
+      gone = std::max(gone, std::min(v.t_to, at));
+    }
+    if (!had) continue;
+    if (out.empty() || gone > latest) {
+      out = {p};
+      latest = gone;
+    } else if (gone == latest) {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
 
-std::vector<Answer> Answers(const index::TraceIndex& idx, const QueryOptions& o) {
+}  // namespace
+
+std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
+                                      const std::vector<uint64_t>& addresses, uint64_t at, bool one_pid) {
+  using Answer = QueryAnswer;
   std::vector<Answer> out;
-  std::vector<uint32_t> procs = SelectProcesses(idx, o.pid);
-  for (uint64_t addr : o.addresses) {
+  for (uint64_t addr : addresses) {
     size_t before = out.size();
     for (uint32_t p : procs) {
-      VersionId v = idx.Lookup(p, addr, o.at);
+      VersionId v = idx.Lookup(p, addr, at);
       if (v.valid()) out.push_back(Answer{addr, p, v});
     }
     if (out.size() != before) continue;
-    // Nobody had it mapped: with --pid, answer for the newest process of that
-    // pid (its history may say when the page went away).
-    if (o.pid && !procs.empty()) {
+    // Nobody had it mapped then: answer for its last tenant(s), whose
+    // history says when and how the page went away.
+    std::vector<uint32_t> last = LastTenants(idx, procs, addr, at);
+    for (uint32_t p : last) out.push_back(Answer{addr, p, VersionId::Invalid()});
+    if (!last.empty()) continue;
+    // Never mapped there: with --pid, answer for the newest process of that
+    // pid (attach mode may know why not).
+    if (one_pid && !procs.empty()) {
       out.push_back(Answer{addr, procs.back(), VersionId::Invalid()});
     } else {
       out.push_back(Answer{addr, std::nullopt, VersionId::Invalid()});
     }
   }
   return out;
+}
+
+namespace {
+
+std::vector<QueryAnswer> Answers(const index::TraceIndex& idx, const QueryOptions& o) {
+  return QueryAnswers(idx, SelectProcesses(idx, o.pid), o.addresses, o.at, o.pid.has_value());
 }
 
 // Attach mode without -d: the first brk moved the break from a value the
@@ -70,10 +106,9 @@ Json RangeJson(uint64_t start, uint64_t end) {
 std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
                        const std::function<std::string(const index::CallEvent&)>& stack_text) {
   const index::Process& proc = idx.process(v.process);
-  std::string_view path = idx.strings().Get(v.attrs.path);
   std::string out = absl::StrCat("  region ", Hex(v.start), "-", Hex(v.end), " ",
-                                 ProtString(v.attrs.prot), " ", HumanBytes(v.end - v.start), " ",
-                                 path.empty() ? std::string("[anon]") : std::string(path), "\n");
+                                 RegionProt(v.attrs), " ", HumanBytes(v.end - v.start), " ",
+                                 RegionLabel(idx, v), "\n");
   if (v.origin.valid()) {
     const index::CallEvent& ev = idx.event(v.origin);
     absl::StrAppend(&out, "  created by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
@@ -90,8 +125,8 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
     absl::StrAppend(&out, "  committed by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
                     " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid,
                     "\n", stack_text(ev));
-  } else if (v.origin.valid() && (v.attrs.prot & 7) != 0) {
-    absl::StrAppend(&out, "  committed by the call that created it (accessible since)\n");
+  } else if (v.attrs.prot_known && (v.attrs.prot & 7) == 0) {
+    absl::StrAppend(&out, "  reserved (PROT_NONE): not committed\n");
   }
   if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
     absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");
@@ -103,7 +138,7 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   Json out = Json::array();
-  for (const Answer& a : Answers(idx, options)) {
+  for (const QueryAnswer& a : Answers(idx, options)) {
     Json j;
     j["address"] = Hex(a.address);
     j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
@@ -153,13 +188,25 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
   return out;
 }
 
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
+                     uint64_t at) {
+  const std::vector<HistoryEntry> lineage = PageLineage(idx, p, addr, at);
+  if (lineage.empty()) return "";
+  const HistoryEntry& gone = lineage.back();
+  const index::Version& v = idx.version(gone.version);
+  return absl::StrCat("  not mapped; it was in [", Hex(v.start), "-", Hex(v.end), ") until ",
+                      FormatTime(gone.time), ", ", gone.change,
+                      gone.event.valid() ? absl::StrCat(" by ", r.CallText(idx.event(gone.event))) : "",
+                      "\n");
+}
+
 std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   std::string out;
   const std::string at = options.at == index::kLive ? "at the end of the trace"
                                                     : absl::StrCat("at ", FormatTime(options.at));
-  for (const Answer& a : Answers(idx, options)) {
+  for (const QueryAnswer& a : Answers(idx, options)) {
     if (!out.empty()) out += "\n";
     if (!a.process) {
       absl::StrAppend(&out, Hex(a.address), ": not mapped in any traced process ", at, "\n");
@@ -168,7 +215,11 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
     const index::Process& proc = idx.process(*a.process);
     absl::StrAppend(&out, Hex(a.address), " in pid ", proc.pid, " (",
                     std::string(idx.strings().Get(proc.comm)), ") ", at, "\n");
-    if (!a.version.valid()) {
+    const std::vector<HistoryEntry> lineage = PageLineage(idx, *a.process, a.address, options.at);
+    if (!a.version.valid() && !lineage.empty()) {
+      absl::StrAppend(&out, GoneText(idx, r, *a.process, a.address, options.at));
+      if (!options.history) absl::StrAppend(&out, "  (--history for the whole story of the page)\n");
+    } else if (!a.version.valid()) {
       absl::StrAppend(&out, "  not mapped", proc.existed_before_trace
                                                 ? " (or mapped before the trace began: this is an "
                                                   "attach-mode recording and no event touched it)"
@@ -184,7 +235,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
     }
     if (options.history) {
       absl::StrAppend(&out, "  history of this page:\n");
-      for (const HistoryEntry& h : PageLineage(idx, *a.process, a.address, options.at)) {
+      for (const HistoryEntry& h : lineage) {
         const index::Version& v = idx.version(h.version);
         absl::StrAppend(&out, "    ", FormatTime(h.time), " pid ", idx.process(v.process).pid,
                         " ", h.change, " [", Hex(v.start), "-", Hex(v.end), ")");

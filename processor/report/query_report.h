@@ -25,6 +25,20 @@ struct QueryOptions {
   bool history = false;  // text: print the page's history (JSON always has it)
 };
 
+// One (address, process) answer of a query; `version` is invalid if the page
+// is not mapped there at the time asked (then `process` is its last tenant,
+// or, with one pid asked about, that pid's newest process, or none).
+struct QueryAnswer {
+  uint64_t address;
+  std::optional<uint32_t> process;
+  VersionId version;
+};
+// Each address in every process of `procs` that had it mapped at `at`; if
+// none, its last tenant(s) among them (history says how the page went), or
+// one answer without a process (`one_pid`: for the newest of `procs`).
+std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
+                                      const std::vector<uint64_t>& addresses, uint64_t at, bool one_pid);
+
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options);
 // The text block for the region `v`: its range, the call that created it (or
 // "existed before the trace") with `stack_text(call)`, and the move that
@@ -33,6 +47,10 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options);
 std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
                        const std::function<std::string(const index::CallEvent&)>& stack_text);
 std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options);
+// For a page not mapped at `at` that process p had before: "  not mapped;
+// it was in [..) until T, unmapped by ..." (empty if p never had it).
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
+                     uint64_t at);
 
 }  // namespace pageblame::report
 

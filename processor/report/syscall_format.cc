@@ -68,6 +68,10 @@ std::string ProtString(uint32_t prot) {
   return s;
 }
 
+std::string RegionProt(const index::RegionAttrs& attrs) {
+  return attrs.prot_known ? ProtString(attrs.prot) : "???";
+}
+
 std::string ProtFlags(uint32_t prot) {
   return FlagNames(prot, {{PROT_READ, "PROT_READ"}, {PROT_WRITE, "PROT_WRITE"},
                           {PROT_EXEC, "PROT_EXEC"}, {PROT_GROWSDOWN, "PROT_GROWSDOWN"},

@@ -27,6 +27,8 @@ double TimeSeconds(uint64_t ns);
 absl::StatusOr<uint64_t> ParseTime(const std::string& text);
 
 std::string ProtString(uint32_t prot);
+// ProtString, or "???" when the trace does not know the prot.
+std::string RegionProt(const index::RegionAttrs& attrs);
 std::string ProtFlags(uint32_t prot);
 std::string MapFlags(uint32_t flags);
 std::string MremapFlags(uint32_t flags);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "processor/symbols/absl_compat.h"
 #include "processor/symbols/demangle.h"
+#include "processor/symbols/directory_of.h"
 #include "processor/symbols/dso_locator.h"
 #include "processor/symbols/elf_symbol_table.h"
 #include "processor/symbols/inline_resolver.h"
@@ -364,7 +365,10 @@ const void* Symbolizer::FrameKey(uint32_t pid, uint64_t time, uint64_t ip) {
 DsoLocator::Options Symbolizer::LocatorOptions(const SymbolizerOptions& options) {
   return DsoLocator::Options{
       options.symfs, options.debug_dir.empty() ? DefaultDebugDir() : options.debug_dir,
-      /*system_debug_dir=*/""};
+      /*system_debug_dir=*/"",
+      /*beside_dir=*/options.trace_path.empty() || options.trace_path == "-"
+          ? ""
+          : DirectoryOf(options.trace_path)};
 }
 
 bool Symbolizer::MayHaveElf(std::string_view path) {

@@ -24,15 +24,18 @@ inline std::string TracePath(const std::string& name) {
 }
 
 // A --symfs root where the paths the traces were recorded with resolve in
-// this checkout: /usr is this machine's, and the programs recorded at
-// /work/wt/recordings/traces/bin/NAME (traces/MANIFEST.md) are traces/bin's.
+// this checkout: /usr is this machine's, and the programs, recorded as
+// /work/main/traces/bin/NAME (earlier: /work/wt/recordings/traces/bin/NAME;
+// traces/MANIFEST.md), are this checkout's traces/bin, wherever it is.
 class Symfs {
  public:
   Symfs() : dir_("pb_unwind_symfs") {
     namespace fs = std::filesystem;
     fs::create_symlink("/usr", dir_.path() + "/usr");
-    fs::create_directories(dir_.path() + "/work/wt/recordings/traces");
-    fs::create_symlink(TracePath("bin"), dir_.path() + "/work/wt/recordings/traces/bin");
+    for (const char* recorded : {"/work/main/traces", "/work/wt/recordings/traces"}) {
+      fs::create_directories(dir_.path() + recorded);
+      fs::create_symlink(TracePath("bin"), dir_.path() + recorded + "/bin");
+    }
   }
   const std::string& path() const { return dir_.path(); }
 

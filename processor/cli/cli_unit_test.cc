@@ -1,0 +1,130 @@
+// The command line's pieces without a trace: exit codes, "did you mean",
+// time syntax, the perf command `record` runs, and every command's help
+// naming every option its parser accepts.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "processor/cli/command_registry.h"
+#include "processor/cli/record_plan.h"
+#include "processor/cli/time_spec.h"
+#include "processor/cli/usage.h"
+
+namespace pageblame::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(UsageTest, OnlyMarkedErrorsAreUsageErrors) {
+  EXPECT_EQ(ExitCodeFor(absl::OkStatus()), 0);
+  EXPECT_EQ(ExitCodeFor(UsageError("bad --pid")), 2);
+  // A reader's InvalidArgument is bad input, not a usage mistake.
+  EXPECT_EQ(ExitCodeFor(absl::InvalidArgumentError("trace.data: bad magic")), 1);
+  EXPECT_EQ(ExitCodeFor(absl::DataLossError("truncated")), 1);
+}
+
+TEST(UsageTest, DidYouMeanNamesCloseSpellingsOnly) {
+  const std::vector<std::string> flags = {"--history", "--json", "--pid", "--at"};
+  EXPECT_EQ(Closest("--histroy", flags), "--history");
+  EXPECT_EQ(Closest("--jsno", flags), "--json");
+  EXPECT_EQ(Closest("--verbose", flags), "");
+  EXPECT_EQ(DidYouMean("mpas", {"maps", "query", "diff"}), " (did you mean maps?)");
+  EXPECT_EQ(DidYouMean("frobnicate", {"maps", "query"}), "");
+}
+
+TEST(TimeSpecTest, PerfSecondsMeanTheirMicrosecond) {
+  auto t = ParseTimeSpec("2397.074");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->kind, TimeSpec::Kind::kAbsolute);
+  // Not 2397.074999...: the instant typed, to the end of its µs.
+  EXPECT_EQ(t->ns, 2397074000999u);
+  EXPECT_EQ(ParseTimeSpec("2397.074152")->ns, 2397074152999u);
+  EXPECT_EQ(ParseTimeSpec("2397.074152123")->ns, 2397074152123u);
+  EXPECT_EQ(ParseTimeSpec("12")->ns, 12000000999u);
+}
+
+TEST(TimeSpecTest, RelativeEndAndPeak) {
+  EXPECT_EQ(ParseTimeSpec("+1.5")->kind, TimeSpec::Kind::kFromStart);
+  EXPECT_EQ(ParseTimeSpec("+1.5")->ns, 1500000000u);
+  EXPECT_EQ(ParseTimeSpec("-0.25")->kind, TimeSpec::Kind::kBeforeEnd);
+  EXPECT_EQ(ParseTimeSpec("-0.25")->ns, 250000000u);
+  EXPECT_EQ(ParseTimeSpec("end")->kind, TimeSpec::Kind::kEnd);
+  EXPECT_EQ(ParseTimeSpec("peak")->kind, TimeSpec::Kind::kPeak);
+}
+
+TEST(TimeSpecTest, MalformedOrUnrepresentableTimesAreUsageErrors) {
+  for (const char* bad : {"", "abc", "1.2.3", "1.", ".5", "1.1234567890", "+", "-x", "1e3", "18446744074",
+                          "99999999999999999999"}) {
+    auto t = ParseTimeSpec(bad);
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_TRUE(IsUsage(t.status())) << bad;
+  }
+}
+
+TEST(TimeSpecTest, TimesOutsideTheTraceNameItsSpan) {
+  index::TraceIndex idx;
+  idx.mutable_stats().first_time = 100000000000;  // 100 s
+  idx.mutable_stats().last_time = 102500000000;   // 102.5 s
+  auto peak = [] { return uint64_t{101}; };
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("+1"), idx, peak), 101000000000u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("-0.5"), idx, peak), 102000000000u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("102.5"), idx, peak), 102500000999u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("peak"), idx, peak), 101u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("end"), idx, peak), index::kLive);
+  for (const char* outside : {"5", "99999", "+3", "-3"}) {
+    auto t = ResolveTime(*ParseTimeSpec(outside), idx, peak);
+    ASSERT_FALSE(t.ok()) << outside;
+    EXPECT_TRUE(IsUsage(t.status()));
+    EXPECT_THAT(t.status().message(), HasSubstr("100.000000 to 102.500000")) << outside;
+  }
+}
+
+TEST(RecordPlanTest, DwarfStacksOnTheEntersOnlyWithABigBuffer) {
+  RecordPlan plan;
+  plan.command = {"./server", "--port", "80"};
+  plan.available = {"mmap", "munmap", "brk", "mremap", "mprotect", "madvise"};  // no pkey_mprotect
+  const std::string cmd = absl::StrJoin(plan.PerfArgv(), " ");
+  EXPECT_THAT(cmd, HasSubstr("-e syscalls:sys_enter_mmap/call-graph=dwarf,stack-size=16384/ "
+                             "-e syscalls:sys_exit_mmap/call-graph=no/"));
+  EXPECT_THAT(cmd, HasSubstr("syscalls:sys_enter_madvise/"));
+  EXPECT_THAT(cmd, ::testing::Not(HasSubstr("pkey_mprotect")));
+  EXPECT_THAT(cmd, HasSubstr("-m 128M -z -o perf.data -- ./server --port 80"));
+  EXPECT_EQ(plan.ExtraEnvironment(), std::vector<std::string>{"DOTNET_PerfMapEnabled=1"});
+}
+
+TEST(RecordPlanTest, AttachAddsDataMappingsAndFpIsSmaller) {
+  RecordPlan plan;
+  plan.pid = 4242;
+  plan.call_graph = RecordPlan::CallGraph::kFp;
+  plan.compress = false;
+  plan.output = "t.data";
+  const std::string cmd = absl::StrJoin(plan.PerfArgv(), " ");
+  EXPECT_THAT(cmd, HasSubstr("syscalls:sys_enter_pkey_mprotect/call-graph=fp/"));
+  EXPECT_THAT(cmd, HasSubstr("-m 16M -o t.data -d -p 4242"));
+  EXPECT_THAT(cmd, ::testing::Not(HasSubstr("-z")));
+  EXPECT_TRUE(plan.ExtraEnvironment().empty());
+}
+
+TEST(RecordPlanTest, RuntimeHints) {
+  EXPECT_EQ(RecordPlan::RuntimeHints({"/usr/bin/node", "app.js"}).size(), 1u);
+  EXPECT_TRUE(RecordPlan::RuntimeHints({"node", "--perf-basic-prof", "app.js"}).empty());
+  EXPECT_EQ(RecordPlan::RuntimeHints({"java", "-jar", "x.jar"}).size(), 1u);
+  EXPECT_TRUE(RecordPlan::RuntimeHints({"./a.out"}).empty());
+}
+
+TEST(CommandSpecTest, EveryHelpNamesEveryOptionItsParserAccepts) {
+  ASSERT_GE(AllCommands().size(), 5u);
+  for (const Command& c : AllCommands()) {
+    SCOPED_TRACE(c.spec->name);
+    EXPECT_EQ(c.spec->help.rfind("usage: pageblame " + c.spec->name, 0), 0u);
+    for (const auto* flags : {&c.spec->value_flags, &c.spec->bool_flags}) {
+      for (const std::string& flag : *flags) EXPECT_THAT(c.spec->help, HasSubstr(flag));
+    }
+    for (const auto& [alias, flag] : c.spec->aliases) EXPECT_THAT(c.spec->help, HasSubstr(alias + ","));
+  }
+}
+
+}  // namespace
+}  // namespace pageblame::cli

@@ -1,0 +1,27 @@
+// The table of subcommands: main() dispatches through it, --help lists it,
+// and a test checks every command's options against its help text.
+#include "processor/cli/command_registry.h"
+
+#include "processor/cli/commands.h"
+
+namespace pageblame::cli {
+
+const std::vector<Command>& AllCommands() {
+  static const std::vector<Command> kCommands = {
+      {&RecordSpec(), RunRecord, "record the memory syscalls of a command or a running process"},
+      {&MapsSpec(), RunMaps, "the address space at a moment, with who created and committed it"},
+      {&QuerySpec(), RunQuery, "who created (and committed) the page at ADDR, and its history"},
+      {&DiffSpec(), RunDiff, "bytes one region table has and the other not (page-exact)"},
+      {&AttributeSpec(), RunAttribute, "which stacks made the regions of a table or of a diff"},
+  };
+  return kCommands;
+}
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command& c : AllCommands()) {
+    if (c.spec->name == name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace pageblame::cli

@@ -1,0 +1,50 @@
+// The perf command `pageblame record` runs: the memory syscalls' enter and
+// exit tracepoints (those the kernel has), call chains on the enters only
+// (DWARF: a 16 KiB stack copy per call; the exits need none), a buffer big
+// enough not to lose samples, zstd compression when perf has it, and -d
+// when attaching (perf then reports the mappings that already exist).
+// Built from plain facts so tests can check it without running perf.
+//
+//   RecordPlan plan;  plan.command = {"./server", "--port", "80"};
+//   plan.available = {"mmap", "munmap", ...};   // tracepoints the kernel has
+//   std::vector<std::string> argv = plan.PerfArgv();  // {"perf", "record", ...}
+#ifndef PAGEBLAME_CLI_RECORD_PLAN_H_
+#define PAGEBLAME_CLI_RECORD_PLAN_H_
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pageblame::cli {
+
+struct RecordPlan {
+  enum class CallGraph { kDwarf, kFp };
+  std::optional<uint32_t> pid;        // -p: attach
+  std::vector<std::string> command;   // or run this
+  std::string output = "perf.data";
+  CallGraph call_graph = CallGraph::kDwarf;
+  // The syscalls whose syscalls:sys_{enter,exit}_X tracepoints exist here
+  // (all seven if unknown).
+  std::set<std::string> available;
+  bool compress = true;  // perf was built with zstd
+
+  // The seven memory syscalls replay knows, in decode::Syscall order.
+  static const std::vector<std::string>& MemorySyscalls();
+  // The syscalls to record: MemorySyscalls() that are available.
+  std::vector<std::string> Syscalls() const;
+  std::vector<std::string> PerfArgv() const;
+  // The environment the recorded command gets on top of pageblame's own:
+  // DOTNET_PerfMapEnabled=1 (.NET writes /tmp/perf-PID.map for its JIT code;
+  // other programs ignore it).
+  std::vector<std::string> ExtraEnvironment() const;
+  // Advice for runtimes whose JIT frames need a flag to be named or
+  // unwound (node without --perf-basic-prof, java without a perf map agent),
+  // judged from the command line (or the attached process's).
+  static std::vector<std::string> RuntimeHints(const std::vector<std::string>& command_line);
+};
+
+}  // namespace pageblame::cli
+
+#endif  // PAGEBLAME_CLI_RECORD_PLAN_H_

@@ -1,0 +1,43 @@
+// Times on the command line (--at, --from, --to), parsed before the trace is
+// read (a typo fails fast) and resolved against it after:
+//   216.083882   perf's seconds: everything perf script prints at or before
+//                that instant (up to 6 decimals: to the end of that µs;
+//                7 to 9 decimals: that nanosecond)
+//   +12.5        seconds after the trace's first event
+//   -2           seconds before its last event
+//   end          the end of the trace (the default)
+//   peak         when the selected processes had the most bytes mapped
+//                (committed, for --by commit)
+// A resolved time outside the trace is a usage error naming the trace's span.
+//
+//   ASSIGN_OR_RETURN(TimeSpec at, ParseTimeSpec("+1.5"));
+//   ASSIGN_OR_RETURN(uint64_t ns, ResolveTime(at, idx, peak));
+#ifndef PAGEBLAME_CLI_TIME_SPEC_H_
+#define PAGEBLAME_CLI_TIME_SPEC_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "processor/index/trace_index.h"
+
+namespace pageblame::cli {
+
+struct TimeSpec {
+  enum class Kind { kEnd, kAbsolute, kFromStart, kBeforeEnd, kPeak };
+  Kind kind = Kind::kEnd;
+  uint64_t ns = 0;   // kAbsolute: the instant; kFromStart/kBeforeEnd: the offset
+  std::string text;  // as typed, for messages
+};
+
+// Syntax only; errors are usage errors (usage.h).
+absl::StatusOr<TimeSpec> ParseTimeSpec(const std::string& text, const std::string& flag = "--at");
+// The instant in the trace's clock (index::kLive for kEnd). `peak` answers
+// kPeak; it is only called for that kind.
+absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceIndex& idx,
+                                     const std::function<uint64_t()>& peak);
+
+}  // namespace pageblame::cli
+
+#endif  // PAGEBLAME_CLI_TIME_SPEC_H_
