@@ -1,4 +1,4 @@
-// docs/cli.md, "Exit status, errors and warnings": every `$ pageblame ...`
+// docs/cli.md, "Errors and warnings, as the tool prints them": every `$ pageblame ...`
 // example there is run, in a directory holding the files it names, and must
 // print exactly the line the page shows, with the exit status its block
 // says (bad input 1, bad usage 2). A newcomer can trust the page.
@@ -33,7 +33,7 @@ std::vector<Example> ReadExamples() {
   std::stringstream text;
   text << in.rdbuf();
   const std::string doc = text.str();
-  const size_t section = doc.find("## Exit status, errors and warnings");
+  const size_t section = doc.find("## Errors and warnings, as the tool prints them");
   EXPECT_NE(section, std::string::npos);
   std::vector<Example> out;
   int exit_code = 0;

@@ -139,13 +139,12 @@ TEST_F(ImpossibleCallReplayTest, AnMprotectFailingOnAWrappingRangeChangesNothing
 }
 
 TEST_F(ImpossibleCallReplayTest, AWrappingMappingRecordIsSkipped) {
-  TraceEvent e;
-  e.kind = TraceEvent::Kind::kMmap;
+  TraceEvent e(TraceEvent::Kind::kMmap);
   e.time = 5;
   e.pid = e.tid = 1;
-  e.a[0] = 0xfffffffffff00000ull;
-  e.a[1] = 0x200000;
-  e.str = idx_.strings().Intern("//anon");
+  e.mmap().start = 0xfffffffffff00000ull;
+  e.mmap().len = 0x200000;
+  e.mmap().filename = idx_.strings().Intern("//anon");
   replayer_.Apply(e);
   EXPECT_TRUE(Live().empty());
   EXPECT_EQ(idx_.stats().impossible_calls, 1u);
