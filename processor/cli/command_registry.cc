@@ -14,6 +14,7 @@ const std::vector<Command>& AllCommands() {
       {&DiffSpec(), RunDiff, "bytes one region table has and the other not (page-exact)"},
       {&AttributeSpec(), RunAttribute, "which stacks made the regions of a table or of a diff"},
       {&GrowthSpec(), RunGrowth, "what each stack mapped and unmapped between two moments"},
+      {&ReportSpec(), RunReport, "an offline HTML page: bytes over time, flame graph, address space"},
   };
   return kCommands;
 }
