@@ -11,6 +11,13 @@
 // (-foptimize-sibling-calls is -O2), and the walkers still do work after
 // their recursive call, so the recursion really leaves one frame per level.
 //
+// Each thread also grows a glibc-style arena (issue 19): one PROT_NONE
+// reservation at ARENA(t) + 512 MiB, made usable one mprotect(RW) at a time
+// from its top, and shrunk the way glibc's shrink_heap does it: madvise
+// DONTNEED of the top pages, or (every fourth shrink) a MAP_FIXED PROT_NONE
+// mmap over them, as CoreCLR and HotSpot decommit. About a fifth of all
+// calls are arena calls, so replay's prot splitting is in the measured mix.
+//
 // Stacks: op_X <- run_op <- walk_a/walk_b x depth <- worker <- start_thread.
 // With 8 op functions, 31 depths and 3 walk patterns (all a, all b, a/b
 // alternating) the trace has about 8*31*3 = 744 unique call chains, each
@@ -42,6 +49,8 @@
 #define HEAP_MAX_PAGES 4096
 #define MIN_DEPTH 10
 #define MAX_DEPTH 40
+#define HEAP_ARENA(t) (ARENA(t) + 0x20000000UL)
+#define HEAP_ARENA_PAGES 16384  // 64 MiB, glibc's HEAP_MAX_SIZE
 
 enum Op {
   OP_MMAP_ANON,
@@ -52,6 +61,8 @@ enum Op {
   OP_MREMAP_SHRINK,
   OP_MREMAP_MOVE,
   OP_BRK,
+  OP_ARENA_GROW,
+  OP_ARENA_SHRINK,
 };
 
 struct Thread {
@@ -59,6 +70,8 @@ struct Thread {
   unsigned long iters;
   unsigned long rng;
   unsigned long pages[NSLOTS];  // 0: slot empty
+  unsigned long arena_top;      // pages of the arena made RW from its base
+  unsigned long shrinks;
   long failures;
 };
 
@@ -198,6 +211,35 @@ __attribute__((noinline)) static void op_brk(struct Call* c) {
   pthread_mutex_unlock(&g_brk_lock);
 }
 
+// glibc's grow_heap: the next pages of the reservation become RW.
+__attribute__((noinline)) static void op_arena_grow(struct Call* c) {
+  unsigned long top = HEAP_ARENA(c->t->index) + c->t->arena_top * PG;
+  long r = RAW_MPROTECT(top, c->pages * PG, PROT_READ | PROT_WRITE);
+  if (r != 0) {
+    fail(c->t, "arena mprotect", r);
+    return;
+  }
+  c->t->arena_top += c->pages;
+}
+
+// glibc's shrink_heap (madvise), or a runtime's decommit (MAP_FIXED NONE).
+__attribute__((noinline)) static void op_arena_shrink(struct Call* c) {
+  unsigned long top = HEAP_ARENA(c->t->index) + (c->t->arena_top - c->pages) * PG;
+  long r;
+  if (c->t->shrinks++ % 4 == 3) {
+    r = RAW_MMAP(top, c->pages * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    r = r == (long)top ? 0 : r;
+  } else {
+    r = RAW_MADVISE(top, c->pages * PG, MADV_DONTNEED);
+    if (r == 0) r = RAW_MPROTECT(top, c->pages * PG, PROT_NONE);
+  }
+  if (r != 0) {
+    fail(c->t, "arena shrink", r);
+    return;
+  }
+  c->t->arena_top -= c->pages;
+}
+
 static void run_op(struct Call* c) {
   switch (c->op) {
     case OP_MMAP_ANON: op_mmap_anon(c); break;
@@ -208,6 +250,8 @@ static void run_op(struct Call* c) {
     case OP_MREMAP_SHRINK: op_mremap_shrink(c); break;
     case OP_MREMAP_MOVE: op_mremap_move(c); break;
     case OP_BRK: op_brk(c); break;
+    case OP_ARENA_GROW: op_arena_grow(c); break;
+    case OP_ARENA_SHRINK: op_arena_shrink(c); break;
   }
 }
 
@@ -245,10 +289,27 @@ static int find_slot(struct Thread* t, int want_full) {
   return -1;
 }
 
+// An arena call: grow by 1 page (small mallocs, as glibc does) more often
+// than shrink by a few, within the reservation.
+static void choose_arena(struct Thread* t, struct Call* c) {
+  const int grow = t->arena_top == 0 || next_rand(&t->rng) % 4 != 0;
+  if (grow && t->arena_top < HEAP_ARENA_PAGES) {
+    c->op = OP_ARENA_GROW;
+    c->pages = 1;
+  } else {
+    c->op = OP_ARENA_SHRINK;
+    c->pages = 1 + (long)(next_rand(&t->rng) % (t->arena_top < 4 ? t->arena_top : 4));
+  }
+}
+
 // Fills c with a valid operation for the thread's current slots.
 static void choose(struct Thread* t, struct Call* c) {
   c->t = t;
   c->pattern = (int)(next_rand(&t->rng) % 3);
+  if (next_rand(&t->rng) % 5 == 0) {
+    choose_arena(t, c);
+    return;
+  }
   unsigned long r = next_rand(&t->rng) % 100;
   if (r < 8) {  // brk: grow a little more often than shrink
     c->op = OP_BRK;
@@ -290,9 +351,20 @@ static void choose(struct Thread* t, struct Call* c) {
   }
 }
 
+// Workers start together once main has created them all: pthread_create
+// mallocs (the new thread's TLS), and glibc's malloc aborts if a worker has
+// moved the break under it.
+static pthread_barrier_t g_start;
+
 static void* worker(void* arg) {
   struct Thread* t = arg;
   struct Call c;
+  pthread_barrier_wait(&g_start);
+  // The arena's reservation, as glibc's new_heap makes it.
+  unsigned long want = HEAP_ARENA(t->index);
+  long p = RAW_MMAP(want, HEAP_ARENA_PAGES * PG, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p != (long)want) fail(t, "arena reservation hint not honoured", p);
   for (unsigned long i = 0; i < t->iters; ++i) {
     choose(t, &c);
     int depth = MIN_DEPTH + (int)(next_rand(&t->rng) % (MAX_DEPTH - MIN_DEPTH + 1));
@@ -338,6 +410,7 @@ int main(int argc, char** argv) {
   g_brk_base = g_brk_cur = (unsigned long)RAW_BRK(0);
 
   pthread_t ids[MAX_THREADS];
+  pthread_barrier_init(&g_start, NULL, (unsigned)nthreads + 1);
   for (unsigned long i = 0; i < nthreads; ++i) {
     g_threads[i].index = (int)i;
     g_threads[i].iters = iters;
@@ -348,6 +421,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  pthread_barrier_wait(&g_start);
   for (unsigned long i = 0; i < nthreads; ++i) {
     pthread_join(ids[i], NULL);
     g_failures += g_threads[i].failures;

@@ -43,7 +43,7 @@ BUILD=${BENCH_BUILD_DIR:-$ROOT/build-bench}
 [[ $BUILD == /* ]] || BUILD=$ROOT/$BUILD
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 PERF_MMAP=${PERF_MMAP:-256M}  # perf's -m per CPU; "default": perf trace's own (4 MiB)
-TRACE_EVENTS='syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap'
+TRACE_EVENTS='syscalls:*_mmap,syscalls:*_munmap,syscalls:*_brk,syscalls:*_mremap,syscalls:*_mprotect,syscalls:*_madvise'
 BASE_ITERS=100000
 # Address-space cap per timed run (RLIMIT_AS), see --tool-limit.
 MEM_LIMIT_MIB=${BENCH_MEM_LIMIT_MIB:-$(awk '/^MemTotal:/ {m = int($2 / 1024 / 2); print (m < 6144 ? m : 6144)}' /proc/meminfo)}

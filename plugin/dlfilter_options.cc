@@ -44,7 +44,7 @@ absl::StatusOr<DlfilterOptions> ParseDlfilterArgs(const std::vector<std::string>
   for (const std::string& arg : args) {
     size_t eq = arg.find('=');
     if (eq == std::string::npos) {
-      return Bad(arg, "expected KEY=VALUE (pages=, regions=, pid=, summary=, trace=)");
+      return Bad(arg, "expected KEY=VALUE (pages=, regions=, pid=, summary=, trace=, at=)");
     }
     const std::string key = arg.substr(0, eq);
     const std::string value = arg.substr(eq + 1);
@@ -69,8 +69,12 @@ absl::StatusOr<DlfilterOptions> ParseDlfilterArgs(const std::vector<std::string>
       }
     } else if (key == "trace") {
       o.trace = value;
+    } else if (key == "at") {
+      absl::StatusOr<cli::TimeSpec> at = cli::ParseTimeSpec(value, "at");
+      if (!at.ok()) return Bad(arg, at.status().message());
+      o.at = *at;
     } else {
-      return Bad(arg, "unknown key (known: pages, regions, pid, summary, trace)");
+      return Bad(arg, "unknown key (known: pages, regions, pid, summary, trace, at)");
     }
   }
   return o;

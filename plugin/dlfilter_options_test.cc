@@ -53,6 +53,15 @@ TEST(DlfilterOptionsTest, RegionsFromATable) {
   std::remove(path.c_str());
 }
 
+TEST(DlfilterOptionsTest, AtTakesTheCliTimes) {
+  auto o = ParseDlfilterArgs({"pages=0x1000", "at=+1.5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->at.kind, cli::TimeSpec::Kind::kFromStart);
+  EXPECT_EQ(o->at.ns, 1500000000u);
+  EXPECT_EQ(ParseDlfilterArgs({"at=peak"})->at.kind, cli::TimeSpec::Kind::kPeak);
+  EXPECT_EQ(ParseDlfilterArgs({})->at.kind, cli::TimeSpec::Kind::kEnd);
+}
+
 TEST(DlfilterOptionsTest, BadValuesNameTheArgument) {
   struct Case {
     std::string arg, why;
@@ -63,6 +72,7 @@ TEST(DlfilterOptionsTest, BadValuesNameTheArgument) {
                                          {"pid=abc", "process id"},
                                          {"pid=-3", "process id"},
                                          {"summary=xml", "text, json or none"},
+                                         {"at=yesterday", "at=yesterday"},
                                          {"colour=red", "unknown key"},
                                          {"0x7f00", "KEY=VALUE"},
                                          {"regions=/nonexistent/table.txt", "regions="}}) {

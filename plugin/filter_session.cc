@@ -5,6 +5,7 @@
 #include "plugin/summary_writer.h"
 #include "processor/base/status_macros.h"
 #include "processor/decode/callchain.h"
+#include "processor/report/bytes_timeline.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::plugin {
@@ -33,10 +34,13 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   s->classifier_ = std::make_unique<EventClassifier>(*numbers);
 
   s->selection_ = std::make_unique<PageSelection>(idx, s->options_.pid);
+  ASSIGN_OR_RETURN(s->at_, cli::ResolveTime(s->options_.at, idx, [&] {
+                     return report::BytesTimeline::Of(idx, s->selection_->processes()).Peak(false).time;
+                   }));
   s->targets_ = s->selection_->Targets(s->options_);
   for (const Target& t : s->targets_) s->selection_->AddHistoryCalls(t, &s->keep_);
   s->keep_.Finalize();
-  SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->names_, s->samples_);
+  SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->at_, s->names_, s->samples_);
   for (EventId id : w.PrintedStacks(s->targets_)) s->printed_stacks_.insert(id);
 
   // Lost events make answers about the affected span uncertain: say so, as
@@ -102,7 +106,7 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
 
 std::string FilterSession::Finish() const {
   if (options_.summary == Summary::kNone) return "";
-  SummaryWriter w(*trace_, *selection_, options_.pid, names_, samples_);
+  SummaryWriter w(*trace_, *selection_, options_.pid, at_, names_, samples_);
   if (options_.summary == Summary::kJson) {
     // Only the JSON, so the output after perf's events parses as one array.
     return options_.keep_all() ? "[]\n" : w.Json(targets_);

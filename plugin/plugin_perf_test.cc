@@ -662,6 +662,37 @@ TEST(PluginPerfTest, SummaryJsonIsQueryJson) {
   }
 }
 
+TEST(PluginPerfTest, AtAnswersForThatMoment) {
+  // A page unmapped before the end: at=T inside its life answers with its
+  // region, as `pageblame query --at T` does; at the end, how it went.
+  const std::string trace = "rules-trace.data";
+  const index::TraceIndex& idx = Loaded(trace)->index();
+  std::optional<std::pair<uint64_t, uint64_t>> page_at;  // (page, a time it was mapped)
+  for (uint32_t i = 0; i < idx.num_versions() && !page_at; ++i) {
+    const index::Version& v = idx.version(VersionId(i));
+    if (v.origin.valid() && v.end_kind == index::End::kUnmapped && v.t_to > v.t_from + 2000 &&
+        Query(trace, {v.start})[0]["region"].is_null()) {
+      page_at = std::make_pair(v.start, v.t_from + 1000);
+    }
+  }
+  ASSERT_TRUE(page_at.has_value());
+  const std::string at = report::FormatTime(page_at->second);
+  const std::string page = absl::StrCat("0x", absl::Hex(page_at->first));
+  PerfRun r = RunOnTrace(trace, {"pages=" + page, "at=" + at, "summary=json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string out = TempPath("query-at.json");
+  std::string cmd = absl::StrCat(PAGEBLAME_BINARY_DIR, "/bin/pageblame query --json -i ",
+                                 Quote(TracePath(trace)), " --at ", at, " ", page, " >", out, " 2>/dev/null");
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_EQ(r.tail, Slurp(out));
+  Json got = Json::parse(r.tail);
+  ASSERT_FALSE(got.empty());
+  EXPECT_FALSE(got[0]["region"].is_null()) << r.tail;
+  PerfRun end = RunOnTrace(trace, {"pages=" + page});
+  EXPECT_THAT(end.tail, HasSubstr("not mapped; it was in")) << end.tail;
+  std::remove(out.c_str());
+}
+
 TEST(PluginPerfTest, PidNarrowsToOneProcess) {
   // A page mapped in the parent and in its fork child.
   const std::string trace = "rules-trace.data";

@@ -8,8 +8,11 @@
 namespace pageblame::plugin {
 
 std::vector<report::QueryAnswer> SummaryWriter::Answers(const std::vector<uint64_t>& addresses) const {
-  return report::QueryAnswers(trace_.index(), selection_.processes(), addresses, index::kLive,
-                              pid_.has_value());
+  return report::QueryAnswers(trace_.index(), selection_.processes(), addresses, at_, pid_.has_value());
+}
+
+std::string SummaryWriter::When() const {
+  return at_ == index::kLive ? "at the end of the trace" : absl::StrCat("at ", report::FormatTime(at_));
 }
 
 std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& targets) const {
@@ -58,15 +61,15 @@ std::string SummaryWriter::AnswerText(const report::QueryAnswer& a) const {
   const index::TraceIndex& idx = trace_.index();
   if (!a.process) {
     return absl::StrCat(report::Hex(a.address),
-                        ": not mapped in any traced process at the end of the trace\n");
+                        ": not mapped in any traced process ", When(), "\n");
   }
   const index::Process& proc = idx.process(*a.process);
   std::string out = absl::StrCat(report::Hex(a.address), " in pid ", proc.pid, " (",
                                  std::string(idx.strings().Get(proc.comm)), ")\n");
   report::OriginRenderer r(idx, trace_.symbolizer());
   if (!a.version.valid()) {
-    const std::string gone = report::GoneText(idx, r, *a.process, a.address, index::kLive);
-    absl::StrAppend(&out, gone.empty() ? "  not mapped at the end of the trace\n" : gone);
+    const std::string gone = report::GoneText(idx, r, *a.process, a.address, at_);
+    absl::StrAppend(&out, gone.empty() ? absl::StrCat("  not mapped ", When(), "\n") : gone);
   } else {
     absl::StrAppend(&out, report::RegionText(idx, idx.version(a.version), r,
                                              [&](const index::CallEvent& ev) { return StackText(ev); }));
@@ -104,6 +107,7 @@ std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
   report::QueryOptions o;
   for (const Target& t : targets) o.addresses.insert(o.addresses.end(), t.addresses.begin(), t.addresses.end());
   o.pid = pid_;
+  o.at = at_;
   return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o)), "\n");
 }
 

@@ -29,10 +29,11 @@ namespace pageblame::plugin {
 
 class SummaryWriter {
  public:
+  // `at`: the moment the answers are for (index::kLive: the end).
   SummaryWriter(const replay::LoadedTrace& trace, const PageSelection& selection,
-                std::optional<uint32_t> pid, const PerfFrameNames& names,
+                std::optional<uint32_t> pid, uint64_t at, const PerfFrameNames& names,
                 const absl::flat_hash_map<EventId, uint32_t>& samples)
-      : trace_(trace), selection_(selection), pid_(pid), names_(names), samples_(samples) {}
+      : trace_(trace), selection_(selection), pid_(pid), at_(at), names_(names), samples_(samples) {}
 
   std::string Text(const std::vector<Target>& targets) const;
   std::string Json(const std::vector<Target>& targets) const;
@@ -44,11 +45,14 @@ class SummaryWriter {
  private:
   std::vector<report::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
   std::string AnswerText(const report::QueryAnswer& a) const;
+  // "at the end of the trace" or "at 216.083882".
+  std::string When() const;
   std::string StackText(const index::CallEvent& ev) const;
 
   const replay::LoadedTrace& trace_;
   const PageSelection& selection_;
   std::optional<uint32_t> pid_;
+  uint64_t at_;
   const PerfFrameNames& names_;
   const absl::flat_hash_map<EventId, uint32_t>& samples_;
 };

@@ -23,13 +23,13 @@ struct CliRun {
   std::string out, err;
 };
 
-// `build/bin/pageblame ARGS`, with stdout and stderr captured.
-inline CliRun Pageblame(const std::string& args) {
+// A shell command line, with stdout and stderr captured.
+inline CliRun Shell(const std::string& command) {
   // ctest runs test cases as parallel processes: names must not collide.
   static int calls = 0;
   std::string err_file = ::testing::TempDir() + "/pageblame-stderr-" + std::to_string(getpid()) +
                          "-" + std::to_string(calls++) + ".txt";
-  std::string cmd = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame " + args + " 2>" + err_file;
+  std::string cmd = "(" + command + ") 2>" + err_file;
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
@@ -42,6 +42,11 @@ inline CliRun Pageblame(const std::string& args) {
   r.err.assign(std::istreambuf_iterator<char>(e), {});
   std::remove(err_file.c_str());
   return r;
+}
+
+// `build/bin/pageblame ARGS`, with stdout and stderr captured.
+inline CliRun Pageblame(const std::string& args) {
+  return Shell(std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame " + args);
 }
 
 // Bad input: one line "pageblame: ..." (or "pageblame COMMAND: ..." for a

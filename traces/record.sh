@@ -92,6 +92,7 @@ build() {
 build_new() {
   mkdir -p bin
   gcc "${CFLAGS[@]}" src/commit.c -o bin/commit
+  gcc "${CFLAGS[@]}" src/teardown.c -o bin/teardown
   gcc "${OPT_CFLAGS[@]}" src/alloc.c -o bin/alloc
   g++ -std=c++17 "${OPT_CFLAGS[@]}" src/vec.cc -o bin/vec
   javac -d bin src/Grow.java
@@ -102,7 +103,7 @@ build_new() {
 # buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME for each ELF binary.
 link_build_ids() {
   local b id
-  for b in rules attach commit alloc vec phases; do
+  for b in rules attach commit alloc vec teardown phases; do
     [[ -f bin/$b ]] || continue
     id=$(readelf -n "bin/$b" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
     mkdir -p "buildid-cache/.build-id/${id:0:2}"
@@ -431,8 +432,16 @@ record_jvm_dwarf() {  # -z: zstd-compressed records (PERF_RECORD_COMPRESSED)
   verify_truth jvm-dwarf.data jvm-dwarf "$java_exe" dwarf-z
 }
 
+# teardown: recorded by `pageblame record` itself (the build's binary), which
+# also writes NAME.PID.peak.maps (the program's maps at its peak).
+record_teardown() {
+  "$HERE/../build/bin/pageblame" record --call-graph fp -o teardown.data -- \
+    "$HERE/bin/teardown" "$MAPS" teardown
+  verify teardown.data teardown "$HERE/bin/teardown" record-zstd
+}
+
 NEW_TRACES=(commit-trace commit-dwarf alloc-fp alloc-dwarf vec-dwarf python-dwarf
-            node-dwarf jvm-fp jvm-dwarf)
+            node-dwarf jvm-fp jvm-dwarf teardown)
 
 record_new_one() {
   case $1 in
@@ -445,6 +454,7 @@ record_new_one() {
     node-dwarf) record_node_dwarf ;;
     jvm-fp) record_jvm_fp ;;
     jvm-dwarf) record_jvm_dwarf ;;
+    teardown) record_teardown ;;
     *) log "unknown trace $1 (one of: ${NEW_TRACES[*]})"; return 2 ;;
   esac
 }

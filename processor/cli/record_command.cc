@@ -161,8 +161,9 @@ int Summarize(const RecordPlan& plan) {
   if (!trace.ok()) return ReportError(trace.status());
   const index::TraceIndex& idx = (*trace)->index();
   const index::TraceStats& s = idx.stats();
-  std::fprintf(stderr, "pageblame record: %s: %llu memory calls of %zu processes over %s s\n",
+  std::fprintf(stderr, "pageblame record: %s: %llu memory calls of %zu %s over %s s\n",
                plan.output.c_str(), (unsigned long long)s.calls, idx.num_processes(),
+               idx.num_processes() == 1 ? "process" : "processes",
                report::FormatTime(s.last_time - s.first_time).c_str());
   if (s.lost_records > 0) {
     std::fprintf(stderr,

@@ -175,7 +175,20 @@ void AddressSpace::ForGaps(uint64_t a, uint64_t b, const Pieces& kept,
   if (cursor < b) add(cursor, b);
 }
 
-void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const RegionAttrs& attrs) {
+void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const RegionAttrs& attrs,
+                                  bool replace_unseen) {
+  if (replace_unseen) {
+    RemoveWalk(
+        a, b, t, [] { return EventId::Invalid(); },
+        [&](const Piece& p) {
+          const Version& v = idx_->version(p.from);
+          // Made before the trace, or split by such a record: no call's.
+          const bool unseen = (v.begin == Begin::kBeforeTrace || v.begin == Begin::kSplit) &&
+                              !v.begin_event.valid() && !v.origin.valid();
+          return unseen ? End::kReplaced : End::kLive;
+        },
+        /*removed=*/nullptr);
+  }
   ForGaps(a, b, Peek(a, b), [&](uint64_t s, uint64_t e) {
     Version v;
     v.start = s;

@@ -57,9 +57,14 @@ class AddressSpace {
   VersionId Create(uint64_t a, uint64_t b, uint64_t t, EventId ev, const index::RegionAttrs& attrs);
   // Create over whatever was there (ended as kReplaced, as MAP_FIXED does).
   VersionId Map(uint64_t a, uint64_t b, uint64_t t, EventId ev, const index::RegionAttrs& attrs);
-  // Pages [a, b) that existed before the trace, where nothing is known yet
-  // (gaps only: known versions are left alone).
-  void AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const index::RegionAttrs& attrs);
+  // Pages [a, b) that existed before the trace. Where something is known
+  // already it is left alone, except, with `replace_unseen`, pages that are
+  // themselves from before the trace with nothing the trace did to them:
+  // a mapping record outside any call (the kernel's ELF loader maps a whole
+  // image, then each segment over it; perf reports each) is newer news of
+  // those, an ELF image read from the file (replace_unseen false) a guess.
+  void AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const index::RegionAttrs& attrs,
+                      bool replace_unseen = false);
   // mremap: moves the mapped pages of [src, src+len) to dst (the target must be
   // free). Moved pages keep origin and attrs; unknown pages in the source
   // (mapped before the trace, as the successful syscall proves) arrive as

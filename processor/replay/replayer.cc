@@ -165,7 +165,7 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   // perf names anonymous memory "//anon" (tools/perf/util/synthetic-events.c).
   if (name != "//anon") attrs.path = e.str;
   const uint64_t start = PageDown(e.a[0]), end = PageUp(e.a[0] + e.a[1]);
-  AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs);
+  AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs, /*replace_unseen=*/true);
   ProcessTable::ProcState& ps = procs_.Proc(p);
   if (ps.image_window && !name.empty() && name[0] == '/') AddImageOf(p, e, name);
   // The heap's extent at attach time is the program break brk() will move.

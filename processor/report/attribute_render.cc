@@ -120,7 +120,8 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
     if (ra.unmapped_bytes) {
       std::string why;
       if (ra.never_seen_bytes == ra.unmapped_bytes) {
-        why = " (never seen by the trace: made by the kernel at exec, or before an attach?)";
+        why = " (never seen by the trace, which cannot say whether they were mapped before it began, "
+              "after it ended, or by something it does not record)";
       } else if (ra.never_seen_bytes) {
         why = absl::StrCat(" (", HumanBytes(ra.never_seen_bytes), " of it never seen by the trace)");
       }

@@ -125,8 +125,8 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
     absl::StrAppend(&out, "  committed by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
                     " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid,
                     "\n", stack_text(ev));
-  } else if (v.origin.valid() && (v.attrs.prot & 7) != 0) {
-    absl::StrAppend(&out, "  committed by the call that created it (accessible since)\n");
+  } else if (v.attrs.prot_known && (v.attrs.prot & 7) == 0) {
+    absl::StrAppend(&out, "  reserved (PROT_NONE): not committed\n");
   }
   if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
     absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");

@@ -85,6 +85,10 @@ DsoLocation DsoLocator::Locate(std::string_view recorded_path, std::string_view 
     candidates.push_back(by_path + "/elf");
     candidates.push_back(by_path + "/vdso");
   }
+  const size_t slash = path.rfind('/');
+  if (!options_.beside_dir.empty() && slash != std::string_view::npos && slash + 1 < path.size()) {
+    candidates.push_back(JoinPath(options_.beside_dir, path.substr(slash + 1)));
+  }
   for (const std::string& candidate : candidates) {
     if (Accept(candidate, build_id, &loc)) {
       loc.elf_path = candidate;

@@ -10,7 +10,11 @@
 //   1. SYMFS + PATH when a symfs is given, else PATH itself;
 //   2. the build-id cache: DEBUG_DIR/.build-id/xx/rest/elf (or .../vdso, or
 //      the older layout where .build-id/xx/rest is the file itself);
-//   3. DEBUG_DIR/PATH/BUILDID/elf (or /vdso).
+//   3. DEBUG_DIR/PATH/BUILDID/elf (or /vdso);
+//   4. BESIDE_DIR/basename(PATH): binaries copied next to the trace, where
+//      perf-PID.map files are looked for too (a trace of a program built
+//      elsewhere, or recorded with -z, which perf 6.1 writes without build
+//      ids, so the cache cannot help).
 // When the trace knows the build id, a candidate whose NT_GNU_BUILD_ID note
 // differs is skipped (the file changed since recording), as perf does.
 // Separate debug info (preferred for .symtab): SYSTEM_DEBUG_DIR/.build-id/xx/
@@ -41,6 +45,7 @@ class DsoLocator {
     std::string symfs;             // perf's --symfs; "" for none
     std::string debug_dir;         // build-id cache root; "" disables it
     std::string system_debug_dir;  // "" means SYMFS + "/usr/lib/debug"
+    std::string beside_dir;        // the trace's directory; "" for none
   };
 
   explicit DsoLocator(Options options);

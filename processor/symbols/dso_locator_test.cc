@@ -62,6 +62,21 @@ TEST(DsoLocatorTest, SymfsPrefixesThePath) {
   EXPECT_EQ(locator.Locate("/usr/lib/libmissing.so", "").elf_path, "");
 }
 
+TEST(DsoLocatorTest, BinariesBesideTheTraceAreFoundByTheirName) {
+  TempDir dir;
+  std::string beside = WriteElf(dir.path() + "/traces/liba.so", kIdA);
+  DsoLocator locator({"", "", "", dir.path() + "/traces"});
+  // Recorded elsewhere: found beside the trace, with or without a build id.
+  EXPECT_EQ(locator.Locate("/build/out/liba.so", "").elf_path, beside);
+  EXPECT_EQ(locator.Locate("/build/out/liba.so", kIdA).elf_path, beside);
+  // Another build of the same name is not taken.
+  EXPECT_EQ(locator.Locate("/build/out/liba.so", kIdB).elf_path, "");
+  // The recorded path still comes first.
+  std::string at_path = WriteElf(dir.path() + "/out/liba.so", kIdA);
+  EXPECT_EQ(locator.Locate(at_path, "").elf_path, at_path);
+  EXPECT_EQ(locator.Locate("[vdso]", "").elf_path, "");
+}
+
 TEST(DsoLocatorTest, BuildIdCacheLayouts) {
   TempDir dir;
   const std::string cache = dir.path() + "/debug";

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "processor/symbols/directory_of.h"
 #include "absl/strings/strip.h"
 #include "processor/symbols/absl_compat.h"
 
@@ -24,13 +25,6 @@ absl::string_view NextWord(absl::string_view* line) {
   absl::string_view word = line->substr(0, end);
   line->remove_prefix(end);
   return word;
-}
-
-std::string Dirname(std::string_view path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string_view::npos) return ".";
-  if (slash == 0) return "/";
-  return std::string(path.substr(0, slash));
 }
 
 }  // namespace
@@ -102,7 +96,7 @@ std::vector<std::string> PerfMap::CandidatePaths(uint32_t pid, std::string_view 
                                                  std::string_view perf_map_dir) {
   const std::string file = absl::StrCat("perf-", pid, ".map");
   std::vector<std::string> paths;
-  if (!trace_path.empty()) paths.push_back(absl::StrCat(Dirname(trace_path), "/", file));
+  if (!trace_path.empty()) paths.push_back(absl::StrCat(DirectoryOf(trace_path), "/", file));
   paths.push_back(absl::StrCat("/tmp/", file));
   if (!perf_map_dir.empty()) {
     paths.push_back(absl::StrCat(absl::StripSuffix(ToAbsl(perf_map_dir), "/"), "/", file));

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "processor/symbols/absl_compat.h"
 #include "processor/symbols/demangle.h"
+#include "processor/symbols/directory_of.h"
 #include "processor/symbols/dso_locator.h"
 #include "processor/symbols/elf_symbol_table.h"
 #include "processor/symbols/perf_map.h"
@@ -65,7 +66,10 @@ class Symbolizer::Impl {
       : options_(std::move(options)),
         locator_(DsoLocator::Options{
             options_.symfs, options_.debug_dir.empty() ? DefaultDebugDir() : options_.debug_dir,
-            /*system_debug_dir=*/""}) {}
+            /*system_debug_dir=*/"",
+            /*beside_dir=*/options_.trace_path.empty() || options_.trace_path == "-"
+                ? ""
+                : DirectoryOf(options_.trace_path)}) {}
 
   ProcessMaps& maps() { return maps_; }
   const SymbolizerStats& stats() const { return stats_; }

@@ -1,0 +1,92 @@
+// `pageblame record`, for real: it runs perf on a program of traces/ and the
+// trace it leaves replays to the kernel's own maps of that process (written
+// by the program as its last act), prot included.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cli_runner.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(RecordCliTest, DryRunPrintsThePerfCommand) {
+  CliRun r = Pageblame("record --dry-run -o t.data -- /bin/true");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("perf record -e syscalls:sys_enter_mmap/call-graph=dwarf,stack-size=16384/"));
+  EXPECT_THAT(r.out, HasSubstr("-e syscalls:sys_exit_mprotect/call-graph=no/"));
+  EXPECT_THAT(r.out, HasSubstr("-o t.data -- /bin/true"));
+  CliRun attach = Pageblame("record --dry-run --call-graph fp -p 1");
+  EXPECT_THAT(attach.out, HasSubstr("call-graph=fp/"));
+  EXPECT_THAT(attach.out, HasSubstr("-d -p 1"));
+}
+
+TEST(RecordCliTest, UsageMistakes) {
+  EXPECT_EQ(Pageblame("record").exit_code, 2);                          // nothing to record
+  EXPECT_EQ(Pageblame("record -p 1 -- /bin/true").exit_code, 2);         // both
+  EXPECT_EQ(Pageblame("record --call-graph lbr -- /bin/true").exit_code, 2);
+  ExpectOneLineError(Pageblame("record --call-grpah fp -- /bin/true"), "did you mean --call-graph");
+}
+
+TEST(RecordCliTest, RecordsAProgramWhoseTraceReplaysToItsOwnMaps) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
+  const std::string dir = ScratchPath("record");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const std::string trace = dir + "/t.data";
+  // traces/bin/commit NAME writes DIR/NAME.PID.maps (and a truth file) last.
+  CliRun rec = Pageblame("record -o " + trace + " -- " + SourceDir() + "/traces/bin/commit " + dir +
+                         " " + dir + " fresh");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_THAT(rec.err, HasSubstr("no events lost")) << rec.err;
+  EXPECT_THAT(rec.err, HasSubstr("next: pageblame maps -i " + trace));
+  std::string maps_file;
+  uint32_t pid = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename();
+    if (name.rfind("fresh.", 0) == 0 && name.size() > 5 && name.substr(name.size() - 5) == ".maps") {
+      maps_file = e.path();
+      ASSERT_TRUE(absl::SimpleAtoi(name.substr(6, name.size() - 11), &pid)) << name;
+    }
+  }
+  ASSERT_FALSE(maps_file.empty()) << "the program wrote no maps file";
+  CliRun maps = Pageblame(absl::StrCat("maps --json -i ", trace, " --pid ", pid));
+  ASSERT_EQ(maps.exit_code, 0) << maps.err;
+  nlohmann::json regions = nlohmann::json::parse(maps.out);
+  PageSet created;
+  std::map<uint64_t, std::string> prot;  // page -> prot, as replayed
+  for (const auto& r : regions) {
+    const uint64_t start = std::stoull(r["start"].get<std::string>(), nullptr, 16);
+    const uint64_t end = std::stoull(r["end"].get<std::string>(), nullptr, 16);
+    if (!r["origin"].is_null()) created.Add(start, end);
+    for (uint64_t p = start; p < end; p += 4096) prot[p] = r["prot"];
+  }
+  const std::vector<MapsRow> kernel = ReadMapsFile(maps_file);
+  PageSet expected = ProcessMadePages(kernel, SourceDir() + "/traces/bin/commit");
+  EXPECT_TRUE(created == expected) << "created but not in maps:" << created.Minus(expected).Describe()
+                                   << "\nin maps but not created:" << expected.Minus(created).Describe();
+  size_t compared = 0;
+  for (const MapsRow& m : kernel) {
+    for (uint64_t p = m.start; p < m.end; p += 4096) {
+      auto it = prot.find(p);
+      if (it == prot.end()) continue;
+      ++compared;
+      ASSERT_EQ(it->second, m.perms.substr(0, 3)) << std::hex << p << " " << m.path;
+    }
+  }
+  EXPECT_GT(compared, 1000u);
+}
+
+}  // namespace
+}  // namespace pageblame::testing
