@@ -1,5 +1,6 @@
-// Runs other programs the CLI tests check pageblame's files with (go tool
-// pprof, headless Chromium), and says whether they are installed.
+// Whether the other programs the CLI tests check pageblame's files with (go
+// tool pprof, headless Chromium) are installed; run them with Shell()
+// (cli_runner.h).
 // scripts/setup installs them; in CI (CI=true) or with
 // PAGEBLAME_REQUIRE_TOOLS=1 a missing tool fails the test, elsewhere the test
 // is skipped.
@@ -15,25 +16,6 @@
 #include "tests/cli_runner.h"
 
 namespace pageblame::testing {
-
-// `sh -c CMD`, stdout and stderr captured.
-inline CliRun Shell(const std::string& cmd) {
-  static int calls = 0;
-  const std::string err_file = ::testing::TempDir() + "/tool-stderr-" + std::to_string(getpid()) + "-" +
-                               std::to_string(calls++) + ".txt";
-  CliRun r;
-  FILE* p = popen(("(" + cmd + ") 2>" + err_file).c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.crashed = WIFSIGNALED(status);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  std::remove(err_file.c_str());
-  return r;
-}
 
 inline bool HaveTool(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
 inline bool ToolsRequired() {
