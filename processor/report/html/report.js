@@ -315,7 +315,7 @@
       prevEnd = BigInt(r.end);
       var d = el('div', {'class': 'region' + (r.prot === '---' ? ' none' : ''), 'data-i': i});
       d.style.width = Math.max(3, Math.round(6 * Math.log2(r.bytes / 4096 + 1) + 3)) + 'px';
-      d.style.background = colorOf(r.origin);
+      d.style.backgroundColor = colorOf(r.origin);  // not `background`: it would drop the hatching of .none
       box.appendChild(d);
     });
     var tip = document.getElementById('tooltip');
