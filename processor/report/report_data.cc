@@ -205,33 +205,84 @@ Json Live(const index::TraceIndex& idx, const std::vector<VersionId>& alive, Sta
 
 std::string HistoryLine(const index::TraceIndex& idx, const HistoryEntry& h) {
   std::string line = absl::StrCat(FormatTime(h.time), " ", h.change);
-  if (h.event.valid()) absl::StrAppend(&line, " by ", ShortCall(idx.event(h.event)));
+  if (h.event.valid()) {
+    // The call's own time is the entry's, almost always: said once.
+    const index::CallEvent& ev = idx.event(h.event);
+    absl::StrAppend(&line, " by ", ev.time == h.time ? absl::StrCat(std::string(decode::SyscallName(ev.syscall)),
+                                                                   " by ", ev.pid, "/", ev.tid)
+                                                     : ShortCall(ev));
+  }
   return line;
 }
 
+// One strip element: a region, or (on a page with too many) a run of
+// neighbouring regions with one creating stack, prot and label (its commit
+// and history are its first region's).
+struct StripItem {
+  const index::Version* first = nullptr;
+  uint64_t end = 0;
+  uint64_t bytes = 0;
+  uint32_t count = 0;
+  int origin = -1, commit = -1;
+  std::string prot, label;
+};
+
+Json StripItemJson(const index::TraceIndex& idx, uint32_t p, uint64_t at, size_t history_entries,
+                   const StripItem& item) {
+  const index::Version& v = *item.first;
+  Json j;
+  j["start"] = Hex(v.start);
+  j["end"] = Hex(item.end);
+  j["bytes"] = item.bytes;
+  j["count"] = item.count;
+  j["prot"] = item.prot;
+  j["label"] = item.label;
+  j["origin"] = item.origin;
+  j["origin_call"] = v.origin.valid() ? ShortCall(idx.event(v.origin)) : "before the trace";
+  j["commit"] = item.commit;
+  j["commit_call"] = v.commit.valid() ? ShortCall(idx.event(v.commit)) : "";
+  // A run shows its first region's history: the others' differ only in
+  // the calls that made them, which the run shares by its stack.
+  const std::vector<HistoryEntry> h = PageLineage(idx, p, v.start, at);
+  Json lines = Json::array();
+  const size_t skip = h.size() > history_entries ? h.size() - history_entries : 0;
+  if (skip > 0) lines.push_back(absl::StrCat("(", skip, " earlier changes)"));
+  for (size_t i = skip; i < h.size(); ++i) lines.push_back(HistoryLine(idx, h[i]));
+  j["history"] = std::move(lines);
+  return j;
+}
+
 Json Regions(const index::TraceIndex& idx, uint32_t p, uint64_t at, const std::vector<VersionId>& alive,
-             size_t history_entries, StackCatalog& catalog) {
+             const ReportOptions& o, StackCatalog& catalog) {
+  // Past max_strip_regions the page would weigh MBs (a churning process
+  // holds ten thousand regions): runs of alike neighbours become one element.
+  const bool merge = alive.size() > o.max_strip_regions;
   Json out = Json::array();
+  StripItem cur;
   for (VersionId id : alive) {
     const index::Version& v = idx.version(id);
-    Json j;
-    j["start"] = Hex(v.start);
-    j["end"] = Hex(v.end);
-    j["bytes"] = v.end - v.start;
-    j["prot"] = RegionProt(v.attrs);
-    j["label"] = RegionLabel(idx, v);
-    j["origin"] = catalog.Index(v.origin);
-    j["origin_call"] = v.origin.valid() ? ShortCall(idx.event(v.origin)) : "before the trace";
-    j["commit"] = catalog.Index(v.commit);
-    j["commit_call"] = v.commit.valid() ? ShortCall(idx.event(v.commit)) : "";
-    const std::vector<HistoryEntry> h = PageLineage(idx, p, v.start, at);
-    Json lines = Json::array();
-    const size_t skip = h.size() > history_entries ? h.size() - history_entries : 0;
-    if (skip > 0) lines.push_back(absl::StrCat("(", skip, " earlier changes)"));
-    for (size_t i = skip; i < h.size(); ++i) lines.push_back(HistoryLine(idx, h[i]));
-    j["history"] = std::move(lines);
-    out.push_back(std::move(j));
+    StripItem next;
+    next.first = &v;
+    next.end = v.end;
+    next.bytes = v.end - v.start;
+    next.count = 1;
+    next.origin = catalog.Index(v.origin);
+    next.commit = catalog.Index(v.commit);
+    next.prot = RegionProt(v.attrs);
+    next.label = RegionLabel(idx, v);
+    // Not the commit stack: a churning heap's pages are each committed by
+    // their own call, and the run would be the region again.
+    if (merge && cur.first != nullptr && cur.end == v.start && cur.origin == next.origin &&
+        cur.prot == next.prot && cur.label == next.label) {
+      cur.end = v.end;
+      cur.bytes += next.bytes;
+      ++cur.count;
+      continue;
+    }
+    if (cur.first != nullptr) out.push_back(StripItemJson(idx, p, at, o.history_entries, cur));
+    cur = std::move(next);
   }
+  if (cur.first != nullptr) out.push_back(StripItemJson(idx, p, at, o.history_entries, cur));
   return out;
 }
 
@@ -289,7 +340,8 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o) {
   out["lost"] = std::move(lost);
   const std::vector<VersionId> alive = idx.RegionsAt(o.process, o.at);
   out["live"] = Live(idx, alive, catalog);
-  out["regions"] = Regions(idx, o.process, o.at, alive, o.history_entries, catalog);
+  out["region_count"] = alive.size();
+  out["regions"] = Regions(idx, o.process, o.at, alive, o, catalog);
   out["attribution"] =
       o.attribution ? AttributionJson(idx, *o.attribution, o.attribution_title, catalog) : Json(nullptr);
   out["stacks"] = catalog.Take();

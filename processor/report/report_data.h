@@ -14,8 +14,10 @@
 //                           "committed": [k, v, ...]}]},     // sparse: value v from boundary k on
 //  "lost": [{"from", "to", "count"}],
 //  "live": [{"stack": i | -1, "bytes", "committed"}],      // at `at`, for the flame graph
-//  "regions": [{"start", "end", "bytes", "prot", "label", "origin": i | -1, "origin_call",
-//               "commit": i | -1, "commit_call", "history": ["..."]}],
+//  "region_count": N,                                       // regions at `at`
+//  "regions": [{"start", "end", "bytes", "count", "prot", "label", "origin": i | -1,
+//               "origin_call", "commit": i | -1, "commit_call", "history": ["..."]}],
+//                                     // count > 1: a run of alike neighbours (max_strip_regions)
 //  "attribution": null | {"title", "bytes", "before_trace_bytes", "unmapped_bytes",
 //                         "stacks": [{"stack": i, "bytes", "regions"}], "regions": [...]}}
 //
@@ -44,8 +46,11 @@ struct ReportOptions {
   std::optional<Attribution> attribution;  // with a region table or a diff
   std::string attribution_title;
   size_t buckets = 400;          // time axis resolution
-  size_t series_stacks = 150;    // stacks with a series of their own
+  size_t series_stacks = 80;     // stacks with a series of their own
   size_t history_entries = 6;    // per region, the latest
+  // Beyond this many regions at `at`, the strip shows runs of neighbouring
+  // regions with the same creating stack, prot and label as one element.
+  size_t max_strip_regions = 2000;
 };
 
 Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& options);

@@ -71,7 +71,7 @@
     document.getElementById('summary').textContent =
       'pid ' + D.pid + ' (' + D.comm + '), trace ' + secs(D.start) + ' to ' + secs(D.end) + ' (' +
       (D.end - D.start).toFixed(3) + ' s): at the end ' + human(TL.mapped[N - 1]) + ' mapped, ' +
-      human(TL.committed[N - 1]) + ' committed, in ' + D.regions.length + ' regions at ' + D.at_text +
+      human(TL.committed[N - 1]) + ' committed, in ' + D.region_count + ' regions at ' + D.at_text +
       '; peak ' + human(peak) + ' mapped at ' + secs(peakT) + '.';
     var w = document.getElementById('warnings');
     D.lost.forEach(function (l) {
@@ -336,6 +336,10 @@
   }
   function regionTip(r, tip) {
     tip.appendChild(el('div', {'class': 'tt'}, r.start + '-' + r.end + '  ' + human(r.bytes) + '  ' + r.prot + '  ' + r.label));
+    if (r.count > 1) {
+      tip.appendChild(el('div', {}, r.count + ' neighbouring regions with the same creating stack, prot and label, shown as one ' +
+        '(the page has too many to show each); the calls and history below are the first one\'s'));
+    }
     function call(what, stack, text) {
       tip.appendChild(el('div', {}, what + ': ' + text));
       if (stack >= 0) tip.appendChild(el('div', {'class': 'frames'}, frames(stack).slice().reverse().slice(0, 12).join('\n')));
@@ -403,7 +407,8 @@
   drawAttribution();
   var ms = performance.now();
   document.getElementById('footer').textContent = 'pageblame report; drawn ' + Math.round(ms) +
-    ' ms after the page was opened; ' + D.stacks.length + ' stacks, ' + D.regions.length + ' regions, ' +
+    ' ms after the page was opened; ' + D.stacks.length + ' stacks, ' + D.region_count + ' regions (' +
+    D.regions.length + ' in the strip), ' +
     (N - 1) + ' time buckets.';
 
   if (/selftest/.test(location.hash)) {
