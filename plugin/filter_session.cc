@@ -4,7 +4,6 @@
 #include "plugin/perf_command_line.h"
 #include "plugin/summary_writer.h"
 #include "processor/base/status_macros.h"
-#include "processor/decode/callchain.h"
 #include "processor/report/bytes_timeline.h"
 #include "processor/report/syscall_format.h"
 
@@ -94,13 +93,15 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
   if (!id.valid()) return;
   ++samples_[id];
   // Name the frames of a printed stack while a sample of that very call is
-  // at hand (perf resolves in the sample's thread), once per call.
+  // at hand (perf resolves in the sample's thread), once per call. The
+  // frames are the call's interned stack: the sample's own chain for
+  // frame-pointer traces, the unwound copy for --call-graph dwarf ones
+  // (whose chain perf hands a dlfilter holds no user frames).
   if (auto it = printed_stacks_.find(id); it != printed_stacks_.end()) {
-    absl::Span<const uint64_t> frames = decode::UserFrames(s.callchain, &frames_);
-    if (!frames.empty()) {
-      names_.Note(trace_->index().event(id).pid, frames, resolve);
-      printed_stacks_.erase(it);
-    }
+    const index::CallEvent& ev = trace_->index().event(id);
+    absl::Span<const uint64_t> frames = trace_->index().stacks().Get(ev.stack);
+    if (!frames.empty()) names_.Note(ev.pid, frames, resolve);
+    printed_stacks_.erase(it);
   }
 }
 

@@ -107,7 +107,6 @@ class FilterSession {
     EventId id;
   };
   absl::flat_hash_map<uint32_t, Twin> trailing_twin_;
-  std::vector<uint64_t> frames_;                    // scratch
   std::vector<std::string> warnings_;
   uint64_t at_ = index::kLive;  // the summary's moment (options_.at, resolved)
   uint64_t memory_samples_ = 0;

@@ -31,7 +31,19 @@ std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& tar
 std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
   std::string out;
   int n = 0;
-  for (uint64_t ip : trace_.index().stacks().Get(ev.stack)) {
+  const absl::Span<const uint64_t> ips = trace_.index().stacks().Get(ev.stack);
+  const bool inlines = trace_.index().stacks().Unwound(ev.stack);
+  std::vector<symbols::Frame> frames;
+  for (size_t i = 0; i < ips.size(); ++i) {
+    const uint64_t ip = ips[i];
+    // Inlined frames come from the DWARF (perf's resolver names only the
+    // function that holds the code); perf's name is for the frame itself.
+    frames.clear();
+    report::AppendFrames(trace_.symbolizer(), ev, ips, i, inlines, &frames);
+    for (size_t k = 0; k + 1 < frames.size(); ++k) {
+      absl::StrAppend(&out, "    #", n++, " ", report::Hex(ip), " ", report::DisplayName(frames[k]),
+                      "\n");
+    }
     const PerfFrame* pf = names_.Find(ev.pid, ip);
     std::optional<std::string> symbol;
     uint64_t offset = 0;
@@ -43,7 +55,7 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
     } else {
       // perf did not name it (or no sample of this call went by): the
       // library's symbolizer, as `pageblame query` prints it.
-      symbols::Frame f = trace_.symbolizer().Symbolize(ev.pid, ev.time, ip);
+      const symbols::Frame& f = frames.back();
       symbol = f.symbol;
       offset = f.offset;
       dso = !f.dso.empty() || pf == nullptr ? f.dso : pf->dso;

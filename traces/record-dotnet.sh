@@ -6,6 +6,9 @@
 # stacks (the main trace), once with frame-pointer stacks (for comparison).
 #
 #   sudo traces/record-dotnet.sh [OUTDIR]      # default OUTDIR: traces/dotnet
+#   sudo traces/record-dotnet.sh --hunt OUTDIR # only what the hunt needs: the
+#                                              # DWARF run, its dump and tables
+#                                              # (tests/dotnet_hunt.sh)
 #
 # Exit status: 0 recorded; 77 skipped (not root, perf cannot record the
 # syscall tracepoints, or dotnet / dotnet-dump / gcc / pmap / xz is missing:
@@ -41,6 +44,8 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+HUNT_ONLY=0
+[[ ${1:-} == --hunt ]] && { HUNT_ONLY=1; shift; }
 OUT=${1:-$HERE/dotnet}
 APP_DIR=$HERE/src/dotnet-leak
 APP_DLL=$APP_DIR/bin/Release/net10.0/dotnet-leak.dll
@@ -172,6 +177,10 @@ for s in "${SYSCALLS[@]}"; do
   fp_events+=(-e "syscalls:sys_enter_$s/call-graph=fp/" -e "syscalls:sys_exit_$s/call-graph=no/")
 done
 run_traced dotnet-leak 1 "${dwarf_events[@]}"
+if ((HUNT_ONLY)); then
+  chmod 644 "$OUT"/*
+  exit 0
+fi
 run_traced dotnet-leak-fp 0 "${fp_events[@]}"
 
 # W^X off, no perf: only the mappings and the perf map, to compare with the above.

@@ -8,12 +8,37 @@
 #include "processor/base/status_macros.h"
 #include "processor/cli/usage.h"
 #include "processor/report/bytes_timeline.h"
+#include "processor/report/libc_cut.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::cli {
 namespace {
 // The trace loaded with -v, for PrintSymbolStats on the way out.
 const replay::LoadedTrace* verbose_trace = nullptr;
+// -v's line about --call-graph dwarf stacks: how many samples were unwound,
+// how each frame was found, why each stack ended, how the caches did.
+void PrintUnwindStats(const unwind::UnwindStats& u) {
+  auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  const uint64_t lookups = u.rule_hits + u.rule_misses;
+  std::fprintf(stderr,
+               "  unwinding: %llu samples unwound in %.1f ms, %llu frames (%llu callers by CFI, "
+               "%llu by frame pointer; %llu frames in JIT code); stops: %llu at the outermost "
+               "frame, %llu no module, %llu no CFI, %llu stack copy exhausted, %llu bad read, "
+               "%llu caller not above callee, %llu depth limit; not unwound: %llu without "
+               "registers, %llu other abi, %llu mask without ip/sp; %llu cut stack copies; %llu "
+               "waited for mapping records later in the file; CFI rules %llu from the cache, "
+               "%llu computed (%.1f%% hits), %.1f KiB; %llu ELF files read, %llu not found or "
+               "not ELF\n",
+               ull(u.samples), u.nanos / 1e6, ull(u.frames), ull(u.frames_cfi), ull(u.frames_fp),
+               ull(u.frames_jit), ull(u.stop_end), ull(u.stop_no_module), ull(u.stop_no_cfi),
+               ull(u.stop_stack_end), ull(u.stop_bad_read), ull(u.stop_not_above),
+               ull(u.stop_max_depth), ull(u.no_registers), ull(u.other_abi),
+               ull(u.mask_lacks_ip_sp), ull(u.cut_copies), ull(u.waited), ull(u.rule_hits),
+               ull(u.rule_misses),
+               lookups ? 100.0 * u.rule_hits / lookups : 0.0, u.cache_bytes / 1024.0,
+               ull(u.files_opened), ull(u.files_missing));
+}
+
 }  // namespace
 
 absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
@@ -103,6 +128,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
   // perf's --buildid-dir: the build-id cache to use instead of ~/.debug.
   o.symbols.debug_dir = args.Value("--buildid-dir").value_or("");
   o.progress = true;
+  o.time_unwinding = args.Has("--verbose");
   ASSIGN_OR_RETURN(auto trace, replay::LoadTrace(o));
   if (args.Has("--verbose")) {
     const index::TraceStats& s = trace->index().stats();
@@ -125,6 +151,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  (unsigned long long)s.bad_samples, (unsigned long long)s.out_of_order,
                  (unsigned long long)s.unmaps_reordered,
                  s.time_order_by_rounds ? "perf's rounds" : "CPU lanes");
+    if (const unwind::UnwindStats* u = trace->unwind_stats()) PrintUnwindStats(*u);
   }
   // Answers for 32-bit processes would be wrong: say so instead.
   for (uint32_t p = 0; p < trace->index().num_processes(); ++p) {
@@ -143,6 +170,13 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  "may be misattributed\n",
                  (unsigned long long)l.count, l.samples ? "samples" : "events",
                  report::FormatTime(l.t_from).c_str(), report::FormatTime(l.t_to).c_str());
+  }
+  // A frame-pointer trace whose stacks stop in libc names no caller: say so
+  // once, with the recording that fixes it.
+  if (trace->unwind_stats() == nullptr) {
+    if (report::LibcCut cut = report::FindLibcCut(*trace); cut.Mostly()) {
+      std::fputs(report::LibcCutHint(cut).c_str(), stderr);
+    }
   }
   static std::unique_ptr<replay::LoadedTrace> kept;  // see the header: never freed
   kept = std::move(trace);

@@ -7,6 +7,8 @@
 //   StackId a = t.Intern(ips);      // O(depth) expected
 //   StackId b = t.Intern(ips);      // a == b, nothing stored twice
 //   absl::Span<const uint64_t> same = t.Get(a);
+//   StackId late = t.Reserve();     // ips not known yet (Get: empty)
+//   StackId c = t.Bind(late, ips);  // c == a: `late` is now an alias of a
 //
 // Memory: O(total ips of unique stacks). Not movable (the set's functors
 // point back at the table).
@@ -29,13 +31,30 @@ class StackTable {
   StackTable(const StackTable&) = delete;
   StackTable& operator=(const StackTable&) = delete;
 
-  StackId Intern(absl::Span<const uint64_t> ips);
+  // `unwound`: the ips come from unwinding a stack copy (--call-graph
+  // dwarf), not from the kernel's frame-pointer chain. perf shows inlined
+  // frames for those only, and so do we (Unwound()). The same ips met
+  // again keep the flag they were first interned with.
+  StackId Intern(absl::Span<const uint64_t> ips, bool unwound = false);
+  // An id for a stack whose ips are known only later (a --call-graph dwarf
+  // sample whose unwinding waits for a mapping record further on in the
+  // file). Get() gives nothing until Bind().
+  StackId Reserve();
+  // Gives a Reserve()d id its ips, and returns the id under which they are
+  // interned: `id` itself, or the id an earlier Intern() gave the same ips
+  // (then `id` is an alias: Get(id) gives the same ips, but callers that
+  // group by id should use the returned one).
+  StackId Bind(StackId id, absl::Span<const uint64_t> ips, bool unwound = true);
   // Empty for an invalid or unknown id. Inline: interning compares every
   // call's stack with the one it finds.
   absl::Span<const uint64_t> Get(StackId id) const {
     if (!id.valid() || id.value() >= entries_.size()) return {};
     const Entry& e = entries_[id.value()];
     return absl::Span<const uint64_t>(ips_.data() + e.offset, e.length);
+  }
+  // Whether the stack was unwound from a copy (Intern's `unwound`).
+  bool Unwound(StackId id) const {
+    return id.valid() && id.value() < entries_.size() && entries_[id.value()].unwound;
   }
   size_t size() const { return entries_.size(); }
   size_t total_ips() const { return ips_.size(); }
@@ -51,6 +70,7 @@ class StackTable {
   struct Entry {
     uint64_t offset;
     uint32_t length;
+    bool unwound;  // in the padding: no bigger
   };
   struct Hash {
     using is_transparent = void;

@@ -138,6 +138,13 @@ absl::Status ParseEventAttr(absl::Span<const uint8_t> bytes, EventAttr* out) {
                               ? u64_at(format::kAttrSampleRegsUserOffset) : 0;
   out->sample_regs_intr = bytes.size() >= format::kAttrSampleRegsIntrOffset + 8
                               ? u64_at(format::kAttrSampleRegsIntrOffset) : 0;
+  out->branch_sample_type = bytes.size() >= format::kAttrBranchSampleTypeOffset + 8
+                                ? u64_at(format::kAttrBranchSampleTypeOffset) : 0;
+  if (bytes.size() >= format::kAttrSampleStackUserOffset + 4) {
+    ByteReader s(bytes);
+    s.Seek(format::kAttrSampleStackUserOffset);
+    s.Read(&out->sample_stack_user);
+  }
   return absl::OkStatus();
 }
 

@@ -99,8 +99,14 @@ struct EventAttr {
   uint64_t config = 0;  // for tracepoints: the tracepoint's format id
   uint64_t sample_type = 0;
   uint64_t read_format = 0;
-  uint64_t sample_regs_user = 0;  // needed to skip REGS_USER
+  uint64_t sample_regs_user = 0;  // which user registers REGS_USER holds
   uint64_t sample_regs_intr = 0;  // needed to skip REGS_INTR
+  // attr.sample_stack_user: bytes of user stack each sample copies
+  // (--call-graph dwarf,SIZE); 0 when the attr predates the field.
+  uint32_t sample_stack_user = 0;
+  // attr.branch_sample_type: its PERF_SAMPLE_BRANCH_HW_INDEX bit adds a word
+  // to BRANCH_STACK, which comes before REGS_USER in a sample.
+  uint64_t branch_sample_type = 0;
   bool sample_id_all = false;
   // attr.mmap_data (perf record -d): MMAP2 records for data mappings too,
   // and, at attach, for every mapping that is readable or executable.
@@ -108,6 +114,24 @@ struct EventAttr {
   std::string name;  // "syscalls:sys_enter_mmap" from EVENT_DESC; may be empty
   std::vector<uint64_t> ids;
   SampleLayout layout;  // set by the reader (PerfReader::IndexAttrs)
+};
+
+// PERF_SAMPLE_REGS_USER abi values (include/uapi/linux/perf_event.h).
+inline constexpr uint64_t kRegsAbiNone = 0;  // no user registers (kernel thread)
+inline constexpr uint64_t kRegsAbi32 = 1;
+inline constexpr uint64_t kRegsAbi64 = 2;
+// PERF_SAMPLE_BRANCH_HW_INDEX in attr.branch_sample_type.
+inline constexpr uint64_t kBranchHwIndex = 1u << 17;
+
+// What was wrong with a sample's REGS_USER / STACK_USER, if anything. A
+// sample with such a problem is still a good sample (its syscall is
+// replayed); only its unwinding is cut short, and the unwinder counts it.
+enum class UserCopyError : uint8_t {
+  kNone,
+  kBranchStackCut,  // BRANCH_STACK runs past the record: nothing after it read
+  kRegsCut,         // the REGS_USER values run past the record
+  kStackCut,        // STACK_USER's size runs past the record: no stack bytes
+  kDynSizeTooBig,   // dyn_size > size (or missing): the size copied bytes kept
 };
 
 // PERF_RECORD_SAMPLE, only the fields replay needs. `callchain` is the raw
@@ -123,6 +147,16 @@ struct Sample {
   uint32_t cpu = 0;
   absl::Span<const uint64_t> callchain;
   absl::Span<const uint8_t> raw;
+  // --call-graph dwarf (perf_output_sample: BRANCH_STACK, REGS_USER,
+  // STACK_USER after RAW). regs_abi is kRegsAbi*; user_regs holds one u64
+  // per bit set in attr->sample_regs_user, lowest bit first (read them with
+  // memcpy: the span may be unaligned); empty with kRegsAbiNone.
+  // user_stack is the copy of the user stack from the sample's sp up, the
+  // dyn_size bytes the kernel could read of it.
+  uint64_t regs_abi = kRegsAbiNone;
+  absl::Span<const uint8_t> user_regs;
+  absl::Span<const uint8_t> user_stack;
+  UserCopyError user_copy_error = UserCopyError::kNone;
 };
 
 // The sample_id trailer that sideband records carry when sample_id_all is set.

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "absl/numeric/bits.h"
+
 #include "absl/strings/str_cat.h"
 #include "processor/base/byte_reader.h"
 #include "processor/perf/perf_format.h"
@@ -37,6 +39,56 @@ bool SkipRead(uint64_t read_format, ByteReader* r) {
   if (nr > r->remaining() / per_value) return false;
   return r->Skip(nr * per_value);
 }
+
+// The fields after RAW that --call-graph dwarf adds (perf_output_sample:
+// BRANCH_STACK, REGS_USER, STACK_USER), as perf's evsel__parse_sample reads
+// them. Never an error: the sample stays good for replay, and what was wrong
+// is left in out->user_copy_error for the unwinder to count.
+void ParseUserTail(const EventAttr& attr, ByteReader* r, Sample* out) {
+  const uint64_t st = attr.sample_type;
+  if (st & kSampleBranchStack) {
+    // u64 nr, [u64 hw_idx], nr * {from, to, flags}.
+    uint64_t nr;
+    const size_t extra = (attr.branch_sample_type & kBranchHwIndex) ? 8 : 0;
+    if (!r->Read(&nr) || !r->Skip(extra) || nr > r->remaining() / 24 || !r->Skip(nr * 24)) {
+      out->user_copy_error = UserCopyError::kBranchStackCut;
+      return;
+    }
+  }
+  if (st & kSampleRegsUser) {
+    // u64 abi; with an abi, one u64 per bit of sample_regs_user.
+    if (!r->Read(&out->regs_abi)) {
+      out->user_copy_error = UserCopyError::kRegsCut;
+      return;
+    }
+    if (out->regs_abi != kRegsAbiNone &&
+        !r->ReadSpan(8 * static_cast<size_t>(absl::popcount(attr.sample_regs_user)),
+                     &out->user_regs)) {
+      out->regs_abi = kRegsAbiNone;
+      out->user_copy_error = UserCopyError::kRegsCut;
+      return;
+    }
+  }
+  if (st & kSampleStackUser) {
+    // u64 size; if non-zero, size bytes and a u64 dyn_size (how many of
+    // them the kernel could copy; perf_output_sample_ustack).
+    uint64_t size;
+    absl::Span<const uint8_t> copy;
+    if (!r->Read(&size) || (size != 0 && !r->ReadSpan(size, &copy))) {
+      out->user_copy_error = UserCopyError::kStackCut;
+      return;
+    }
+    if (size == 0) return;
+    uint64_t dyn_size;
+    if (!r->Read(&dyn_size) || dyn_size > size) {
+      out->user_copy_error = UserCopyError::kDynSizeTooBig;
+      dyn_size = size;
+    }
+    out->user_stack = copy.subspan(0, dyn_size);
+  }
+}
+
+constexpr uint64_t kUserTailBits = kSampleBranchStack | kSampleRegsUser | kSampleStackUser;
 
 // Field by field, for any sample_type; the errors name the field.
 absl::Status ParseFieldByField(const EventAttr& attr, absl::Span<const uint8_t> body, Sample* out,
@@ -80,7 +132,8 @@ absl::Status ParseFieldByField(const EventAttr& attr, absl::Span<const uint8_t> 
     uint32_t size;
     if (!r.Read(&size) || !r.ReadSpan(size, &out->raw)) return Short("RAW", r.pos());
   }
-  // Fields after RAW (BRANCH_STACK, REGS_USER, STACK_USER, ...) are not needed.
+  if (st & kUserTailBits) ParseUserTail(attr, &r, out);
+  // Fields after STACK_USER (WEIGHT, DATA_SRC, ...) are not needed.
   return absl::OkStatus();
 }
 
@@ -192,6 +245,12 @@ absl::Status ParseSampleBody(const EventAttr& attr, absl::Span<const uint8_t> bo
     pos += 4;
     if (size > body.size() - pos) return ParseFieldByField(attr, body, out, scratch);
     out->raw = body.subspan(pos, size);
+    pos += size;
+  }
+  if (st & kUserTailBits) {
+    ByteReader r(body);
+    r.Seek(pos);
+    ParseUserTail(attr, &r, out);
   }
   return absl::OkStatus();
 }

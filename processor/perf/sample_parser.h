@@ -39,7 +39,10 @@ size_t TrailerSize(uint64_t sample_type);
 SampleLayout LayoutOf(uint64_t sample_type, uint64_t read_format);
 
 // Parses the body of a PERF_RECORD_SAMPLE (the bytes after its header) far
-// enough to reach CALLCHAIN and RAW. `out->attr` is set to &attr. If the
+// enough to reach CALLCHAIN and RAW, and, when the attr has them, REGS_USER
+// and STACK_USER (skipping BRANCH_STACK before them). A REGS_USER or
+// STACK_USER that does not fit is no error: the sample keeps what fit and
+// says what was wrong in Sample::user_copy_error. `out->attr` is set to &attr. If the
 // callchain is not 8-byte aligned in memory it is copied to `scratch` (so
 // `out->callchain` may point there). Fails on a body too short for what
 // sample_type says it holds. With attr.layout made for the attr's

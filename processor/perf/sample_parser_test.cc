@@ -86,7 +86,7 @@ TEST(SampleParserTest, AllFieldsUpToRaw) {
       .U64(2).U64(78).U64(0)      //   value, id, lost
       .U64(3).U64(kContextUser).U64(0x401000).U64(0x402000)  // CALLCHAIN
       .U32(12).Bytes(std::string("\x2a\x00payload!!\0\0", 12))  // RAW (4 + 12 = 16)
-      .U64(0);  // BRANCH_STACK nr: not parsed
+      .U64(0);  // BRANCH_STACK nr: nothing after it
   Sample s;
   std::vector<uint64_t> scratch;
   ASSERT_TRUE(ParseSampleBody(attr, b.span(), &s, &scratch).ok());
@@ -102,12 +102,108 @@ TEST(SampleParserTest, AllFieldsUpToRaw) {
   EXPECT_EQ(s.raw[0], 0x2a);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(s.raw.data()) + 2, 7), "payload");
 
+  EXPECT_EQ(s.user_copy_error, UserCopyError::kNone);
   // Everything up to the end of RAW is required: every shorter body fails.
   const size_t needed = b.str().size() - 8;
   for (size_t n = 0; n < needed; ++n) {
     EXPECT_FALSE(ParseSampleBody(attr, b.span().subspan(0, n), &s, &scratch).ok()) << n;
   }
+  // The branch stack is not: without it the sample is good, and says so.
   EXPECT_TRUE(ParseSampleBody(attr, b.span().subspan(0, needed), &s, &scratch).ok());
+  EXPECT_EQ(s.user_copy_error, UserCopyError::kBranchStackCut);
+}
+
+// A --call-graph dwarf sample's tail: BRANCH_STACK (with its hw_idx word),
+// REGS_USER, STACK_USER, then a field that is not read.
+EventAttr DwarfAttr() {
+  EventAttr attr;
+  attr.sample_type = kSampleTid | kSampleRaw | kSampleBranchStack | kSampleRegsUser |
+                     kSampleStackUser | kSampleWeight;
+  attr.branch_sample_type = kBranchHwIndex;
+  attr.sample_regs_user = 0b1010'0001;  // three registers
+  attr.sample_stack_user = 32;
+  return attr;
+}
+
+Body DwarfBody(uint64_t stack_size, uint64_t dyn_size) {
+  Body b;
+  b.U32(1).U32(2).U32(4).U32(0xabcd);                   // TID, RAW
+  b.U64(1).U64(99).U64(0xa).U64(0xb).U64(0xc);          // BRANCH_STACK: nr, hw_idx, entry
+  b.U64(kRegsAbi64).U64(0x111).U64(0x222).U64(0x333);  // REGS_USER
+  b.U64(stack_size);
+  for (uint64_t i = 0; i < stack_size / 8; ++i) b.U64(0x5000 + i);
+  b.U64(dyn_size);
+  b.U64(7);  // WEIGHT
+  return b;
+}
+
+uint64_t Word(absl::Span<const uint8_t> bytes, size_t i) {
+  uint64_t v;
+  std::memcpy(&v, bytes.data() + 8 * i, 8);
+  return v;
+}
+
+TEST(SampleParserTest, UserRegistersAndStackAfterTheBranchStack) {
+  EventAttr attr = DwarfAttr();
+  EventAttr laid = attr;
+  laid.layout = LayoutOf(attr.sample_type, attr.read_format);
+  Body b = DwarfBody(32, 24);
+  for (const EventAttr* a : {&attr, &laid}) {
+    Sample s;
+    std::vector<uint64_t> scratch;
+    ASSERT_TRUE(ParseSampleBody(*a, b.span(), &s, &scratch).ok());
+    EXPECT_EQ(s.user_copy_error, UserCopyError::kNone);
+    EXPECT_EQ(s.regs_abi, kRegsAbi64);
+    ASSERT_EQ(s.user_regs.size(), 24u);
+    EXPECT_EQ(Word(s.user_regs, 0), 0x111u);
+    EXPECT_EQ(Word(s.user_regs, 2), 0x333u);
+    ASSERT_EQ(s.user_stack.size(), 24u);  // dyn_size of the 32 copied
+    EXPECT_EQ(Word(s.user_stack, 0), 0x5000u);
+    EXPECT_EQ(Word(s.user_stack, 2), 0x5002u);
+  }
+  // Without the hw_idx bit the branch stack is a word shorter: everything
+  // after it moves.
+  attr.branch_sample_type = 0;
+  Sample s;
+  std::vector<uint64_t> scratch;
+  ASSERT_TRUE(ParseSampleBody(attr, b.span(), &s, &scratch).ok());
+  EXPECT_EQ(s.regs_abi, 0xcu);  // the entry's flags, taken for the abi
+}
+
+TEST(SampleParserTest, CutOrInconsistentUserCopiesKeepTheSample) {
+  const EventAttr attr = DwarfAttr();
+  Sample s;
+  std::vector<uint64_t> scratch;
+  // dyn_size larger than the copy: the copy is kept, and flagged.
+  Body big = DwarfBody(32, 4096);
+  ASSERT_TRUE(ParseSampleBody(attr, big.span(), &s, &scratch).ok());
+  EXPECT_EQ(s.user_copy_error, UserCopyError::kDynSizeTooBig);
+  EXPECT_EQ(s.user_stack.size(), 32u);
+  // A stack size past the record's end: registers, no stack.
+  Body past = DwarfBody(32, 32);
+  std::string cut = past.str().substr(0, past.str().size() - 40);
+  absl::Span<const uint8_t> cut_span(reinterpret_cast<const uint8_t*>(cut.data()), cut.size());
+  ASSERT_TRUE(ParseSampleBody(attr, cut_span, &s, &scratch).ok());
+  EXPECT_EQ(s.user_copy_error, UserCopyError::kStackCut);
+  EXPECT_EQ(s.regs_abi, kRegsAbi64);
+  EXPECT_EQ(s.user_regs.size(), 24u);
+  EXPECT_TRUE(s.user_stack.empty());
+  // Every cut inside the tail: still a sample, never a read past the end.
+  const size_t raw_end = 16;
+  for (size_t n = raw_end; n < past.str().size(); ++n) {
+    ASSERT_TRUE(ParseSampleBody(attr, past.span().subspan(0, n), &s, &scratch).ok()) << n;
+    EXPECT_LE(s.user_stack.size(), 32u);
+    if (s.user_copy_error != UserCopyError::kNone) continue;
+    EXPECT_GE(n, past.str().size() - 8) << "only WEIGHT may be missing";
+  }
+  // No registers (a kernel thread): abi 0 and nothing else of REGS_USER.
+  Body none;
+  none.U32(1).U32(2).U32(4).U32(0).U64(0).U64(0).U64(0).U64(0);
+  ASSERT_TRUE(ParseSampleBody(attr, none.span(), &s, &scratch).ok());
+  EXPECT_EQ(s.regs_abi, kRegsAbiNone);
+  EXPECT_TRUE(s.user_regs.empty());
+  EXPECT_TRUE(s.user_stack.empty());
+  EXPECT_EQ(s.user_copy_error, UserCopyError::kNone);
 }
 
 TEST(SampleParserTest, ReadWithoutGroup) {
@@ -189,7 +285,8 @@ TEST(SampleParserTest, ThroughTheLayoutAsFieldByField) {
   std::mt19937_64 rng(11);
   const uint64_t bits[] = {kSampleIdentifier, kSampleIp, kSampleTid, kSampleTime, kSampleAddr,
                            kSampleId, kSampleStreamId, kSampleCpu, kSamplePeriod, kSampleRead,
-                           kSampleCallchain, kSampleRaw};
+                           kSampleCallchain, kSampleRaw, kSampleBranchStack, kSampleRegsUser,
+                           kSampleStackUser};
   int fast_paths = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     EventAttr plain;
@@ -197,6 +294,8 @@ TEST(SampleParserTest, ThroughTheLayoutAsFieldByField) {
       if (rng() % 2) plain.sample_type |= bit;
     }
     plain.read_format = rng() % 32;  // TOTAL_TIME_ENABLED..LOST, sometimes GROUP
+    plain.sample_regs_user = rng() % 16;
+    plain.branch_sample_type = rng() % 2 ? kBranchHwIndex : 0;
     EventAttr laid = plain;
     laid.layout = LayoutOf(laid.sample_type, laid.read_format);
     fast_paths += laid.layout.fixed;
@@ -227,6 +326,12 @@ TEST(SampleParserTest, ThroughTheLayoutAsFieldByField) {
                              b.callchain.end()));
       EXPECT_EQ(a.raw.data(), b.raw.data());
       EXPECT_EQ(a.raw.size(), b.raw.size());
+      EXPECT_EQ(a.regs_abi, b.regs_abi);
+      EXPECT_EQ(a.user_regs.data(), b.user_regs.data());
+      EXPECT_EQ(a.user_regs.size(), b.user_regs.size());
+      EXPECT_EQ(a.user_stack.data(), b.user_stack.data());
+      EXPECT_EQ(a.user_stack.size(), b.user_stack.size());
+      EXPECT_EQ(a.user_copy_error, b.user_copy_error);
       EXPECT_EQ(b.attr, &laid);
     }
   }

@@ -26,12 +26,12 @@ inline std::pair<TraceEvent, TraceEvent> CallEvents(uint64_t t, uint32_t pid, ui
   in.pid = pid;
   in.tid = tid;
   in.syscall = sc;
-  for (size_t i = 0; i < args.size() && i < 6; ++i) in.a[i] = args[i];
-  in.stack = stack;
+  for (size_t i = 0; i < args.size() && i < 6; ++i) in.call().args[i] = args[i];
+  in.call().stack = stack;
   TraceEvent out = in;
   out.kind = TraceEvent::Kind::kExit;
   out.time = t + 1;
-  out.ret = ret;
+  out.call().ret = ret;
   return {in, out};
 }
 

@@ -21,7 +21,7 @@
 namespace pageblame::replay {
 
 struct CallContext {
-  const SyscallPairer::Pending& call;  // the enter (args in call.enter.a)
+  const SyscallPairer::Pending& call;  // the enter (args in call.enter.call())
   int64_t ret;                         // the exit's return value
   uint64_t time;                       // the exit's: the change is visible from then on
   uint32_t tid;
@@ -33,7 +33,7 @@ struct CallContext {
   // Adds the call to the index and returns its id; call it at most once.
   absl::FunctionRef<EventId()> record;
 
-  const uint64_t* args() const { return call.enter.a; }
+  const uint64_t* args() const { return call.enter.call().args; }
   index::TraceStats& stats() const { return idx.mutable_stats(); }
 };
 

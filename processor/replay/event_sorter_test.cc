@@ -32,18 +32,18 @@ TEST(EventSorterTest, DeliversInTimeOrderAtRoundBoundariesLikePerf) {
 
 TEST(EventSorterTest, TiesKeepFileOrderAndStragglersAreCounted) {
   std::vector<uint64_t> tags;
-  EventSorter s([&](const TraceEvent& e) { tags.push_back(e.a[0]); });
+  EventSorter s([&](const TraceEvent& e) { tags.push_back(e.call().args[0]); });
   for (uint64_t tag = 0; tag < 3; ++tag) {
     TraceEvent e;
     e.time = 100;
-    e.a[0] = tag;
+    e.call().args[0] = tag;
     s.Push(e);
   }
   s.FinishedRound();
   s.FinishedRound();  // flushes everything <= 100
   TraceEvent late;
   late.time = 50;  // older than what was delivered
-  late.a[0] = 9;
+  late.call().args[0] = 9;
   s.Push(late);
   s.FlushAll();
   EXPECT_EQ(tags, (std::vector<uint64_t>{0, 1, 2, 9}));
@@ -55,7 +55,7 @@ TEST(EventSorterTest, MatchesPerfsRuleOnRandomPerCpuRounds) {
   for (int trial = 0; trial < 200; ++trial) {
     auto rounds = RandomRounds(rng, trial);
     std::vector<uint64_t> got;
-    EventSorter s([&](const TraceEvent& e) { got.push_back(e.a[0]); });
+    EventSorter s([&](const TraceEvent& e) { got.push_back(e.call().args[0]); });
     for (const auto& round : rounds) {
       for (const TraceEvent& e : round) s.Push(e);
       s.FinishedRound();
@@ -73,7 +73,7 @@ TEST(EventSorterTest, BatchesPushedWholeSortLikeSingleEventsAndComeBackEmpty) {
   for (int trial = 0; trial < 200; ++trial) {
     auto rounds = RandomRounds(rng, trial);
     std::vector<uint64_t> got;
-    EventSorter s([&](const TraceEvent& e) { got.push_back(e.a[0]); });
+    EventSorter s([&](const TraceEvent& e) { got.push_back(e.call().args[0]); });
     size_t batches = 0, returned = 0;
     auto take = [&] {
       for (const auto& v : s.TakeSpares()) {

@@ -127,7 +127,7 @@ size_t LaneSorter::Deliver(size_t max) {
         // The exit half takes the place the exit's own key would have had
         // (and keeps the chunk's count above 0 until it is out): nearly
         // always still the lane's first, so the key is rewritten in place.
-        const Key x{e.exit_time, k.seq + 1, k.chunk, k.offset | kExitPart};
+        const Key x{e.call().exit_time, k.seq + 1, k.chunk, k.offset | kExitPart};
         if (lane->keys.size() == 1 || OrderOf(x) < OrderOf(lane->keys[1])) {
           lane->keys.front() = x;
         } else {

@@ -14,13 +14,13 @@ TraceEvent At(uint64_t t, uint32_t cpu, uint64_t tag) {
   TraceEvent e;
   e.time = t;
   e.cpu = cpu;
-  e.a[0] = tag;
+  e.call().args[0] = tag;
   return e;
 }
 
 TEST(LaneSorterTest, DeliversWhatEveryCpuIsPastWithoutWaitingForTheRound) {
   std::vector<uint64_t> got;
-  LaneSorter s(2, [&](const TraceEvent& e, bool) { got.push_back(e.a[0]); });
+  LaneSorter s(2, [&](const TraceEvent& e, bool) { got.push_back(e.call().args[0]); });
   // CPU 0's buffer, then CPU 1's, as one round is written. While only CPU 0
   // has been read, CPU 1 could still have anything: nothing is due.
   s.Push({At(10, 0, 0), At(20, 0, 1), At(30, 0, 2)});
@@ -42,7 +42,7 @@ TEST(LaneSorterTest, DeliversWhatEveryCpuIsPastWithoutWaitingForTheRound) {
 
 TEST(LaneSorterTest, AnIdleCpuHoldsTheBoundAtPerfsOwn) {
   std::vector<uint64_t> got;
-  LaneSorter s(2, [&](const TraceEvent& e, bool) { got.push_back(e.a[0]); });
+  LaneSorter s(2, [&](const TraceEvent& e, bool) { got.push_back(e.call().args[0]); });
   s.Push({At(10, 0, 0), At(20, 0, 1)});
   s.FinishedRound();
   s.Push({At(30, 0, 2)});
@@ -55,7 +55,7 @@ TEST(LaneSorterTest, AnIdleCpuHoldsTheBoundAtPerfsOwn) {
 
 TEST(LaneSorterTest, TiesGoOutInFileOrderAcrossCpus) {
   std::vector<uint64_t> got;
-  LaneSorter s(3, [&](const TraceEvent& e, bool) { got.push_back(e.a[0]); });
+  LaneSorter s(3, [&](const TraceEvent& e, bool) { got.push_back(e.call().args[0]); });
   s.Push({At(5, 2, 0), At(5, 0, 1), At(5, TraceEvent::kNoCpu, 2), At(5, 1, 3), At(5, 2, 4)});
   s.FlushAll();
   EXPECT_EQ(got, (std::vector<uint64_t>{0, 1, 2, 3, 4}));
@@ -86,7 +86,7 @@ TEST(LaneSorterTest, AnEventPerfWouldHaveDeliveredLateIsCaughtWithoutDelivering)
 
 TEST(LaneSorterTest, AStragglerOnItsOwnCpuIsPlacedIfNothingNewerWentOut) {
   std::vector<uint64_t> got;
-  LaneSorter s(2, [&](const TraceEvent& e, bool) { got.push_back(e.a[0]); });
+  LaneSorter s(2, [&](const TraceEvent& e, bool) { got.push_back(e.call().args[0]); });
   s.Push({At(10, 0, 0), At(30, 0, 1), At(20, 0, 2), At(20, 0, 3)});
   s.Push({At(40, 1, 4)});
   s.FlushAll();
@@ -99,13 +99,13 @@ TEST(LaneSorterTest, ACallGoesOutAsItsEnterAndItsExitEachInItsPlace) {
   std::vector<bool> parts;
   LaneSorter s(2, [&](const TraceEvent& e, bool exit_part) {
     // A call's exit carries its own tag in a[1] here.
-    got.push_back(exit_part ? e.a[1] : e.a[0]);
+    got.push_back(exit_part ? e.call().args[1] : e.call().args[0]);
     parts.push_back(exit_part);
   });
   TraceEvent call = At(10, 0, 0);  // enter at 10, exit at 40
   call.kind = TraceEvent::Kind::kCall;
-  call.exit_time = 40;
-  call.a[1] = 1;
+  call.call().exit_time = 40;
+  call.call().args[1] = 1;
   s.Push({call, At(50, 0, 2)});
   EXPECT_EQ(s.held(), 3u);  // two events in one
   // CPU 1 is past 30: the enter goes out, the exit (40) waits.
@@ -127,12 +127,12 @@ TEST(LaneSorterTest, ACallGoesOutAsItsEnterAndItsExitEachInItsPlace) {
 TEST(LaneSorterTest, ACallsExitGoesAfterAStragglerOlderThanIt) {
   std::vector<uint64_t> got;
   LaneSorter s(1, [&](const TraceEvent& e, bool exit_part) {
-    got.push_back(exit_part ? e.a[1] : e.a[0]);
+    got.push_back(exit_part ? e.call().args[1] : e.call().args[0]);
   });
   TraceEvent call = At(10, 0, 0);
   call.kind = TraceEvent::Kind::kCall;
-  call.exit_time = 40;
-  call.a[1] = 1;
+  call.call().exit_time = 40;
+  call.call().args[1] = 1;
   // 30 came later in the file but is older than the exit; 40 ties with it.
   s.Push({call, At(30, 0, 2), At(40, 0, 3)});
   s.FlushAll();
@@ -159,8 +159,8 @@ std::vector<TraceEvent> MakeCalls(std::vector<TraceEvent> batch, std::mt19937_64
         batch[i].time <= batch[i + 1].time && rng() % 3 != 0) {
       TraceEvent call = batch[i];
       call.kind = TraceEvent::Kind::kCall;
-      call.exit_time = batch[i + 1].time;
-      call.a[1] = batch[i + 1].a[0];
+      call.call().exit_time = batch[i + 1].time;
+      call.call().args[1] = batch[i + 1].call().args[0];
       out.push_back(call);
       ++*calls;
       ++i;
@@ -174,7 +174,7 @@ Outcome Drive(const std::vector<std::vector<TraceEvent>>& rounds, uint32_t cpus,
               std::mt19937_64& rng, bool calls = false) {
   Outcome run;
   LaneSorter s(cpus, [&](const TraceEvent& e, bool exit_part) {
-    run.got.push_back(exit_part ? e.a[1] : e.a[0]);
+    run.got.push_back(exit_part ? e.call().args[1] : e.call().args[0]);
   });
   auto take = [&] {
     for (const auto& v : s.TakeSpares()) {

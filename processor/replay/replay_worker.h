@@ -106,9 +106,9 @@ class ReplayWorker {
         in.syscall != syscall || in.time > time) {
       return false;
     }
-    in.kind = TraceEvent::Kind::kCall;
-    in.exit_time = time;
-    in.ret = ret;
+    in.kind = TraceEvent::Kind::kCall;  // the same Call payload
+    in.call().exit_time = time;
+    in.call().ret = ret;
     return true;
   }
   void FinishedRound() { Submit(/*round_end=*/true); }

@@ -175,7 +175,7 @@ TEST(ReplayWorkerTest, CallsMadeOfNeighboursReplayExactlyLikeTheirTwoEvents) {
       for (const TraceEvent& e : round) {
         // As the loader does: an exit right after its enter joins it.
         if (e.kind == TraceEvent::Kind::kExit &&
-            worker.JoinExit(e.pid, e.tid, e.cpu, e.syscall, e.time, e.ret)) {
+            worker.JoinExit(e.pid, e.tid, e.cpu, e.syscall, e.time, e.call().ret)) {
           ++made;
           continue;
         }

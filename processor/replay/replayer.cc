@@ -16,7 +16,7 @@ using index::RegionAttrs;
 void Replayer::Apply(const TraceEvent& e, bool exit_part) {
   index::TraceStats& st = idx_->mutable_stats();
   const bool call_exit = e.kind == TraceEvent::Kind::kCall && exit_part;
-  const uint64_t time = call_exit ? e.exit_time : e.time;
+  const uint64_t time = call_exit ? e.call().exit_time : e.time;
   // Time-0 records (attach-time synthesized maps, end-of-trace lost totals)
   // carry no time and do not bound the trace.
   if (time != 0 && (st.first_time == 0 || time < st.first_time)) st.first_time = time;
@@ -26,7 +26,7 @@ void Replayer::Apply(const TraceEvent& e, bool exit_part) {
       OnEnter(e);
       break;
     case TraceEvent::Kind::kExit:
-      OnExit(CallExit{e.time, e.twin_time, e.ret, e.pid, e.tid, e.syscall});
+      OnExit(CallExit{e.time, e.call().twin_time, e.call().ret, e.pid, e.tid, e.syscall});
       break;
     case TraceEvent::Kind::kCall:
       // The same two steps, each at its own time (the sorter delivers the
@@ -34,7 +34,8 @@ void Replayer::Apply(const TraceEvent& e, bool exit_part) {
       if (!exit_part) {
         OnEnter(e);
       } else {
-        OnExit(CallExit{e.exit_time, /*twin_time=*/0, e.ret, e.pid, e.tid, e.syscall});
+        OnExit(CallExit{e.call().exit_time, /*twin_time=*/0, e.call().ret, e.pid, e.tid,
+                         e.syscall});
       }
       break;
     case TraceEvent::Kind::kComm:
@@ -85,9 +86,9 @@ void Replayer::OnExit(const CallExit& exit) {
 void Replayer::OnComm(const TraceEvent& e) {
   ProcessTable::Thread& th = procs_.ThreadSeen(e.pid, e.tid, e.time);
   th.has_comm = true;
-  th.comm = e.str;
+  th.comm = e.comm().comm;
   const uint32_t p = th.process;
-  if (e.pid == e.tid || e.flag) idx_->mutable_process(p).comm = e.str;
+  if (e.pid == e.tid || e.flag) idx_->mutable_process(p).comm = e.comm().comm;
   if (!e.flag) return;
   // exec: a new, empty address space (the kernel's exec mappings arrive as
   // MMAP2 records right after and are "before trace" pages).
@@ -106,8 +107,8 @@ void Replayer::OnComm(const TraceEvent& e) {
 }
 
 void Replayer::OnFork(const TraceEvent& e) {
-  const uint32_t ppid = static_cast<uint32_t>(e.a[0]);
-  const uint32_t ptid = static_cast<uint32_t>(e.a[1]);
+  const uint32_t ppid = e.task().ppid;
+  const uint32_t ptid = e.task().ptid;
   if (const ProcessTable::Thread* parent = procs_.FindThread(ptid);
       parent != nullptr && parent->has_comm) {
     const StringId name = parent->comm;  // copy: ThreadState below may rehash
@@ -136,20 +137,22 @@ void Replayer::OnFork(const TraceEvent& e) {
 }
 
 void Replayer::OnMmapRecord(const TraceEvent& e) {
-  std::string_view name = idx_->strings().Get(e.str);
+  const TraceEvent::Mmap& m = e.mmap();
+  std::string_view name = idx_->strings().Get(m.filename);
   if (symbolizer_) {
-    symbolizer_->AddMapping(e.pid, e.time, e.a[0], e.a[1], e.a[2], name,
-                            idx_->strings().Get(e.str2));
+    symbolizer_->AddMapping(e.pid, e.time, m.start, m.len, m.pgoff, name,
+                            idx_->strings().Get(m.build_id));
   }
-  if (e.a[1] == 0) return;
+  if (m.len == 0) return;
   // Inside a memory call of this thread: the record is that call's own
   // mapping (mmap/mremap, or brk's heap with `perf record -d`); it only tells
   // us the file name for the region the call creates.
   if (SyscallPairer::Pending* call = InCall(e.tid)) {
-    // perf names anonymous memory "//anon" (synthetic-events.c): no path.
+    // perf names anonymous memory "//anon" (synthetic-events.c; -d and
+    // --call-graph dwarf recordings report data mappings too): no path.
     if ((call->enter.syscall == Syscall::kMmap || call->enter.syscall == Syscall::kMremap) &&
         name != "//anon") {
-      call->path = e.str;
+      call->path = m.filename;
     }
     return;
   }
@@ -158,13 +161,13 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   // creating event in the trace.
   const uint32_t p = procs_.ProcessFor(e.pid, e.time);
   RegionAttrs attrs;
-  attrs.prot = e.a[5] ? static_cast<uint32_t>(e.a[3]) : PROT_READ | PROT_EXEC;
-  attrs.prot_known = e.a[5] != 0;
-  attrs.flags = static_cast<uint32_t>(e.a[4]);
-  attrs.pgoff = e.a[2];
+  attrs.prot = m.has_prot ? m.prot : PROT_READ | PROT_EXEC;
+  attrs.prot_known = m.has_prot;
+  attrs.flags = m.flags;
+  attrs.pgoff = m.pgoff;
   // perf names anonymous memory "//anon" (tools/perf/util/synthetic-events.c).
-  if (name != "//anon") attrs.path = e.str;
-  const uint64_t start = PageDown(e.a[0]), end = PageUp(e.a[0] + e.a[1]);
+  if (name != "//anon") attrs.path = m.filename;
+  const uint64_t start = PageDown(m.start), end = PageUp(m.start + m.len);
   AddressSpace(idx_, p).AddBeforeTrace(start, end, e.time, attrs, /*replace_unseen=*/true);
   ProcessTable::ProcState& ps = procs_.Proc(p);
   if (ps.image_window && !name.empty() && name[0] == '/') AddImageOf(p, e, name);
@@ -183,20 +186,20 @@ void Replayer::AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path
   // libraries' data segments too. The code mapping fixes the load bias.
   bool elf32 = false;
   std::vector<symbols::Symbolizer::ImageSegment> segs =
-      symbolizer_->ImageSegments(path, idx_->strings().Get(e.str2), &elf32);
+      symbolizer_->ImageSegments(path, idx_->strings().Get(e.mmap().build_id), &elf32);
   // The first image mapped at exec is the program itself.
   if (elf32 && idx_->process(p).saw_exec) idx_->mutable_process(p).is_32bit = true;
   // Only a code mapping anchors the image: data segments can share a file
   // page (RELRO), the one executable segment cannot.
-  const bool exec = !e.a[5] || (e.a[3] & PROT_EXEC);
+  const bool exec = !e.mmap().has_prot || (e.mmap().prot & PROT_EXEC);
   if (!exec) return;
-  const uint64_t pgoff = e.a[2];
+  const uint64_t pgoff = e.mmap().pgoff;
   const symbols::Symbolizer::ImageSegment* anchor = nullptr;
   for (const auto& s : segs) {
     if (PageDown(s.offset) == pgoff && s.memsz > 0 && (s.prot & PROT_EXEC)) anchor = &s;
   }
   if (anchor == nullptr) return;
-  const uint64_t bias = PageDown(e.a[0]) - PageDown(anchor->vaddr);
+  const uint64_t bias = PageDown(e.mmap().start) - PageDown(anchor->vaddr);
   AddressSpace as(idx_, p);
   for (const auto& s : segs) {
     if (s.memsz == 0) continue;
@@ -204,7 +207,7 @@ void Replayer::AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path
     attrs.prot = s.prot;
     attrs.flags = MAP_PRIVATE;
     attrs.pgoff = PageDown(s.offset);
-    attrs.path = e.str;
+    attrs.path = e.mmap().filename;
     as.AddBeforeTrace(bias + PageDown(s.vaddr), bias + PageUp(s.vaddr + s.memsz), e.time, attrs);
   }
 }
@@ -227,8 +230,8 @@ void Replayer::OnLateTwin(const TraceEvent& e) {
 
 void Replayer::OnLost(const TraceEvent& e) {
   index::TraceStats& st = idx_->mutable_stats();
-  st.lost_records += e.a[0];
-  st.lost.push_back(index::LostSpan{last_time_, e.time, e.a[0], e.flag});
+  st.lost_records += e.lost().count;
+  st.lost.push_back(index::LostSpan{last_time_, e.time, e.lost().count, e.flag});
 }
 
 SyscallPairer::Pending* Replayer::InCall(uint32_t tid) {
@@ -256,9 +259,9 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const CallExit& exit,
     ce.pid = exit.pid;
     ce.tid = exit.tid;
     ce.syscall = in.syscall;
-    std::copy(std::begin(in.a), std::end(in.a), ce.args);
+    std::copy(std::begin(in.call().args), std::end(in.call().args), ce.args);
     ce.ret = exit.ret;
-    ce.stack = in.stack;
+    ce.stack = in.call().stack;
     ce.comm = th.has_comm ? th.comm : idx_->process(p).comm;
     const EventId id = idx_->AddEvent(ce);
     th.last_event = id;

@@ -42,29 +42,29 @@ class ReplayerTest : public ::testing::Test {
     TraceEvent e;
     e.kind = kind;
     e.time = t;
-    e.twin_time = twin_time;
+    e.call().twin_time = twin_time;
     e.flag = flag;
     e.pid = e.tid = 1;
-    e.ret = ret;
-    e.a[1] = P;
-    e.a[3] = kAnon;
+    e.call().ret = ret;
+    e.call().args[1] = P;
+    e.call().args[3] = kAnon;
     replayer_.Apply(e);
   }
   void Fork(uint64_t t, uint32_t child, uint32_t parent) {
     TraceEvent e;
-    e.kind = TraceEvent::Kind::kFork;
+    e.Reset(TraceEvent::Kind::kFork);
     e.time = t;
     e.pid = e.tid = child;
-    e.a[0] = e.a[1] = parent;
+    e.task().ppid = e.task().ptid = parent;
     replayer_.Apply(e);
   }
   void Exec(uint64_t t, uint32_t pid) {
     TraceEvent e;
-    e.kind = TraceEvent::Kind::kComm;
+    e.Reset(TraceEvent::Kind::kComm);
     e.time = t;
     e.pid = e.tid = pid;
     e.flag = true;
-    e.str = idx_.strings().Intern("prog");
+    e.comm().comm = idx_.strings().Intern("prog");
     replayer_.Apply(e);
   }
 
@@ -205,8 +205,8 @@ TEST_F(ReplayerTest, ThreadsShareTheirProcessAndPairPerThread) {
     e.time = t;
     e.pid = 1;
     e.tid = tid;
-    e.a[1] = len;
-    e.a[3] = kAnon;
+    e.call().args[1] = len;
+    e.call().args[3] = kAnon;
     replayer_.Apply(e);
   };
   auto exit = [&](uint64_t t, uint32_t tid, int64_t ret) {
@@ -215,7 +215,7 @@ TEST_F(ReplayerTest, ThreadsShareTheirProcessAndPairPerThread) {
     e.time = t;
     e.pid = 1;
     e.tid = tid;
-    e.ret = ret;
+    e.call().ret = ret;
     replayer_.Apply(e);
   };
   enter(10, 1, P);
@@ -246,33 +246,33 @@ TEST_F(ReplayerTest, ForkCopiesTheSpaceAndExecEmptiesIt) {
 
 TEST_F(ReplayerTest, Mmap2OutsideACallIsBeforeTraceInsideACallNamesTheFile) {
   TraceEvent m;
-  m.kind = TraceEvent::Kind::kMmap;
+  m.Reset(TraceEvent::Kind::kMmap);
   m.time = 5;
   m.pid = m.tid = 1;
-  m.a[0] = 0x400000;
-  m.a[1] = 2 * P;
-  m.a[3] = PROT_READ | PROT_EXEC;
-  m.a[5] = 1;
-  m.str = idx_.strings().Intern("/bin/prog");
+  m.mmap().start = 0x400000;
+  m.mmap().len = 2 * P;
+  m.mmap().prot = PROT_READ | PROT_EXEC;
+  m.mmap().has_prot = true;
+  m.mmap().filename = idx_.strings().Intern("/bin/prog");
   replayer_.Apply(m);
   // An mmap call whose MMAP2 record arrives while it is in flight.
   TraceEvent in;
   in.kind = TraceEvent::Kind::kEnter;
   in.time = 10;
   in.pid = in.tid = 1;
-  in.a[1] = P;
-  in.a[2] = PROT_READ | PROT_EXEC;
-  in.a[3] = MAP_PRIVATE;
+  in.call().args[1] = P;
+  in.call().args[2] = PROT_READ | PROT_EXEC;
+  in.call().args[3] = MAP_PRIVATE;
   replayer_.Apply(in);
   m.time = 11;
-  m.a[0] = 0x700000;
-  m.a[1] = P;
-  m.str = idx_.strings().Intern("/lib/libc.so.6");
+  m.mmap().start = 0x700000;
+  m.mmap().len = P;
+  m.mmap().filename = idx_.strings().Intern("/lib/libc.so.6");
   replayer_.Apply(m);
   TraceEvent out = in;
   out.kind = TraceEvent::Kind::kExit;
   out.time = 12;
-  out.ret = 0x700000;
+  out.call().ret = 0x700000;
   replayer_.Apply(out);
   Done();
   EXPECT_FALSE(At(1, 0x401000).origin.valid());
@@ -286,7 +286,7 @@ TEST_F(ReplayerTest, UnmatchedExitAndLostExitAreCounted) {
   out.kind = TraceEvent::Kind::kExit;
   out.time = 5;
   out.pid = out.tid = 1;
-  out.ret = 0x10000;
+  out.call().ret = 0x10000;
   replayer_.Apply(out);  // no enter
   TraceEvent in;
   in.kind = TraceEvent::Kind::kEnter;
@@ -314,7 +314,7 @@ TEST_F(ReplayerTest, AnotherSyscallsExitOrTheThreadsEndDropsAWaitingEnter) {
   replayer_.Apply(out);
   out.syscall = Syscall::kMmap;  // the mmap's enter went with it
   out.time = 7;
-  out.ret = 0x10000;
+  out.call().ret = 0x10000;
   replayer_.Apply(out);
   // Thread 2 enters, then exits (the task): its enter gets no exit.
   in.pid = 1;
@@ -368,12 +368,12 @@ TEST_F(ReplayerTest, LateTwinsWidenTheSpanToo) {
 TEST_F(ReplayerTest, AProcessEndsWithItsLastThreadNotItsMainThread) {
   auto task = [&](TraceEvent::Kind kind, uint64_t t, uint32_t tid, uint32_t parent_tid) {
     TraceEvent e;
-    e.kind = kind;
+    e.Reset(kind);
     e.time = t;
     e.pid = 1;
     e.tid = tid;
-    e.a[0] = 1;
-    e.a[1] = parent_tid;
+    e.task().ppid = 1;
+    e.task().ptid = parent_tid;
     replayer_.Apply(e);
   };
   Mmap(10, 1, 0, P, kAnon, 0x10000);
@@ -400,8 +400,8 @@ TEST_F(ReplayerTest, AMunmapWhoseExitIsLateSparesPagesAnotherThreadReused) {
     e.pid = 1;
     e.tid = tid;
     e.syscall = sc;
-    for (size_t i = 0; i < args.size(); ++i) e.a[i] = args[i];
-    e.ret = ret;
+    for (size_t i = 0; i < args.size(); ++i) e.call().args[i] = args[i];
+    e.call().ret = ret;
     replayer_.Apply(e);
   };
   Mmap(10, 1, 0, 4 * P, kAnon, 0x10000);

@@ -29,7 +29,7 @@ inline std::vector<uint64_t> Reference(const std::vector<std::vector<TraceEvent>
     std::vector<TraceEvent> rest;
     for (const TraceEvent& e : buffered) {
       if (e.time <= lim) {
-        out.push_back(e.a[0]);
+        out.push_back(e.call().args[0]);
         late += e.time < last;
         last = std::max(last, e.time);
       } else {
@@ -71,7 +71,7 @@ inline std::vector<std::vector<TraceEvent>> RandomRounds(std::mt19937_64& rng, i
         TraceEvent e;
         e.time = t;
         e.cpu = static_cast<uint32_t>(c);
-        e.a[0] = tag++;
+        e.call().args[0] = tag++;
         round.push_back(e);
       }
     }
@@ -109,7 +109,7 @@ inline std::vector<std::vector<TraceEvent>> CleanRounds(std::mt19937_64& rng, bo
         TraceEvent e;
         e.time = clock[c];
         e.cpu = rng() % 50 == 0 ? TraceEvent::kNoCpu : static_cast<uint32_t>(c);
-        e.a[0] = tag++;
+        e.call().args[0] = tag++;
         round.push_back(e);
       }
       // What was not recorded before the drain comes in a later round.

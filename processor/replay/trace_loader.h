@@ -12,12 +12,14 @@
 #define PAGEBLAME_REPLAY_TRACE_LOADER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "processor/index/trace_index.h"
 #include "processor/perf/perf_records.h"
 #include "processor/symbols/symbolizer.h"
+#include "processor/unwind/unwind_stats.h"
 
 namespace pageblame::replay {
 
@@ -39,6 +41,9 @@ struct LoadOptions {
   // stacks does not start by reading ELF files. Off for callers that print
   // no stacks.
   bool preload_symbols = true;
+  // Time the unwinding of --call-graph dwarf stacks (UnwindStats::nanos;
+  // two clock reads per sample), for -v.
+  bool time_unwinding = false;
 };
 
 class LoadedTrace {
@@ -52,12 +57,19 @@ class LoadedTrace {
   const perf::FileInfo& info() const { return info_; }
   // Which events each syscall was replayed from.
   const std::string& sources() const { return sources_; }
+  // What unwinding the enters' user stack copies did; null if the trace has
+  // none (frame-pointer call chains, or no stacks).
+  const unwind::UnwindStats* unwind_stats() const {
+    return unwind_stats_ ? &*unwind_stats_ : nullptr;
+  }
+  void set_unwind_stats(const unwind::UnwindStats& s) { unwind_stats_ = s; }
 
  private:
   std::unique_ptr<index::TraceIndex> index_;
   std::unique_ptr<symbols::Symbolizer> symbolizer_;
   perf::FileInfo info_;
   std::string sources_;
+  std::optional<unwind::UnwindStats> unwind_stats_;
 };
 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options);

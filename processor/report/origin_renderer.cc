@@ -23,9 +23,36 @@ OriginRenderer::CachedStack& OriginRenderer::Cached(const index::CallEvent& ev) 
   if (!inserted && c.keys == keys_) return c;
   c.keys = keys_;
   c.frames.clear();
-  for (uint64_t ip : ips) c.frames.push_back(sym_.Symbolize(ev.pid, ev.time, ip));
+  c.frame_keys.clear();
+  c.frame_parts.clear();
+  const bool inlines = idx_.stacks().Unwound(ev.stack);
+  for (size_t i = 0; i < ips.size(); ++i) {
+    const size_t before = c.frames.size();
+    AppendFrames(sym_, ev, ips, i, inlines, &c.frames);
+    for (size_t k = before; k < c.frames.size(); ++k) {
+      c.frame_keys.push_back(keys_[i]);
+      c.frame_parts.push_back(static_cast<uint32_t>(2 * (k - before) + (i > 0)));
+    }
+  }
   c.json.clear();
   return c;
+}
+
+void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
+                  absl::Span<const uint64_t> ips, size_t i, bool inlines,
+                  std::vector<symbols::Frame>* out) {
+  if (!inlines) {
+    out->push_back(sym.Symbolize(ev.pid, ev.time, ips[i]));
+    return;
+  }
+  // Every ip but the leaf is a return address: its inlined calls are
+  // found at ip - 1.
+  sym.SymbolizeInlined(ev.pid, ev.time, ips[i], /*return_address=*/i > 0, out);
+}
+
+std::string DisplayName(const symbols::Frame& f) {
+  if (!f.symbol) return Hex(f.ip);
+  return f.inlined ? absl::StrCat(*f.symbol, " (inlined)") : *f.symbol;
 }
 
 const std::vector<symbols::Frame>& OriginRenderer::Frames(const index::CallEvent& ev) {
@@ -39,6 +66,7 @@ Json OriginRenderer::StackJson(const index::CallEvent& ev) {
     j["ip"] = Hex(f.ip);
     j["symbol"] = f.symbol ? Json(*f.symbol) : Json(nullptr);
     j["dso"] = f.dso.empty() ? Json(nullptr) : Json(f.dso);
+    if (f.inlined) j["inlined"] = true;
     stack.push_back(std::move(j));
   }
   return stack;
@@ -104,7 +132,8 @@ const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
     out = "[";
     for (size_t i = 0; i < frames.size(); ++i) {
       const symbols::Frame& f = frames[i];
-      auto [it, made] = frame_json_.try_emplace(FrameJsonKey(ev.pid, c.keys[i], f.ip, nl));
+      auto [it, made] = frame_json_.try_emplace(
+          FrameJsonKey(ev.pid, c.frame_keys[i], f.ip, c.frame_parts[i], nl));
       std::string& frame = it->second;
       if (made) {
         absl::StrAppend(&frame, nl, "  {", nl, "   \"ip\": \"", Hex(f.ip), "\",", nl,
@@ -120,6 +149,7 @@ const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
         } else {
           AppendJsonString(&frame, f.dso);
         }
+        if (f.inlined) absl::StrAppend(&frame, ",", nl, "   \"inlined\": true");
         absl::StrAppend(&frame, nl, "  }");
       }
       if (i) out.push_back(',');
@@ -136,6 +166,10 @@ std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::str
   int n = 0;
   for (const symbols::Frame& f : Frames(ev)) {
     absl::StrAppend(&out, indent, "#", n++, " ", Hex(f.ip), " ");
+    if (f.inlined) {
+      absl::StrAppend(&out, DisplayName(f), "\n");  // as perf script prints it
+      continue;
+    }
     if (f.symbol) {
       absl::StrAppend(&out, *f.symbol, f.offset ? absl::StrCat("+", Hex(f.offset)) : "");
     } else {
@@ -156,10 +190,15 @@ std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_fr
   // Only the first few frames: symbolizing them directly is cheaper than
   // checking a whole cached stack.
   std::vector<std::string> names;
-  for (uint64_t ip : idx_.stacks().Get(ev.stack)) {
-    if (names.size() == max_frames) break;
-    symbols::Frame f = sym_.Symbolize(ev.pid, ev.time, ip);
-    names.push_back(f.symbol ? *f.symbol : Hex(f.ip));
+  std::vector<symbols::Frame> frames;
+  const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
+  const bool inlines = idx_.stacks().Unwound(ev.stack);
+  for (size_t i = 0; i < ips.size() && names.size() < max_frames; ++i) {
+    frames.clear();
+    AppendFrames(sym_, ev, ips, i, inlines, &frames);
+    for (const symbols::Frame& f : frames) {
+      if (names.size() < max_frames) names.push_back(DisplayName(f));
+    }
   }
   return names.empty() ? "(no user stack)" : absl::StrJoin(names, " <- ");
 }

@@ -35,6 +35,18 @@ inline std::string DumpJson(const Json& j) {
 // are not UTF-8 replaced. Plain printable ASCII, the usual case, is copied.
 void AppendJsonString(std::string* out, std::string_view s);
 
+// The frames of ips[i] of call `ev`'s stack, appended to `out`: its own,
+// after the functions inlined there when `inlines` (unwound stacks only:
+// perf shows inlined frames for DWARF-unwound stacks, not for the
+// kernel's frame-pointer chains, and fp traces print as they always did).
+void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
+                  absl::Span<const uint64_t> ips, size_t i, bool inlines,
+                  std::vector<symbols::Frame>* out);
+
+// A frame's name as the text answers print it: the symbol, "name
+// (inlined)" for an inlined frame (as perf script), the hex ip if unnamed.
+std::string DisplayName(const symbols::Frame& f);
+
 class OriginRenderer {
  public:
   OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym) : idx_(idx), sym_(sym) {}
@@ -45,7 +57,8 @@ class OriginRenderer {
   // region was most of the time of printing a big map or attribution).
   // Valid until the next call.
   const std::vector<symbols::Frame>& Frames(const index::CallEvent& ev);
-  // {"syscall","time","pid","tid","comm","stack":[{"ip","symbol","dso"}]}, or null.
+  // {"syscall","time","pid","tid","comm","stack":[{"ip","symbol","dso"}]}, or null;
+  // an inlined frame has "inlined": true as well.
   Json OriginJson(EventId ev);
   Json StackJson(const index::CallEvent& ev);
   // For writers of many origins (maps --json): DumpJson(OriginJson(ev)) as
@@ -69,7 +82,12 @@ class OriginRenderer {
   symbols::Symbolizer& sym_;
   struct CachedStack {
     std::vector<const void*> keys;  // Symbolizer::FrameKey of each ip
+    // Leaf first; an ip's inlined frames come before its own frame.
     std::vector<symbols::Frame> frames;
+    // Per frame: its ip's key, and where it is among that ip's frames
+    // (2 * index, + 1 for a return address) for the frame_json_ cache.
+    std::vector<const void*> frame_keys;
+    std::vector<uint32_t> frame_parts;
     std::string json_nl;  // StackJsonText's text, if made, and its nl
     std::string json;
   };
@@ -82,7 +100,7 @@ class OriginRenderer {
   // same pid, ip and key give the same frame (Symbolizer::FrameKey), and
   // stacks share most of their frames (the bench trace's 752 stacks have
   // ~19 k frames, a few hundred distinct).
-  using FrameJsonKey = std::tuple<uint32_t, const void*, uint64_t, std::string>;
+  using FrameJsonKey = std::tuple<uint32_t, const void*, uint64_t, uint32_t, std::string>;
   absl::flat_hash_map<FrameJsonKey, std::string> frame_json_;
 };
 

@@ -40,10 +40,10 @@ class OriginRendererTest : public ::testing::Test {
   // Process `pid` (its main thread) is called `name` from time 1 on.
   void Comm(uint32_t pid, const std::string& name) {
     replay::TraceEvent comm;
-    comm.kind = replay::TraceEvent::Kind::kComm;
+    comm.Reset(replay::TraceEvent::Kind::kComm);
     comm.time = 1;
     comm.pid = comm.tid = pid;
-    comm.str = idx_.strings().Intern(name);
+    comm.comm().comm = idx_.strings().Intern(name);
     replayer_.Apply(comm);
   }
   // The origin as maps --json writes it, `indent` spaces in, and as the DOM

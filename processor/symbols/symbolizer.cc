@@ -13,6 +13,7 @@
 #include "processor/symbols/directory_of.h"
 #include "processor/symbols/dso_locator.h"
 #include "processor/symbols/elf_symbol_table.h"
+#include "processor/symbols/inline_resolver.h"
 #include "processor/symbols/perf_map.h"
 #include "processor/symbols/process_maps.h"
 
@@ -63,13 +64,7 @@ class Symbolizer::Impl {
   }
 
   explicit Impl(SymbolizerOptions options)
-      : options_(std::move(options)),
-        locator_(DsoLocator::Options{
-            options_.symfs, options_.debug_dir.empty() ? DefaultDebugDir() : options_.debug_dir,
-            /*system_debug_dir=*/"",
-            /*beside_dir=*/options_.trace_path.empty() || options_.trace_path == "-"
-                ? ""
-                : DirectoryOf(options_.trace_path)}) {}
+      : options_(std::move(options)), locator_(Symbolizer::LocatorOptions(options_)) {}
 
   ProcessMaps& maps() { return maps_; }
   const SymbolizerStats& stats() const { return stats_; }
@@ -108,6 +103,30 @@ class Symbolizer::Impl {
     if (p.table == nullptr) return;  // found again and counted on first use, as before
     std::lock_guard<std::mutex> lock(preload_mu_);
     if (!in_use_.contains(key)) preloaded_.try_emplace(std::move(key), std::move(p));
+  }
+
+  void SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
+                        std::vector<Frame>* out) {
+    Frame frame = Symbolize(pid, time, ip);
+    const ProcessMaps::Mapping* mapping = maps_.Find(pid, time, ip);
+    if (frame.symbol && mapping != nullptr && Symbolizer::MayHaveElf(mapping->path)) {
+      const DsoId dso = DsoFor(*mapping);
+      const uint64_t at = return_address && ip > mapping->start ? ip - 1 : ip;
+      if (const ElfSymbolTable* table = dsos_[dso]; table != nullptr) {
+        if (std::optional<uint64_t> vaddr = table->FileOffsetToVaddr(mapping->FileOffset(at))) {
+          for (const std::string& name : InlinedNames(dso, *vaddr)) {
+            Frame f;
+            f.ip = ip;
+            f.symbol = name;
+            f.dso = frame.dso;
+            f.inlined = true;
+            out->push_back(std::move(f));
+            ++stats_.inlined_frames;
+          }
+        }
+      }
+    }
+    out->push_back(std::move(frame));
   }
 
   Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
@@ -168,6 +187,20 @@ class Symbolizer::Impl {
     return true;
   }
 
+  // The inlined functions at `vaddr` of a DSO, cached per address; the
+  // DWARF is opened on first use, once per DSO.
+  const std::vector<std::string>& InlinedNames(DsoId dso, uint64_t vaddr) {
+    auto [it, inserted] = inline_names_.try_emplace(std::make_pair(dso, vaddr));
+    if (!inserted) return it->second;
+    auto [r, opened] = inline_resolvers_.try_emplace(dso);
+    if (opened) {
+      r->second = InlineResolver::Open(locations_[dso], options_.demangle_params);
+      if (r->second != nullptr) ++stats_.debug_info_read;
+    }
+    if (r->second != nullptr) it->second = r->second->InlinedAt(vaddr);
+    return it->second;
+  }
+
   // The DSO of a mapping: its path and build id (the MMAP2 record's, else the
   // HEADER_BUILD_ID feature's), located and loaded on first use.
   DsoId DsoFor(const ProcessMaps::Mapping& mapping) {
@@ -189,6 +222,7 @@ class Symbolizer::Impl {
     DsoLocation loc = locator_.Locate(path, build_id);
     stats_.build_id_mismatches += loc.build_id_mismatches;
     const ElfSymbolTable* table = LoadTable(loc);
+    locations_.push_back(loc);
     if (table == nullptr && ExpectsFile(ToAbsl(path))) {
       ++stats_.dsos_missing;
       stats_.missing_dsos.emplace_back(path);
@@ -284,6 +318,9 @@ class Symbolizer::Impl {
   // Mapping pointers are stable (ProcessMaps); saves building the key per frame.
   absl::flat_hash_map<const ProcessMaps::Mapping*, DsoId> dso_by_mapping_;
   std::vector<const ElfSymbolTable*> dsos_;  // by DsoId; nullptr: no usable file
+  std::vector<DsoLocation> locations_;        // by DsoId
+  absl::flat_hash_map<DsoId, std::unique_ptr<InlineResolver>> inline_resolvers_;  // null: no DWARF
+  absl::flat_hash_map<std::pair<DsoId, uint64_t>, std::vector<std::string>> inline_names_;
   absl::flat_hash_map<std::string, std::unique_ptr<ElfSymbolTable>> tables_;
   absl::flat_hash_map<std::pair<DsoId, uint64_t>, CachedSymbol> cache_;  // (dso, file offset)
   absl::flat_hash_map<uint32_t, std::unique_ptr<PerfMap>> perf_maps_;  // nullptr: missing
@@ -320,6 +357,11 @@ void Symbolizer::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
 
 void Symbolizer::OnExec(uint32_t pid, uint64_t time) { impl_->maps().OnExec(pid, time); }
 
+void Symbolizer::SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
+                                  std::vector<Frame>* out) {
+  impl_->SymbolizeInlined(pid, time, ip, return_address, out);
+}
+
 Frame Symbolizer::Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
   return impl_->Symbolize(pid, time, ip);
 }
@@ -333,6 +375,15 @@ const void* Symbolizer::FrameKey(uint32_t pid, uint64_t time, uint64_t ip) {
 
 std::optional<Symbolizer::Mapping> Symbolizer::MappingOf(uint32_t pid, uint64_t time, uint64_t ip) {
   return impl_->MappingOf(pid, time, ip);
+}
+
+DsoLocator::Options Symbolizer::LocatorOptions(const SymbolizerOptions& options) {
+  return DsoLocator::Options{
+      options.symfs, options.debug_dir.empty() ? DefaultDebugDir() : options.debug_dir,
+      /*system_debug_dir=*/"",
+      /*beside_dir=*/options.trace_path.empty() || options.trace_path == "-"
+          ? ""
+          : DirectoryOf(options.trace_path)};
 }
 
 bool Symbolizer::MayHaveElf(std::string_view path) {

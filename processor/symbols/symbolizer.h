@@ -37,7 +37,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include <vector>
+
+#include "processor/symbols/dso_locator.h"
 
 namespace pageblame::symbols {
 
@@ -46,6 +47,9 @@ struct Frame {
   std::optional<std::string> symbol;  // demangled; nullopt if unresolved
   std::string dso;                    // mapping's path, "" if no mapping known
   uint64_t offset = 0;                // ip - symbol start (0 if unresolved)
+  // A function inlined at `ip` into the frame that follows it (perf:
+  // "inline_big_buffer (inlined)"); offset is 0. SymbolizeInlined only.
+  bool inlined = false;
 };
 
 struct SymbolizerOptions {
@@ -63,6 +67,8 @@ struct SymbolizerStats {
   uint64_t resolved = 0;         // frames that got a symbol
   uint64_t no_mapping = 0;       // ips in no known mapping (and no JIT map entry)
   uint64_t jit_frames = 0;       // frames named by a perf-PID.map
+  uint64_t inlined_frames = 0;   // inlined frames found in DWARF (SymbolizeInlined)
+  uint64_t debug_info_read = 0;  // files whose DWARF was opened for inline frames
   uint64_t elfs_loaded = 0;      // ELF files read (binaries and debug files)
   uint64_t debug_files_loaded = 0;  // of which separate debug files
   uint64_t elfs_bad = 0;         // found but unreadable / not ELF
@@ -101,12 +107,22 @@ class Symbolizer {
   // time and memory of loading it. Does nothing for names with no ELF file
   // behind them (anonymous memory, memfd, "[vdso]"), or a table in use.
   void Preload(std::string_view path, std::string_view build_id);
+  // How ELF files are looked for with these options (the unwinder finds
+  // them the same way).
+  static DsoLocator::Options LocatorOptions(const SymbolizerOptions& options);
   // Whether a mapping's name can stand for an ELF file Symbolize would read
   // (not anonymous memory, memfd or a kernel name like "[vdso]").
   static bool MayHaveElf(std::string_view path);
 
   // The frame for `ip` in `pid` at `time`. Never fails: unknown parts stay empty.
   Frame Symbolize(uint32_t pid, uint64_t time, uint64_t ip);
+  // Symbolize's frame for `ip`, after the frames of the functions inlined
+  // at that place of its code (innermost first, Frame::inlined), from the
+  // DSO's DWARF when it has any. A return address (every frame of a stack
+  // but its first) is looked up at ip - 1, inside the call that returns
+  // there, as perf and addr2line do. Appends to `out`.
+  void SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
+                        std::vector<Frame>* out);
   // What Symbolize(pid, time, ip) depends on besides pid and ip: the mapping
   // holding ip at that time (an identity, null if none). Two calls for the
   // same pid and ip with equal keys answer the same frame; finding the key

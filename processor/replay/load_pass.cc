@@ -1,0 +1,365 @@
+#include "processor/replay/load_pass.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace pageblame::replay {
+namespace {
+
+// Errors name the file once (the reader's own errors already do).
+absl::Status WithPath(const absl::Status& s, const std::string& path) {
+  if (absl::StartsWith(s.message(), path)) return s;
+  return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+}
+
+uint64_t TimeOf(const perf::SampleId& id) { return id.has_time ? id.time : 0; }
+
+// A record's CPU (LaneSorter's lane), or kNoCpu if it does not say.
+uint32_t CpuOf(const perf::SampleId& id) { return id.has_cpu ? id.cpu : TraceEvent::kNoCpu; }
+
+// Whether any event copies user stacks (--call-graph dwarf): then enters are
+// unwound, and the unwinder needs the trace's code mappings.
+bool HasStackCopies(const perf::FileInfo& info) {
+  for (const perf::EventAttr& a : info.attrs) {
+    if ((a.sample_type & perf::kSampleRegsUser) && (a.sample_type & perf::kSampleStackUser)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+LoadPass::LoadPass(const LoadOptions& options, ReplayWorker::Ordering ordering)
+    : options_(options), ordering_(ordering) {}
+
+LoadPass::~LoadPass() = default;
+
+absl::Status LoadPass::Open() {
+  auto reader_or = perf::PerfReader::Open(options_.path);
+  if (!reader_or.ok()) return WithPath(reader_or.status(), options_.path);
+  reader_ = std::move(reader_or).value();
+  const perf::FileInfo& info = reader_->info();
+
+  // No tracepoint formats at all: nothing was recorded with tracepoints.
+  if (info.tracing_data.empty()) {
+    return WithPath(decode::SyscallDecoder::NoSyscallEvents(), options_.path);
+  }
+  auto td_or = decode::TracingData::Parse(info.tracing_data);
+  if (!td_or.ok()) return WithPath(td_or.status(), options_.path);
+  tracing_data_ = std::move(td_or).value();
+  auto dec_or = decode::SyscallDecoder::Create(info, *tracing_data_);
+  if (!dec_or.ok()) return WithPath(dec_or.status(), options_.path);
+  decoder_.emplace(std::move(dec_or).value());
+  if (absl::Status s = decoder_->CheckUsable(); !s.ok()) return WithPath(s, options_.path);
+
+  idx_ = std::make_unique<index::TraceIndex>();
+  for (const perf::EventAttr& a : info.attrs) idx_->mutable_stats().data_mappings |= a.mmap_data;
+  sym_ = std::make_unique<symbols::Symbolizer>(options_.symbols);
+  for (const perf::BuildIdEntry& b : info.build_ids) sym_->AddBuildId(b.filename, b.build_id);
+  if (HasStackCopies(info)) {
+    unwind::Unwinder::Options uo;
+    uo.locator = symbols::Symbolizer::LocatorOptions(options_.symbols);
+    // perf writes its uname's machine; traces without the feature are taken
+    // as this machine's (x86_64: the only one we unwind).
+    uo.x86_64 = info.arch.empty() || info.arch == "x86_64";
+    uo.timed = options_.time_unwinding;
+    unwinder_ = std::make_unique<unwind::Unwinder>(std::move(uo));
+    for (const perf::BuildIdEntry& b : info.build_ids) {
+      unwinder_->modules().AddBuildId(b.filename, b.build_id);
+    }
+  }
+
+  stacks_ = std::make_unique<StackInterner>(&idx_->stacks(), unwinder_.get());
+
+  // Lanes need every sample's CPU and the number of CPUs.
+  bool every_cpu = info.nr_cpus > 0;
+  for (const perf::EventAttr& a : info.attrs) every_cpu &= (a.sample_type & perf::kSampleCpu) != 0;
+  if (!every_cpu) ordering_ = ReplayWorker::Ordering::kRounds;
+  // Sorting and replay run on their own thread, behind this one's reading.
+  worker_ = std::make_unique<ReplayWorker>(idx_.get(), sym_.get(), ordering_, info.nr_cpus,
+                                           info.data_size);
+  join_calls_ = !options_.twin_times;
+  progress_ = options_.progress && isatty(STDERR_FILENO);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass::Run() {
+  perf::RawRecord rec;
+  while (true) {
+    auto more = reader_->Next(&rec);
+    if (!more.ok()) return WithPath(more.status(), options_.path);
+    if (!*more) break;
+    ++st_.records;
+    if ((st_.records & 0xffff) == 0 && worker_->diverged()) break;
+    if (progress_ && reader_->bytes_read() >= next_progress_) Progress();
+    // Events are made per case, after the checks (most records are skipped
+    // samples), samples' in place in the batch (ReplayWorker::Add).
+    switch (rec.type) {
+      case perf::kRecordSample: OnSample(rec); break;
+      case perf::kRecordComm: OnComm(rec); break;
+      case perf::kRecordFork:
+      case perf::kRecordExit: OnTask(rec); break;
+      case perf::kRecordMmap:
+      case perf::kRecordMmap2: OnMmap(rec); break;
+      case perf::kRecordLost:
+      case perf::kRecordLostSamples: OnLost(rec); break;
+      case perf::kRecordFinishedRound:
+        stacks_->FinishedRound();
+        worker_->FinishedRound();
+        break;
+      case perf::kRecordFinishedInit: break;
+      default: ++st_.unknown_records; break;
+    }
+  }
+  stacks_->Finish();
+  // While the replay thread finishes (the last round's first CPU part can
+  // hold a quarter of the calls), this thread loads the symbol tables that
+  // printing will likely want, one DSO at a time, most frames first.
+  std::vector<symbols::PreloadPlan::Dso> dsos;
+  if (options_.preload_symbols && !worker_->diverged()) {
+    dsos = preload_.Needed(idx_->stacks().all_ips());
+  }
+  size_t next_dso = 0;
+  const uint64_t out_of_order = worker_->Finish([&] {
+    if (next_dso == dsos.size()) return false;
+    sym_->Preload(dsos[next_dso].path, dsos[next_dso].build_id);
+    ++next_dso;
+    return true;
+  });
+  if (worker_->diverged()) return std::unique_ptr<LoadedTrace>();
+  idx_->mutable_stats().out_of_order = out_of_order;
+  return Finish();
+}
+
+void LoadPass::Progress() {
+  next_progress_ += 64 << 20;
+  if (const uint64_t total = reader_->info().data_size) {
+    std::fprintf(stderr, "\rpageblame: read %llu of %llu MiB",
+                 (unsigned long long)(reader_->bytes_read() >> 20),
+                 (unsigned long long)(total >> 20));
+  }
+}
+
+void LoadPass::OnSample(const perf::RawRecord& rec) {
+  ++st_.samples;
+  // Samples of events replay does not use (other syscalls; raw_syscalls
+  // twins of syscalls:* events) are skipped on their id alone.
+  const perf::EventAttr* attr = reader_->KnownSampleAttr(rec);
+  if (attr == nullptr) {
+    auto found = reader_->SampleAttr(rec);
+    if (!found.ok()) {  // an id no attr has, or too short for its id
+      ++st_.bad_samples;
+      return;
+    }
+    attr = *found;
+  }
+  if (!decoder_->Wanted(attr, options_.twin_times)) {
+    ++st_.skipped_samples;
+    return;
+  }
+  if (!reader_->ParseSample(rec, *attr, &sample_).ok()) {
+    ++st_.bad_samples;
+    return;
+  }
+  if (!decoder_->Decode(sample_, &dsc_)) return;
+  const uint32_t cpu =
+      (attr->sample_type & perf::kSampleCpu) != 0 ? sample_.cpu : TraceEvent::kNoCpu;
+  const bool is_exit = dsc_.phase == decode::DecodedSyscall::Phase::kExit;
+  if (dsc_.twin) {
+    if (!options_.twin_times) {
+      // A twin read only because another syscall is replayed from
+      // raw_syscalls.
+      ++st_.skipped_samples;
+      return;
+    }
+    ++st_.memory_samples;
+    OnTwin(sample_, dsc_, cpu);
+    return;
+  }
+  ++st_.memory_samples;
+  // The exit of the enter just added becomes part of that event. Anything
+  // in between (an MMAP2 record of the call, another thread's call on this
+  // CPU) leaves both as they are.
+  if (join_calls_ && is_exit &&
+      worker_->JoinExit(sample_.pid, sample_.tid, cpu, dsc_.syscall, sample_.time, dsc_.ret)) {
+    return;
+  }
+  TraceEvent& e = worker_->Add();  // a kEnter with a zeroed Call payload
+  e.time = sample_.time;
+  e.cpu = cpu;
+  e.pid = sample_.pid;
+  e.tid = sample_.tid;
+  e.syscall = dsc_.syscall;
+  TraceEvent::Call& call = e.call();
+  if (options_.twin_times) {
+    if (auto t = twins_.find(sample_.tid); t != twins_.end()) {
+      const Twin& tw = t->second;
+      if (tw.syscall == dsc_.syscall && tw.exit == is_exit && tw.time <= sample_.time) {
+        call.twin_time = tw.time;
+      }
+      twins_.erase(t);
+    }
+    last_own_[sample_.tid] = Own{dsc_.syscall, is_exit, call.twin_time != 0};
+  }
+  if (!is_exit) {
+    std::copy(std::begin(dsc_.args), std::end(dsc_.args), call.args);
+    call.stack = stacks_->Intern(sample_);
+  } else {
+    e.kind = TraceEvent::Kind::kExit;
+    call.ret = dsc_.ret;
+  }
+  worker_->Added();
+}
+
+void LoadPass::OnTwin(const perf::Sample& s, const decode::DecodedSyscall& d, uint32_t cpu) {
+  // The kernel fires raw_syscalls:sys_enter/exit and syscalls:sys_enter_X/
+  // exit_X back to back on the same CPU, in the order the tracepoints were
+  // enabled: usually raw first, but raw last in some recordings (attach). A
+  // twin right after its call's own sample goes to replay as a late twin;
+  // one before it waits here and rides on that sample: no extra event to
+  // sort.
+  const bool is_exit = d.phase == decode::DecodedSyscall::Phase::kExit;
+  auto last = last_own_.find(s.tid);
+  if (last != last_own_.end() && last->second.syscall == d.syscall &&
+      last->second.exit == is_exit && !last->second.had_twin) {
+    last->second.had_twin = true;
+    TraceEvent& e = worker_->Add();
+    e.kind = TraceEvent::Kind::kTwin;
+    e.time = s.time;
+    e.cpu = cpu;
+    e.pid = s.pid;
+    e.tid = s.tid;
+    e.syscall = d.syscall;
+    e.flag = is_exit;
+    worker_->Added();
+  } else {
+    twins_[s.tid] = Twin{s.time, d.syscall, is_exit};
+  }
+}
+
+void LoadPass::OnComm(const perf::RawRecord& rec) {
+  perf::CommRecord c;
+  if (!reader_->ParseComm(rec, &c).ok()) {
+    ++st_.unknown_records;
+    return;
+  }
+  TraceEvent e(TraceEvent::Kind::kComm);
+  e.time = TimeOf(c.sample_id);
+  e.cpu = CpuOf(c.sample_id);
+  e.pid = c.pid;
+  e.tid = c.tid;
+  e.flag = c.exec;
+  e.comm().comm = idx_->strings().Intern(c.comm);
+  worker_->Push(e);
+  if (unwinder_ != nullptr && c.exec) unwinder_->modules().OnExec(c.pid, e.time);
+}
+
+void LoadPass::OnTask(const perf::RawRecord& rec) {
+  perf::TaskRecord t;
+  if (!reader_->ParseTask(rec, &t).ok()) {
+    ++st_.unknown_records;
+    return;
+  }
+  TraceEvent e(rec.type == perf::kRecordFork ? TraceEvent::Kind::kFork
+                                             : TraceEvent::Kind::kTaskExit);
+  e.time = t.time ? t.time : TimeOf(t.sample_id);
+  e.cpu = CpuOf(t.sample_id);
+  e.pid = t.pid;
+  e.tid = t.tid;
+  e.task().ppid = t.ppid;
+  e.task().ptid = t.ptid;
+  worker_->Push(e);
+  if (unwinder_ != nullptr && rec.type == perf::kRecordFork) {
+    unwinder_->modules().OnFork(t.pid, t.ppid, e.time);  // a new thread changes nothing
+  }
+}
+
+void LoadPass::OnMmap(const perf::RawRecord& rec) {
+  perf::MmapRecord m;
+  if (!reader_->ParseMmap(rec, &m).ok()) {
+    ++st_.unknown_records;
+    return;
+  }
+  if (m.cpumode == perf::kMiscKernel) return;  // kernel text/modules
+  TraceEvent e(TraceEvent::Kind::kMmap);
+  e.time = TimeOf(m.sample_id);
+  e.cpu = CpuOf(m.sample_id);
+  e.pid = m.pid;
+  e.tid = m.tid;
+  TraceEvent::Mmap& em = e.mmap();
+  em.start = m.start;
+  em.len = m.len;
+  em.pgoff = m.pgoff;
+  em.prot = m.prot;
+  em.flags = m.flags;
+  em.has_prot = m.has_prot;
+  em.filename = idx_->strings().Intern(m.filename);
+  if (!m.build_id.empty()) em.build_id = idx_->strings().Intern(m.build_id);
+  worker_->Push(e);
+  // MMAP (v1) records are of executable mappings only. Only code holds
+  // pcs: data mappings (perf record -d) are not the unwinder's business.
+  const bool exec = !m.has_prot || (m.prot & PROT_EXEC) != 0;
+  if (!exec) return;
+  if (unwinder_ != nullptr) {
+    unwinder_->modules().AddMapping(m.pid, e.time, m.start, m.len, m.pgoff, m.filename,
+                                    m.build_id);
+  }
+  // JIT code (anonymous, memfd) has no table to load.
+  if (symbols::Symbolizer::MayHaveElf(m.filename)) {
+    preload_.AddMapping(m.start, m.len, m.filename, m.build_id);
+  }
+}
+
+void LoadPass::OnLost(const perf::RawRecord& rec) {
+  perf::LostRecord l;
+  if (!reader_->ParseLost(rec, &l).ok()) {
+    ++st_.unknown_records;
+    return;
+  }
+  TraceEvent e(TraceEvent::Kind::kLost);
+  e.time = TimeOf(l.sample_id);
+  e.cpu = CpuOf(l.sample_id);
+  e.lost().count = l.lost;
+  e.flag = l.samples;
+  worker_->Push(e);
+}
+
+std::unique_ptr<LoadedTrace> LoadPass::Finish() {
+  index::TraceStats& stats = idx_->mutable_stats();
+  stats.time_order_by_rounds = ordering_ == ReplayWorker::Ordering::kRounds;
+  stats.records = st_.records;
+  stats.samples = st_.samples;
+  stats.bad_samples = st_.bad_samples;
+  stats.skipped_samples = st_.skipped_samples;
+  stats.memory_samples = st_.memory_samples;
+  stats.unknown_records = st_.unknown_records;
+  if (progress_) std::fprintf(stderr, "\r%60s\r", "");
+  // Calls whose unwinding waited carry a reserved stack id; where their
+  // stack was one interned before, the calls take that id (attribute and
+  // the reports group calls by it).
+  if (!stacks_->aliases().empty()) {
+    for (size_t i = 0; i < idx_->num_events(); ++i) {
+      index::CallEvent& ev = idx_->mutable_event(EventId(static_cast<uint32_t>(i)));
+      if (auto a = stacks_->aliases().find(ev.stack); a != stacks_->aliases().end()) {
+        ev.stack = a->second;
+      }
+    }
+  }
+  idx_->Finalize();
+  auto trace = std::make_unique<LoadedTrace>(std::move(idx_), std::move(sym_), reader_->info(),
+                                             decoder_->DescribeSources());
+  if (unwinder_ != nullptr) {
+    unwind::UnwindStats u = unwinder_->stats();
+    u.waited = stacks_->waited();
+    trace->set_unwind_stats(u);
+  }
+  return trace;
+}
+
+}  // namespace pageblame::replay

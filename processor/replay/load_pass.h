@@ -1,0 +1,117 @@
+// One pass of the loader over a trace file: reads each record, turns it
+// into TraceEvents (one handler per record kind) and hands them to the
+// replay thread (ReplayWorker); the index is complete when Finish()
+// returns. Samples of memory syscalls get their user stack interned here, on
+// the reading thread: the callchain's user ips for frame-pointer traces, the
+// unwound REGS_USER + STACK_USER copy for --call-graph dwarf ones
+// (unwind/unwinder.h, fed with the trace's executable mappings, forks and
+// execs). Only the interned StackId travels on.
+//
+//   LoadPass pass(options, ReplayWorker::Ordering::kLanes);
+//   RETURN_IF_ERROR(pass.Open());
+//   ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> t, pass.Run());   // null: diverged
+//
+// A record kind replay has a use for is one more handler (On*) and one case
+// in Run(); the handlers share the pass's state (decoder, twins, counters).
+#ifndef PAGEBLAME_REPLAY_LOAD_PASS_H_
+#define PAGEBLAME_REPLAY_LOAD_PASS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "processor/decode/syscall_decoder.h"
+#include "processor/decode/tracing_data.h"
+#include "processor/index/trace_index.h"
+#include "processor/perf/perf_reader.h"
+#include "processor/replay/replay_worker.h"
+#include "processor/replay/stack_interner.h"
+#include "processor/replay/trace_loader.h"
+#include "processor/symbols/preload_plan.h"
+#include "processor/symbols/symbolizer.h"
+#include "processor/unwind/unwinder.h"
+
+namespace pageblame::replay {
+
+class LoadPass {
+ public:
+  LoadPass(const LoadOptions& options, ReplayWorker::Ordering ordering);
+  ~LoadPass();
+
+  // Opens the file and checks that it can be replayed (tracepoint formats,
+  // memory syscall events, call chains or stack copies on the enters).
+  absl::Status Open();
+  // Reads every record; the loaded trace, or null if the trace broke the
+  // lane order's rule (load again with Ordering::kRounds).
+  absl::StatusOr<std::unique_ptr<LoadedTrace>> Run();
+
+ private:
+  // The handlers, one per record kind; a record that does not parse is
+  // counted as unknown.
+  void OnSample(const perf::RawRecord& rec);
+  void OnComm(const perf::RawRecord& rec);
+  void OnTask(const perf::RawRecord& rec);  // FORK and EXIT
+  void OnMmap(const perf::RawRecord& rec);  // MMAP and MMAP2
+  void OnLost(const perf::RawRecord& rec);  // LOST and LOST_SAMPLES
+  // A memory syscall's raw_syscalls twin (twin_times only).
+  void OnTwin(const perf::Sample& s, const decode::DecodedSyscall& d, uint32_t cpu);
+  void Progress();
+  // What the pass counted, into the index's stats, and the LoadedTrace.
+  std::unique_ptr<LoadedTrace> Finish();
+
+  const LoadOptions& options_;
+  ReplayWorker::Ordering ordering_;
+  std::unique_ptr<perf::PerfReader> reader_;
+  std::unique_ptr<decode::TracingData> tracing_data_;
+  std::optional<decode::SyscallDecoder> decoder_;
+  std::unique_ptr<index::TraceIndex> idx_;
+  std::unique_ptr<symbols::Symbolizer> sym_;
+  std::unique_ptr<ReplayWorker> worker_;
+  // For traces whose enters carry user stack copies (--call-graph dwarf).
+  std::unique_ptr<unwind::Unwinder> unwinder_;
+  std::unique_ptr<StackInterner> stacks_;
+  // An enter and its exit travel as one kCall event when nothing comes
+  // between them (ReplayWorker::JoinExit, lanes only): half the events to
+  // hold while a round's first CPU part waits for the rest (the bench
+  // trace's biggest holds 357 k samples), and half the keys to sort. Not
+  // with twin times: an exit may carry a twin time, which a kCall has no
+  // room for.
+  bool join_calls_ = false;
+  bool progress_ = false;
+  uint64_t next_progress_ = 64 << 20;
+
+  // The loader's counters, kept apart from the index's stats until the end:
+  // the replay thread updates those stats on every event, and counting into
+  // the same cache lines from this thread made both threads wait on each
+  // other's writes.
+  struct Counters {
+    uint64_t records = 0, samples = 0, bad_samples = 0, skipped_samples = 0;
+    uint64_t memory_samples = 0, unknown_records = 0;
+  } st_;
+
+  // Scratch, reused per record.
+  perf::Sample sample_;
+  decode::DecodedSyscall dsc_;
+
+  struct Twin {
+    uint64_t time;
+    decode::Syscall syscall;
+    bool exit;
+  };
+  absl::flat_hash_map<uint32_t, Twin> twins_;  // tid -> its last raw twin sample
+  struct Own {
+    decode::Syscall syscall;
+    bool exit;
+    bool had_twin;
+  };
+  absl::flat_hash_map<uint32_t, Own> last_own_;  // tid -> its last syscalls:* sample
+  symbols::PreloadPlan preload_;  // executable file mappings read
+};
+
+}  // namespace pageblame::replay
+
+#endif  // PAGEBLAME_REPLAY_LOAD_PASS_H_

@@ -1,0 +1,60 @@
+// One ELF file's unwind tables: its .eh_frame and the .debug_frame of its
+// separate debug file (or of itself), through libdw's CFI readers, and its
+// PT_LOAD segments to turn a mapping's file offsets into the addresses the
+// CFI speaks of.
+//
+//   std::unique_ptr<ElfModule> m = ElfModule::Open(locator.Locate(path, build_id));
+//   std::optional<uint64_t> vaddr = m->OffsetToVaddr(pc - map.start + map.pgoff);
+//   Dwarf_Frame* f = m->FrameAt(*vaddr);   // caller free()s it; null: no CFI here
+//
+// .eh_frame comes first, then .debug_frame, as libdwfl's unwinder takes them
+// (__libdwfl_frame_unwind). Files are opened once per module and read
+// lazily by libelf (ELF_C_READ: only the sections libdw asks for).
+#ifndef PAGEBLAME_UNWIND_ELF_MODULE_H_
+#define PAGEBLAME_UNWIND_ELF_MODULE_H_
+
+#include <elfutils/libdw.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "processor/symbols/dso_locator.h"
+#include "processor/symbols/elf_handle.h"
+
+namespace pageblame::unwind {
+
+class ElfModule {
+ public:
+  // Null if neither the binary nor the debug file can be read as ELF.
+  static std::unique_ptr<ElfModule> Open(const symbols::DsoLocation& loc);
+  ~ElfModule();
+  ElfModule(const ElfModule&) = delete;
+  ElfModule& operator=(const ElfModule&) = delete;
+
+  // The frame state libdw computes for `vaddr`, or null if no FDE covers it.
+  // The caller owns the result (free()).
+  Dwarf_Frame* FrameAt(uint64_t vaddr) const;
+  // The virtual address file offset `offset` is loaded at; nullopt if no
+  // PT_LOAD segment holds it.
+  std::optional<uint64_t> OffsetToVaddr(uint64_t offset) const;
+  bool has_cfi() const { return eh_cfi_ != nullptr || debug_cfi_ != nullptr; }
+
+ private:
+  ElfModule() = default;
+  struct Segment {
+    uint64_t offset, vaddr, filesz;
+  };
+
+  std::optional<symbols::ElfHandle> binary_;
+  std::optional<symbols::ElfHandle> debug_;
+  Dwarf_CFI* eh_cfi_ = nullptr;     // dwarf_getcfi_elf: ended by us
+  Dwarf* dwarf_ = nullptr;          // the file holding .debug_frame
+  Dwarf_CFI* debug_cfi_ = nullptr;  // dwarf_getcfi: owned by dwarf_
+  std::vector<Segment> segments_;
+};
+
+}  // namespace pageblame::unwind
+
+#endif  // PAGEBLAME_UNWIND_ELF_MODULE_H_

@@ -1,0 +1,60 @@
+#include "processor/unwind/module_map.h"
+
+#include "processor/symbols/symbolizer.h"
+
+namespace pageblame::unwind {
+
+ModuleMap::ModuleMap(symbols::DsoLocator::Options locator) : locator_(std::move(locator)) {}
+
+void ModuleMap::AddBuildId(std::string_view path, std::string_view build_id) {
+  header_build_ids_[std::string(path)] = std::string(build_id);
+}
+
+void ModuleMap::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
+                           uint64_t pgoff, std::string_view path, std::string_view build_id) {
+  maps_.AddMapping(pid, time, start, len, pgoff, path, build_id);
+}
+
+ModuleMap::Code ModuleMap::Find(uint32_t pid, uint64_t time, uint64_t pc) {
+  Code c;
+  const symbols::ProcessMaps::Mapping* m = maps_.Find(pid, time, pc);
+  if (m == nullptr) return c;
+  const MappingInfo& info = InfoFor(*m);
+  c.kind = info.kind;
+  c.module = info.module;
+  if (c.module != nullptr) {
+    std::optional<uint64_t> vaddr = c.module->OffsetToVaddr(m->FileOffset(pc));
+    c.vaddr_ok = vaddr.has_value();
+    c.vaddr = vaddr.value_or(0);
+  }
+  return c;
+}
+
+const ModuleMap::MappingInfo& ModuleMap::InfoFor(const symbols::ProcessMaps::Mapping& m) {
+  auto [it, inserted] = info_.try_emplace(&m);
+  if (!inserted) return it->second;
+  // The symbolizer's notion of "a file we can read": anonymous memory,
+  // memfd (.NET's W^X double mapping) and names like [vdso] are JIT-like
+  // code with no file behind it.
+  if (!symbols::Symbolizer::MayHaveElf(m.path)) {
+    it->second.kind = kJit;
+    return it->second;
+  }
+  it->second.kind = kElf;
+  it->second.module = ModuleFor(m.path, m.build_id);
+  return it->second;
+}
+
+const ElfModule* ModuleMap::ModuleFor(std::string_view path, std::string_view build_id) {
+  if (build_id.empty()) {
+    auto h = header_build_ids_.find(std::string(path));
+    if (h != header_build_ids_.end()) build_id = h->second;
+  }
+  auto [it, inserted] = modules_.try_emplace(std::make_pair(std::string(path), std::string(build_id)));
+  if (!inserted) return it->second.get();
+  it->second = ElfModule::Open(locator_.Locate(path, build_id));
+  ++(it->second ? stats_.files_opened : stats_.files_missing);
+  return it->second.get();
+}
+
+}  // namespace pageblame::unwind

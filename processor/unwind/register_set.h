@@ -1,0 +1,45 @@
+// The registers of one frame while unwinding: a value and a "known" bit per
+// DWARF register (x86_64_registers.h). A register is unknown when the CFI
+// says the caller's value is lost (call-clobbered) or it could not be read.
+//
+//   RegisterSet regs;
+//   regs.Set(x86_64::kRsp, sp);
+//   uint64_t v;
+//   if (regs.Get(x86_64::kRbp, &v)) ...
+#ifndef PAGEBLAME_UNWIND_REGISTER_SET_H_
+#define PAGEBLAME_UNWIND_REGISTER_SET_H_
+
+#include <cstdint>
+
+#include "processor/unwind/x86_64_registers.h"
+
+namespace pageblame::unwind {
+
+class RegisterSet {
+ public:
+  bool Get(int reg, uint64_t* out) const {
+    if (reg < 0 || reg >= x86_64::kNumRegs || !(known_ & (1u << reg))) return false;
+    *out = values_[reg];
+    return true;
+  }
+  bool Known(int reg) const { return reg >= 0 && reg < x86_64::kNumRegs && (known_ & (1u << reg)); }
+  void Set(int reg, uint64_t value) {
+    if (reg < 0 || reg >= x86_64::kNumRegs) return;
+    values_[reg] = value;
+    known_ |= 1u << reg;
+  }
+  void Forget(int reg) {
+    if (reg >= 0 && reg < x86_64::kNumRegs) known_ &= ~(1u << reg);
+  }
+  // The pc and sp, which every frame has (0 if unknown, never a valid pc).
+  uint64_t pc() const { return Known(x86_64::kRip) ? values_[x86_64::kRip] : 0; }
+  uint64_t sp() const { return Known(x86_64::kRsp) ? values_[x86_64::kRsp] : 0; }
+
+ private:
+  uint64_t values_[x86_64::kNumRegs] = {};
+  uint32_t known_ = 0;
+};
+
+}  // namespace pageblame::unwind
+
+#endif  // PAGEBLAME_UNWIND_REGISTER_SET_H_

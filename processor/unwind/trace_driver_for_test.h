@@ -1,0 +1,92 @@
+// For the unwind tests: reads a real trace and feeds an Unwinder as the
+// loader does (executable MMAP/MMAP2 records, FORK, COMM exec), handing each
+// sample that has a user stack copy to a callback.
+#ifndef PAGEBLAME_UNWIND_TRACE_DRIVER_FOR_TEST_H_
+#define PAGEBLAME_UNWIND_TRACE_DRIVER_FOR_TEST_H_
+
+#include <sys/mman.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "processor/base/temp_dir_for_test.h"
+#include "processor/perf/perf_reader.h"
+#include "processor/symbols/symbolizer.h"
+#include "processor/unwind/unwinder.h"
+
+namespace pageblame::unwind::testing {
+
+inline std::string TracePath(const std::string& name) {
+  return std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name;
+}
+
+// A --symfs root where the paths the traces were recorded with resolve in
+// this checkout: /usr is this machine's, and the programs, recorded as
+// /work/main/traces/bin/NAME (earlier: /work/wt/recordings/traces/bin/NAME;
+// traces/MANIFEST.md), are this checkout's traces/bin, wherever it is.
+class Symfs {
+ public:
+  Symfs() : dir_("pb_unwind_symfs") {
+    namespace fs = std::filesystem;
+    fs::create_symlink("/usr", dir_.path() + "/usr");
+    for (const char* recorded : {"/work/main/traces", "/work/wt/recordings/traces"}) {
+      fs::create_directories(dir_.path() + recorded);
+      fs::create_symlink(TracePath("bin"), dir_.path() + recorded + "/bin");
+    }
+  }
+  const std::string& path() const { return dir_.path(); }
+
+ private:
+  TempDir dir_;
+};
+
+// Calls `on_sample` for every sample with REGS_USER (file order), after
+// feeding the mappings read so far to `unwinder` and `symbolizer` (if any).
+inline void DriveTrace(const std::string& path, Unwinder* unwinder, symbols::Symbolizer* symbolizer,
+                       const std::function<void(const perf::Sample&)>& on_sample) {
+  auto reader_or = perf::PerfReader::Open(path);
+  ASSERT_TRUE(reader_or.ok()) << reader_or.status();
+  perf::PerfReader& reader = **reader_or;
+  for (const perf::BuildIdEntry& b : reader.info().build_ids) {
+    unwinder->modules().AddBuildId(b.filename, b.build_id);
+    if (symbolizer) symbolizer->AddBuildId(b.filename, b.build_id);
+  }
+  perf::RawRecord rec;
+  while (true) {
+    auto more = reader.Next(&rec);
+    ASSERT_TRUE(more.ok()) << more.status();
+    if (!*more) break;
+    if (rec.type == perf::kRecordMmap || rec.type == perf::kRecordMmap2) {
+      perf::MmapRecord m;
+      if (!reader.ParseMmap(rec, &m).ok() || m.cpumode == perf::kMiscKernel) continue;
+      if (symbolizer) {
+        symbolizer->AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff, m.filename,
+                               m.build_id);
+      }
+      if (m.has_prot && !(m.prot & PROT_EXEC)) continue;
+      unwinder->modules().AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff, m.filename,
+                                     m.build_id);
+    } else if (rec.type == perf::kRecordFork) {
+      perf::TaskRecord t;
+      if (!reader.ParseTask(rec, &t).ok()) continue;
+      unwinder->modules().OnFork(t.pid, t.ppid, t.time);
+      if (symbolizer) symbolizer->OnFork(t.pid, t.ppid, t.time);
+    } else if (rec.type == perf::kRecordComm) {
+      perf::CommRecord c;
+      if (!reader.ParseComm(rec, &c).ok() || !c.exec) continue;
+      unwinder->modules().OnExec(c.pid, c.sample_id.time);
+      if (symbolizer) symbolizer->OnExec(c.pid, c.sample_id.time);
+    } else if (rec.type == perf::kRecordSample) {
+      perf::Sample s;
+      if (!reader.ParseSample(rec, &s).ok()) continue;
+      if (s.attr->sample_type & perf::kSampleRegsUser) on_sample(s);
+    }
+  }
+}
+
+}  // namespace pageblame::unwind::testing
+
+#endif  // PAGEBLAME_UNWIND_TRACE_DRIVER_FOR_TEST_H_

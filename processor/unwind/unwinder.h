@@ -1,0 +1,93 @@
+// Unwinds the user stack of a --call-graph dwarf sample (its REGS_USER and
+// STACK_USER copy) into a leaf-first list of ips, like the ones the kernel
+// writes for frame-pointer call chains: the sample's pc, then each caller's
+// return address. What perf's unwind-libdw.c does with libdwfl, here with
+// libdw's CFI readers under our own small step (frame_rule.h):
+//
+// - a frame in an ELF file with CFI (.eh_frame, .debug_frame) steps by its
+//   rule, computed once per (module, pc) and cached (rule_cache.h);
+// - a frame with no CFI there (JIT code of V8, .NET or the JVM, which keep
+//   frame pointers; V8's builtins embedded in the node binary; a file that
+//   was not found, or is not ELF, like .NET's ReadyToRun .dll images) steps
+//   by the frame pointer while [rbp] is in the copied stack;
+// - it stops at the outermost frame, at a pc in no known mapping, where the
+//   stack copy ends, or at a frame that is not above its callee, and counts
+//   why (UnwindStats).
+//
+//   Unwinder u(options);
+//   u.modules().AddMapping(...);   // MMAP/MMAP2 records, with OnFork/OnExec
+//   std::vector<uint64_t> ips;
+//   u.Unwind(sample, &ips);        // then intern ips like a callchain
+//
+// Nothing of the sample is kept: its registers and stack are read in place.
+// Not thread-safe; the loader's reading thread owns it.
+#ifndef PAGEBLAME_UNWIND_UNWINDER_H_
+#define PAGEBLAME_UNWIND_UNWINDER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "processor/perf/perf_records.h"
+#include "processor/symbols/dso_locator.h"
+#include "processor/unwind/module_map.h"
+#include "processor/unwind/register_set.h"
+#include "processor/unwind/rule_cache.h"
+#include "processor/unwind/stack_memory.h"
+#include "processor/unwind/unwind_stats.h"
+
+namespace pageblame::unwind {
+
+class Unwinder {
+ public:
+  struct Options {
+    symbols::DsoLocator::Options locator;  // where ELF files are found
+    bool x86_64 = true;                    // the trace's arch (FileInfo::arch)
+    // perf's default --max-stack is 127; deep JIT stacks go further.
+    size_t max_frames = 512;
+    bool timed = false;  // measure the time spent (UnwindStats::nanos)
+  };
+
+  explicit Unwinder(Options options);
+
+  // Fed with the trace's executable mappings, forks and execs.
+  ModuleMap& modules() { return modules_; }
+
+  enum class Result {
+    kDone,
+    // The stack stopped at a pc in no mapping read so far, and the caller
+    // said it may wait: nothing was counted, and the sample may be unwound
+    // again once later records are in (ModuleMap: file order is not time
+    // order).
+    kMayWait,
+  };
+  // Replaces `ips` with the sample's user frames, leaf first; empty if the
+  // sample has no usable registers. Never fails: a stack that cannot be
+  // followed to its end keeps the frames found so far.
+  Result Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips, bool may_wait = false);
+
+  UnwindStats stats() const;
+
+ private:
+  // How a step went: on to the caller (by which method), or why not.
+  enum class Outcome { kCfi, kFramePointer, kEnd, kNoModule, kNoCfi, kStackEnd, kBadRead };
+  // One step from `regs` (whose pc is exact for the first frame and after a
+  // signal frame, else a return address) to its caller.
+  Outcome Step(const perf::Sample& sample, const StackMemory& mem, bool exact_pc,
+               const RegisterSet& regs, RegisterSet* caller, bool* signal_frame, UnwindStats* d);
+  // The frame pointer step: the caller's pc at [rbp + 8], its rbp at [rbp],
+  // its sp at rbp + 16.
+  static StepStatus FramePointerStep(const RegisterSet& regs, const StackMemory& mem,
+                                     RegisterSet* caller);
+  // The steps from the sample's registers; counts into `d`.
+  void UnwindFrom(const perf::Sample& sample, const RegisterSet& first, std::vector<uint64_t>* ips,
+                  UnwindStats* d);
+
+  Options options_;
+  ModuleMap modules_;
+  RuleCache rules_;
+  UnwindStats stats_;
+};
+
+}  // namespace pageblame::unwind
+
+#endif  // PAGEBLAME_UNWIND_UNWINDER_H_

@@ -1,0 +1,214 @@
+// The unwinder on real --call-graph dwarf recordings (traces/), and on
+// samples made bad on purpose.
+#include "processor/unwind/unwinder.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "processor/base/temp_dir_for_test.h"
+#include "processor/unwind/trace_driver_for_test.h"
+
+namespace pageblame::unwind {
+namespace {
+
+using testing::DriveTrace;
+using testing::TracePath;
+
+const testing::Symfs& SharedSymfs() {
+  static const testing::Symfs* symfs = new testing::Symfs();
+  return *symfs;
+}
+
+Unwinder::Options TestOptions() {
+  Unwinder::Options o;
+  o.locator.symfs = SharedSymfs().path();
+  return o;
+}
+
+symbols::SymbolizerOptions SymOptions() {
+  symbols::SymbolizerOptions o;
+  o.symfs = SharedSymfs().path();
+  return o;
+}
+
+// "leaf <- caller <- ..." symbol names of an unwound stack.
+std::string Names(symbols::Symbolizer& sym, const perf::Sample& s, const std::vector<uint64_t>& ips) {
+  std::vector<std::string> names;
+  for (uint64_t ip : ips) names.push_back(sym.Symbolize(s.pid, s.time, ip).symbol.value_or("?"));
+  return absl::StrJoin(names, " <- ");
+}
+
+// A sample whose bytes outlive the reader's buffer, for tests that change
+// them: its attr, registers and stack copy are owned here.
+struct OwnedSample {
+  perf::EventAttr attr;
+  std::vector<uint8_t> regs, stack;
+  perf::Sample sample;
+
+  explicit OwnedSample(const perf::Sample& s) : attr(*s.attr), sample(s) {
+    regs.assign(s.user_regs.begin(), s.user_regs.end());
+    stack.assign(s.user_stack.begin(), s.user_stack.end());
+    Repoint();
+  }
+  OwnedSample(const OwnedSample& o) : attr(o.attr), regs(o.regs), stack(o.stack), sample(o.sample) {
+    Repoint();
+  }
+  void Repoint() {
+    sample.attr = &attr;
+    sample.user_regs = regs;
+    sample.user_stack = stack;
+    sample.callchain = {};
+    sample.raw = {};
+  }
+};
+
+// The enter samples of a trace, copied, with an unwinder fed every mapping.
+struct Recorded {
+  std::unique_ptr<Unwinder> unwinder;
+  std::vector<OwnedSample> samples;
+};
+Recorded Record(const std::string& trace, Unwinder::Options options) {
+  Recorded r;
+  r.unwinder = std::make_unique<Unwinder>(std::move(options));
+  DriveTrace(TracePath(trace), r.unwinder.get(), nullptr,
+             [&](const perf::Sample& s) { r.samples.emplace_back(s); });
+  return r;
+}
+
+TEST(UnwinderTest, TheSameSampleTwiceGivesTheSameIpsFromTheCache) {
+  Recorded r = Record("alloc-dwarf.data", TestOptions());
+  ASSERT_FALSE(r.samples.empty());
+  Unwinder& u = *r.unwinder;
+  std::vector<uint64_t> first, second;
+  for (const OwnedSample& s : r.samples) {
+    u.Unwind(s.sample, &first);
+    const UnwindStats before = u.stats();
+    u.Unwind(s.sample, &second);
+    const UnwindStats after = u.stats();
+    EXPECT_EQ(first, second);
+    EXPECT_GT(first.size(), 2u);
+    // Every rule the second unwind needed came from the cache.
+    EXPECT_EQ(after.rule_misses, before.rule_misses);
+    // (one lookup per frame stepped by CFI, and one for the outermost)
+    EXPECT_GE(after.rule_hits - before.rule_hits, after.frames_cfi - before.frames_cfi);
+    EXPECT_GT(after.rule_hits, before.rule_hits);
+  }
+}
+
+TEST(UnwinderTest, ACutStackCopyKeepsTheLeafFramesAndSaysWhy) {
+  Recorded r = Record("alloc-dwarf.data", TestOptions());
+  Unwinder& u = *r.unwinder;
+  std::vector<uint64_t> full, cut;
+  int partial = 0;
+  for (OwnedSample s : r.samples) {
+    u.Unwind(s.sample, &full);
+    // The copy cut down to its first 64 bytes (what a tiny stack-size=
+    // records), and to nothing.
+    for (size_t keep : {size_t{64}, size_t{0}}) {
+      if (s.stack.size() <= keep) continue;
+      OwnedSample c = s;
+      c.stack.resize(keep);
+      c.Repoint();
+      const UnwindStats before = u.stats();
+      u.Unwind(c.sample, &cut);
+      ASSERT_FALSE(cut.empty());  // the leaf, from the registers
+      ASSERT_LE(cut.size(), full.size());
+      EXPECT_TRUE(std::equal(cut.begin(), cut.end(), full.begin()));
+      if (cut.size() < full.size()) {
+        ++partial;
+        EXPECT_EQ(u.stats().stop_stack_end, before.stop_stack_end + 1);
+      }
+    }
+  }
+  EXPECT_GT(partial, 30);
+}
+
+TEST(UnwinderTest, RegistersOfAnotherAbiOrWithoutIpSpAreNotUnwound) {
+  Recorded r = Record("alloc-dwarf.data", TestOptions());
+  Unwinder& u = *r.unwinder;
+  std::vector<uint64_t> ips = {1, 2};
+  OwnedSample s = r.samples.front();
+  s.sample.regs_abi = perf::kRegsAbi32;  // a 32-bit process
+  u.Unwind(s.sample, &ips);
+  EXPECT_TRUE(ips.empty());
+  EXPECT_EQ(u.stats().other_abi, 1u);
+  OwnedSample m = r.samples.front();
+  m.attr.sample_regs_user &= ~(uint64_t{1} << 8);  // no ip
+  u.Unwind(m.sample, &ips);
+  EXPECT_TRUE(ips.empty());
+  EXPECT_EQ(u.stats().mask_lacks_ip_sp, 1u);
+  OwnedSample none = r.samples.front();
+  none.sample.regs_abi = perf::kRegsAbiNone;
+  none.regs.clear();
+  none.Repoint();
+  u.Unwind(none.sample, &ips);
+  EXPECT_TRUE(ips.empty());
+  EXPECT_EQ(u.stats().no_registers, 1u);
+  // Registers cut short by the parser (REGS_USER past the record) are the
+  // same as none; a flagged stack copy is counted and still unwound.
+  OwnedSample flagged = r.samples.front();
+  flagged.sample.user_copy_error = perf::UserCopyError::kDynSizeTooBig;
+  u.Unwind(flagged.sample, &ips);
+  EXPECT_FALSE(ips.empty());
+  EXPECT_EQ(u.stats().cut_copies, 1u);
+  // Another architecture's trace: nothing is read as x86-64 registers.
+  Unwinder::Options arm = TestOptions();
+  arm.x86_64 = false;
+  Unwinder other(arm);
+  other.Unwind(r.samples.front().sample, &ips);
+  EXPECT_TRUE(ips.empty());
+  EXPECT_EQ(other.stats().other_abi, 1u);
+}
+
+TEST(UnwinderTest, FilesThatCannotBeFoundGivePartialStacksNotCrashes) {
+  // A --symfs where nothing is: no ELF file, no CFI. The leaf always stays;
+  // frame pointers take over where a frame keeps one (the test programs
+  // and ld.so do not, libc does not).
+  TempDir empty("pb_unwind_empty");
+  Unwinder::Options o;
+  o.locator.symfs = empty.path();  // and no build-id cache, no /usr/lib/debug
+  Recorded r = Record("alloc-dwarf.data", o);
+  std::vector<uint64_t> ips;
+  for (const OwnedSample& s : r.samples) {
+    r.unwinder->Unwind(s.sample, &ips);
+    ASSERT_FALSE(ips.empty());
+  }
+  const UnwindStats st = r.unwinder->stats();
+  EXPECT_EQ(st.frames_cfi, 0u);
+  EXPECT_GT(st.files_missing, 0u);
+  EXPECT_EQ(st.files_opened, 0u);
+  EXPECT_EQ(st.samples, r.samples.size());
+}
+
+TEST(UnwinderTest, AllocDwarfStacksReachTheProgramsFunctions) {
+  Unwinder u(TestOptions());
+  symbols::Symbolizer sym(SymOptions());
+  std::vector<uint64_t> ips;
+  std::set<std::string> seen;
+  int samples = 0;
+  DriveTrace(TracePath("alloc-dwarf.data"), &u, &sym, [&](const perf::Sample& s) {
+    u.Unwind(s, &ips);
+    ++samples;
+    std::string names = Names(sym, s, ips);
+    for (const char* fn : {"cache_block", "grow_log", "zeroed_table", "spawn_workers", "main",
+                           "make_inline_buffer"}) {
+      if (names.find(fn) != std::string::npos) seen.insert(fn);
+    }
+  });
+  EXPECT_GT(samples, 30);
+  EXPECT_EQ(seen.size(), 6u) << absl::StrJoin(seen, ",");
+  // Every stack goes all the way: libc, ld.so and the program have CFI,
+  // and each stack ends at _start, clone3 or ld.so's _dl_start_user.
+  const UnwindStats st = u.stats();
+  EXPECT_EQ(st.samples, static_cast<uint64_t>(samples));
+  EXPECT_EQ(st.stop_end, st.samples);
+  EXPECT_EQ(st.frames_fp, 0u);
+  EXPECT_EQ(st.files_missing, 0u);
+}
+
+}  // namespace
+}  // namespace pageblame::unwind
