@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -241,7 +243,9 @@ bool PprofBytes(std::string text, int64_t* v) {
   return absl::SimpleAtoi(text, v);
 }
 
-std::vector<PprofSample> PprofTraces(const std::string& file, const std::string& type) {
+std::vector<PprofSample> PprofTraces(const std::string& file, const std::string& type,
+                                     int* inline_lines_out = nullptr) {
+  int inline_lines = 0;
   // Blocks separated by "-----------+----..." lines; in a block, label lines
   // ("      prot:  rw-"), then "  6291456B   grow_cache" (the value and the
   // leaf frame), then one frame per line.
@@ -263,9 +267,16 @@ std::vector<PprofSample> PprofTraces(const std::string& file, const std::string&
       EXPECT_TRUE(PprofBytes(parts[0], &cur.value) && parts.size() >= 2) << line;
       parts.erase(parts.begin());
     }
-    cur.frames.push_back(absl::StrJoin(parts, " "));
+    std::string frame = absl::StrJoin(parts, " ");
+    // A line inlined into the location's next one: "inline_big_buffer (inline)".
+    if (absl::EndsWith(frame, " (inline)")) {
+      frame.resize(frame.size() - std::string(" (inline)").size());
+      ++inline_lines;
+    }
+    cur.frames.push_back(frame);
   }
   if (in_block && !cur.frames.empty()) out.push_back(cur);
+  if (inline_lines_out != nullptr) *inline_lines_out = inline_lines;
   return out;
 }
 
@@ -403,6 +414,42 @@ TEST(PprofTest, MapsAndAttributeProfilesHaveTheBytesOfTheirJson) {
   if (unmapped) a_want["[not mapped]"] = unmapped;
   EXPECT_EQ(PprofStacks(PprofTraces(attr_file, "mapped")), a_want);
   EXPECT_EQ(PprofTop(attr_file, "mapped"), Leaves(a_want));
+}
+
+TEST(PprofTest, InlinedFramesAreLinesOfTheirLocation) {
+  PB_REQUIRE_TOOL(kGo);
+  // alloc-dwarf.data (traces/src/alloc.c): make_inline_buffer's malloc is in
+  // the always_inline inline_big_buffer; DWARF-unwound stacks show both.
+  std::string pid;
+  for (const ManifestRow& r : ReadManifest()) {
+    if (r["trace"] == "alloc-dwarf.data" && r["role"] == "main") pid = r["pid"];
+  }
+  ASSERT_FALSE(pid.empty());
+  const std::string args = "-i " + TracePath("alloc-dwarf.data") + " --buildid-dir " + SourceDir() +
+                           "/traces/buildid-cache --pid " + pid;
+  const std::string file = ScratchPath("alloc-maps.pb.gz");
+  ASSERT_EQ(Pageblame("maps --format pprof " + args + " -o " + file).exit_code, 0);
+  std::map<std::string, int64_t> want;
+  for (const Json& r : RunJson("maps --json " + args)) {
+    if (r["origin"].is_null()) continue;
+    Json one = Json::array({Json{{"origin", r["origin"]},
+                                 {"bytes", int64_t(std::stoull(r["end"].get<std::string>(), nullptr, 16) -
+                                                   std::stoull(r["start"].get<std::string>(), nullptr, 16))}}});
+    for (const auto& [k, v] : JsonStacks(one, "origin", "bytes")) want[k] += v;
+  }
+  std::map<std::string, int64_t> got;
+  int inline_lines = 0;
+  for (const PprofSample& s : PprofTraces(file, "mapped", &inline_lines)) {
+    if (s.frames.back() != "[before trace]") got[absl::StrJoin(s.frames, ";")] += s.value;
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_GT(inline_lines, 0);
+  bool inlined = false;
+  for (const auto& [frames, bytes] : got) inlined |= absl::StrContains(frames, "inline_big_buffer;make_inline_buffer");
+  EXPECT_TRUE(inlined) << "no stack with inline_big_buffer inlined into make_inline_buffer";
+  // -raw: one location holds both (a line each), not two locations.
+  const std::string raw = GoPprof("-raw " + file);
+  EXPECT_TRUE(std::regex_search(raw, std::regex(" inline_big_buffer[^\n]*\n +make_inline_buffer"))) << raw;
 }
 
 TEST(PprofTest, PprofNeedsAFileOrAPipe) {

@@ -38,7 +38,7 @@ class PprofBuilder::Impl {
   void AddPseudo(const std::vector<std::string>& frames, const std::vector<int64_t>& values,
                  const std::vector<PprofLabel>& labels) {
     std::vector<uint64_t> locations;
-    for (const std::string& name : frames) locations.push_back(LocationId(0, 0, FunctionId(name)));
+    for (const std::string& name : frames) locations.push_back(LocationId(0, 0, {FunctionId(name)}));
     AddSample(locations, values, labels);
   }
 
@@ -94,18 +94,18 @@ class PprofBuilder::Impl {
     return it->second;
   }
 
-  // function 0: no Line (an unresolved frame).
-  uint64_t LocationId(uint64_t mapping, uint64_t address, uint64_t function) {
-    auto [it, inserted] = locations_.try_emplace(std::make_tuple(mapping, address, function),
+  // `functions`: the location's Lines, innermost first (the functions
+  // inlined at `address`, then the one holding it, as profile.proto orders
+  // them); empty for an unresolved frame.
+  uint64_t LocationId(uint64_t mapping, uint64_t address, const std::vector<uint64_t>& functions) {
+    auto [it, inserted] = locations_.try_emplace(std::make_tuple(mapping, address, functions),
                                                  profile_.location_size() + 1);
     if (inserted) {
       pb::Location* l = profile_.add_location();
       l->set_id(it->second);
       l->set_mapping_id(mapping);
       l->set_address(address);
-      // One line per location: the symbolizer names one function per ip
-      // (no inline frames yet).
-      if (function != 0) l->add_line()->set_function_id(function);
+      for (uint64_t f : functions) l->add_line()->set_function_id(f);
     }
     return it->second;
   }
@@ -113,14 +113,20 @@ class PprofBuilder::Impl {
   std::vector<uint64_t> CallLocations(const index::CallEvent& ev) {
     std::vector<uint64_t> out;
     const std::vector<symbols::Frame> frames = renderer_.Frames(ev);  // a copy: Frames' answer is short-lived
+    std::vector<uint64_t> functions;  // of the inlined frames before the current ip's own
     for (const symbols::Frame& f : frames) {
+      const bool named = f.symbol && !f.symbol->empty();
+      if (named) functions.push_back(FunctionId(*f.symbol));
+      // Inlined frames (unwound stacks) come before their ip's own frame:
+      // one location with a line each.
+      if (f.inlined) continue;
       std::optional<symbols::Symbolizer::Mapping> m = sym_.MappingOf(ev.pid, ev.time, f.ip);
       const uint64_t mapping = m ? MappingId(*m) : 0;
-      const bool named = f.symbol && !f.symbol->empty();
       if (!named && mapping != 0) unnamed_mappings_[mapping] = true;
-      out.push_back(LocationId(mapping, f.ip, named ? FunctionId(*f.symbol) : 0));
+      out.push_back(LocationId(mapping, f.ip, functions));
+      functions.clear();
     }
-    if (out.empty()) out.push_back(LocationId(0, 0, FunctionId("[no user stack]")));
+    if (out.empty()) out.push_back(LocationId(0, 0, {FunctionId("[no user stack]")}));
     return out;
   }
 
@@ -157,7 +163,7 @@ class PprofBuilder::Impl {
   absl::flat_hash_map<std::tuple<std::string, uint64_t, uint64_t, uint64_t, std::string>, uint64_t> mappings_;
   absl::flat_hash_map<uint64_t, bool> unnamed_mappings_;
   absl::flat_hash_map<std::string, uint64_t> functions_;
-  absl::flat_hash_map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> locations_;
+  absl::flat_hash_map<std::tuple<uint64_t, uint64_t, std::vector<uint64_t>>, uint64_t> locations_;
   absl::flat_hash_map<EventId, std::vector<uint64_t>> call_locations_;
   absl::flat_hash_map<std::string, int> samples_;
 };

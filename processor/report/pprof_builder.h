@@ -11,10 +11,12 @@
 // Each sample's locations are the call's user frames, leaf first. A frame
 // becomes a Location at its ip, in the Mapping the trace's MMAP/MMAP2
 // records give for it (file, range, offset and build id, so pprof can find
-// the binary and re-symbolize), with one Line naming its function when the
-// symbolizer resolved it; an unresolved frame has no Line (pprof shows its
-// address, or symbolizes it from the binary with -symbolize). Samples with
-// the same locations and labels are merged (their values added).
+// the binary and re-symbolize), with a Line naming its function when the
+// symbolizer resolved it, after one Line per function inlined there (the
+// frames Frame::inlined of unwound stacks); an unresolved frame has no Line
+// (pprof shows its address, or symbolizes it from the binary with
+// -symbolize=force). Samples with the same locations and labels are merged
+// (their values added).
 #ifndef PAGEBLAME_REPORT_PPROF_BUILDER_H_
 #define PAGEBLAME_REPORT_PPROF_BUILDER_H_
 
