@@ -53,5 +53,13 @@ TEST(ReadmeTest, TheRealExampleIsWhatTheToolPrints) {
   EXPECT_EQ(r.out, e.output);
 }
 
+TEST(ReadmeTest, TheGrowthExampleIsWhatTheToolPrints) {
+  Example e = ExampleIn("What grew between two moments");
+  ASSERT_FALSE(e.command.empty()) << "no '$ build/bin/pageblame' line in README's growth section";
+  CliRun r = Shell("cd " + SourceDir() + " && " + PAGEBLAME_BINARY_DIR + "/bin/pageblame " + e.command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, e.output);
+}
+
 }  // namespace
 }  // namespace pageblame::testing

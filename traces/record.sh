@@ -13,6 +13,8 @@
 #                                      # binaries and rows stay
 #   sudo traces/record.sh zstd         # only the compressed (perf record -z)
 #                                      # traces, likewise
+#   sudo traces/record.sh phases       # only phases-fp.data (src/phases.c, the
+#                                      # growth test): builds bin/phases alone
 #
 # Outputs (all under traces/): bin/{rules,attach,commit,alloc,vec,Grow.class},
 # buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME, *.data, perf-PID.map,
@@ -33,7 +35,8 @@ case "${1:-}" in
   attach-data) ONLY=attach-data ;;
   new) ONLY=new; shift; NEW_ONLY=("$@") ;;
   zstd) ONLY=zstd ;;
-  *) echo "usage: record.sh [--no-node | attach-data | zstd | new [NAME...]]" >&2; exit 2 ;;
+  phases) ONLY=phases ;;
+  *) echo "usage: record.sh [--no-node | attach-data | zstd | phases | new [NAME...]]" >&2; exit 2 ;;
 esac
 
 # The traces name bin/rules by the path perf saw, and every trace here was
@@ -93,8 +96,14 @@ build_new() {
   gcc "${OPT_CFLAGS[@]}" src/alloc.c -o bin/alloc
   g++ -std=c++17 "${OPT_CFLAGS[@]}" src/vec.cc -o bin/vec
   javac -d bin src/Grow.java
+  gcc "${CFLAGS[@]}" src/phases.c -o bin/phases
+  link_build_ids
+}
+
+# buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME for each ELF binary.
+link_build_ids() {
   local b id
-  for b in rules attach commit alloc vec teardown; do
+  for b in rules attach commit alloc vec teardown phases; do
     [[ -f bin/$b ]] || continue
     id=$(readelf -n "bin/$b" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
     mkdir -p "buildid-cache/.build-id/${id:0:2}"
@@ -227,6 +236,30 @@ record_attach_data() {  # the same with -d (--data): perf synthesizes every
   # executable ones, and the kernel reports data mmaps (attr.mmap_data).
   attach_and_record attach-data -d
   verify attach-data.data attach-data "$ATTACH" attach-data --data-maps
+}
+
+# The growth test (src/phases.c): two phases of mappings from different
+# functions, 200 ms apart; fp stacks, the 7 syscalls.
+record_phases_fp() {
+  perf record --call-graph fp "${FP_EVENTS7[@]}" -o phases-fp.data \
+    "$HERE/bin/phases" "$MAPS" "$TRUTH" phases-fp
+  verify_truth phases-fp.data phases-fp "$HERE/bin/phases" record
+}
+
+# record.sh phases: (re)builds bin/phases alone (the other binaries keep the
+# build ids their traces name) and (re)records phases-fp.data; its old data,
+# maps, truth and row are replaced, the rest stay.
+only_phases() {
+  mkdir -p bin "$MAPS" "$TRUTH"
+  gcc "${CFLAGS[@]}" src/phases.c -o bin/phases
+  link_build_ids
+  rm -f phases-fp.data phases-fp.data.old "$MAPS"/phases-fp.* "$TRUTH"/phases-fp.*
+  grep -v -P '^phases-fp\.data\t' "$MANIFEST" > "$MANIFEST.tmp" || true
+  mv "$MANIFEST.tmp" "$MANIFEST"
+  record_phases_fp
+  chmod 644 phases-fp.data "$MAPS"/phases-fp.* "$TRUTH"/phases-fp.*
+  python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"
+  ls -l phases-fp.data >&2
 }
 
 # record.sh attach-data: (re)records attach-data.data alone. bin/attach is not
@@ -453,6 +486,7 @@ main() {
   [[ $ONLY == attach-data ]] && { only_attach_data; return; }
   [[ $ONLY == new ]] && { only_new; return; }
   [[ $ONLY == zstd ]] && { only_zstd; return; }
+  [[ $ONLY == phases ]] && { only_phases; return; }
   build
   rm -rf maps && mkdir -p maps
   rm -f ./*.data ./*.data.old perf-*.map
@@ -472,6 +506,7 @@ main() {
   for n in "${NEW_TRACES[@]}"; do
     [[ $WITH_NODE == 0 && $n == node-dwarf ]] || record_new_one "$n"
   done
+  record_phases_fp
   rm -f /tmp/pageblame-rules.*.dat "$MAPS"/*.tmp
   chmod 644 ./*.data maps/* truth/* perf-*.map 2>/dev/null || true
   python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -5,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
+#include "processor/cli/output_file.h"
 #include "processor/cli/usage.h"
 #include "processor/cli/trace_options.h"
 #include "processor/regions/page_diff.h"
@@ -14,6 +17,7 @@
 #include "processor/report/attribute_report.h"
 #include "processor/report/diff_report.h"
 #include "processor/report/folded_stacks.h"
+#include "processor/report/pprof_profiles.h"
 
 namespace pageblame::cli {
 
@@ -24,7 +28,7 @@ const CommandSpec& AttributeSpec() {
     s.help = absl::StrCat(
         "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M)\n"
         "                           [--pid PID] [--at T] [--by create|commit]\n"
-        "                           [--format text|json|folded] [-v]\n"
+        "                           [--format text|json|folded|pprof] [-o FILE] [-v]\n"
         "For each region, which call stacks created its bytes in process PID at time T,\n"
         "which bytes existed before the trace and which were not mapped; then the\n"
         "stacks ranked by bytes.\n"
@@ -35,17 +39,21 @@ const CommandSpec& AttributeSpec() {
         "                        says so)\n"
         "  --address A --maddress M\n"
         "                        the unaccounted pieces of 'pageblame diff A M'\n"
-        "  --format text|json|folded\n"
+        "  --format text|json|folded|pprof\n"
         "                        folded: flame-graph input (flamegraph.pl, inferno,\n"
-        "                        speedscope), bytes as the count; --json is --format json\n"
+        "                        speedscope), bytes as the count; pprof: a gzipped\n"
+        "                        profile.proto (go tool pprof, speedscope, Pyroscope);\n"
+        "                        --json is --format json\n"
+        "  -o, --output FILE     write the answer to FILE instead of standard output\n"
         "  --by create|commit    credit each page to the call that created (reserved) it\n"
         "                        (default), or to the one that committed it (made it\n"
         "                        accessible after PROT_NONE), else the creating one\n",
         kTraceOptionsHelp);
     s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by"});
+    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by", "--output"});
     s.bool_flags = kTraceBoolFlags;
     s.aliases = kTraceAliases;
+    s.aliases["-o"] = "--output";
     return s;
   }();
   return kSpec;
@@ -74,14 +82,15 @@ void PrintOverlap(const regions::MergedRegions& m, const std::string& name) {
 
 int Usage(const std::string& what) { return CommandUsage(AttributeSpec(), what); }
 
-// The regions to attribute, from --regions or --address/--maddress; exit
-// code in *rc on failure.
-std::optional<std::vector<regions::Region>> ReadRegions(const Args& args, int* rc) {
+}  // namespace
+
+std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpec& spec, const Args& args,
+                                                                int* rc) {
   auto table = args.Value("--regions");
   auto address = args.Value("--address");
   auto maddress = args.Value("--maddress");
   if (table && (address || maddress)) {
-    *rc = Usage("give either --regions or --address/--maddress, not both");
+    *rc = CommandUsage(spec, "give either --regions or --address/--maddress, not both");
     return std::nullopt;
   }
   if (table) {
@@ -99,7 +108,7 @@ std::optional<std::vector<regions::Region>> ReadRegions(const Args& args, int* r
     return std::move(merged.regions);
   }
   if (!address || !maddress) {
-    *rc = Usage(address || maddress ? "--address and --maddress go together"
+    *rc = CommandUsage(spec, address || maddress ? "--address and --maddress go together"
                                     : "no regions: give --regions FILE or --address A --maddress M");
     return std::nullopt;
   }
@@ -112,24 +121,27 @@ std::optional<std::vector<regions::Region>> ReadRegions(const Args& args, int* r
   return regions::Diff(*a, *m).unaccounted.pieces;
 }
 
-}  // namespace
-
 int RunAttribute(const std::vector<std::string>& argv) {
   int rc = 0;
   std::optional<Args> args = ParseCommand(AttributeSpec(), argv, &rc);
   if (!args) return rc;
   std::string format = args->Value("--format").value_or(args->Has("--json") ? "json" : "text");
-  if (format != "text" && format != "json" && format != "folded") {
-    return Usage("bad --format '" + format + "': expected text, json or folded");
+  if (format != "text" && format != "json" && format != "folded" && format != "pprof") {
+    return Usage("bad --format '" + format + "': expected text, json, folded or pprof");
   }
   if (args->Has("--json") && format != "json") return Usage("--json contradicts --format " + format);
+  if (format == "pprof" && !args->Value("--output") && isatty(STDOUT_FILENO)) {
+    return Usage("--format pprof writes a binary file: give -o FILE");
+  }
   const std::string by = args->Value("--by").value_or("create");
   if (by != "create" && by != "commit") return Usage("bad --by '" + by + "': expected create or commit");
   const bool by_commit = by == "commit";
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
-  std::optional<std::vector<regions::Region>> regions = ReadRegions(*args, &rc);
+  std::optional<std::vector<regions::Region>> regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
   if (!regions) return rc;
+  auto out = OutputFile::Open(args->Value("--output"));
+  if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
   auto resolved = Resolve(*sel, **trace, by_commit);
@@ -144,14 +156,19 @@ int RunAttribute(const std::vector<std::string>& argv) {
   // (several had the bytes): the user must say which, with --pid.
   if (!a.ok() && absl::IsInvalidArgument(a.status())) return ReportError(UsageError(a.status().message()));
   if (!a.ok()) return ReportError(a.status());
+  std::string answer;
   if (format == "json") {
-    std::printf("%s\n", report::DumpJson(report::AttributeJson(**trace, *a)).c_str());
+    answer = report::DumpJson(report::AttributeJson(**trace, *a)) + "\n";
   } else if (format == "folded") {
-    std::fputs(report::FoldedStacks(**trace, *a).c_str(), stdout);
+    answer = report::FoldedStacks(**trace, *a);
+  } else if (format == "pprof") {
+    answer = report::AttributePprof(**trace, *a);
   } else {
-    std::fputs(report::AttributeText(**trace, *a).c_str(), stdout);
+    answer = report::AttributeText(**trace, *a);
   }
-  return 0;
+  absl::Status written = (*out)->Write(answer);
+  if (written.ok()) written = (*out)->Close();
+  return written.ok() ? 0 : ReportError(written);
 }
 
 }  // namespace pageblame::cli

@@ -13,6 +13,8 @@ const std::vector<Command>& AllCommands() {
       {&QuerySpec(), RunQuery, "who created (and committed) the page at ADDR, and its history"},
       {&DiffSpec(), RunDiff, "bytes one region table has and the other not (page-exact)"},
       {&AttributeSpec(), RunAttribute, "which stacks made the regions of a table or of a diff"},
+      {&GrowthSpec(), RunGrowth, "what each stack mapped and unmapped between two moments"},
+      {&ReportSpec(), RunReport, "an offline HTML page: bytes over time, flame graph, address space"},
   };
   return kCommands;
 }

@@ -3,6 +3,7 @@
 #ifndef PAGEBLAME_CLI_COMMANDS_H_
 #define PAGEBLAME_CLI_COMMANDS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,17 +11,21 @@
 
 namespace pageblame::regions {
 struct RegionTable;
+struct Region;
 }  // namespace pageblame::regions
 
 namespace pageblame::cli {
 
 struct CommandSpec;
+class Args;
 
 int RunMaps(const std::vector<std::string>& argv);
 int RunQuery(const std::vector<std::string>& argv);
 int RunDiff(const std::vector<std::string>& argv);
 int RunAttribute(const std::vector<std::string>& argv);
 int RunRecord(const std::vector<std::string>& argv);
+int RunGrowth(const std::vector<std::string>& argv);
+int RunReport(const std::vector<std::string>& argv);
 
 // What each accepts (command_spec.h), beside its Run function.
 const CommandSpec& MapsSpec();
@@ -28,10 +33,20 @@ const CommandSpec& QuerySpec();
 const CommandSpec& DiffSpec();
 const CommandSpec& AttributeSpec();
 const CommandSpec& RecordSpec();
+const CommandSpec& GrowthSpec();
+const CommandSpec& ReportSpec();
 
 // Region tables (diff_command.cc, shared with attribute): prints the parser's
 // skipped-row count and first reason to stderr, if any.
 void PrintSkipped(const regions::RegionTable& t, const std::string& name);
+
+// The regions of --regions FILE (free rows left out, overlapping rows
+// merged, with a note on stderr) or the unaccounted pieces of --address A
+// --maddress M (attribute_command.cc, shared with report). nullopt with the
+// exit code in *rc when they cannot be read or the options are misused
+// (usage messages name `spec`'s command).
+std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpec& spec, const Args& args,
+                                                                int* rc);
 
 }  // namespace pageblame::cli
 

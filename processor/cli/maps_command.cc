@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -5,8 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
+#include "processor/cli/output_file.h"
 #include "processor/cli/trace_options.h"
 #include "processor/report/maps_report.h"
+#include "processor/report/pprof_profiles.h"
 
 namespace pageblame::cli {
 
@@ -15,17 +19,25 @@ const CommandSpec& MapsSpec() {
     CommandSpec s;
     s.name = "maps";
     s.help = absl::StrCat(
-        "usage: pageblame maps -i TRACE [--pid PID] [--at T] [--split] [--json] [-v]\n"
+        "usage: pageblame maps -i TRACE [--pid PID] [--at T] [--split]\n"
+        "                      [--format text|json|pprof] [-o FILE] [-v]\n"
         "The reconstructed address space of every traced process (or PID) at time T,\n"
         "each region with the call stack that created it (or 'existed before the\n"
         "trace') and, if it was committed later, the one that committed it.\n"
         "  --split               text: every region version (one per creating call)\n"
-        "                        instead of one row per run the kernel would merge\n",
+        "                        instead of one row per run the kernel would merge\n"
+        "  --format text|json|pprof\n"
+        "                        pprof: a gzipped profile.proto of the bytes by creating\n"
+        "                        stack (go tool pprof, speedscope, Pyroscope); --json is\n"
+        "                        --format json\n"
+        "  -o, --output FILE     write the answer to FILE instead of standard output\n",
         kTraceOptionsHelp);
     s.value_flags = kTraceValueFlags;
+    s.value_flags.insert({"--format", "--output"});
     s.bool_flags = kTraceBoolFlags;
     s.bool_flags.insert("--split");
     s.aliases = kTraceAliases;
+    s.aliases["-o"] = "--output";
     return s;
   }();
   return kSpec;
@@ -35,8 +47,20 @@ int RunMaps(const std::vector<std::string>& argv) {
   int rc = 0;
   std::optional<Args> args = ParseCommand(MapsSpec(), argv, &rc);
   if (!args) return rc;
+  const std::string format = args->Value("--format").value_or(args->Has("--json") ? "json" : "text");
+  if (format != "text" && format != "json" && format != "pprof") {
+    return CommandUsage(MapsSpec(), "bad --format '" + format + "': expected text, json or pprof");
+  }
+  if (args->Has("--json") && format != "json") {
+    return CommandUsage(MapsSpec(), "--json contradicts --format " + format);
+  }
+  if (format == "pprof" && !args->Value("--output") && isatty(STDOUT_FILENO)) {
+    return CommandUsage(MapsSpec(), "--format pprof writes a binary file: give -o FILE");
+  }
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
+  auto out = OutputFile::Open(args->Value("--output"));
+  if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
@@ -45,15 +69,17 @@ int RunMaps(const std::vector<std::string>& argv) {
   o.pid = resolved->pid;
   o.at = resolved->at;
   o.split = args->Has("--split");
-  if (args->Has("--json")) {
-    if (!report::WriteMapsJson(**trace, o, stdout)) {
-      return ReportError(absl::UnavailableError(
-          absl::StrCat("writing the output failed: ", std::strerror(errno))));
-    }
+  absl::Status written;
+  if (format == "json") {
+    // Streamed: a big map's JSON is never held whole.
+    if (!report::WriteMapsJson(**trace, o, (*out)->stream())) written = (*out)->WriteError();
+  } else if (format == "pprof") {
+    written = (*out)->Write(report::MapsPprof(**trace, o));
   } else {
-    std::fputs(report::MapsText(**trace, o).c_str(), stdout);
+    written = (*out)->Write(report::MapsText(**trace, o));
   }
-  return 0;
+  if (written.ok()) written = (*out)->Close();
+  return written.ok() ? 0 : ReportError(written);
 }
 
 }  // namespace pageblame::cli

@@ -1,5 +1,7 @@
 #include "processor/report/attribute_report.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
@@ -200,16 +202,19 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
     const regions::Region& r = regions[ri];
     RegionAttribution ra;
     ra.region = r;
-    absl::flat_hash_map<EventId, uint64_t> by_call;
+    absl::flat_hash_map<EventId, std::pair<uint64_t, uint64_t>> by_call;  // bytes, committed
     std::vector<std::pair<uint64_t, uint64_t>> gaps;
     uint64_t cursor = r.start;
     alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
       if (s > cursor) gaps.push_back({cursor, s});
       cursor = e;
+      const uint64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? e - s : 0;
       if (const EventId call = CreditedCall(v, o.by); call.valid()) {
-        by_call[call] += e - s;
+        by_call[call].first += e - s;
+        by_call[call].second += committed;
       } else {
         ra.before_trace_bytes += e - s;
+        ra.before_trace_committed += committed;
       }
     });
     if (r.end > cursor) gaps.push_back({cursor, r.end});
@@ -218,7 +223,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
       unmapped.push_back({ri, {s, e}});
       all_unmapped.Add(s, e);
     }
-    for (const auto& [ev, bytes] : by_call) ra.calls.push_back({ev, bytes});
+    for (const auto& [ev, bytes] : by_call) ra.calls.push_back({ev, bytes.first, bytes.second});
     std::sort(ra.calls.begin(), ra.calls.end(), [&](const CallBytes& a, const CallBytes& b) {
       if (a.bytes != b.bytes) return a.bytes > b.bytes;
       return EarlierCall(idx, a.call, b.call);
@@ -240,6 +245,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
       }
       StackTotal& st = out.stacks[it->second];
       st.bytes += c.bytes;
+      st.committed += c.committed;
       if (stack_last_region[it->second] != ri) {
         stack_last_region[it->second] = ri;
         ++st.regions;
@@ -257,6 +263,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
     out.bytes += size;
     out.created_bytes += ra.created_bytes();
     out.before_trace_bytes += ra.before_trace_bytes;
+    out.before_trace_committed += ra.before_trace_committed;
     out.unmapped_bytes += ra.unmapped_bytes;
     out.regions.push_back(std::move(ra));
   }

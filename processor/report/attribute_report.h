@@ -68,12 +68,14 @@ inline EventId CreditedCall(const index::Version& v, CreditBy by) {
 struct CallBytes {
   EventId call;
   uint64_t bytes = 0;
+  uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
 };
 
 struct RegionAttribution {
   regions::Region region;
   std::vector<CallBytes> calls;  // bytes descending, then call time, then event id
   uint64_t before_trace_bytes = 0;
+  uint64_t before_trace_committed = 0;  // of which accessible
   uint64_t unmapped_bytes = 0;
   // The part of unmapped_bytes that no version of the process covered at any
   // time up to `at`: the trace never saw these pages, so they may also have
@@ -88,6 +90,7 @@ struct StackTotal {
   StackId stack;
   EventId first_call;  // its earliest credited call: the stack's representative
   uint64_t bytes = 0;
+  uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
   uint32_t regions = 0;  // regions it made bytes of
   uint32_t calls = 0;    // distinct credited calls with this stack
 };
@@ -102,6 +105,7 @@ struct Attribution {
   uint64_t bytes = 0;  // sum of region sizes
   uint64_t created_bytes = 0;
   uint64_t before_trace_bytes = 0;
+  uint64_t before_trace_committed = 0;
   uint64_t unmapped_bytes = 0;
 };
 

@@ -37,7 +37,10 @@ uint32_t ProcessAt(const index::TraceIndex& idx, uint32_t pid, uint64_t time, bo
   return best;
 }
 
-std::string FrameName(const index::TraceIndex& idx, const index::CallEvent& ev, const symbols::Frame& f) {
+}  // namespace
+
+std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent& ev,
+                            const symbols::Frame& f) {
   if (f.symbol && !f.symbol->empty()) return Clean(*f.symbol);
   if (f.dso.empty()) return Hex(f.ip);
   // perf script prints "[unknown] (dso)"; an offset into the file keeps
@@ -54,20 +57,20 @@ std::string FrameName(const index::TraceIndex& idx, const index::CallEvent& ev, 
   return Clean(absl::StrCat("[", BaseName(f.dso), "]"));
 }
 
-}  // namespace
+std::string FoldedFrames(const index::TraceIndex& idx, OriginRenderer& r, EventId call) {
+  const index::CallEvent& ev = idx.event(call);
+  const std::vector<symbols::Frame>& frames = r.Frames(ev);
+  std::vector<std::string> names;
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) names.push_back(FoldedFrameName(idx, ev, *it));
+  if (names.empty()) names.push_back("[no user stack]");
+  return absl::StrJoin(names, ";");
+}
 
 std::string FoldedStacks(const replay::LoadedTrace& trace, const Attribution& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   std::map<std::string, uint64_t> lines;  // frames -> bytes
-  for (const StackTotal& st : a.stacks) {
-    const index::CallEvent& ev = idx.event(st.first_call);
-    std::vector<symbols::Frame> frames = r.Frames(ev);
-    std::vector<std::string> names;
-    for (auto it = frames.rbegin(); it != frames.rend(); ++it) names.push_back(FrameName(idx, ev, *it));
-    if (names.empty()) names.push_back("[no user stack]");
-    lines[absl::StrJoin(names, ";")] += st.bytes;
-  }
+  for (const StackTotal& st : a.stacks) lines[FoldedFrames(idx, r, st.first_call)] += st.bytes;
   std::vector<std::pair<std::string, uint64_t>> sorted(lines.begin(), lines.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& x, const auto& y) { return x.second > y.second; });

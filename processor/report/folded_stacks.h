@@ -24,10 +24,18 @@
 
 #include "processor/replay/trace_loader.h"
 #include "processor/report/attribute_report.h"
+#include "processor/report/origin_renderer.h"
 
 namespace pageblame::report {
 
 std::string FoldedStacks(const replay::LoadedTrace& trace, const Attribution& a);
+// The frames of one call's stack as FoldedStacks writes them: root first,
+// joined by ';' ("[no user stack]" for a call without one). `growth
+// --format folded` and the HTML report name stacks the same way.
+std::string FoldedFrames(const index::TraceIndex& idx, OriginRenderer& r, EventId call);
+// One frame of `ev`'s stack as FoldedFrames names it.
+std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent& ev,
+                            const symbols::Frame& f);
 
 }  // namespace pageblame::report
 

@@ -45,9 +45,14 @@ const char* AdviceName(const index::CallEvent& ev) {
 // naming `version` (the page's version then).
 void AddAdvice(const index::TraceIndex& idx, uint32_t p, uint64_t addr, uint64_t from,
                uint64_t to, VersionId version, std::vector<HistoryEntry>* out) {
-  for (const index::Advice& a : idx.process(p).advice) {
-    if (a.time < from || a.time >= to || addr < a.start || addr >= a.end) continue;
-    out->push_back(HistoryEntry{a.time, AdviceName(idx.event(a.event)), version, a.event});
+  // Advice is in time order: the window by binary search, not a scan of a
+  // churning process's every madvise for each version of each page.
+  const std::vector<index::Advice>& all = idx.process(p).advice;
+  auto it = std::lower_bound(all.begin(), all.end(), from,
+                             [](const index::Advice& a, uint64_t t) { return a.time < t; });
+  for (; it != all.end() && it->time < to; ++it) {
+    if (addr < it->start || addr >= it->end) continue;
+    out->push_back(HistoryEntry{it->time, AdviceName(idx.event(it->event)), version, it->event});
   }
 }
 

@@ -12,8 +12,38 @@ constexpr int kMaxForkDepth = 256;
 
 }  // namespace
 
-void ProcessMaps::Epoch::Add(const Mapping* mapping, uint64_t time) {
-  const uint64_t start = mapping->start, end = mapping->end;
+size_t ProcessMaps::EpochIndex(const std::vector<Epoch>& epochs, uint64_t time) {
+  // The latest epoch begun at or before `time`; at equal times the later
+  // event (an exec right after a fork) wins. Before all of them: the first.
+  auto it = std::upper_bound(epochs.begin(), epochs.end(), time,
+                             [](uint64_t t, const Epoch& e) { return t < e.begin; });
+  return it == epochs.begin() ? 0 : static_cast<size_t>(std::prev(it) - epochs.begin());
+}
+
+void ProcessMaps::Epoch::Add(const Mapping* mapping) {
+  const bool in_order = mappings.empty() || mappings.back()->time <= mapping->time;
+  if (in_order) {
+    mappings.push_back(mapping);
+    Place(mapping);
+    return;
+  }
+  // Older than a mapping already placed: it goes before the later ones
+  // (after those of its own time, which were added first), and the pieces
+  // are laid again in time order.
+  auto pos = std::upper_bound(mappings.begin(), mappings.end(), mapping->time,
+                              [](uint64_t t, const Mapping* m) { return t < m->time; });
+  mappings.insert(pos, mapping);
+  Rebuild();
+}
+
+void ProcessMaps::Epoch::Rebuild() {
+  live.clear();
+  replaced.clear();
+  for (const Mapping* m : mappings) Place(m);
+}
+
+void ProcessMaps::Epoch::Place(const Mapping* mapping) {
+  const uint64_t start = mapping->start, end = mapping->end, time = mapping->time;
   // Like maps__fixup_overlappings(): the parts of older mappings under the
   // new one stop applying at `time`; the parts outside it stay live.
   auto it = live.lower_bound(start);
@@ -89,7 +119,7 @@ void ProcessMaps::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64
     AddEpoch(pid, Epoch{});
     epoch = MutableEpochAt(pid, time);
   }
-  epoch->Add(&mappings_.back(), time);
+  epoch->Add(&mappings_.back());
 }
 
 void ProcessMaps::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
@@ -110,18 +140,40 @@ void ProcessMaps::AddEpoch(uint32_t pid, Epoch epoch) {
   std::vector<Epoch>& epochs = epochs_[pid];
   auto pos = std::upper_bound(epochs.begin(), epochs.end(), epoch.begin,
                               [](uint64_t t, const Epoch& e) { return t < e.begin; });
+  const size_t at = static_cast<size_t>(pos - epochs.begin());
   epochs.insert(pos, std::move(epoch));
+  // Mappings read before this fork or exec (file order is not time order)
+  // sit in the epoch that was in effect at their time then: the one before
+  // (those from `begin` on), or the one after if this is now the first
+  // (those before its begin). Only those two can hold mappings of its time.
+  bool moved = false;
+  for (size_t n : {at - 1, at + 1}) {
+    if (n >= epochs.size()) continue;  // at - 1 wraps when at == 0
+    std::vector<const Mapping*> stay;
+    for (const Mapping* m : epochs[n].mappings) {
+      if (EpochIndex(epochs, m->time) == at) {
+        epochs[at].mappings.push_back(m);
+        moved = true;
+      } else {
+        stay.push_back(m);
+      }
+    }
+    if (stay.size() != epochs[n].mappings.size()) {
+      epochs[n].mappings = std::move(stay);
+      epochs[n].Rebuild();
+    }
+  }
+  if (moved) {
+    std::stable_sort(epochs[at].mappings.begin(), epochs[at].mappings.end(),
+                     [](const Mapping* a, const Mapping* b) { return a->time < b->time; });
+    epochs[at].Rebuild();
+  }
 }
 
 const ProcessMaps::Epoch* ProcessMaps::EpochAt(uint32_t pid, uint64_t time) const {
   auto found = epochs_.find(pid);
   if (found == epochs_.end() || found->second.empty()) return nullptr;
-  const std::vector<Epoch>& epochs = found->second;
-  // The latest epoch begun at or before `time`; at equal times the later
-  // event (an exec right after a fork) wins. Before all of them: the first.
-  auto it = std::upper_bound(epochs.begin(), epochs.end(), time,
-                             [](uint64_t t, const Epoch& e) { return t < e.begin; });
-  return it == epochs.begin() ? &epochs.front() : &*std::prev(it);
+  return &found->second[EpochIndex(found->second, time)];
 }
 
 ProcessMaps::Epoch* ProcessMaps::MutableEpochAt(uint32_t pid, uint64_t time) {

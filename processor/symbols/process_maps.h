@@ -20,8 +20,17 @@
 // If nothing covered the ip at that time, a mapping of the same exec epoch
 // that appeared later is used (records that reach us slightly out of order).
 //
+// Records may be added in any order, with the answers of time order: the
+// unwinder is fed in file order, and perf writes each CPU's buffer in turn,
+// so a whole CPU's part of a round (the .NET runtime's MMAP2 records of its
+// code and JIT) can come before the other CPU's COMM exec that precedes them
+// in time. A mapping belongs to the epoch in effect at its own time, also
+// when that epoch's fork or exec is read later; a mapping older than one
+// already added to its epoch rebuilds that epoch's pieces in time order.
+//
 // Find() is O(log n) in the live mappings of the process, plus a scan of the
-// mappings that were replaced since `time`, per fork generation.
+// mappings that were replaced since `time`, per fork generation. AddMapping()
+// is O(log n) in time order, O(n log n) in the epoch's n mappings otherwise.
 #ifndef PAGEBLAME_SYMBOLS_PROCESS_MAPS_H_
 #define PAGEBLAME_SYMBOLS_PROCESS_MAPS_H_
 
@@ -80,17 +89,28 @@ class ProcessMaps {
     std::optional<uint32_t> parent;  // set if started by fork at `begin`
     absl::btree_map<uint64_t, Piece> live;  // disjoint, keyed by start
     std::vector<Piece> replaced;             // parts taken over by later mappings
+    // Every mapping of the epoch, in time order (ties: in the order added),
+    // to rebuild `live` and `replaced` from when one arrives out of order.
+    std::vector<const Mapping*> mappings;
 
-    void Add(const Mapping* mapping, uint64_t time);
+    void Add(const Mapping* mapping);
+    // live/replaced again from `mappings`, after they were sorted or moved.
+    void Rebuild();
+    // `mapping` over the pieces: it must be the latest in time so far.
+    void Place(const Mapping* mapping);
     // The piece covering ip at `time`; nullptr if none.
     const Piece* FindAt(uint64_t ip, uint64_t time) const;
     // The earliest piece covering ip that appeared after `time`.
     const Piece* FindAfter(uint64_t ip, uint64_t time) const;
   };
 
+  // The index in `epochs` (sorted by begin, not empty) of the one in effect at `time`.
+  static size_t EpochIndex(const std::vector<Epoch>& epochs, uint64_t time);
   // The epoch of `pid` in effect at `time`, nullptr if the pid is unknown.
   const Epoch* EpochAt(uint32_t pid, uint64_t time) const;
   Epoch* MutableEpochAt(uint32_t pid, uint64_t time);
+  // Inserts `epoch` by its begin and takes into it the mappings its
+  // neighbours hold that are of its time (added before it was known).
   void AddEpoch(uint32_t pid, Epoch epoch);
 
   std::deque<Mapping> mappings_;  // stable addresses

@@ -1,5 +1,8 @@
 #include "processor/symbols/process_maps.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace pageblame::symbols {
@@ -112,6 +115,66 @@ TEST(ProcessMapsTest, MappingsBeforeTheFirstRecordTimeStillApply) {
   ProcessMaps maps;
   maps.AddMapping(1, 1000, 0x1000, 0x1000, 0, "/a", "");
   EXPECT_EQ(PathAt(maps, 1, 0, 0x1800), "/a");
+}
+
+// File order is not time order (perf writes each CPU's buffer in turn): the
+// .NET recording in /work/hunt-out had CPU 0's MMAP2 of System.Private.CoreLib
+// and its JIT code before CPU 1's COMM exec of dotnet, which is older.
+TEST(ProcessMapsTest, MappingReadBeforeItsExecBelongsToTheExec) {
+  ProcessMaps maps;
+  maps.AddMapping(1, 50, 0x1000, 0x1000, 0, "/bin/perf-exec", "");  // before the exec
+  maps.AddMapping(1, 500, 0x9000, 0x1000, 0, "/corelib", "");       // after it, read first
+  maps.OnExec(1, 100);
+  maps.AddMapping(1, 150, 0x2000, 0x1000, 0, "/dotnet", "");
+  EXPECT_EQ(PathAt(maps, 1, 600, 0x9800), "/corelib");
+  EXPECT_EQ(PathAt(maps, 1, 600, 0x2800), "/dotnet");
+  EXPECT_EQ(PathAt(maps, 1, 600, 0x1800), "<none>");  // gone with the exec
+  EXPECT_EQ(PathAt(maps, 1, 60, 0x1800), "/bin/perf-exec");
+  EXPECT_EQ(PathAt(maps, 1, 60, 0x9800), "<none>");  // never across the exec
+  EXPECT_EQ(PathAt(maps, 1, 300, 0x9800), "/corelib");  // appeared later, same epoch
+}
+
+TEST(ProcessMapsTest, MappingReadBeforeItsForkBelongsToTheChild) {
+  ProcessMaps maps;
+  maps.AddMapping(1, 100, 0x1000, 0x1000, 0, "/libc", "");
+  maps.AddMapping(2, 300, 0x6000, 0x1000, 0, "/child_only", "");  // before its FORK record
+  maps.OnFork(2, 1, 200);
+  EXPECT_EQ(PathAt(maps, 2, 400, 0x6800), "/child_only");
+  EXPECT_EQ(PathAt(maps, 2, 400, 0x1800), "/libc");  // inherited still
+  // An exec read before the fork that precedes it.
+  maps.AddMapping(3, 700, 0x8000, 0x1000, 0, "/bin/ls", "");
+  maps.OnExec(3, 650);
+  maps.OnFork(3, 1, 600);
+  EXPECT_EQ(PathAt(maps, 3, 620, 0x1800), "/libc");
+  EXPECT_EQ(PathAt(maps, 3, 800, 0x1800), "<none>");
+  EXPECT_EQ(PathAt(maps, 3, 800, 0x8800), "/bin/ls");
+}
+
+TEST(ProcessMapsTest, OverlappingMappingsInAnyOrderGiveTheAnswersOfTimeOrder) {
+  // .NET's W^X double mapping grows its executable view of a memfd in place;
+  // the records of the two CPUs arrive interleaved.
+  const struct {
+    uint64_t time, len;
+    const char* path;
+  } records[] = {{100, 0x4000, "/a"}, {200, 0x2000, "/b"}, {300, 0x6000, "/c"}, {300, 0x1000, "/d"}};
+  for (const std::vector<int>& order :
+       std::vector<std::vector<int>>{{0, 1, 2, 3}, {2, 3, 0, 1}, {1, 2, 0, 3}, {2, 0, 3, 1}}) {
+    ProcessMaps maps;
+    for (int i : order) {
+      maps.AddMapping(1, records[i].time, 0x10000, records[i].len, 0, records[i].path, "");
+    }
+    SCOPED_TRACE(testing::PrintToString(order));
+    EXPECT_EQ(PathAt(maps, 1, 150, 0x11800), "/a");
+    EXPECT_EQ(PathAt(maps, 1, 150, 0x13800), "/a");
+    EXPECT_EQ(PathAt(maps, 1, 250, 0x11800), "/b");
+    EXPECT_EQ(PathAt(maps, 1, 250, 0x13800), "/a");
+    EXPECT_EQ(PathAt(maps, 1, 350, 0x15800), "/c");
+    EXPECT_EQ(PathAt(maps, 1, 350, 0x11800), "/c");
+    // Equal times: the one added last wins, as in time order.
+    EXPECT_EQ(PathAt(maps, 1, 350, 0x10800),
+              std::find(order.begin(), order.end(), 3) > std::find(order.begin(), order.end(), 2)
+                  ? "/d" : "/c");
+  }
 }
 
 }  // namespace

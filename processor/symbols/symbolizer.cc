@@ -69,6 +69,17 @@ class Symbolizer::Impl {
   ProcessMaps& maps() { return maps_; }
   const SymbolizerStats& stats() const { return stats_; }
 
+  std::optional<Symbolizer::Mapping> MappingOf(uint32_t pid, uint64_t time, uint64_t ip) {
+    const ProcessMaps::Mapping* m = maps_.Find(pid, time, ip);
+    if (m == nullptr) return std::nullopt;
+    Symbolizer::Mapping out{m->start, m->end, m->pgoff, std::string(m->path), std::string(m->build_id)};
+    if (out.build_id.empty()) {
+      auto it = header_build_ids_.find(ToAbsl(m->path));
+      if (it != header_build_ids_.end()) out.build_id = it->second;
+    }
+    return out;
+  }
+
   void AddBuildId(std::string_view filename, std::string_view build_id) {
     header_build_ids_[std::string(filename)] = std::string(build_id);
   }
@@ -360,6 +371,10 @@ const void* Symbolizer::FrameKey(uint32_t pid, uint64_t time, uint64_t ip) {
   // mapping (its file, offset and build id); ProcessMaps keeps mappings at
   // fixed addresses for its whole life.
   return impl_->maps().Find(pid, time, ip);
+}
+
+std::optional<Symbolizer::Mapping> Symbolizer::MappingOf(uint32_t pid, uint64_t time, uint64_t ip) {
+  return impl_->MappingOf(pid, time, ip);
 }
 
 DsoLocator::Options Symbolizer::LocatorOptions(const SymbolizerOptions& options) {

@@ -129,6 +129,17 @@ class Symbolizer {
   // is a lookup, without symbolizing (for callers that cache answers).
   const void* FrameKey(uint32_t pid, uint64_t time, uint64_t ip);
 
+  // The file mapping that held `ip` in `pid` at `time`, as the trace's
+  // MMAP/MMAP2 records told it, with its build id (the record's, else the
+  // HEADER_BUILD_ID feature's for its path): what profile formats that carry
+  // mappings need (pprof re-symbolizes by build id). nullopt if none did.
+  struct Mapping {
+    uint64_t start = 0, end = 0, pgoff = 0;
+    std::string path;
+    std::string build_id;  // raw bytes, "" if unknown
+  };
+  std::optional<Mapping> MappingOf(uint32_t pid, uint64_t time, uint64_t ip);
+
   // The PT_LOAD segments of the ELF file behind a mapping of `path`, found as
   // for symbols (symfs, build-id cache); empty if no usable file is found.
   // Replay uses them to know what the kernel mapped of an executable at exec

@@ -2,6 +2,7 @@
 // samples made bad on purpose.
 #include "processor/unwind/unwinder.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -182,6 +183,72 @@ TEST(UnwinderTest, FilesThatCannotBeFoundGivePartialStacksNotCrashes) {
   EXPECT_GT(st.files_missing, 0u);
   EXPECT_EQ(st.files_opened, 0u);
   EXPECT_EQ(st.samples, r.samples.size());
+}
+
+// File order is not time order: perf writes each CPU's buffer in turn, and
+// in a fresh recording of the .NET app (one round) CPU 0's MMAP2 records of
+// System.Private.CoreLib and the JIT's memfd code came before CPU 1's COMM
+// exec of dotnet, which is older. Those mappings were kept in the epoch
+// before the exec, and the stacks stopped at the first JIT or CoreLib frame
+// ("no module"). Here the bundled recording's real samples are unwound with
+// every mapping read before every fork and exec: the stacks must be the ones
+// of file order.
+TEST(UnwinderTest, MappingsReadBeforeTheirExecGiveTheSameStacks) {
+  const std::string trace = "dotnet/dotnet-leak.data";
+  Recorded in_order = Record(trace, TestOptions());
+  ASSERT_GT(in_order.samples.size(), 1000u);
+
+  Unwinder late_exec(TestOptions());
+  auto reader_or = perf::PerfReader::Open(TracePath(trace));
+  ASSERT_TRUE(reader_or.ok()) << reader_or.status();
+  perf::PerfReader& reader = **reader_or;
+  for (const perf::BuildIdEntry& b : reader.info().build_ids) {
+    late_exec.modules().AddBuildId(b.filename, b.build_id);
+  }
+  struct Task {
+    bool exec;
+    uint32_t pid, ppid;
+    uint64_t time;
+  };
+  std::vector<Task> tasks;  // fed after every mapping
+  perf::RawRecord rec;
+  while (true) {
+    auto more = reader.Next(&rec);
+    ASSERT_TRUE(more.ok()) << more.status();
+    if (!*more) break;
+    if (rec.type == perf::kRecordMmap || rec.type == perf::kRecordMmap2) {
+      perf::MmapRecord m;
+      if (!reader.ParseMmap(rec, &m).ok() || m.cpumode == perf::kMiscKernel) continue;
+      if (m.has_prot && !(m.prot & PROT_EXEC)) continue;
+      late_exec.modules().AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff,
+                                     m.filename, m.build_id);
+    } else if (rec.type == perf::kRecordFork) {
+      perf::TaskRecord t;
+      if (reader.ParseTask(rec, &t).ok()) tasks.push_back({false, t.pid, t.ppid, t.time});
+    } else if (rec.type == perf::kRecordComm) {
+      perf::CommRecord c;
+      if (reader.ParseComm(rec, &c).ok() && c.exec) {
+        tasks.push_back({true, c.pid, 0, c.sample_id.time});
+      }
+    }
+  }
+  ASSERT_TRUE(std::any_of(tasks.begin(), tasks.end(), [](const Task& t) { return t.exec; }));
+  for (const Task& t : tasks) {
+    if (t.exec) {
+      late_exec.modules().OnExec(t.pid, t.time);
+    } else {
+      late_exec.modules().OnFork(t.pid, t.ppid, t.time);
+    }
+  }
+
+  std::vector<uint64_t> want, got;
+  for (const OwnedSample& s : in_order.samples) {
+    in_order.unwinder->Unwind(s.sample, &want);
+    late_exec.Unwind(s.sample, &got);
+    ASSERT_EQ(got, want) << "sample at " << s.sample.time;
+  }
+  EXPECT_EQ(late_exec.stats().stop_no_module, 0u);
+  EXPECT_GT(late_exec.stats().frames_jit, 1000u);
 }
 
 TEST(UnwinderTest, AllocDwarfStacksReachTheProgramsFunctions) {

@@ -1,0 +1,178 @@
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "processor/cli/command_spec.h"
+#include "processor/cli/commands.h"
+#include "processor/cli/output_file.h"
+#include "processor/cli/trace_options.h"
+#include "processor/cli/usage.h"
+#include "processor/report/bytes_timeline.h"
+#include "processor/report/growth_render.h"
+#include "processor/report/growth_report.h"
+#include "processor/report/maps_report.h"
+#include "processor/report/pprof_profiles.h"
+
+namespace pageblame::cli {
+
+const CommandSpec& GrowthSpec() {
+  static const CommandSpec kSpec = [] {
+    CommandSpec s;
+    s.name = "growth";
+    s.help =
+        "usage: pageblame growth -i TRACE [--from T1] [--to T2] [--pid PID]\n"
+        "                        [--by create|commit] [--format text|json|folded|pprof]\n"
+        "                        [-o FILE] [-v]\n"
+        "What the address space gained and lost between T1 and T2, per call stack:\n"
+        "the bytes mapped (and committed) at both ends, ranked by growth, with what\n"
+        "was added, removed, and made and gone again in between; the totals are\n"
+        "those of 'pageblame maps --at T1' and '--at T2'.\n"
+        "  --from T1, --to T2    perf script seconds (216.083882), +S after the trace's\n"
+        "                        start, -S before its end, end, or peak (when the\n"
+        "                        processes had the most bytes mapped); default: the\n"
+        "                        trace's start (before its first event) and its end\n"
+        "  --pid PID             one process (a pid not in the trace is an error);\n"
+        "                        default: every traced process, summed\n"
+        "  --by create|commit    credit each page to the call that created (reserved) it\n"
+        "                        (default), or to the one that committed it (made it\n"
+        "                        accessible after PROT_NONE), else the creating one\n"
+        "  --format text|json|folded|pprof\n"
+        "                        folded: 'frames from_bytes to_bytes' lines, which\n"
+        "                        flamegraph.pl draws as a differential flame graph;\n"
+        "                        pprof: a gzipped profile.proto for go tool pprof,\n"
+        "                        speedscope, Pyroscope (docs/cli.md); --json is\n"
+        "                        --format json\n"
+        "  -o, --output FILE     write the answer to FILE instead of standard output\n"
+        "  -i, --input TRACE     the perf.data file (default ./perf.data; - for a pipe)\n"
+        "  --json                JSON output (docs/cli.md)\n"
+        "  -v, --verbose         what the load saw (lost events, sources, counters) and,\n"
+        "                        after the answer, what symbolization found\n"
+        "  --symfs DIR           look for every binary under DIR (perf's --symfs)\n"
+        "  --buildid-dir DIR     the build-id cache (perf's; default ~/.debug)\n"
+        "  --perf-map-dir DIR    where perf-PID.map files are, after the trace's\n"
+        "                        directory and /tmp\n";
+    s.value_flags = kTraceValueFlags;
+    s.value_flags.erase("--at");  // a range: --from and --to
+    s.value_flags.insert({"--from", "--to", "--by", "--format", "--output"});
+    s.bool_flags = kTraceBoolFlags;
+    s.aliases = kTraceAliases;
+    s.aliases["-o"] = "--output";
+    return s;
+  }();
+  return kSpec;
+}
+
+namespace {
+
+int Usage(const std::string& what) { return CommandUsage(GrowthSpec(), what); }
+
+// What the command line asked for, checked before the trace is read.
+struct GrowthRequest {
+  std::string format;
+  report::CreditBy by = report::CreditBy::kCreate;
+  TraceSelection selection;  // the pid (its time is unused)
+  std::optional<TimeSpec> from, to;
+};
+
+// Usage mistakes as a status (exit 2).
+absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
+  GrowthRequest r;
+  r.format = args.Value("--format").value_or(args.Has("--json") ? "json" : "text");
+  if (r.format != "text" && r.format != "json" && r.format != "folded" && r.format != "pprof") {
+    return UsageError("bad --format '" + r.format + "': expected text, json, folded or pprof");
+  }
+  if (args.Has("--json") && r.format != "json") return UsageError("--json contradicts --format " + r.format);
+  if (r.format == "pprof" && !args.Value("--output") && isatty(STDOUT_FILENO)) {
+    return UsageError("--format pprof writes a binary file: give -o FILE");
+  }
+  const std::string by = args.Value("--by").value_or("create");
+  if (by != "create" && by != "commit") return UsageError("bad --by '" + by + "': expected create or commit");
+  r.by = by == "commit" ? report::CreditBy::kCommit : report::CreditBy::kCreate;
+  auto sel = ParseSelection(args);
+  if (!sel.ok()) return sel.status();
+  r.selection = *sel;
+  for (const auto& [flag, spec] : {std::make_pair("--from", &r.from), std::make_pair("--to", &r.to)}) {
+    if (auto text = args.Value(flag)) {
+      auto t = ParseTimeSpec(*text, flag);
+      if (!t.ok()) return t.status();
+      *spec = *t;
+    }
+  }
+  return r;
+}
+
+// The growth options once the trace is read: the pid is in it, both times
+// resolved in it, the first not after the second.
+absl::StatusOr<report::GrowthOptions> ResolveRange(const GrowthRequest& r, const replay::LoadedTrace& trace) {
+  const index::TraceIndex& idx = trace.index();
+  // Checks the pid (a usage error naming the trace's pids); the times are
+  // resolved below, each with its own flag's name.
+  TraceSelection pid_only = r.selection;
+  pid_only.at = TimeSpec{TimeSpec::Kind::kFromStart, 0, "+0"};
+  auto checked = Resolve(pid_only, trace, r.by == report::CreditBy::kCommit);
+  if (!checked.ok()) return checked.status();
+
+  report::GrowthOptions o;
+  o.by = r.by;
+  o.processes = report::SelectProcesses(idx, r.selection.pid);
+  auto peak = [&] {
+    return report::BytesTimeline::Of(idx, o.processes).Peak(r.by == report::CreditBy::kCommit).time;
+  };
+  // No --from: before the trace's first event, so that everything the trace
+  // saw happen counts as growth.
+  const uint64_t first = idx.stats().first_time;
+  o.from = first > 0 ? first - 1 : 0;
+  if (r.from) {
+    auto t = ResolveTime(*r.from, idx, peak);
+    if (!t.ok()) return t.status();
+    o.from = *t;
+  }
+  if (r.to) {
+    auto t = ResolveTime(*r.to, idx, peak);
+    if (!t.ok()) return t.status();
+    o.to = *t;
+  }
+  if (o.from > o.to) {
+    return UsageError(absl::StrCat("--from ", r.from ? r.from->text : "(start)", " is after --to ",
+                                   r.to ? r.to->text : "(end)", ": the range must go forward in time"));
+  }
+  return o;
+}
+
+absl::StatusOr<std::string> Render(const GrowthRequest& r, const replay::LoadedTrace& trace,
+                                   const report::Growth& g) {
+  if (r.format == "json") return report::DumpJson(report::GrowthJson(trace, g)) + "\n";
+  if (r.format == "folded") return report::GrowthFolded(trace, g);
+  if (r.format == "pprof") return report::GrowthPprof(trace, g);
+  return report::GrowthText(trace, g);
+}
+
+absl::Status Run(const Args& args, const GrowthRequest& request) {
+  auto out = OutputFile::Open(args.Value("--output"));
+  if (!out.ok()) return out.status();
+  auto trace = LoadFromArgs(args);
+  if (!trace.ok()) return trace.status();
+  auto options = ResolveRange(request, **trace);
+  if (!options.ok()) return options.status();
+  auto g = report::ComputeGrowth((*trace)->index(), *options);
+  if (!g.ok()) return g.status();
+  auto text = Render(request, **trace, *g);
+  if (!text.ok()) return text.status();
+  if (absl::Status s = (*out)->Write(*text); !s.ok()) return s;
+  return (*out)->Close();
+}
+
+}  // namespace
+
+int RunGrowth(const std::vector<std::string>& argv) {
+  int rc = 0;
+  std::optional<Args> args = ParseCommand(GrowthSpec(), argv, &rc);
+  if (!args) return rc;
+  absl::StatusOr<GrowthRequest> request = ParseRequest(*args);
+  if (!request.ok()) return Usage(std::string(request.status().message()));
+  absl::Status s = Run(*args, *request);
+  return s.ok() ? kExitOk : ReportError(s);
+}
+
+}  // namespace pageblame::cli

@@ -1,0 +1,128 @@
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "processor/cli/command_spec.h"
+#include "processor/cli/commands.h"
+#include "processor/cli/output_file.h"
+#include "processor/cli/trace_options.h"
+#include "processor/cli/usage.h"
+#include "processor/regions/region.h"
+#include "processor/report/attribute_report.h"
+#include "processor/report/bytes_timeline.h"
+#include "processor/report/html_page.h"
+#include "processor/report/report_data.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::cli {
+
+const CommandSpec& ReportSpec() {
+  static const CommandSpec kSpec = [] {
+    CommandSpec s;
+    s.name = "report";
+    s.help = absl::StrCat(
+        "usage: pageblame report -i TRACE -o FILE.html [--pid PID] [--at T]\n"
+        "                        [--regions FILE | --address A --maddress M] [-v]\n"
+        "One self-contained HTML page (it opens offline: nothing is fetched) about one\n"
+        "process: mapped and committed bytes over time by stack, with the growth of\n"
+        "any time range you pick; a flame graph of the live bytes at T; the address\n"
+        "space at T, region by region; with a region table or a diff, its bytes by\n"
+        "stack (docs/report.md).\n"
+        "  -o, --output FILE     the page to write (required)\n"
+        "  --regions FILE        a region table to attribute, as for pageblame attribute\n"
+        "  --address A --maddress M\n"
+        "                        the unaccounted pieces of 'pageblame diff A M'\n"
+        "  (without --pid, a trace of several processes shows the one with the most\n"
+        "  bytes mapped at its peak, and says so)\n",
+        // The answer is a page: no --json.
+        absl::StrReplaceAll(kTraceOptionsHelp, {{"  --json                JSON output (docs/cli.md)\n", ""}}));
+    s.value_flags = kTraceValueFlags;
+    s.value_flags.insert({"--output", "--regions", "--address", "--maddress"});
+    s.bool_flags = kTraceBoolFlags;
+    s.bool_flags.erase("--json");  // the answer is a page
+    s.aliases = kTraceAliases;
+    s.aliases["-o"] = "--output";
+    return s;
+  }();
+  return kSpec;
+}
+
+namespace {
+
+// The process the page is about: the one --pid or the regions choose (as
+// attribute chooses), else the trace's only one, else the one with the most
+// bytes mapped at its peak (noted on stderr).
+absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const Selection& sel,
+                                             const std::vector<regions::Region>& regions) {
+  if (sel.pid || !regions.empty() || idx.num_processes() <= 1) {
+    report::AttributeOptions o;
+    o.pid = sel.pid;
+    o.at = sel.at;
+    auto p = report::ChooseProcess(idx, regions, o);
+    if (!p.ok() && absl::IsInvalidArgument(p.status())) return UsageError(p.status().message());
+    return p;
+  }
+  std::vector<uint32_t> all;
+  for (uint32_t p = 0; p < idx.num_processes(); ++p) all.push_back(p);
+  const std::vector<report::BytesTimeline> timelines = report::BytesTimeline::OfEach(idx, all);
+  uint32_t best = 0;
+  for (uint32_t p = 1; p < all.size(); ++p) {
+    if (timelines[p].Peak(false).mapped > timelines[best].Peak(false).mapped) best = p;
+  }
+  const index::Process& proc = idx.process(best);
+  std::fprintf(stderr,
+               "pageblame: note: the trace has %zu processes; the report shows pid %u (%s), which had the "
+               "most bytes mapped (%s at its peak); choose another with --pid\n",
+               all.size(), proc.pid, std::string(idx.strings().Get(proc.comm)).c_str(),
+               report::HumanBytes(timelines[best].Peak(false).mapped).c_str());
+  return best;
+}
+
+}  // namespace
+
+int RunReport(const std::vector<std::string>& argv) {
+  int rc = 0;
+  std::optional<Args> args = ParseCommand(ReportSpec(), argv, &rc);
+  if (!args) return rc;
+  if (!args->Value("--output")) return CommandUsage(ReportSpec(), "give the page to write with -o FILE.html");
+  auto sel = ParseSelection(*args);
+  if (!sel.ok()) return ReportError(sel.status());
+  std::vector<regions::Region> regions;
+  const bool with_regions = args->Value("--regions") || args->Value("--address") || args->Value("--maddress");
+  if (with_regions) {
+    std::optional<std::vector<regions::Region>> read = ReadRegionsFromArgs(ReportSpec(), *args, &rc);
+    if (!read) return rc;
+    regions = std::move(*read);
+  }
+  auto out = OutputFile::Open(args->Value("--output"));
+  if (!out.ok()) return ReportError(out.status());
+  auto trace = LoadFromArgs(*args);
+  if (!trace.ok()) return ReportError(trace.status());
+  auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
+  if (!resolved.ok()) return ReportError(resolved.status());
+  const index::TraceIndex& idx = (*trace)->index();
+  if (idx.num_processes() == 0) return ReportError(absl::InvalidArgumentError("the trace has no processes"));
+  auto process = ChooseReportProcess(idx, *resolved, regions);
+  if (!process.ok()) return ReportError(process.status());
+
+  report::ReportOptions o;
+  o.process = *process;
+  o.at = resolved->at;
+  o.title = args->Value("--input").value_or("perf.data");
+  if (with_regions) {
+    report::AttributeOptions ao;
+    ao.pid = idx.process(*process).pid;
+    ao.at = resolved->at;
+    auto a = report::Attribute(idx, regions, ao);
+    if (!a.ok()) return ReportError(a.status());
+    o.attribution = std::move(*a);
+    o.attribution_title = args->Value("--regions")
+                              ? *args->Value("--regions")
+                              : absl::StrCat(*args->Value("--address"), " minus ", *args->Value("--maddress"));
+  }
+  absl::Status written = (*out)->Write(report::HtmlPage(report::ReportData(**trace, o)));
+  if (written.ok()) written = (*out)->Close();
+  return written.ok() ? 0 : ReportError(written);
+}
+
+}  // namespace pageblame::cli

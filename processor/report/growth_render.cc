@@ -1,0 +1,148 @@
+#include "processor/report/growth_render.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "processor/report/folded_stacks.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::report {
+namespace {
+
+int64_t Diff(uint64_t from, uint64_t to) { return static_cast<int64_t>(to) - static_cast<int64_t>(from); }
+
+// The fields every level of the JSON shares (total, before_trace, stacks).
+Json BytesJson(const BytesAt& from, const BytesAt& to) {
+  Json j;
+  j["from_bytes"] = from.mapped;
+  j["to_bytes"] = to.mapped;
+  j["growth_bytes"] = Diff(from.mapped, to.mapped);
+  j["from_committed_bytes"] = from.committed;
+  j["to_committed_bytes"] = to.committed;
+  j["growth_committed_bytes"] = Diff(from.committed, to.committed);
+  j["from_regions"] = from.regions;
+  j["regions"] = to.regions;
+  return j;
+}
+
+// "+1.5 MiB", "-8.0 KiB", "0 B".
+std::string SignedBytes(int64_t n) {
+  if (n == 0) return "0 B";
+  const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  return absl::StrCat(n < 0 ? "-" : "+", HumanBytes(magnitude));
+}
+
+std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& processes) {
+  if (processes.size() == 1) {
+    const index::Process& p = idx.process(processes[0]);
+    return absl::StrCat("pid ", p.pid, " (", std::string(idx.strings().Get(p.comm)), ")");
+  }
+  std::vector<uint32_t> pids;
+  for (uint32_t p : processes) pids.push_back(idx.process(p).pid);
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return absl::StrCat(processes.size(), " processes (pids ", absl::StrJoin(pids, ", "), ")");
+}
+
+std::string TimeText(const index::TraceIndex& idx, uint64_t t) {
+  if (t == index::kLive) return absl::StrCat("end (", FormatTime(idx.stats().last_time), ")");
+  return FormatTime(t);
+}
+
+std::string TableRow(const std::string& growth, const BytesAt& from, const BytesAt& to, const std::string& added,
+                     const std::string& removed, const std::string& made_gone, const std::string& what) {
+  return absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7d  %s\n", growth, HumanBytes(from.mapped),
+                         HumanBytes(to.mapped), SignedBytes(Diff(from.committed, to.committed)), added, removed,
+                         made_gone, to.regions, what);
+}
+
+}  // namespace
+
+double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
+  return TimeSeconds(t == index::kLive ? idx.stats().last_time : t);
+}
+
+Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  const char* key = g.by == CreditBy::kCommit ? "commit" : "origin";
+  Json out;
+  out["from"] = GrowthTimeSeconds(idx, g.from);
+  out["to"] = GrowthTimeSeconds(idx, g.to);
+  out["total"] = BytesJson(g.total_from, g.total_to);
+  out["before_trace"] = BytesJson(g.before_from, g.before_to);
+  Json stacks = Json::array();
+  for (const StackGrowth& s : g.stacks) {
+    Json j = BytesJson(s.from, s.to);
+    j["added_bytes"] = s.added;
+    j["removed_bytes"] = s.removed;
+    j["made_gone_bytes"] = s.made_gone;
+    j[key] = r.OriginJson(s.first_call);
+    stacks.push_back(std::move(j));
+  }
+  out["stacks"] = std::move(stacks);
+  return out;
+}
+
+std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  std::string out = absl::StrCat(
+      "growth of ", Who(idx, g.processes), " from ", TimeText(idx, g.from), " to ", TimeText(idx, g.to), ": mapped ",
+      HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
+      SignedBytes(Diff(g.total_from.mapped, g.total_to.mapped)), "), committed ",
+      HumanBytes(g.total_from.committed), " -> ", HumanBytes(g.total_to.committed), " (",
+      SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")\n",
+      "each page is credited to the call that ",
+      g.by == CreditBy::kCommit ? "committed it (else the one that created it)" : "created it", "; ",
+      g.stacks.size(), " stacks\n\n");
+  absl::StrAppend(&out, absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7s  %s\n", "growth", "from", "to",
+                                        "committed", "added", "removed", "made+gone", "regions", "stack"));
+  for (size_t i = 0; i < g.stacks.size(); ++i) {
+    const StackGrowth& s = g.stacks[i];
+    absl::StrAppend(&out, TableRow(SignedBytes(s.growth()), s.from, s.to, HumanBytes(s.added), HumanBytes(s.removed),
+                                   HumanBytes(s.made_gone),
+                                   absl::StrCat("#", i + 1, " ", r.ShortStack(idx.event(s.first_call), 4))));
+  }
+  if (g.total_from.mapped != 0 || g.total_to.mapped != 0) {
+    absl::StrAppend(&out, TableRow(SignedBytes(Diff(g.before_from.mapped, g.before_to.mapped)), g.before_from,
+                                   g.before_to, "-", "-", "-", "[before trace]"));
+  }
+  for (size_t i = 0; i < g.stacks.size(); ++i) {
+    const StackGrowth& s = g.stacks[i];
+    const index::CallEvent& ev = idx.event(s.first_call);
+    absl::StrAppend(&out, "\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", HumanBytes(s.from.mapped), " -> ",
+                    HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()), "); first: ",
+                    r.CallText(ev), "\n", r.StackText(ev, "    "));
+  }
+  return out;
+}
+
+std::string GrowthFolded(const replay::LoadedTrace& trace, const Growth& g) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  std::map<std::string, std::pair<uint64_t, uint64_t>> lines;  // frames -> (from, to)
+  std::vector<std::string> order;
+  for (const StackGrowth& s : g.stacks) {
+    auto [it, inserted] = lines.try_emplace(FoldedFrames(idx, r, s.first_call));
+    if (inserted) order.push_back(it->first);
+    it->second.first += s.from.mapped;
+    it->second.second += s.to.mapped;
+  }
+  std::string out;
+  for (const std::string& frames : order) {
+    const auto& [from, to] = lines[frames];
+    if (from == 0 && to == 0) continue;  // churn only: nothing to draw
+    absl::StrAppend(&out, frames, " ", from, " ", to, "\n");
+  }
+  if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
+    absl::StrAppend(&out, "[before trace] ", g.before_from.mapped, " ", g.before_to.mapped, "\n");
+  }
+  return out;
+}
+
+}  // namespace pageblame::report

@@ -1,0 +1,95 @@
+#include "processor/report/pprof_profiles.h"
+
+#include <sys/mman.h>
+
+#include "absl/strings/str_cat.h"
+#include "processor/report/pprof_builder.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::report {
+namespace {
+
+int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
+int64_t Diff(uint64_t from, uint64_t to) { return Signed(to) - Signed(from); }
+
+const std::vector<PprofValueType>& SpaceTypes() {
+  static const std::vector<PprofValueType> kTypes = {
+      {"mapped", "bytes"}, {"committed", "bytes"}, {"regions", "count"}};
+  return kTypes;
+}
+
+std::string Who(const index::TraceIndex& idx, uint32_t p) {
+  const index::Process& proc = idx.process(p);
+  return absl::StrCat("pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")");
+}
+
+}  // namespace
+
+std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& a) {
+  PprofBuilder b(trace, SpaceTypes(), "mapped");
+  b.AddComment(absl::StrCat("pageblame attribute: ", Who(trace.index(), a.process), " at ", FormatTime(a.at),
+                            a.by == CreditBy::kCommit ? ", by committing call" : ", by creating call"));
+  for (const StackTotal& st : a.stacks) {
+    b.AddCall(st.first_call, {Signed(st.bytes), Signed(st.committed), st.regions});
+  }
+  int64_t before_regions = 0, unmapped_regions = 0;
+  for (const RegionAttribution& r : a.regions) {
+    before_regions += r.before_trace_bytes != 0;
+    unmapped_regions += r.unmapped_bytes != 0;
+  }
+  if (a.before_trace_bytes != 0) {
+    b.AddPseudo({"[before trace]"}, {Signed(a.before_trace_bytes), Signed(a.before_trace_committed), before_regions});
+  }
+  if (a.unmapped_bytes != 0) b.AddPseudo({"[not mapped]"}, {Signed(a.unmapped_bytes), 0, unmapped_regions});
+  return b.Gzipped();
+}
+
+std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g) {
+  PprofBuilder b(trace,
+                 {{"mapped_growth", "bytes"},
+                  {"committed_growth", "bytes"},
+                  {"regions_growth", "count"},
+                  {"mapped_from", "bytes"},
+                  {"mapped_to", "bytes"},
+                  {"committed_from", "bytes"},
+                  {"committed_to", "bytes"}},
+                 "mapped_growth");
+  const index::TraceIndex& idx = trace.index();
+  b.AddComment(absl::StrCat("pageblame growth from ", FormatTime(g.from), " to ", FormatTime(g.to),
+                            g.processes.size() == 1 ? absl::StrCat(" of ", Who(idx, g.processes[0])) : "",
+                            g.by == CreditBy::kCommit ? ", by committing call" : ", by creating call"));
+  auto values = [](const BytesAt& from, const BytesAt& to) {
+    return std::vector<int64_t>{Diff(from.mapped, to.mapped), Diff(from.committed, to.committed),
+                                Diff(from.regions, to.regions), Signed(from.mapped), Signed(to.mapped),
+                                Signed(from.committed), Signed(to.committed)};
+  };
+  for (const StackGrowth& s : g.stacks) b.AddCall(s.first_call, values(s.from, s.to));
+  if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
+    b.AddPseudo({"[before trace]"}, values(g.before_from, g.before_to));
+  }
+  return b.Gzipped();
+}
+
+std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& o) {
+  const index::TraceIndex& idx = trace.index();
+  PprofBuilder b(trace, SpaceTypes(), "mapped");
+  b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(o.at)));
+  for (uint32_t p : SelectProcesses(idx, o.pid)) {
+    const int64_t pid = idx.process(p).pid;
+    for (VersionId id : idx.RegionsAt(p, o.at)) {
+      const index::Version& v = idx.version(id);
+      const int64_t size = Signed(v.end - v.start);
+      const int64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? size : 0;
+      const std::vector<PprofLabel> labels = {PprofLabel::Num("pid", pid),
+                                              PprofLabel::Str("prot", RegionProt(v.attrs))};
+      if (v.origin.valid()) {
+        b.AddCall(v.origin, {size, committed, 1}, labels);
+      } else {
+        b.AddPseudo({RegionLabel(idx, v), "[before trace]"}, {size, committed, 1}, labels);
+      }
+    }
+  }
+  return b.Gzipped();
+}
+
+}  // namespace pageblame::report

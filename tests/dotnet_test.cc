@@ -1,0 +1,184 @@
+// The .NET hunt as a user runs it, on a real .NET 10 process: traces/dotnet/
+// (recorded by traces/record-dotnet.sh: the app traces/src/dotnet-leak under
+// `perf record --call-graph dwarf`, its core dump from `dotnet-dump collect`
+// taken when it said READY, the runtime's own table from that dump, and the
+// truth file the app wrote: which C# method got which addresses).
+//
+//   pageblame diff CORE RUNTIME_TABLE
+//   pageblame attribute -i TRACE --address CORE --maddress RUNTIME_TABLE --by commit
+//
+// PAGEBLAME_DOTNET_DIR points the same checks at another recording
+// (tests/dotnet_hunt.sh records one live and runs this test on it).
+#include <dirent.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cli_runner.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::testing {
+namespace {
+
+using Json = nlohmann::json;
+constexpr uint64_t kPage = 4096;
+
+std::string DataDir() {
+  const char* env = std::getenv("PAGEBLAME_DOTNET_DIR");
+  return env && *env ? env : TracePath("dotnet");
+}
+
+// The one file in DataDir() named PREFIX*SUFFIX, or "".
+std::string FindFile(const std::string& prefix, const std::string& suffix) {
+  std::string found;
+  DIR* d = opendir(DataDir().c_str());
+  if (!d) return "";
+  while (dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (absl::StartsWith(n, prefix) && absl::EndsWith(n, suffix)) found = DataDir() + "/" + n;
+  }
+  closedir(d);
+  return found;
+}
+
+struct TruthRange {
+  std::string method, what;
+  uint64_t start, end;
+};
+
+// The recording: the dwarf trace, the pid the app ran as, its truth file,
+// the core dump (decompressed once) and the runtime's table.
+struct Hunt {
+  std::string trace, pid, core, runtime_table, truth_ranges;
+  std::vector<TruthRange> truth;
+};
+
+std::vector<TruthRange> ReadTruth(const std::string& path) {
+  std::vector<TruthRange> out;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    std::vector<std::string> c = absl::StrSplit(line, '\t');
+    if (line.empty() || line[0] == '#' || c.size() < 5 || c[0] == "method") continue;
+    TruthRange t{c[0], c[1], std::stoull(c[2], nullptr, 16), std::stoull(c[3], nullptr, 16)};
+    out.push_back(t);
+  }
+  return out;
+}
+
+const Hunt& TheHunt() {
+  static const Hunt h = [] {
+    Hunt h;
+    h.trace = DataDir() + "/dotnet-leak.data";
+    const std::string truth = FindFile("dotnet-leak.", ".truth.tsv");
+    const std::string name = truth.substr(DataDir().size() + 1);
+    h.pid = name.substr(std::string("dotnet-leak.").size(),
+                        name.size() - std::string("dotnet-leak..truth.tsv").size());
+    h.truth = ReadTruth(truth);
+    h.truth_ranges = FindFile("dotnet-leak." + h.pid, ".truth.ranges");
+    h.runtime_table = FindFile("dotnet-leak." + h.pid, ".clr-regions.txt");
+    h.core = ScratchPath("dotnet-leak." + h.pid + ".core");
+    const std::string xz = FindFile("dotnet-leak." + h.pid, ".core.trim.xz");
+    CliRun unxz = Shell("xz -dc '" + xz + "' > '" + h.core + "'");
+    EXPECT_EQ(unxz.exit_code, 0) << unxz.err;
+    return h;
+  }();
+  return h;
+}
+
+// The GC's memory (managed arrays) and the app's native memory.
+bool IsManaged(const TruthRange& t) { return t.method == "GrowManagedHeap"; }
+bool IsReservedOnly(const TruthRange& t) { return absl::StrContains(t.what, "reserved part"); }
+
+uint64_t Hex(const Json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
+
+PageSet PagesOf(const TruthRange& t) {
+  PageSet p;
+  p.Add(t.start & ~(kPage - 1), (t.end + kPage - 1) & ~(kPage - 1));
+  return p;
+}
+
+// Whether a call's stack (JSON, leaf first) has a frame naming `method`.
+bool StackNames(const Json& call, const std::string& method) {
+  for (const Json& f : call["stack"]) {
+    if (f["symbol"].is_string() && absl::StrContains(f["symbol"].get<std::string>(), method)) return true;
+  }
+  return false;
+}
+
+std::string Describe(const Json& call) {
+  std::string s = call["syscall"].get<std::string>() + ":";
+  for (const Json& f : call["stack"]) {
+    s += " " + (f["symbol"].is_string() ? f["symbol"].get<std::string>() : f["ip"].get<std::string>());
+    if (s.size() > 600) break;
+  }
+  return s;
+}
+
+const std::string kSymbols() { return " --perf-map-dir " + DataDir(); }
+
+TEST(DotnetHuntTest, TheDiffLeavesTheAppsNativeMemoryAndAccountsTheGcs) {
+  const Hunt& h = TheHunt();
+  ASSERT_FALSE(h.runtime_table.empty()) << "no runtime table in " << DataDir();
+  CliRun diff = Pageblame("diff --json " + h.core + " " + h.runtime_table);
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  PageSet unaccounted;
+  const Json answer = Json::parse(diff.out);
+  for (const Json& p : answer["unaccounted"]["pieces"]) {
+    unaccounted.Add(Hex(p["start"]) & ~(kPage - 1), (Hex(p["end"]) + kPage - 1) & ~(kPage - 1));
+  }
+  uint64_t native = 0, managed = 0;
+  for (const TruthRange& t : h.truth) {
+    if (IsReservedOnly(t)) continue;  // PROT_NONE: not committed, in no diff
+    const PageSet missing = PagesOf(t).Minus(unaccounted);
+    if (IsManaged(t)) {
+      managed += PagesOf(t).Bytes();
+      EXPECT_TRUE(PagesOf(t).Intersect(unaccounted).empty())
+          << t.method << " " << t.what << ": GC memory the runtime table accounts for is unaccounted";
+    } else {
+      native += PagesOf(t).Bytes();
+      EXPECT_TRUE(missing.empty()) << t.method << " " << t.what << ": not unaccounted:" << missing.Describe();
+    }
+  }
+  EXPECT_GT(native, 90u << 20);  // 32 + 18 + 16 + 24 + 8 MiB
+  EXPECT_GT(managed, 70u << 20);
+}
+
+// The user's one command: the unaccounted bytes of the dump, by stack. The
+// app's native memory is named by its C# methods; no managed array is there.
+TEST(DotnetHuntTest, AttributeOfTheDiffNamesTheLeakingMethods) {
+  const Hunt& h = TheHunt();
+  CliRun run = Pageblame("attribute --json --by commit -i " + h.trace + " --pid " + h.pid + " --address " +
+                         h.core + " --maddress " + h.runtime_table + kSymbols());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::map<std::string, uint64_t> truth_bytes, credited;
+  for (const TruthRange& t : h.truth) {
+    if (!IsManaged(t) && !IsReservedOnly(t)) truth_bytes[t.method] += t.end - t.start;
+  }
+  const Json answer = Json::parse(run.out);
+  for (const Json& s : answer["stacks"]) {
+    for (const auto& [method, bytes] : truth_bytes) {
+      if (StackNames(s["commit"], method)) credited[method] += s["bytes"].get<uint64_t>();
+    }
+    EXPECT_FALSE(StackNames(s["commit"], "GrowManagedHeap")) << Describe(s["commit"]);
+  }
+  for (const auto& [method, bytes] : truth_bytes) {
+    // glibc's mmap for a 4 MiB malloc is 4 MiB + a page: at least the truth.
+    EXPECT_GE(credited[method], bytes) << method;
+    EXPECT_LE(credited[method], bytes + bytes / 8) << method;
+  }
+}
+
+}  // namespace
+}  // namespace pageblame::testing

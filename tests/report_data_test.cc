@@ -1,0 +1,75 @@
+// The HTML report's data (report_data.h) on phases-fp.data: the strip holds
+// every region, or past max_strip_regions runs of alike neighbours that
+// still add up to every region's bytes; the time axis ends at maps' total.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "processor/replay/trace_loader.h"
+#include "processor/report/report_data.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::testing {
+namespace {
+
+struct Loaded {
+  std::unique_ptr<replay::LoadedTrace> trace;
+  uint32_t process = 0;
+};
+
+Loaded LoadPhases() {
+  Loaded out;
+  auto t = replay::LoadTrace(TraceLoadOptions("phases-fp.data"));
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok()) return out;
+  out.trace = std::move(t).value();
+  for (const ManifestRow& r : ReadManifest()) {
+    if (r["trace"] == "phases-fp.data") {
+      out.process = out.trace->index().ProcessesWithPid(std::stoul(r["pid"])).at(0);
+    }
+  }
+  return out;
+}
+
+uint64_t Hex(const report::Json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
+
+TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
+  Loaded l = LoadPhases();
+  ASSERT_NE(l.trace, nullptr);
+  const index::TraceIndex& idx = l.trace->index();
+  uint64_t mapped = 0;
+  const std::vector<VersionId> alive = idx.RegionsAt(l.process, index::kLive);
+  for (VersionId id : alive) mapped += idx.version(id).end - idx.version(id).start;
+
+  report::ReportOptions o;
+  o.process = l.process;
+  report::Json all = report::ReportData(*l.trace, o);
+  EXPECT_EQ(all["region_count"], alive.size());
+  EXPECT_EQ(all["regions"].size(), alive.size());
+  EXPECT_EQ(all["timeline"]["mapped"].back(), mapped);
+
+  o.max_strip_regions = 2;
+  report::Json runs = report::ReportData(*l.trace, o);
+  EXPECT_EQ(runs["region_count"], alive.size());
+  ASSERT_LT(runs["regions"].size(), alive.size());
+  uint64_t bytes = 0, count = 0, prev_end = 0;
+  for (const report::Json& r : runs["regions"]) {
+    EXPECT_EQ(Hex(r["end"]) - Hex(r["start"]), r["bytes"].get<uint64_t>());
+    EXPECT_GE(Hex(r["start"]), prev_end);
+    prev_end = Hex(r["end"]);
+    bytes += r["bytes"].get<uint64_t>();
+    count += r["count"].get<uint64_t>();
+  }
+  EXPECT_EQ(bytes, mapped);
+  EXPECT_EQ(count, alive.size());
+  // phases.c's three 2 MiB grow_cache mappings are neighbours apart (P(10),
+  // P(11), P(12) are 256 MiB apart): never one run.
+  size_t grow_cache_runs = 0;
+  for (const report::Json& r : runs["regions"]) grow_cache_runs += r["bytes"] == 2 << 20;
+  EXPECT_EQ(grow_cache_runs, 3u);
+}
+
+}  // namespace
+}  // namespace pageblame::testing
