@@ -11,7 +11,7 @@
 // (-foptimize-sibling-calls is -O2), and the walkers still do work after
 // their recursive call, so the recursion really leaves one frame per level.
 //
-// Each thread also grows a glibc-style arena (issue 19): one PROT_NONE
+// Each thread also grows a glibc-style arena: one PROT_NONE
 // reservation at ARENA(t) + 512 MiB, made usable one mprotect(RW) at a time
 // from its top, and shrunk the way glibc's shrink_heap does it: madvise
 // DONTNEED of the top pages, or (every fourth shrink) a MAP_FIXED PROT_NONE

@@ -1,5 +1,5 @@
 // null_dlfilter.c — a perf dlfilter that keeps nothing: perf's own parse
-// floor for the benchmark (bench/run.sh), the reference of issue 5's
+// floor for the benchmark (bench/run.sh), the reference of its target
 // "≥ 2x faster than perf script --dlfilter with a filter that keeps nothing".
 //
 //   perf script -i trace.data --dlfilter bench/out/null-dlfilter.so

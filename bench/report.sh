@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# report.sh — issue 20's budget on the bench's big trace: `pageblame report`
+# report.sh — the HTML report's budget on the bench's big trace: `pageblame report`
 # must give a page under 5 MB that headless Chromium draws in under 2 s, and
 # `pageblame growth` over the whole trace must stay fast. Run by hand as root
 # (recording needs the tracepoints); not part of scripts/test.
