@@ -13,8 +13,8 @@
 // (--pid, --time, ...) reach filter_event(), where we count them and name the
 // frames the summary prints. At the end, stop() prints the summary.
 // Only the six API symbols are exported (dlfilter.map): the pageblame library
-// and the libtraceevent linked into this file stay private, so perf's own
-// exported tep_* functions cannot be bound in their place.
+// linked into this file stays private, so perf's own exported functions
+// cannot be bound in place of its.
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
