@@ -3,6 +3,8 @@
 
   report.py table   --traces TRACES.tsv --results RESULTS.tsv --trace MAIN_TRACE [--index INDEX.tsv]
   report.py scaling --traces TRACES.tsv --results RESULTS.tsv [--index INDEX.tsv]
+  report.py dwarf   --traces TRACES.tsv --results RESULTS.tsv --dwarf T --zstd T --fp T
+                    --unwind UNWIND.tsv [--index INDEX.tsv]
 
 INDEX.tsv (run.sh, from `pageblame maps -v`): trace, index_mib — the size of
 pageblame's index for that trace, so that RSS can be checked as "64 MiB +
@@ -14,14 +16,22 @@ lost_samples. RESULTS.tsv: measure.py's rows.
 table: one row per tool on MAIN_TRACE: median wall seconds, samples/s, MB/s
 (trace bytes / wall, 1 MB = 10^6 bytes), peak RSS (GNU time's %M), peak
 RssAnon (sampled), and wall time as a ratio to `pageblame maps`; then the
-issue-5 targets, each PASS/FAIL. A row whose note starts with "extrapolate"
+targets (docs/performance.md), each PASS/FAIL. A row whose note starts with "extrapolate"
 was measured on a smaller trace: its wall time is scaled linearly by the
 sample counts (and says so). Tools that are not built are "n/a (not built)".
 
 scaling: `pageblame maps` at each size: wall, ns per sample, RSS, RssAnon.
+
+dwarf: churn recorded with DWARF stacks (plain and -z) and with fp at the
+same size: every tool on every trace, then the DWARF targets — maps on
+either DWARF trace at least 10x faster than perf script on the plain one
+(perf unwinds too), and maps' peak anonymous memory on a DWARF trace no more
+than on the fp trace plus the unwinder's caches — and the unwinder's share
+of the time from `maps -v` (UNWIND.tsv: trace, its "unwinding:" line).
 """
 import argparse
 import csv
+import re
 import sys
 
 MAPS = "pageblame maps --json"
@@ -67,7 +77,7 @@ def table(traces, results, main_trace, index):
         print(f"| {label} | {wall:.3f} | {samples / wall:,.0f} | {nbytes / 1e6 / wall:,.0f} | "
               f"{mib(r['rss_kib']):.1f} | {mib(r['anon_kib']):.1f} | {ratio} | {note} |")
     print()
-    print("Targets (issue 5):\n")
+    print("Targets:\n")
 
     def target(what, ok, detail):
         state = "n/a" if ok is None else ("PASS" if ok else "FAIL")
@@ -134,9 +144,77 @@ def scaling(traces, results, index):
                   f"marginal peak RSS {(rb - ra) * 2**20 / ds:.0f} bytes/sample")
 
 
+def dwarf(traces, results, dw, dz, fp, unwind, index):
+    short = {dw: "dwarf", dz: "dwarf -z", fp: "fp"}
+    print("| tool | trace | MB | samples | wall s | samples/s | peak RSS MiB | peak anon MiB | note |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    got = {}
+    for r in results:
+        t = traces[r["trace"]]
+        if r["status"] != "ok":
+            print(f"| {r['label']} | {short.get(r['trace'], r['trace'])} | | | "
+                  f"{r['status']} after {float(r['wall_s']):.1f} s | | | | {r['note']} |")
+            continue
+        wall = max(float(r["wall_s"]), 1e-6)
+        got[(r["label"], r["trace"])] = r
+        print(f"| {r['label']} | {short.get(r['trace'], r['trace'])} | {int(t['bytes']) / 1e6:.1f} | "
+              f"{int(t['samples']):,} | {wall:.3f} | {int(t['samples']) / wall:,.0f} | "
+              f"{mib(r['rss_kib']):.1f} | {mib(r['anon_kib']):.1f} | {r['note']} |")
+    for trace in (dw, dz, fp):
+        t = traces[trace]
+        if t["lost_records"] != "0" or t["lost_samples"] != "0":
+            print(f"\n`{trace}` lost events: {t['lost_records']} PERF_RECORD_LOST, "
+                  f"{t['lost_samples']} lost samples.")
+    print("\nTargets (DWARF stacks):\n")
+
+    def state(ok):
+        return "n/a" if ok is None else ("PASS" if ok else "FAIL")
+
+    perf = got.get(("perf script (every event)", dw))
+    for trace in (dw, dz):
+        maps = got.get((MAPS, trace))
+        if perf and maps:
+            x = float(perf["wall_s"]) / float(maps["wall_s"])
+            print(f"- {state(x >= 10)}: pageblame maps on the {short[trace]} trace ≥ 10× faster than "
+                  f"perf script on the dwarf trace — {x:.1f}×")
+        else:
+            print(f"- n/a: pageblame maps on the {short[trace]} trace vs perf script — not measured")
+    fp_maps = got.get((MAPS, fp))
+    for trace in (dw, dz):
+        maps = got.get((MAPS, trace))
+        line = unwind.get(trace, "")
+        m = re.search(r"([0-9.]+) KiB", line)
+        if not (fp_maps and maps and m):
+            print(f"- n/a: peak memory on the {short[trace]} trace — not measured")
+            continue
+        cache = float(m.group(1)) / 1024
+        extra = mib(maps["anon_kib"]) - mib(fp_maps["anon_kib"])
+        print(f"- {state(extra <= cache + 1)}: pageblame maps' peak anonymous memory on the "
+              f"{short[trace]} trace ≤ the fp trace's + the unwinder's caches — "
+              f"{mib(maps['anon_kib']):.1f} MiB vs {mib(fp_maps['anon_kib']):.1f} MiB (fp): "
+              f"{extra:+.1f} MiB; CFI rule cache {cache:.2f} MiB "
+              f"(peak RSS {mib(maps['rss_kib']):.1f} vs {mib(fp_maps['rss_kib']):.1f} MiB, "
+              f"index {index.get(trace, float('nan')):.1f} vs {index.get(fp, float('nan')):.1f} MiB)")
+    print("\nUnwinding (`pageblame maps -v`, an untimed run):\n")
+    for trace in (dw, dz):
+        line = unwind.get(trace, "none")
+        print(f"- {short[trace]}: {line}")
+        m = re.search(r"([0-9,]+) samples unwound in ([0-9.]+) ms", line)
+        maps = got.get((MAPS, trace))
+        if m and maps:
+            n, ms = int(m.group(1).replace(",", "")), float(m.group(2))
+            wall = float(maps["wall_s"])
+            print(f"  — {ms / 1e3 / wall * 100:.0f} % of maps' {wall:.3f} s, "
+                  f"{ms * 1e3 / max(n, 1):.1f} µs per sample")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["table", "scaling"])
+    ap.add_argument("mode", choices=["table", "scaling", "dwarf"])
+    ap.add_argument("--dwarf")
+    ap.add_argument("--zstd")
+    ap.add_argument("--fp")
+    ap.add_argument("--unwind")
     ap.add_argument("--traces", required=True)
     ap.add_argument("--results", required=True)
     ap.add_argument("--trace")
@@ -149,6 +227,9 @@ def main():
         index = {r["trace"]: float(r["index_mib"]) for r in read_tsv(a.index)}
     if a.mode == "table":
         table(traces, results, a.trace, index)
+    elif a.mode == "dwarf":
+        unwind = {r["trace"]: r["unwinding"] for r in read_tsv(a.unwind)}
+        dwarf(traces, results, a.dwarf, a.zstd, a.fp, unwind, index)
     else:
         scaling(traces, results, index)
     return 0

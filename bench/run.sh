@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# run.sh — issue 5's benchmark: records a real churn trace with the seed's
+# run.sh — the benchmark: records a real churn trace with the seed tool's
 # `perf trace record` command and times, on that same file and in the same
 # run, pageblame against cat, perf script and a Python perf script.
 # Run by hand as root (perf needs the tracepoints); not part of scripts/test.
 #
 #   bench/run.sh [--scale N] [--runs K] [--threads T] [--scaling] [--scaling-only]
 #                [--profile] [--quick] [--reuse] [--no-build] [--py-limit S]
+#                [--dwarf] [--dwarf-only] [--dwarf-scale N]
 #
 #   --scale N      trace size: T threads x N*100000 iterations each. With the
 #                  default 4 threads, 1 gives ~1.6 M samples / ~600 MB.
@@ -15,6 +16,14 @@
 #   --scaling-only only that.
 #   --profile      also `perf record -g` one `pageblame maps` on the main trace
 #                  and print the top of `perf report --no-children`.
+#   --dwarf        also churn recorded with DWARF stacks (what `pageblame record`
+#                  runs: dwarf call graphs on the enter events only, -m 128M),
+#                  plain and -z: pageblame maps vs perf script (which unwinds
+#                  too), peak memory against an fp trace of the same size, and
+#                  the unwinder's share of the time (`maps -v`).
+#   --dwarf-only   only that.
+#   --dwarf-scale N  its size (default 0.05: each enter sample copies 16 KiB
+#                  of stack, so 0.05 is already ~1 GB uncompressed).
 #   --quick        smoke test, < 2 minutes: --scale 0.05 --runs 1 --scaling
 #                  (scaling at 0.2x/1x/5x of 0.05).
 #   --reuse        keep an already recorded trace of the same scale/threads.
@@ -49,6 +58,7 @@ BASE_ITERS=100000
 MEM_LIMIT_MIB=${BENCH_MEM_LIMIT_MIB:-$(awk '/^MemTotal:/ {m = int($2 / 1024 / 2); print (m < 6144 ? m : 6144)}' /proc/meminfo)}
 
 SCALE=1 RUNS=3 THREADS=4 TABLE=1 SCALING=0 PROFILE=0 REUSE=0 BUILD_IT=1 PY_LIMIT=900 TOOL_LIMIT="" QUICK=0
+DWARF=0 DWARF_SCALE=0.05
 while (($#)); do
   case "$1" in
     --scale) SCALE=$2; shift ;;
@@ -57,7 +67,10 @@ while (($#)); do
     --scaling) SCALING=1 ;;
     --scaling-only) SCALING=1 TABLE=0 ;;
     --profile) PROFILE=1 ;;
-    --quick) SCALE=0.05 RUNS=1 SCALING=1 QUICK=1 ;;
+    --dwarf) DWARF=1 ;;
+    --dwarf-only) DWARF=1 TABLE=0 ;;
+    --dwarf-scale) DWARF_SCALE=$2; shift ;;
+    --quick) SCALE=0.05 RUNS=1 SCALING=1 QUICK=1 DWARF_SCALE=0.005 ;;
     --reuse) REUSE=1 ;;
     --no-build) BUILD_IT=0 ;;
     --py-limit) PY_LIMIT=$2; shift ;;
@@ -155,10 +168,44 @@ trace_info() {
   fi
 }
 
-# record SCALE: records churn at SCALE and prints the trace's path. Its maps
-# file is $OUT/maps/<name>.<pid>.maps.
+# The events of a DWARF recording, as `pageblame record` gives them to perf:
+# a 16 KiB stack copy on each enter event, no call graph on exits (their
+# stacks are the enter's), every memory syscall family of TRACE_EVENTS.
+DWARF_EVENTS=()
+for f in mmap munmap brk mremap mprotect pkey_mprotect madvise; do
+  DWARF_EVENTS+=(-e "syscalls:sys_enter_$f/call-graph=dwarf,stack-size=16384/"
+                 -e "syscalls:sys_exit_$f/call-graph=no/")
+done
+
+# perf_command KIND TRACE: the perf command line (without the workload) that
+# records KIND: fp (the seed's perf trace record), dwarf, dwarf-z (dwarf,
+# zstd-compressed: perf record -z).
+perf_command() {
+  local kind=$1 trace=$2 mopt=()
+  [[ $PERF_MMAP != default ]] && mopt=(-m "$PERF_MMAP")
+  case $kind in
+    fp) PERF_CMD=(perf trace record "${mopt[@]}" --call-graph fp -e "$TRACE_EVENTS" -o "$trace") ;;
+    # -m 128M as pageblame record: at perf's default a dwarf recording of
+    # churn lost 87 % of its samples here.
+    dwarf) PERF_CMD=(perf record "${DWARF_EVENTS[@]}" -m 128M -o "$trace") ;;
+    dwarf-z) PERF_CMD=(perf record "${DWARF_EVENTS[@]}" -m 128M -z -o "$trace") ;;
+    *) die "perf_command: unknown kind $kind" ;;
+  esac
+}
+
+trace_name() {  # trace_name SCALE KIND
+  case $2 in
+    fp) echo "churn-t$THREADS-s$1" ;;
+    *) echo "churn-$2-t$THREADS-s$1" ;;
+  esac
+}
+
+# record SCALE [KIND]: records churn at SCALE (KIND: see perf_command,
+# default fp) and prints the trace's path. Its maps file is
+# $OUT/maps/<name>.<pid>.maps.
 record() {
-  local scale=$1 name="churn-t$THREADS-s$1"
+  local scale=$1 kind=${2:-fp} name
+  name=$(trace_name "$1" "$kind")
   local trace=$OUT/$name.data
   if [[ -f $trace ]] && ls "$OUT/maps/$name".*.maps >/dev/null 2>&1 &&
      grep -q -P "^\Q$trace\E\t" "$TRACES_TSV" &&
@@ -176,19 +223,21 @@ record() {
   # the same way (the buffer size sets how often perf writes FINISHED_ROUND,
   # and so how much a reader must hold to sort: it must not differ between
   # the sizes of the scaling run).
-  local mopt=()
-  [[ $PERF_MMAP != default ]] && mopt=(-m "$PERF_MMAP")
-  log "recording $name: $THREADS threads x $iters iterations ${mopt[*]}"
+  perf_command "$kind" "$trace"
+  log "recording $name: $THREADS threads x $iters iterations: ${PERF_CMD[*]}"
   local t0=$SECONDS
-  perf trace record "${mopt[@]}" --call-graph fp -e "$TRACE_EVENTS" -o "$trace" \
-    "$CHURN" "$OUT/maps" "$name" "$THREADS" "$iters" 2> "$OUT/$name.record.log" ||
+  "${PERF_CMD[@]}" "$CHURN" "$OUT/maps" "$name" "$THREADS" "$iters" 2> "$OUT/$name.record.log" ||
     { cat "$OUT/$name.record.log" >&2; die "recording $name failed"; }
   grep -i 'lost\|perf record' "$OUT/$name.record.log" >&2 || true
   log "recorded $trace in $((SECONDS - t0)) s"
   trace_info "$trace" "$scale"
-  echo "$trace ${mopt[*]}" > "$OUT/$name.record-options"
+  echo "${PERF_CMD[*]}" > "$OUT/$name.record-options"
   echo "$trace" >> "$RECORDED"
   echo "$trace"
+}
+
+recorded_with() {  # the perf command that recorded TRACE (paths shortened)
+  sed "s|$OUT/||g" "$OUT/$(basename "$1" .data).record-options" 2>/dev/null || echo "perf ?"
 }
 
 maps_file_of() {  # the churn maps file of a trace
@@ -301,9 +350,7 @@ run_table() {
     echo
     echo "Command: \`bench/run.sh --scale $SCALE --runs $RUNS --threads $THREADS\`"
     echo "(median of $RUNS runs, taken round-robin over the tools; page cache warm). Recorded with"
-    echo "\`perf trace record $(cut -d' ' -f2- -s "$OUT/$(basename "$trace" .data).record-options" 2>/dev/null)" \
-         "--call-graph fp -e '$TRACE_EVENTS' -o $(basename "$trace")" \
-         "churn OUTDIR NAME $THREADS $(iters_for "$SCALE")\`."
+    echo "\`$(recorded_with "$trace") churn OUTDIR NAME $THREADS $(iters_for "$SCALE")\`."
     echo
     machine
     echo
@@ -380,7 +427,66 @@ run_profile() {
   } >> "$REPORT"
 }
 
+# unwind_figures TRACE...: one untimed `pageblame maps -v` per trace; writes
+# a TSV of trace -> its "unwinding:" line (samples, time, frames, stops, the
+# CFI cache's hits and size) and prints its path, for report.py dwarf.
+unwind_figures() {
+  local tsv=$OUT/unwind-$STAMP-$RANDOM.tsv t line
+  printf 'trace\tunwinding\n' > "$tsv"
+  for t in "$@"; do
+    line=$("$PB" maps -v -i "$t" 2>&1 >/dev/null | sed -n 's/^ *unwinding: //p' | head -1)
+    printf '%s\t%s\n' "$t" "${line:-none}" >> "$tsv"
+  done
+  echo "$tsv"
+}
+
+run_dwarf() {
+  local fp dw dz t
+  fp=$(record "$DWARF_SCALE" fp)
+  dw=$(record "$DWARF_SCALE" dwarf)
+  dz=$(record "$DWARF_SCALE" dwarf-z)
+  local check=$OUT/check-dwarf-$STAMP.txt
+  : > "$check"
+  for t in "$dw" "$dz"; do
+    "$PB" maps -i "$t" --json > "$OUT/maps.json"
+    { echo "\`$(basename "$t")\`:"; python3 "$HERE/check_maps.py" "$OUT/maps.json" "$(maps_file_of "$t")"; } |
+      tee -a "$check" >&2 || log "WARNING: pageblame maps does not reproduce churn's end state on $t"
+  done
+  LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+  FOLIOS_BEFORE=$(file_huge_mb)
+  local results=$OUT/dwarf-$STAMP.tsv plan=$OUT/plan-dwarf-$STAMP.tsv T=$TOOL_LIMIT
+  rm -f "$results" "$plan"
+  plan_add "$plan" "cat trace > /dev/null" "$dw" "" "" "$T" cat "$dw"
+  plan_add "$plan" "pageblame maps --json" "$dw" "" "" "$T" "$PB" maps -i "$dw" --json
+  plan_add "$plan" "pageblame maps --json" "$dz" "" "" "$T" "$PB" maps -i "$dz" --json
+  plan_add "$plan" "pageblame maps --json" "$fp" "" "" "$T" "$PB" maps -i "$fp" --json
+  plan_add "$plan" "perf script (every event)" "$dw" "unwinds every sample" "" "$T" \
+    perf script -i "$dw"
+  plan_add "$plan" "perf script (every event)" "$dz" "unwinds every sample" "" "$T" \
+    perf script -i "$dz"
+  measure --tsv "$results" --runs "$RUNS" --plan "$plan"
+  {
+    echo "## DWARF stacks: churn recorded as \`pageblame record\` does ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+    echo
+    echo "Command: \`bench/run.sh --dwarf-only --dwarf-scale $DWARF_SCALE --runs $RUNS --threads $THREADS\`"
+    echo "(median of $RUNS runs, round-robin; page cache warm). The three traces are three runs of"
+    echo "\`churn OUTDIR NAME $THREADS $(iters_for "$DWARF_SCALE")\`, recorded with:"
+    echo
+    for t in "$dw" "$dz" "$fp"; do echo "- \`$(basename "$t")\`: \`$(recorded_with "$t")\`"; done
+    echo
+    machine
+    echo
+    cat "$check"
+    echo
+    python3 "$HERE/report.py" dwarf --traces "$TRACES_TSV" --results "$results" \
+      --dwarf "$dw" --zstd "$dz" --fp "$fp" --unwind "$(unwind_figures "$dw" "$dz")" \
+      --index "$(index_sizes "$dw" "$dz" "$fp")"
+    echo
+  } >> "$REPORT"
+}
+
 ((TABLE)) && run_table
+((DWARF)) && run_dwarf
 ((SCALING)) && run_scaling
 ((PROFILE)) && run_profile
 echo
