@@ -216,6 +216,31 @@ TEST(GrowthTest, EveryTraceAddsUpToMapsAtBothEnds) {
   EXPECT_TRUE(done.count("phases-fp.data"));
 }
 
+// The tally replay keeps per process (what `maps` uses to say a process
+// had unmapped its memory before it exited) is the timeline's answer.
+TEST(GrowthTest, EveryProcessesTallyIsItsTimelinesPeakAndEnd) {
+  std::set<std::string> done;
+  size_t exec_peaks = 0;
+  for (const ManifestRow& row : ReadManifest()) {
+    if (!done.insert(row["trace"]).second) continue;
+    const replay::LoadedTrace* t = Load(row["trace"]);
+    if (t == nullptr) continue;
+    SCOPED_TRACE(row["trace"]);
+    const index::TraceIndex& idx = t->index();
+    for (uint32_t p = 0; p < idx.num_processes(); ++p) {
+      SCOPED_TRACE(p);
+      const index::Process& proc = idx.process(p);
+      const report::BytesTimeline tl = report::BytesTimeline::Of(idx, {p});
+      const report::BytesTimeline::Point peak = tl.Peak(false, proc.t_exec);
+      EXPECT_EQ(proc.mapped.Peak().bytes, peak.mapped);
+      EXPECT_EQ(proc.mapped.Peak().time, peak.time);
+      EXPECT_EQ(proc.mapped.now(), tl.At(index::kLive).mapped);
+      if (proc.saw_exec && peak.mapped > 0) ++exec_peaks;
+    }
+  }
+  EXPECT_GT(exec_peaks, 0u);
+}
+
 TEST(GrowthTest, AStartAfterTheEndIsAnError) {
   const Phases ph = LoadPhases();
   report::GrowthOptions o;

@@ -78,24 +78,20 @@ std::vector<uint32_t> Selected(const index::TraceIndex& idx, std::optional<uint3
 // there is little to ask about. Said once, with the command that helps.
 void NoteTeardown(const replay::LoadedTrace& trace, const std::vector<uint32_t>& procs) {
   const index::TraceIndex& idx = trace.index();
-  std::vector<uint32_t> exited;
   for (uint32_t p : procs) {
-    if (idx.process(p).t_exit != index::kLive) exited.push_back(p);
-  }
-  const std::vector<report::BytesTimeline> timelines = report::BytesTimeline::OfEach(idx, exited);
-  for (size_t i = 0; i < exited.size(); ++i) {
-    const index::Process& proc = idx.process(exited[i]);
+    const index::Process& proc = idx.process(p);
+    if (proc.t_exit == index::kLive) continue;
     // Only since its last exec: what it held before was another program's.
-    const report::BytesTimeline::Point peak = timelines[i].Peak(false, proc.t_exec);
-    const report::BytesTimeline::Point end = timelines[i].At(index::kLive);
+    const index::MappedTally::Point peak = proc.mapped.Peak();
+    const uint64_t end = proc.mapped.now();
     constexpr uint64_t kWorthSaying = 1 << 20;
-    if (peak.mapped < end.mapped + kWorthSaying || end.mapped * 2 > peak.mapped) continue;
+    if (peak.bytes < end + kWorthSaying || end * 2 > peak.bytes) continue;
     std::fprintf(stderr,
                  "pageblame: note: pid %u (%s) exited holding %s of the %s it had mapped at its "
                  "peak (%s): at the end of the trace its memory was already unmapped; to see it: "
                  "--pid %u --at peak\n",
                  proc.pid, std::string(idx.strings().Get(proc.comm)).c_str(),
-                 report::HumanBytes(end.mapped).c_str(), report::HumanBytes(peak.mapped).c_str(),
+                 report::HumanBytes(end).c_str(), report::HumanBytes(peak.bytes).c_str(),
                  report::FormatTime(peak.time).c_str(), proc.pid);
     return;
   }
@@ -125,6 +121,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
   o.path = args.Value("--input").value_or("perf.data");
   o.symbols.trace_path = o.path;
   o.symbols.symfs = args.Value("--symfs").value_or("");
+  o.symbols.inline_frames = !args.Has("--no-inline");
   o.symbols.perf_map_dir = args.Value("--perf-map-dir").value_or("");
   // perf's --buildid-dir: the build-id cache to use instead of ~/.debug.
   o.symbols.debug_dir = args.Value("--buildid-dir").value_or("");
@@ -204,13 +201,15 @@ void PrintSymbolStats() {
                "pageblame: symbols: %llu frames looked up (%llu from the cache), %llu resolved, "
                "%llu in no known mapping, %llu from perf maps; %llu ELF files read (%llu separate "
                "debug files), %llu unreadable, %llu candidates of another build; perf maps: %llu "
-               "read, %llu missing; %llu DSOs not found%s\n",
+               "read, %llu missing; %llu inlined frames (DWARF of %llu files read); %llu DSOs "
+               "not found%s\n",
                (unsigned long long)s.lookups, (unsigned long long)s.cache_hits,
                (unsigned long long)s.resolved, (unsigned long long)s.no_mapping,
                (unsigned long long)s.jit_frames, (unsigned long long)s.elfs_loaded,
                (unsigned long long)s.debug_files_loaded, (unsigned long long)s.elfs_bad,
                (unsigned long long)s.build_id_mismatches, (unsigned long long)s.perf_maps_loaded,
-               (unsigned long long)s.perf_maps_missing, (unsigned long long)s.dsos_missing,
+               (unsigned long long)s.perf_maps_missing, (unsigned long long)s.inlined_frames,
+               (unsigned long long)s.debug_info_read, (unsigned long long)s.dsos_missing,
                missing.c_str());
 }
 

@@ -20,6 +20,7 @@
 #include "absl/container/btree_map.h"
 #include "processor/base/typed_id.h"
 #include "processor/decode/syscall_event.h"
+#include "processor/index/mapped_tally.h"
 #include "processor/index/string_table.h"
 
 namespace pageblame::index {
@@ -158,6 +159,9 @@ struct Process {
   LiveMap live;
   // Its madvise calls, in time order.
   std::vector<Advice> advice;
+  // Its mapped bytes now and at their peak since its last exec, kept by
+  // replay (AddressSpace) as it adds and ends versions.
+  MappedTally mapped;
 };
 
 }  // namespace pageblame::index

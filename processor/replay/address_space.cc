@@ -33,6 +33,7 @@ auto FirstFrom(Live& live, uint64_t a) -> decltype(live.begin()) {
 
 index::LiveRegion AddressSpace::Add(Version v) {
   v.process = process_;
+  idx_->mutable_process(process_).mapped.Change(v.t_from, static_cast<int64_t>(v.end - v.start));
   return index::LiveRegion{v.end, idx_->AddVersion(v), v.t_from};
 }
 
@@ -103,6 +104,7 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
     // (The table never moves what it holds: `ended` survives AddVersion.)
     Version& ended = idx_->mutable_version(p.from);
     ended.t_to = t;
+    idx_->mutable_process(process_).mapped.Change(t, -static_cast<int64_t>(it->second.end - it->first));
     ended.end_kind = why;
     ended.end_event = ev;
     // The parts of the old version outside [a, b) go on as new versions.
@@ -257,13 +259,14 @@ void AddressSpace::CopyFrom(uint32_t parent, uint64_t t) {
 }
 
 void AddressSpace::Clear(uint64_t t) {
-  auto& live = idx_->mutable_process(process_).live;
-  for (const auto& [start, region] : live) {
+  index::Process& proc = idx_->mutable_process(process_);
+  for (const auto& [start, region] : proc.live) {
     Version& v = idx_->mutable_version(region.version);
     v.t_to = t;
     v.end_kind = End::kExec;
+    proc.mapped.Change(t, -static_cast<int64_t>(region.end - start));
   }
-  live.clear();
+  proc.live.clear();
 }
 
 Version AddressSpace::Continuation(const Piece& p, uint64_t t, EventId ev, Begin begin,

@@ -97,6 +97,7 @@ void Replayer::OnComm(const TraceEvent& e) {
   index::Process& proc = idx_->mutable_process(p);
   proc.saw_exec = true;
   proc.t_exec = e.time;
+  proc.mapped.Restart(e.time);
   proc.existed_before_trace = false;
   // The exec'ing thread is now the only one, with the process's id (the old
   // main thread's exit record may have come first: it did not end the process).
