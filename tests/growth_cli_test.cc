@@ -452,6 +452,36 @@ TEST(PprofTest, InlinedFramesAreLinesOfTheirLocation) {
   EXPECT_TRUE(std::regex_search(raw, std::regex(" inline_big_buffer[^\n]*\n +make_inline_buffer"))) << raw;
 }
 
+// --no-inline (perf's): the same stacks without their inlined frames, and
+// no DWARF debug info read for them.
+TEST(InlineTest, NoInlineLeavesOutTheInlinedFramesAlone) {
+  const std::string args = "maps --json -i " + TracePath("alloc-dwarf.data") + " --buildid-dir " +
+                           SourceDir() + "/traces/buildid-cache";
+  const Json with = RunJson(args);
+  const Json without = RunJson(args + " --no-inline");
+  ASSERT_EQ(with.size(), without.size());
+  size_t dropped = 0;
+  for (size_t i = 0; i < with.size(); ++i) {
+    if (with[i]["origin"].is_null()) continue;
+    std::vector<std::string> kept, plain;
+    for (const Json& f : with[i]["origin"]["stack"]) {
+      if (f.value("inlined", false)) {
+        ++dropped;
+        continue;
+      }
+      kept.push_back(f.dump());
+    }
+    for (const Json& f : without[i]["origin"]["stack"]) {
+      EXPECT_FALSE(f.contains("inlined")) << f.dump();
+      plain.push_back(f.dump());
+    }
+    EXPECT_EQ(kept, plain) << with[i]["start"];
+  }
+  EXPECT_GT(dropped, 0u) << "alloc-dwarf.data has inline_big_buffer inlined into make_inline_buffer";
+  CliRun v = Pageblame(args + " --no-inline -v");
+  EXPECT_THAT(v.err, HasSubstr("0 inlined frames")) << v.err;
+}
+
 TEST(PprofTest, PprofNeedsAFileOrAPipe) {
   // Standard output here is a pipe: the binary profile may go there.
   CliRun r = Pageblame("maps --format pprof " + Trace());

@@ -51,7 +51,8 @@ const CommandSpec& GrowthSpec() {
         "  --symfs DIR           look for every binary under DIR (perf's --symfs)\n"
         "  --buildid-dir DIR     the build-id cache (perf's; default ~/.debug)\n"
         "  --perf-map-dir DIR    where perf-PID.map files are, after the trace's\n"
-        "                        directory and /tmp\n";
+        "                        directory and /tmp\n"
+        "  --no-inline           no inlined frames in unwound stacks (perf's --no-inline)\n";
     s.value_flags = kTraceValueFlags;
     s.value_flags.erase("--at");  // a range: --from and --to
     s.value_flags.insert({"--from", "--to", "--by", "--format", "--output"});

@@ -109,7 +109,8 @@ class Symbolizer::Impl {
                         std::vector<Frame>* out) {
     Frame frame = Symbolize(pid, time, ip);
     const ProcessMaps::Mapping* mapping = maps_.Find(pid, time, ip);
-    if (frame.symbol && mapping != nullptr && Symbolizer::MayHaveElf(mapping->path)) {
+    if (options_.inline_frames && frame.symbol && mapping != nullptr &&
+        Symbolizer::MayHaveElf(mapping->path)) {
       const DsoId dso = DsoFor(*mapping);
       const uint64_t at = return_address && ip > mapping->start ? ip - 1 : ip;
       if (const ElfSymbolTable* table = dsos_[dso]; table != nullptr) {

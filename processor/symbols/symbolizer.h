@@ -58,6 +58,9 @@ struct SymbolizerOptions {
   std::string perf_map_dir;  // --perf-map-dir, searched after /tmp
   std::string debug_dir;     // build-id cache; "" means $HOME/.debug
   bool demangle_params = false;  // full C++ signatures (perf -v); default: names only, as perf
+  // Inlined functions from DWARF above the frame that holds their code
+  // (SymbolizeInlined); false: the frame alone, no debug info read.
+  bool inline_frames = true;
 };
 
 // Counters for --verbose: what symbolization cost and what it could not find.
