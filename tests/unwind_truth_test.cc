@@ -167,6 +167,20 @@ TEST(UnwindTruthTest, FramePointerTwinGetsTheHintDwarfTracesDoNot) {
   EXPECT_FALSE(report::FindLibcCut(Load("rules-record.data")).Mostly());
 }
 
+// commit-dwarf.data's samples from one CPU come before its process's MMAP2
+// records from the other in file order: they wait for the end of the round.
+// In a file-mode trace they wait as places in the file, read again then
+// (no stack copy held), and still name their functions (CommitDwarf above).
+TEST(UnwindTruthTest, SamplesThatWaitForTheirMappingsAreReadAgainNotCopied) {
+  const replay::LoadedTrace& t = Load("commit-dwarf.data");
+  ASSERT_NE(t.unwind_stats(), nullptr);
+  const unwind::UnwindStats& u = *t.unwind_stats();
+  EXPECT_GT(u.waited, 0u);
+  EXPECT_EQ(u.waited_reread, u.waited);
+  EXPECT_LT(u.waited_max_bytes, u.waited * 256) << "only places in the file are held";
+  EXPECT_EQ(u.stop_no_module, 0u);
+}
+
 // traces/dotnet/dotnet-leak.23474.truth.tsv: "method what start end bytes
 // maps", one row per allocation (not page-aligned: malloc'd blocks inside
 // glibc's mmaps, managed arrays inside GC regions).

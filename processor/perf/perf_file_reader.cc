@@ -263,4 +263,28 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
   return false;
 }
 
+absl::StatusOr<bool> PerfFileReader::ReadAgain(const RawRecord& seen, std::vector<uint8_t>* buffer,
+                                               RawRecord* out) const {
+  if (seen.decompressed_offset != RawRecord::kNotCompressed) return false;
+  const size_t size = seen.bytes.size();
+  if (size < format::kEventHeaderSize || seen.offset < data_begin_ ||
+      seen.offset > data_end_ || size > data_end_ - seen.offset) {
+    return RecordError(seen.offset, "a record to read again lies outside the data section");
+  }
+  buffer->resize(size);
+  ASSIGN_OR_RETURN(size_t got, file_->ReadAt(seen.offset, absl::MakeSpan(*buffer)));
+  ByteReader h(buffer->data(), format::kEventHeaderSize);
+  uint32_t type = 0;
+  uint16_t misc = 0, record_size = 0;
+  h.Read(&type);
+  h.Read(&misc);
+  h.Read(&record_size);
+  if (got != size || type != seen.type || record_size != size) {
+    return RecordError(seen.offset, "the record read again differs from the first read (the file changed?)");
+  }
+  *out = seen;
+  out->bytes = absl::MakeConstSpan(*buffer);
+  return true;
+}
+
 }  // namespace pageblame::perf

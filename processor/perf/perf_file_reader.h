@@ -35,6 +35,9 @@ class PerfFileReader : public PerfReader {
   absl::StatusOr<bool> Next(RawRecord* out) override;
   // Bytes of the data section consumed so far (compare with info().data_size).
   uint64_t bytes_read() const override { return pos_ - data_begin_; }
+  // From the file, with one pread, for records outside COMPRESSED data.
+  absl::StatusOr<bool> ReadAgain(const RawRecord& seen, std::vector<uint8_t>* buffer,
+                                 RawRecord* out) const override;
 
  private:
   struct Section {

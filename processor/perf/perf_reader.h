@@ -104,6 +104,16 @@ class PerfReader {
   // mode.
   virtual uint64_t bytes_read() const = 0;
 
+  // Reads again a record Next() returned earlier, into `buffer` (out's
+  // bytes point there): true, or false where the input cannot be read twice
+  // (a pipe, a record decompressed from PERF_RECORD_COMPRESSED data). Lets
+  // a caller that must hold a record for later keep its place instead of
+  // its bytes. An error if the bytes there are no longer that record.
+  virtual absl::StatusOr<bool> ReadAgain(const RawRecord& seen, std::vector<uint8_t>* buffer,
+                                         RawRecord* out) const {
+    return false;
+  }
+
   // Parsers for the records replay uses. They fail (never crash) on records
   // too short for what their attr's sample_type says they contain, on a
   // sample id no attr has, and on a record of the wrong type

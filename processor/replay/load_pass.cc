@@ -90,7 +90,9 @@ absl::Status LoadPass::Open() {
     }
   }
 
-  stacks_ = std::make_unique<StackInterner>(&idx_->stacks(), unwinder_.get());
+  stacks_ = std::make_unique<StackInterner>(
+      &idx_->stacks(), unwinder_.get(),
+      [this](const perf::RawRecord& seen, perf::Sample* out) { return ReadSampleAgain(seen, out); });
 
   // Lanes need every sample's CPU and the number of CPUs.
   bool every_cpu = info.nr_cpus > 0;
@@ -170,6 +172,14 @@ void LoadPass::Progress() {
   }
 }
 
+bool LoadPass::ReadSampleAgain(const perf::RawRecord& seen, perf::Sample* out) {
+  perf::RawRecord rec;
+  absl::StatusOr<bool> got = reader_->ReadAgain(seen, &reread_buffer_, &rec);
+  if (!got.ok() || !*got) return false;
+  absl::StatusOr<const perf::EventAttr*> attr = reader_->SampleAttr(rec);
+  return attr.ok() && reader_->ParseSample(rec, **attr, out).ok();
+}
+
 void LoadPass::OnSample(const perf::RawRecord& rec) {
   ++st_.samples;
   // Samples of events replay does not use (other syscalls; raw_syscalls
@@ -237,7 +247,7 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
   }
   if (!is_exit) {
     std::copy(std::begin(dsc_.args), std::end(dsc_.args), call.args);
-    call.stack = stacks_->Intern(sample_);
+    call.stack = stacks_->Intern(sample_, &rec);
   } else {
     e.kind = TraceEvent::Kind::kExit;
     call.ret = dsc_.ret;
@@ -400,6 +410,8 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
   if (unwinder_ != nullptr) {
     unwind::UnwindStats u = unwinder_->stats();
     u.waited = stacks_->waited();
+    u.waited_reread = stacks_->reread();
+    u.waited_max_bytes = stacks_->max_waiting_bytes();
     trace->set_unwind_stats(u);
   }
   return trace;

@@ -54,6 +54,9 @@ class LoadPass {
   // The handlers, one per record kind; a record that does not parse is
   // counted (BadSample, BadRecord) with where it was (unparsed_).
   void OnSample(const perf::RawRecord& rec);
+  // StackInterner's Reread: the sample of a record read before, from the
+  // file again (file mode only).
+  bool ReadSampleAgain(const perf::RawRecord& seen, perf::Sample* out);
   void OnComm(const perf::RawRecord& rec);
   void OnTask(const perf::RawRecord& rec);  // FORK and EXIT
   void OnMmap(const perf::RawRecord& rec);  // MMAP and MMAP2
@@ -99,6 +102,7 @@ class LoadPass {
 
   // Scratch, reused per record.
   perf::Sample sample_;
+  std::vector<uint8_t> reread_buffer_;  // ReadSampleAgain's record
   decode::DecodedSyscall dsc_;
 
   struct Twin {

@@ -1,10 +1,12 @@
 #include "processor/replay/stack_interner.h"
 
+#include <algorithm>
+
 #include "processor/decode/callchain.h"
 
 namespace pageblame::replay {
 
-StackId StackInterner::Intern(const perf::Sample& s) {
+StackId StackInterner::Intern(const perf::Sample& s, const perf::RawRecord* rec) {
   // Interned here, on the reading thread, while the chain (or the stack
   // copy) is still in its cache: a hash and a compare per call, against
   // handing ~300 bytes of frames per call to the replay thread (a copy, its
@@ -21,30 +23,54 @@ StackId StackInterner::Intern(const perf::Sample& s) {
   }
   Waiting& w = waiting_.emplace_back();
   w.id = stacks_->Reserve();
-  w.attr = *s.attr;
-  w.sample = s;
-  w.regs.assign(s.user_regs.begin(), s.user_regs.end());
-  w.stack.assign(s.user_stack.begin(), s.user_stack.end());
-  w.sample.attr = &w.attr;
-  w.sample.user_regs = w.regs;
-  w.sample.user_stack = w.stack;
-  w.sample.callchain = {};
-  w.sample.raw = {};
+  if (rec != nullptr && reread_ != nullptr) {
+    w.record = *rec;
+    w.record.bytes = absl::Span<const uint8_t>(nullptr, rec->bytes.size());
+  } else {
+    Hold(s, &w);
+  }
   ++waited_;
-  waiting_bytes_ += w.stack.size() + w.regs.size();
+  waiting_bytes_ += Held(w);
+  max_waiting_bytes_ = std::max(max_waiting_bytes_, waiting_bytes_);
   const StackId id = w.id;
   // Bounded memory: past the limit the oldest are unwound as they are.
   while (waiting_bytes_ > kMaxWaitingBytes && !waiting_.empty()) Resolve(1);
   return id;
 }
 
+void StackInterner::Hold(const perf::Sample& s, Waiting* w) {
+  w->copied = std::make_unique<Copied>();
+  Copied& c = *w->copied;
+  c.attr = *s.attr;
+  c.sample = s;
+  c.regs.assign(s.user_regs.begin(), s.user_regs.end());
+  c.stack.assign(s.user_stack.begin(), s.user_stack.end());
+  c.sample.attr = &c.attr;
+  c.sample.user_regs = c.regs;
+  c.sample.user_stack = c.stack;
+  c.sample.callchain = {};
+  c.sample.raw = {};
+}
+
+size_t StackInterner::Held(const Waiting& w) {
+  if (w.copied == nullptr) return sizeof(Waiting);
+  return sizeof(Waiting) + sizeof(Copied) + w.copied->stack.size() + w.copied->regs.size();
+}
+
 void StackInterner::Resolve(size_t n) {
   for (; n > 0 && !waiting_.empty(); --n) {
     Waiting& w = waiting_.front();
-    unwinder_->Unwind(w.sample, &frames_);
+    if (w.copied != nullptr) {
+      unwinder_->Unwind(w.copied->sample, &frames_);
+    } else if (reread_(w.record, &reread_sample_)) {
+      ++reread_count_;
+      unwinder_->Unwind(reread_sample_, &frames_);
+    } else {
+      frames_.clear();  // read once, unreadable now: the file changed under us
+    }
     const StackId bound = stacks_->Bind(w.id, frames_);
     if (bound != w.id) aliases_[w.id] = bound;
-    waiting_bytes_ -= w.stack.size() + w.regs.size();
+    waiting_bytes_ -= Held(w);
     waiting_.pop_front();
   }
 }

@@ -17,12 +17,18 @@
 // guarantee perf's own ordering rests on), and is unwound again then; its
 // call carries a StackTable::Reserve()d id meanwhile. The copies are
 // dropped once unwound; at most kMaxWaitingBytes wait at a time (past that,
-// the oldest are unwound with what is known).
+// the oldest are unwound with what is known). Where the record can be read
+// again (a file-mode trace, outside COMPRESSED data: Reread), only its
+// place in the file waits, and it is read again when its round ends: a
+// dwarf recording whose first round holds seconds of another CPU's samples
+// then costs ~50 bytes per waiting sample instead of its 8-16 KiB copy.
 #ifndef PAGEBLAME_REPLAY_STACK_INTERNER_H_
 #define PAGEBLAME_REPLAY_STACK_INTERNER_H_
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -36,10 +42,15 @@ class StackInterner {
  public:
   static constexpr size_t kMaxWaitingBytes = 64 << 20;
 
-  StackInterner(index::StackTable* stacks, unwind::Unwinder* unwinder)
-      : stacks_(stacks), unwinder_(unwinder) {}
+  // Parses the sample of a record read before (the RawRecord Intern was
+  // given) into `out`; false if it cannot be read again.
+  using Reread = std::function<bool(const perf::RawRecord& seen, perf::Sample* out)>;
 
-  StackId Intern(const perf::Sample& s);
+  StackInterner(index::StackTable* stacks, unwind::Unwinder* unwinder, Reread reread = nullptr)
+      : stacks_(stacks), unwinder_(unwinder), reread_(std::move(reread)) {}
+
+  // `rec`: the sample's record, which Reread can read again (else null).
+  StackId Intern(const perf::Sample& s, const perf::RawRecord* rec = nullptr);
   // Every waiting sample is unwound again and its id bound.
   void FinishedRound() { Resolve(waiting_.size()); }
   void Finish() { Resolve(waiting_.size()); }
@@ -48,24 +59,40 @@ class StackInterner {
   // that one. The loader replaces them in the index's calls.
   const absl::flat_hash_map<StackId, StackId>& aliases() const { return aliases_; }
   uint64_t waited() const { return waited_; }
+  // Of those, how many waited as a place in the file (read again), and how
+  // many bytes of stack copies waited at most at one time.
+  uint64_t reread() const { return reread_count_; }
+  size_t max_waiting_bytes() const { return max_waiting_bytes_; }
 
  private:
-  struct Waiting {
-    StackId id;
+  // A sample held with a copy of what unwinding reads.
+  struct Copied {
     perf::EventAttr attr;  // the sample's (its sample_regs_user)
     perf::Sample sample;   // its spans point at the vectors below
     std::vector<uint8_t> regs;
     std::vector<uint8_t> stack;
   };
+  struct Waiting {
+    StackId id;
+    perf::RawRecord record;            // to read again (bytes empty); or
+    std::unique_ptr<Copied> copied;    // its copy
+  };
+  // Bytes a waiting sample holds.
+  static size_t Held(const Waiting& w);
+  void Hold(const perf::Sample& s, Waiting* w);
   // Unwinds the `n` oldest waiting samples with what is known now.
   void Resolve(size_t n);
 
   index::StackTable* stacks_;
   unwind::Unwinder* unwinder_;
+  Reread reread_;
+  perf::Sample reread_sample_;     // scratch
   std::vector<uint64_t> frames_;  // scratch
   std::deque<Waiting> waiting_;
   size_t waiting_bytes_ = 0;
   uint64_t waited_ = 0;
+  uint64_t reread_count_ = 0;
+  size_t max_waiting_bytes_ = 0;
   absl::flat_hash_map<StackId, StackId> aliases_;
 };
 
