@@ -170,15 +170,15 @@ def dwarf(traces, results, dw, dz, fp, unwind, index):
     def state(ok):
         return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
-    perf = got.get(("perf script (every event)", dw))
     for trace in (dw, dz):
+        perf = got.get(("perf script (every event)", trace))
         maps = got.get((MAPS, trace))
         if perf and maps:
             x = float(perf["wall_s"]) / float(maps["wall_s"])
-            print(f"- {state(x >= 10)}: pageblame maps on the {short[trace]} trace ≥ 10× faster than "
-                  f"perf script on the dwarf trace — {x:.1f}×")
+            print(f"- {state(x >= 10)}: pageblame maps ≥ 10× faster than perf script on the "
+                  f"{short[trace]} trace — {x:.1f}×")
         else:
-            print(f"- n/a: pageblame maps on the {short[trace]} trace vs perf script — not measured")
+            print(f"- n/a: pageblame maps vs perf script on the {short[trace]} trace — not measured")
     fp_maps = got.get((MAPS, fp))
     for trace in (dw, dz):
         maps = got.get((MAPS, trace))
@@ -188,13 +188,22 @@ def dwarf(traces, results, dw, dz, fp, unwind, index):
             print(f"- n/a: peak memory on the {short[trace]} trace — not measured")
             continue
         cache = float(m.group(1)) / 1024
+        w = re.search(r"([0-9]+) waited for mapping", line)
+        waited = int(w.group(1)) if w else 0
         extra = mib(maps["anon_kib"]) - mib(fp_maps["anon_kib"])
         print(f"- {state(extra <= cache + 1)}: pageblame maps' peak anonymous memory on the "
               f"{short[trace]} trace ≤ the fp trace's + the unwinder's caches — "
               f"{mib(maps['anon_kib']):.1f} MiB vs {mib(fp_maps['anon_kib']):.1f} MiB (fp): "
-              f"{extra:+.1f} MiB; CFI rule cache {cache:.2f} MiB "
+              f"{extra:+.1f} MiB; CFI rule cache {cache:.2f} MiB, {waited} stack copies held "
+              f"until their process's mappings were read "
               f"(peak RSS {mib(maps['rss_kib']):.1f} vs {mib(fp_maps['rss_kib']):.1f} MiB, "
               f"index {index.get(trace, float('nan')):.1f} vs {index.get(fp, float('nan')):.1f} MiB)")
+    plain = got.get((MAPS + " --no-inline", dw))
+    if plain and fp_maps:
+        extra = mib(plain["anon_kib"]) - mib(fp_maps["anon_kib"])
+        print(f"- with --no-inline (no DWARF debug info read for inlined frames) on the dwarf trace: "
+              f"{float(plain['wall_s']):.3f} s, peak anonymous memory "
+              f"{mib(plain['anon_kib']):.1f} MiB, {extra:+.1f} MiB over the fp trace's")
     print("\nUnwinding (`pageblame maps -v`, an untimed run):\n")
     for trace in (dw, dz):
         line = unwind.get(trace, "none")

@@ -17,7 +17,7 @@
 #   --profile      also `perf record -g` one `pageblame maps` on the main trace
 #                  and print the top of `perf report --no-children`.
 #   --dwarf        also churn recorded with DWARF stacks (what `pageblame record`
-#                  runs: dwarf call graphs on the enter events only, -m 128M),
+#                  runs: dwarf call graphs on the enter events only),
 #                  plain and -z: pageblame maps vs perf script (which unwinds
 #                  too), peak memory against an fp trace of the same size, and
 #                  the unwinder's share of the time (`maps -v`).
@@ -185,10 +185,12 @@ perf_command() {
   [[ $PERF_MMAP != default ]] && mopt=(-m "$PERF_MMAP")
   case $kind in
     fp) PERF_CMD=(perf trace record "${mopt[@]}" --call-graph fp -e "$TRACE_EVENTS" -o "$trace") ;;
-    # -m 128M as pageblame record: at perf's default a dwarf recording of
-    # churn lost 87 % of its samples here.
-    dwarf) PERF_CMD=(perf record "${DWARF_EVENTS[@]}" -m 128M -o "$trace") ;;
-    dwarf-z) PERF_CMD=(perf record "${DWARF_EVENTS[@]}" -m 128M -z -o "$trace") ;;
+    # pageblame record's events with the bench's buffers: at perf's default a
+    # dwarf recording of churn lost 87 % of its samples here, and even
+    # pageblame record's -m 128M lost a few at churn's rate (~100k calls/s),
+    # which makes the end state differ from churn's maps file.
+    dwarf) PERF_CMD=(perf record "${DWARF_EVENTS[@]}" "${mopt[@]}" -o "$trace") ;;
+    dwarf-z) PERF_CMD=(perf record "${DWARF_EVENTS[@]}" "${mopt[@]}" -z -o "$trace") ;;
     *) die "perf_command: unknown kind $kind" ;;
   esac
 }
@@ -458,6 +460,8 @@ run_dwarf() {
   rm -f "$results" "$plan"
   plan_add "$plan" "cat trace > /dev/null" "$dw" "" "" "$T" cat "$dw"
   plan_add "$plan" "pageblame maps --json" "$dw" "" "" "$T" "$PB" maps -i "$dw" --json
+  plan_add "$plan" "pageblame maps --json --no-inline" "$dw" "no DWARF debug info read" "" "$T" \
+    "$PB" maps -i "$dw" --json --no-inline
   plan_add "$plan" "pageblame maps --json" "$dz" "" "" "$T" "$PB" maps -i "$dz" --json
   plan_add "$plan" "pageblame maps --json" "$fp" "" "" "$T" "$PB" maps -i "$fp" --json
   plan_add "$plan" "perf script (every event)" "$dw" "unwinds every sample" "" "$T" \
