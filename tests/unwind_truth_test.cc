@@ -19,6 +19,8 @@
 #include "processor/replay/trace_loader.h"
 #include "processor/report/libc_cut.h"
 #include "processor/report/origin_renderer.h"
+#include "processor/symbols/inline_prefetcher.h"
+#include "processor/symbols/inline_resolver.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {
@@ -179,6 +181,37 @@ TEST(UnwindTruthTest, SamplesThatWaitForTheirMappingsAreReadAgainNotCopied) {
   EXPECT_EQ(u.waited_reread, u.waited);
   EXPECT_LT(u.waited_max_bytes, u.waited * 256) << "only places in the file are held";
   EXPECT_EQ(u.stop_no_module, 0u);
+}
+
+// The DWARF opened on the prefetcher's thread answers as one opened here:
+// traces/bin/alloc's make_inline_buffer holds the always_inline
+// inline_big_buffer.
+TEST(UnwindTruthTest, PrefetchedDwarfAnswersAsDwarfOpenedInPlace) {
+  symbols::DsoLocation loc;
+  loc.elf_path = LocalPath("/work/main/traces/bin/alloc");
+  std::unique_ptr<symbols::InlineResolver> direct = symbols::InlineResolver::Open(loc, false);
+  ASSERT_NE(direct, nullptr);
+  symbols::InlinePrefetcher pre(false);
+  symbols::DsoLocation other = loc;
+  other.elf_path += ".missing";
+  EXPECT_FALSE(pre.Take(loc).has_value()) << "never requested";
+  pre.Request(loc);
+  pre.Request(loc);  // once per file
+  pre.Request(other);
+  std::optional<std::unique_ptr<symbols::InlineResolver>> got = pre.Take(loc);
+  ASSERT_TRUE(got.has_value());
+  ASSERT_NE(*got, nullptr);
+  EXPECT_FALSE(pre.Take(loc).has_value()) << "taken once";
+  std::optional<std::unique_ptr<symbols::InlineResolver>> none = pre.Take(other);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(*none, nullptr) << "no such file: no DWARF";
+  size_t inlined = 0;
+  for (uint64_t a = 0; a < (64 << 10); ++a) {
+    const std::vector<std::string> want = direct->InlinedAt(a);
+    EXPECT_EQ((*got)->InlinedAt(a), want) << std::hex << a;
+    for (const std::string& n : want) inlined += n == "inline_big_buffer";
+  }
+  EXPECT_GT(inlined, 0u);
 }
 
 // traces/dotnet/dotnet-leak.23474.truth.tsv: "method what start end bytes

@@ -84,6 +84,11 @@ absl::Status LoadPass::Open() {
     // as this machine's (x86_64: the only one we unwind).
     uo.x86_64 = info.arch.empty() || info.arch == "x86_64";
     uo.timed = options_.time_unwinding;
+    // A file whose CFI unwinding reads holds frames that printing will
+    // look up inlined calls in: its DWARF opens meanwhile.
+    uo.on_module_opened = [sym = sym_.get()](std::string_view path, std::string_view build_id) {
+      sym->PrefetchInline(path, build_id);
+    };
     unwinder_ = std::make_unique<unwind::Unwinder>(std::move(uo));
     for (const perf::BuildIdEntry& b : info.build_ids) {
       unwinder_->modules().AddBuildId(b.filename, b.build_id);

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -13,6 +14,7 @@
 #include "processor/symbols/directory_of.h"
 #include "processor/symbols/dso_locator.h"
 #include "processor/symbols/elf_symbol_table.h"
+#include "processor/symbols/inline_prefetcher.h"
 #include "processor/symbols/inline_resolver.h"
 #include "processor/symbols/perf_map.h"
 #include "processor/symbols/process_maps.h"
@@ -105,6 +107,15 @@ class Symbolizer::Impl {
     if (!in_use_.contains(key)) preloaded_.try_emplace(std::move(key), std::move(p));
   }
 
+  void PrefetchInline(std::string_view path, std::string_view build_id) {
+    if (!options_.inline_frames || !Symbolizer::MayHaveElf(path)) return;
+    if (build_id.empty()) {  // header_build_ids_ is set before replay starts
+      auto it = header_build_ids_.find(ToAbsl(path));
+      if (it != header_build_ids_.end()) build_id = it->second;
+    }
+    prefetcher_.Request(locator_.Locate(path, build_id));  // const: reads the file system only
+  }
+
   void SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
                         std::vector<Frame>* out) {
     Frame frame = Symbolize(pid, time, ip);
@@ -195,7 +206,9 @@ class Symbolizer::Impl {
     if (!inserted) return it->second;
     auto [r, opened] = inline_resolvers_.try_emplace(dso);
     if (opened) {
-      r->second = InlineResolver::Open(locations_[dso], options_.demangle_params);
+      std::optional<std::unique_ptr<InlineResolver>> ready = prefetcher_.Take(locations_[dso]);
+      r->second = ready ? std::move(*ready)
+                        : InlineResolver::Open(locations_[dso], options_.demangle_params);
       if (r->second != nullptr) ++stats_.debug_info_read;
     }
     if (r->second != nullptr) it->second = r->second->InlinedAt(vaddr);
@@ -335,6 +348,8 @@ class Symbolizer::Impl {
   std::mutex preload_mu_;
   absl::flat_hash_map<std::string, Preloaded> preloaded_;
   absl::flat_hash_set<std::string> in_use_;
+  // Last: its thread, which reads nothing else of this object, stops first.
+  InlinePrefetcher prefetcher_{options_.demangle_params};
 };
 
 Symbolizer::Symbolizer(SymbolizerOptions options)
@@ -390,6 +405,10 @@ DsoLocator::Options Symbolizer::LocatorOptions(const SymbolizerOptions& options)
 bool Symbolizer::MayHaveElf(std::string_view path) {
   const absl::string_view p = ToAbsl(path);
   return absl::StartsWith(p, "/") && !IsAnonymous(p) && !IsMemfd(p);
+}
+
+void Symbolizer::PrefetchInline(std::string_view path, std::string_view build_id) {
+  impl_->PrefetchInline(path, build_id);
 }
 
 void Symbolizer::Preload(std::string_view path, std::string_view build_id) {

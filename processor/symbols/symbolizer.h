@@ -27,7 +27,8 @@
 // from the MMAP record, or "/tmp/perf-PID.map" for JIT code (an anonymous or
 // [heap]/[stack] mapping, or no mapping at all, named by the perf map) —
 // whichever directory the map file was read from. Not thread-safe, except
-// Preload(), which another thread may call alongside everything else.
+// Preload() and PrefetchInline(), which another thread may call alongside
+// everything else.
 #ifndef PAGEBLAME_SYMBOLS_SYMBOLIZER_H_
 #define PAGEBLAME_SYMBOLS_SYMBOLIZER_H_
 
@@ -110,6 +111,11 @@ class Symbolizer {
   // time and memory of loading it. Does nothing for names with no ELF file
   // behind them (anonymous memory, memfd, "[vdso]"), or a table in use.
   void Preload(std::string_view path, std::string_view build_id);
+  // Starts opening the DWARF debug info of the DSO at `path` on a thread of
+  // its own, for the inlined frames SymbolizeInlined will look up there
+  // (InlinePrefetcher). Thread-safe like Preload; nothing with
+  // inline_frames off.
+  void PrefetchInline(std::string_view path, std::string_view build_id);
   // How ELF files are looked for with these options (the unwinder finds
   // them the same way).
   static DsoLocator::Options LocatorOptions(const SymbolizerOptions& options);

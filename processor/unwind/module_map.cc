@@ -4,7 +4,8 @@
 
 namespace pageblame::unwind {
 
-ModuleMap::ModuleMap(symbols::DsoLocator::Options locator) : locator_(std::move(locator)) {}
+ModuleMap::ModuleMap(symbols::DsoLocator::Options locator, OnOpened on_opened)
+    : locator_(std::move(locator)), on_opened_(std::move(on_opened)) {}
 
 void ModuleMap::AddBuildId(std::string_view path, std::string_view build_id) {
   header_build_ids_[std::string(path)] = std::string(build_id);
@@ -54,6 +55,7 @@ const ElfModule* ModuleMap::ModuleFor(std::string_view path, std::string_view bu
   if (!inserted) return it->second.get();
   it->second = ElfModule::Open(locator_.Locate(path, build_id));
   ++(it->second ? stats_.files_opened : stats_.files_missing);
+  if (it->second != nullptr && on_opened_ != nullptr) on_opened_(path, build_id);
   return it->second.get();
 }
 

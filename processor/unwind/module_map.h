@@ -17,6 +17,7 @@
 #define PAGEBLAME_UNWIND_MODULE_MAP_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -47,7 +48,11 @@ class ModuleMap {
     uint64_t files_missing = 0;  // mapped files not found (or not ELF)
   };
 
-  explicit ModuleMap(symbols::DsoLocator::Options locator);
+  // Called with each file's path and build id the first time it is opened
+  // (the loader starts reading its DWARF for inlined frames then).
+  using OnOpened = std::function<void(std::string_view path, std::string_view build_id)>;
+
+  explicit ModuleMap(symbols::DsoLocator::Options locator, OnOpened on_opened = nullptr);
 
   // A build id from the HEADER_BUILD_ID feature, for mappings whose record has none.
   void AddBuildId(std::string_view path, std::string_view build_id);
@@ -69,6 +74,7 @@ class ModuleMap {
   const ElfModule* ModuleFor(std::string_view path, std::string_view build_id);
 
   symbols::DsoLocator locator_;
+  OnOpened on_opened_;
   symbols::ProcessMaps maps_;
   absl::flat_hash_map<std::string, std::string> header_build_ids_;
   // Mapping addresses are stable for the ProcessMaps' life.

@@ -45,6 +45,7 @@ class Unwinder {
     // perf's default --max-stack is 127; deep JIT stacks go further.
     size_t max_frames = 512;
     bool timed = false;  // measure the time spent (UnwindStats::nanos)
+    ModuleMap::OnOpened on_module_opened;  // see ModuleMap
   };
 
   explicit Unwinder(Options options);
