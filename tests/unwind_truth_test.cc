@@ -180,7 +180,17 @@ TEST(UnwindTruthTest, SamplesThatWaitForTheirMappingsAreReadAgainNotCopied) {
   EXPECT_GT(u.waited, 0u);
   EXPECT_EQ(u.waited_reread, u.waited);
   EXPECT_LT(u.waited_max_bytes, u.waited * 256) << "only places in the file are held";
+  EXPECT_EQ(u.waited_lost, 0u);
   EXPECT_EQ(u.stop_no_module, 0u);
+  // Records decompressed from -z data cannot be read again: theirs wait as
+  // copies (jvm-dwarf.data is a -z recording with a few such samples).
+  const replay::LoadedTrace& z = Load("jvm-dwarf.data");
+  ASSERT_NE(z.unwind_stats(), nullptr);
+  const unwind::UnwindStats& zu = *z.unwind_stats();
+  EXPECT_GT(zu.waited, 0u);
+  EXPECT_EQ(zu.waited_reread, 0u);
+  EXPECT_EQ(zu.waited_lost, 0u);
+  EXPECT_GT(zu.waited_max_bytes, zu.waited * 512) << "their stack copies are held";
 }
 
 // The DWARF opened on the prefetcher's thread answers as one opened here:

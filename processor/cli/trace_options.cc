@@ -27,15 +27,15 @@ void PrintUnwindStats(const unwind::UnwindStats& u) {
                "frame, %llu no module, %llu no CFI, %llu stack copy exhausted, %llu bad read, "
                "%llu caller not above callee, %llu depth limit; not unwound: %llu without "
                "registers, %llu other abi, %llu mask without ip/sp; %llu cut stack copies; %llu "
-               "waited for mapping records later in the file (%llu read again from it, at most "
-               "%.1f MiB held); CFI rules %llu from the cache, "
+               "waited for mapping records later in the file (%llu read again from it, %llu "
+               "unreadable then, at most %.1f MiB held); CFI rules %llu from the cache, "
                "%llu computed (%.1f%% hits), %.1f KiB; %llu ELF files read, %llu not found or "
                "not ELF\n",
                ull(u.samples), u.nanos / 1e6, ull(u.frames), ull(u.frames_cfi), ull(u.frames_fp),
                ull(u.frames_jit), ull(u.stop_end), ull(u.stop_no_module), ull(u.stop_no_cfi),
                ull(u.stop_stack_end), ull(u.stop_bad_read), ull(u.stop_not_above),
                ull(u.stop_max_depth), ull(u.no_registers), ull(u.other_abi),
-               ull(u.mask_lacks_ip_sp), ull(u.cut_copies), ull(u.waited), ull(u.waited_reread),
+               ull(u.mask_lacks_ip_sp), ull(u.cut_copies), ull(u.waited), ull(u.waited_reread), ull(u.waited_lost),
                u.waited_max_bytes / 1048576.0, ull(u.rule_hits),
                ull(u.rule_misses),
                lookups ? 100.0 * u.rule_hits / lookups : 0.0, u.cache_bytes / 1024.0,

@@ -265,7 +265,7 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
 
 absl::StatusOr<bool> PerfFileReader::ReadAgain(const RawRecord& seen, std::vector<uint8_t>* buffer,
                                                RawRecord* out) const {
-  if (seen.decompressed_offset != RawRecord::kNotCompressed) return false;
+  if (!CanReadAgain(seen)) return false;
   const size_t size = seen.bytes.size();
   if (size < format::kEventHeaderSize || seen.offset < data_begin_ ||
       seen.offset > data_end_ || size > data_end_ - seen.offset) {

@@ -36,6 +36,9 @@ class PerfFileReader : public PerfReader {
   // Bytes of the data section consumed so far (compare with info().data_size).
   uint64_t bytes_read() const override { return pos_ - data_begin_; }
   // From the file, with one pread, for records outside COMPRESSED data.
+  bool CanReadAgain(const RawRecord& rec) const override {
+    return rec.decompressed_offset == RawRecord::kNotCompressed;
+  }
   absl::StatusOr<bool> ReadAgain(const RawRecord& seen, std::vector<uint8_t>* buffer,
                                  RawRecord* out) const override;
 

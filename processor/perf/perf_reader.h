@@ -104,11 +104,13 @@ class PerfReader {
   // mode.
   virtual uint64_t bytes_read() const = 0;
 
-  // Reads again a record Next() returned earlier, into `buffer` (out's
-  // bytes point there): true, or false where the input cannot be read twice
-  // (a pipe, a record decompressed from PERF_RECORD_COMPRESSED data). Lets
-  // a caller that must hold a record for later keep its place instead of
-  // its bytes. An error if the bytes there are no longer that record.
+  // Whether ReadAgain can read `rec` again: not from a pipe, not a record
+  // decompressed from PERF_RECORD_COMPRESSED data.
+  virtual bool CanReadAgain(const RawRecord& rec) const { return false; }
+  // Reads again a record Next() returned earlier (one CanReadAgain accepts)
+  // into `buffer` (out's bytes point there): lets a caller that must hold a
+  // record for later keep its place instead of its bytes. False if it cannot
+  // be read again; an error if the bytes there are no longer that record.
   virtual absl::StatusOr<bool> ReadAgain(const RawRecord& seen, std::vector<uint8_t>* buffer,
                                          RawRecord* out) const {
     return false;

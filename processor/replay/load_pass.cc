@@ -252,7 +252,7 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
   }
   if (!is_exit) {
     std::copy(std::begin(dsc_.args), std::end(dsc_.args), call.args);
-    call.stack = stacks_->Intern(sample_, &rec);
+    call.stack = stacks_->Intern(sample_, reader_->CanReadAgain(rec) ? &rec : nullptr);
   } else {
     e.kind = TraceEvent::Kind::kExit;
     call.ret = dsc_.ret;
@@ -416,6 +416,7 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
     unwind::UnwindStats u = unwinder_->stats();
     u.waited = stacks_->waited();
     u.waited_reread = stacks_->reread();
+    u.waited_lost = stacks_->reread_failed();
     u.waited_max_bytes = stacks_->max_waiting_bytes();
     trace->set_unwind_stats(u);
   }

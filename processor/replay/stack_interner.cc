@@ -1,5 +1,7 @@
 #include "processor/replay/stack_interner.h"
 
+#include <zstd.h>
+
 #include <algorithm>
 
 #include "processor/decode/callchain.h"
@@ -44,29 +46,52 @@ void StackInterner::Hold(const perf::Sample& s, Waiting* w) {
   c.attr = *s.attr;
   c.sample = s;
   c.regs.assign(s.user_regs.begin(), s.user_regs.end());
-  c.stack.assign(s.user_stack.begin(), s.user_stack.end());
+  c.stack_size = s.user_stack.size();
+  c.packed_stack.resize(ZSTD_compressBound(c.stack_size));
+  const size_t packed = ZSTD_compress(c.packed_stack.data(), c.packed_stack.size(),
+                                      s.user_stack.data(), c.stack_size, -3);
+  if (ZSTD_isError(packed)) {
+    c.packed_stack.assign(s.user_stack.begin(), s.user_stack.end());  // kept as it is
+  } else {
+    c.packed_stack.resize(packed);
+    c.packed_stack.shrink_to_fit();
+  }
   c.sample.attr = &c.attr;
   c.sample.user_regs = c.regs;
-  c.sample.user_stack = c.stack;
+  c.sample.user_stack = {};
   c.sample.callchain = {};
   c.sample.raw = {};
 }
 
+const perf::Sample& StackInterner::Unpack(Copied& c) {
+  stack_.resize(c.stack_size);
+  if (c.packed_stack.size() == c.stack_size) {
+    stack_.assign(c.packed_stack.begin(), c.packed_stack.end());  // stored as it was
+  } else {
+    const size_t n = ZSTD_decompress(stack_.data(), stack_.size(), c.packed_stack.data(),
+                                     c.packed_stack.size());
+    if (ZSTD_isError(n) || n != c.stack_size) stack_.clear();  // our own bytes: cannot happen
+  }
+  c.sample.user_stack = stack_;
+  return c.sample;
+}
+
 size_t StackInterner::Held(const Waiting& w) {
   if (w.copied == nullptr) return sizeof(Waiting);
-  return sizeof(Waiting) + sizeof(Copied) + w.copied->stack.size() + w.copied->regs.size();
+  return sizeof(Waiting) + sizeof(Copied) + w.copied->packed_stack.size() + w.copied->regs.size();
 }
 
 void StackInterner::Resolve(size_t n) {
   for (; n > 0 && !waiting_.empty(); --n) {
     Waiting& w = waiting_.front();
     if (w.copied != nullptr) {
-      unwinder_->Unwind(w.copied->sample, &frames_);
+      unwinder_->Unwind(Unpack(*w.copied), &frames_);
     } else if (reread_(w.record, &reread_sample_)) {
       ++reread_count_;
       unwinder_->Unwind(reread_sample_, &frames_);
     } else {
       frames_.clear();  // read once, unreadable now: the file changed under us
+      ++reread_failed_;
     }
     const StackId bound = stacks_->Bind(w.id, frames_);
     if (bound != w.id) aliases_[w.id] = bound;

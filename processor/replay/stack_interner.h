@@ -49,7 +49,8 @@ class StackInterner {
   StackInterner(index::StackTable* stacks, unwind::Unwinder* unwinder, Reread reread = nullptr)
       : stacks_(stacks), unwinder_(unwinder), reread_(std::move(reread)) {}
 
-  // `rec`: the sample's record, which Reread can read again (else null).
+  // `rec`: the sample's record if Reread can read it again, else null (its
+  // registers and stack are then copied if it must wait).
   StackId Intern(const perf::Sample& s, const perf::RawRecord* rec = nullptr);
   // Every waiting sample is unwound again and its id bound.
   void FinishedRound() { Resolve(waiting_.size()); }
@@ -62,15 +63,23 @@ class StackInterner {
   // Of those, how many waited as a place in the file (read again), and how
   // many bytes of stack copies waited at most at one time.
   uint64_t reread() const { return reread_count_; }
+  // Records that could not be read again (the file changed under us): their
+  // stacks are empty.
+  uint64_t reread_failed() const { return reread_failed_; }
   size_t max_waiting_bytes() const { return max_waiting_bytes_; }
 
  private:
-  // A sample held with a copy of what unwinding reads.
+  // A sample held with a copy of what unwinding reads. The stack copy is
+  // kept zstd-compressed (fast level -3: a 16 KiB copy is mostly zeros and
+  // repeated return addresses, ~10x smaller): a -z recording's round can
+  // hold seconds of another CPU's samples, and every one that fits under
+  // kMaxWaitingBytes keeps its whole stack.
   struct Copied {
     perf::EventAttr attr;  // the sample's (its sample_regs_user)
-    perf::Sample sample;   // its spans point at the vectors below
+    perf::Sample sample;   // its spans point at regs and at the scratch stack
     std::vector<uint8_t> regs;
-    std::vector<uint8_t> stack;
+    std::vector<uint8_t> packed_stack;
+    size_t stack_size = 0;
   };
   struct Waiting {
     StackId id;
@@ -80,6 +89,8 @@ class StackInterner {
   // Bytes a waiting sample holds.
   static size_t Held(const Waiting& w);
   void Hold(const perf::Sample& s, Waiting* w);
+  // The held sample with its stack unpacked into stack_ (until the next call).
+  const perf::Sample& Unpack(Copied& c);
   // Unwinds the `n` oldest waiting samples with what is known now.
   void Resolve(size_t n);
 
@@ -87,11 +98,13 @@ class StackInterner {
   unwind::Unwinder* unwinder_;
   Reread reread_;
   perf::Sample reread_sample_;     // scratch
+  std::vector<uint8_t> stack_;     // scratch: an unpacked stack copy
   std::vector<uint64_t> frames_;  // scratch
   std::deque<Waiting> waiting_;
   size_t waiting_bytes_ = 0;
   uint64_t waited_ = 0;
   uint64_t reread_count_ = 0;
+  uint64_t reread_failed_ = 0;
   size_t max_waiting_bytes_ = 0;
   absl::flat_hash_map<StackId, StackId> aliases_;
 };

@@ -32,6 +32,7 @@ struct UnwindStats {
   // come later in the file than a sample that runs its code).
   uint64_t waited = 0;
   uint64_t waited_reread = 0;       // of those, read again from the file (no copy held)
+  uint64_t waited_lost = 0;         // could not be read again: left with no stack
   uint64_t waited_max_bytes = 0;    // stack copies held at most at one time
   // The caches.
   uint64_t rule_hits = 0;        // CFI rules found in the (module, pc) cache
