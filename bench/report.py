@@ -190,12 +190,14 @@ def dwarf(traces, results, dw, dz, fp, unwind, index):
         cache = float(m.group(1)) / 1024
         w = re.search(r"([0-9]+) waited for mapping", line)
         waited = int(w.group(1)) if w else 0
+        h = re.search(r"at most ([0-9.]+) MiB held", line)
+        held = h.group(1) if h else "?"
         extra = mib(maps["anon_kib"]) - mib(fp_maps["anon_kib"])
         print(f"- {state(extra <= cache + 1)}: pageblame maps' peak anonymous memory on the "
               f"{short[trace]} trace ≤ the fp trace's + the unwinder's caches — "
               f"{mib(maps['anon_kib']):.1f} MiB vs {mib(fp_maps['anon_kib']):.1f} MiB (fp): "
-              f"{extra:+.1f} MiB; CFI rule cache {cache:.2f} MiB, {waited} stack copies held "
-              f"until their process's mappings were read "
+              f"{extra:+.1f} MiB; CFI rule cache {cache:.2f} MiB; {waited} samples waited for "
+              f"their process's mappings, {held} MiB held for them at most "
               f"(peak RSS {mib(maps['rss_kib']):.1f} vs {mib(fp_maps['rss_kib']):.1f} MiB, "
               f"index {index.get(trace, float('nan')):.1f} vs {index.get(fp, float('nan')):.1f} MiB)")
     plain = got.get((MAPS + " --no-inline", dw))
