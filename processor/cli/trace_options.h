@@ -42,7 +42,7 @@ inline constexpr char kTraceOptionsHelp[] =
     "  --perf-map-dir DIR    where perf-PID.map files are, after the trace's\n"
     "                        directory and /tmp\n"
     "  --no-inline           no inlined frames in unwound stacks (perf's --no-inline):\n"
-    "                        skips reading DWARF debug info (~13 MiB for libc's)\n";
+    "                        skips reading DWARF debug info (~12 MiB for libc's)\n";
 
 // What the command line asked for, before the trace is read.
 struct TraceSelection {
