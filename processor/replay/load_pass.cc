@@ -180,9 +180,7 @@ void LoadPass::Progress() {
 bool LoadPass::ReadSampleAgain(const perf::RawRecord& seen, perf::Sample* out) {
   perf::RawRecord rec;
   absl::StatusOr<bool> got = reader_->ReadAgain(seen, &reread_buffer_, &rec);
-  if (!got.ok() || !*got) return false;
-  absl::StatusOr<const perf::EventAttr*> attr = reader_->SampleAttr(rec);
-  return attr.ok() && reader_->ParseSample(rec, **attr, out).ok();
+  return got.ok() && *got && reader_->ParseSample(rec, out).ok();
 }
 
 void LoadPass::OnSample(const perf::RawRecord& rec) {
