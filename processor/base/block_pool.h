@@ -2,10 +2,18 @@
 //
 // A ChunkedVector block is a populated anonymous mapping: the kernel zeroes
 // and maps every page of it, ~0.45 ms per MB on the benchmark machine. The
-// index's tables take ~70 MB on the bench trace, and making their blocks was
+// index's tables take ~80 MB on the bench trace, and making their blocks was
 // a sixth of the replay thread's time while the reading thread sat waiting
 // for it. With a pool, the reader makes blocks while it would wait anyway
 // (TraceIndex::PrepareBlocks), and the replay thread takes them ready.
+//
+// Blocks whose size is a multiple of 2 MiB are huge pages where the kernel
+// has them (transparent huge pages, asked for with MADV_HUGEPAGE; it needs
+// THP "always" or "madvise", the default). Populating 4 KiB pages is not
+// all of their cost: on the benchmark machine (a VM) the first write to each
+// page from user space costs ~5 us more, whoever populated it, so that the
+// replay thread's stores into fresh blocks were a fifth of its time; a 2 MiB
+// page is one such cost instead of 512 (replay thread -0.1 s on the bench).
 //
 //   BlockPool pool(1 << 20);
 //   pool.Prepare(/*total=*/4, /*max_ready=*/2);  // any thread: 2 made ahead
@@ -24,13 +32,17 @@ namespace pageblame {
 
 class BlockPool {
  public:
+  static constexpr size_t kHugePageBytes = size_t{2} << 20;
+
   explicit BlockPool(size_t block_bytes) : block_bytes_(block_bytes) {}
   ~BlockPool();
   BlockPool(const BlockPool&) = delete;
   BlockPool& operator=(const BlockPool&) = delete;
 
-  // A new block of `bytes`, resident (MAP_POPULATE); throws std::bad_alloc
-  // if the system has no memory for it, as operator new would.
+  // A new block of `bytes`, resident and zeroed, aligned to 2 MiB and made
+  // of huge pages if `bytes` is a multiple of that and the kernel has them;
+  // throws std::bad_alloc if the system has no memory for it, as operator
+  // new would. Unmap it with munmap(b, bytes).
   static void* MakeBlock(size_t bytes);
 
   size_t block_bytes() const { return block_bytes_; }

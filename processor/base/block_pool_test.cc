@@ -59,7 +59,7 @@ TEST(BlockPoolTest, TakeMakesABlockWhenNoneIsReady) {
 }
 
 TEST(BlockPoolTest, ChunkedVectorTakesTheReadyBlocks) {
-  using Vec = ChunkedVector<uint64_t, /*kShift=*/10>;  // 8 KiB blocks
+  using Vec = ChunkedVector<uint64_t, /*kBytesPerBlock=*/8192>;  // 8 KiB blocks
   BlockPool pool(Vec::kBlockBytes);
   pool.Prepare(2, 2);
   {
@@ -73,6 +73,22 @@ TEST(BlockPoolTest, ChunkedVectorTakesTheReadyBlocks) {
     EXPECT_EQ(v[Vec::kBlock], Vec::kBlock);
   }  // the vector unmaps the blocks it took
   EXPECT_EQ(pool.ready(), 0u);
+}
+
+TEST(BlockPoolTest, HugePageSizedBlocksAreAlignedResidentAndZeroed) {
+  // Whether the kernel gives huge pages depends on the system (THP); the
+  // block's alignment and contents do not.
+  constexpr size_t kBytes = 2 * BlockPool::kHugePageBytes;
+  BlockPool pool(kBytes);
+  pool.Prepare(1, 1);
+  for (void* b : {pool.Take(), pool.Take()}) {  // made ahead, then on the spot
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b) % BlockPool::kHugePageBytes, 0u);
+    EXPECT_EQ(ResidentPages(b, kBytes), kBytes / kPage);
+    const unsigned char* c = static_cast<const unsigned char*>(b);
+    EXPECT_EQ(std::count(c, c + kBytes, 0), static_cast<ptrdiff_t>(kBytes));
+    std::memset(b, 0xab, kBytes);  // all of it is ours
+    EXPECT_EQ(::munmap(b, kBytes), 0);
+  }
 }
 
 TEST(BlockPoolTest, OneThreadPreparesWhileAnotherTakes) {

@@ -1,4 +1,4 @@
-// An append-only array stored in fixed blocks of 2^kShift elements. The index
+// An append-only array stored in fixed blocks of kBlockBytes. The index
 // tables (calls, versions) grow to millions of entries during replay; a
 // std::vector would copy the whole table at every doubling, keep up to twice
 // the memory it needs at its peak (old and new buffers together), and move
@@ -10,13 +10,15 @@
 //   size_t i = versions.push_back(v);   // index of the new element
 //   versions[i].t_to = t;
 //
-// Blocks are whole anonymous mappings made resident when they are made
-// (MAP_POPULATE): one system call per block instead of a page fault per 4 KiB
-// page as elements are written. The index of the bench trace is ~18 k pages,
-// and faulting them one by one was ~10 % of the replay thread. Elements are
-// constructed in place on push_back (the kernel's zero pages are not written
-// twice). With a BlockPool (of kBlockBytes blocks), blocks come from it: ready
-// ones that another thread made ahead, else new ones.
+// A block is one anonymous mapping, made resident when it is made
+// (BlockPool::MakeBlock): one system call per block instead of a page fault
+// per 4 KiB page as elements are written. By default a block is one 2 MiB
+// huge page and holds as many whole elements as fit (kBlock, not a power of
+// two: indexing divides by a constant, which the compiler turns into a
+// multiply). Elements are constructed in place on push_back (the kernel's
+// zero pages are not written twice). With a BlockPool (of kBlockBytes
+// blocks), blocks come from it: ready ones that another thread made ahead,
+// else new ones.
 #ifndef PAGEBLAME_BASE_CHUNKED_VECTOR_H_
 #define PAGEBLAME_BASE_CHUNKED_VECTOR_H_
 
@@ -30,12 +32,11 @@
 
 namespace pageblame {
 
-template <typename T, int kShift = 14>
+template <typename T, size_t kBytesPerBlock = BlockPool::kHugePageBytes>
 class ChunkedVector {
  public:
-  static constexpr size_t kBlock = size_t{1} << kShift;
-
-  static constexpr size_t kBlockBytes = kBlock * sizeof(T);
+  static constexpr size_t kBlockBytes = kBytesPerBlock;
+  static constexpr size_t kBlock = kBlockBytes / sizeof(T);  // elements per block
 
   ChunkedVector() = default;
   // Takes ready blocks from `pool` (blocks of kBlockBytes; not owned, must
@@ -62,16 +63,17 @@ class ChunkedVector {
 
   // Appends `v`; returns its index.
   size_t push_back(const T& v) {
-    if ((size_ >> kShift) == blocks_.size()) AddBlock();
-    new (&blocks_[size_ >> kShift][size_ & (kBlock - 1)]) T(v);
+    if (size_ == blocks_.size() * kBlock) AddBlock();
+    new (&(*this)[size_]) T(v);
     return size_++;
   }
 
-  T& operator[](size_t i) { return blocks_[i >> kShift][i & (kBlock - 1)]; }
-  const T& operator[](size_t i) const { return blocks_[i >> kShift][i & (kBlock - 1)]; }
+  T& operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
+  const T& operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
 
  private:
   static_assert(alignof(T) <= 4096, "blocks are page-aligned");
+  static_assert(kBlock > 0, "a block holds at least one element");
 
   void AddBlock() {
     void* m = pool_ != nullptr ? pool_->Take() : BlockPool::MakeBlock(kBlockBytes);

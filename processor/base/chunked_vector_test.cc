@@ -1,5 +1,6 @@
 #include "processor/base/chunked_vector.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,7 +13,7 @@ namespace pageblame {
 namespace {
 
 TEST(ChunkedVectorTest, IndexesAcrossBlocksAndNeverMovesAnElement) {
-  ChunkedVector<uint64_t, /*kShift=*/3> v;  // blocks of 8
+  ChunkedVector<uint64_t, /*kBytesPerBlock=*/64> v;  // blocks of 8
   EXPECT_TRUE(v.empty());
   std::vector<const uint64_t*> where;
   for (uint64_t i = 0; i < 100; ++i) {
@@ -25,7 +26,7 @@ TEST(ChunkedVectorTest, IndexesAcrossBlocksAndNeverMovesAnElement) {
     EXPECT_EQ(&v[i], where[i]) << "element " << i << " moved";
   }
   v[42] = 7;
-  const ChunkedVector<uint64_t, 3>& c = v;
+  const ChunkedVector<uint64_t, 64>& c = v;
   EXPECT_EQ(c[42], 7u);
   EXPECT_EQ(c[41], 41u * 3);
 }
@@ -36,7 +37,8 @@ TEST(ChunkedVectorTest, ElementsWithStateAreCopiedInAndDestroyed) {
   // with the vector (the shared_ptr's count says so).
   auto token = std::make_shared<int>(7);
   {
-    ChunkedVector<std::pair<std::string, std::shared_ptr<int>>, 2> v;  // blocks of 4
+    using Elem = std::pair<std::string, std::shared_ptr<int>>;
+    ChunkedVector<Elem, 4 * sizeof(Elem)> v;  // blocks of 4
     for (int i = 0; i < 10; ++i) v.push_back({std::string(40, static_cast<char>('a' + i)), token});
     EXPECT_EQ(token.use_count(), 11);
     EXPECT_EQ(v[9].first, std::string(40, 'j'));
@@ -48,7 +50,7 @@ TEST(ChunkedVectorTest, ElementsWithStateAreCopiedInAndDestroyed) {
 }
 
 TEST(ChunkedVectorTest, ReserveMakesTheBlocksAheadAndNothingMoves) {
-  ChunkedVector<uint64_t, 3> v;  // blocks of 8
+  ChunkedVector<uint64_t, 64> v;  // blocks of 8
   v.Reserve(0);
   EXPECT_EQ(v.bytes(), 0u);
   v.Reserve(9);
@@ -67,6 +69,27 @@ TEST(ChunkedVectorTest, ReserveMakesTheBlocksAheadAndNothingMoves) {
   for (uint64_t i = 0; i < 30; ++i) EXPECT_EQ(v[i], i);
   for (uint64_t i = 0; i < 9; ++i) EXPECT_EQ(&v[i], where[i]);
   EXPECT_EQ(v.bytes(), 4 * 8 * sizeof(uint64_t));
+}
+
+TEST(ChunkedVectorTest, ABlockHoldsTheWholeElementsThatFitItsBytes) {
+  // 24-byte elements in 100-byte blocks: 4 per block, 4 bytes unused.
+  struct Elem {
+    uint64_t a, b, c;
+  };
+  ChunkedVector<Elem, 100> v;
+  static_assert(decltype(v)::kBlock == 4);
+  for (uint64_t i = 0; i < 9; ++i) v.push_back({i, i + 1, i + 2});
+  EXPECT_EQ(v.bytes(), 3 * 100u);
+  for (uint64_t i = 0; i < 9; ++i) {
+    EXPECT_EQ(v[i].a, i);
+    EXPECT_EQ(v[i].c, i + 2);
+  }
+  // The first element of each block starts it.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(&v[4]) % 4096, 0u);
+  EXPECT_EQ(&v[3] + 1, &v[0] + 4) << "elements of a block are contiguous";
+  // The default: one 2 MiB block.
+  EXPECT_EQ(ChunkedVector<Elem>::kBlockBytes, size_t{2} << 20);
+  EXPECT_EQ(ChunkedVector<Elem>::kBlock, (size_t{2} << 20) / sizeof(Elem));
 }
 
 }  // namespace
