@@ -37,6 +37,10 @@ struct DsoLocation {
   std::string debug_path;  // "" if no separate debug file was found
   std::string build_id;    // raw; the trace's, else the one read from elf_path
   int build_id_mismatches = 0;  // candidates that existed but were another build
+
+  // The pair of files it resolved to, as one string: the key of whatever is
+  // loaded from them once (symbol tables, DWARF for inlined frames).
+  std::string FilesKey() const { return elf_path + "\n" + debug_path; }
 };
 
 class DsoLocator {

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 
 namespace pageblame::symbols {
 
@@ -15,14 +14,10 @@ InlinePrefetcher::~InlinePrefetcher() {
   if (worker_.joinable()) worker_.join();
 }
 
-std::string InlinePrefetcher::Key(const DsoLocation& loc) {
-  return absl::StrCat(loc.elf_path, "\n", loc.debug_path);
-}
-
 void InlinePrefetcher::Request(const DsoLocation& loc) {
   if (loc.elf_path.empty() && loc.debug_path.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  auto [it, inserted] = slots_.try_emplace(Key(loc));
+  auto [it, inserted] = slots_.try_emplace(loc.FilesKey());
   if (!inserted || stopping_) return;
   it->second = std::make_unique<Slot>();
   it->second->loc = loc;
@@ -33,7 +28,7 @@ void InlinePrefetcher::Request(const DsoLocation& loc) {
 
 std::optional<std::unique_ptr<InlineResolver>> InlinePrefetcher::Take(const DsoLocation& loc) {
   std::unique_lock<std::mutex> lock(mu_);
-  auto it = slots_.find(Key(loc));
+  auto it = slots_.find(loc.FilesKey());
   if (it == slots_.end() || it->second == nullptr) return std::nullopt;
   Slot* slot = it->second.get();
   cv_.wait(lock, [&] { return slot->done; });

@@ -48,7 +48,6 @@ class InlinePrefetcher {
     bool done = false;
     std::unique_ptr<InlineResolver> resolver;
   };
-  static std::string Key(const DsoLocation& loc);
   void Run();
 
   const bool demangle_params_;

@@ -95,7 +95,7 @@ class Symbolizer::Impl {
     }
     const DsoLocation loc = locator_.Locate(path, build_id);  // const: reads the file system only
     if (loc.elf_path.empty() && loc.debug_path.empty()) return;
-    std::string key = TableKey(loc);
+    std::string key = loc.FilesKey();
     {
       std::lock_guard<std::mutex> lock(preload_mu_);
       if (in_use_.contains(key) || preloaded_.contains(key)) return;
@@ -254,15 +254,12 @@ class Symbolizer::Impl {
     stats_.debug_files_loaded += c.debug_files_loaded;
     stats_.elfs_bad += c.elfs_bad;
   }
-  static std::string TableKey(const DsoLocation& loc) {
-    return absl::StrCat(loc.elf_path, "\n", loc.debug_path);
-  }
 
   // The merged table of a binary and its debug file, loaded once per pair of
   // resolved paths (or taken from Preload); nullptr if neither could be read.
   const ElfSymbolTable* LoadTable(const DsoLocation& loc) {
     if (loc.elf_path.empty() && loc.debug_path.empty()) return nullptr;
-    std::string key = TableKey(loc);
+    std::string key = loc.FilesKey();
     auto [it, inserted] = tables_.try_emplace(key);
     if (!inserted) return it->second.get();
     {
