@@ -9,7 +9,7 @@
 //
 // Why not the map itself: for a one-pass read of a big file, mapping it costs
 // more than copying it. Measured on the 596 MB benchmark trace
-// (docs/performance.md): page-table work to map and unmap 145 k pages (on a
+// (bench/HISTORY.md, "Tried and not kept"): page-table work to map and unmap 145 k pages (on a
 // helper thread, to keep RSS flat) plus cache misses on every record came to
 // ~0.15 s more CPU than reading the same bytes through a 256 KiB window.
 // RSS stays at the window's size however large the file is.

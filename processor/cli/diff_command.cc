@@ -17,7 +17,7 @@ const CommandSpec& DiffSpec() {
         "usage: pageblame diff ADDRESS_TABLE RUNTIME_TABLE [--json]\n"
         "The committed bytes of ADDRESS_TABLE (e.g. WinDbg !address) that no region of\n"
         "RUNTIME_TABLE (e.g. SOS !maddress) knows about, page-exact, and the reverse.\n"
-        "Tables: WinDbg !address, SOS maddress, the seed page-diff result, pmap -X/-XX,\n"
+        "Tables: WinDbg !address, SOS maddress, the page-diff tool's result, pmap -X/-XX,\n"
         "/proc/PID/maps or smaps, a list of addresses / START-END ranges, or an ELF core\n"
         "file (dotnet-dump collect, createdump, gcore, the kernel), detected from the\n"
         "content; text may be UTF-8 or UTF-16 with a byte-order mark.\n"

@@ -80,7 +80,7 @@ std::string DiffText(const regions::DiffResult& d, const std::string& a, const s
       Table(d.runtime_only));
   int64_t delta = static_cast<int64_t>(d.start_match_unaccounted.bytes) - static_cast<int64_t>(d.unaccounted.bytes);
   absl::StrAppend(
-      &out, "\nstart-address match (the seed page-diff tool's rule): unaccounted ",
+      &out, "\nstart-address match (the page-diff tool's rule): unaccounted ",
       Total(d.start_match_unaccounted), " in ", d.start_match_unaccounted.pieces.size(),
       " regions, runtime only ", Total(d.start_match_runtime_only), " in ",
       d.start_match_runtime_only.pieces.size(), " regions\n",
