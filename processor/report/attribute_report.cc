@@ -181,6 +181,129 @@ absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
                                                  "; choose one with --pid"));
 }
 
+namespace {
+
+// The unmapped parts of every region (region index, range), kept so that
+// which of their bytes the trace never saw is answered for all at once.
+struct Unmapped {
+  std::vector<std::pair<size_t, regions::RangeSet::Range>> parts;
+  regions::RangeSet all;
+};
+
+// Region `ri`'s bytes: by credited call, from before the trace, unmapped
+// (whose ranges go to `unmapped`); checked to add up to its size.
+absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
+                                                  const AliveVersions& alive,
+                                                  const regions::Region& r, size_t ri,
+                                                  CreditBy by, Unmapped* unmapped) {
+  RegionAttribution ra;
+  ra.region = r;
+  absl::flat_hash_map<EventId, std::pair<uint64_t, uint64_t>> by_call;  // bytes, committed
+  std::vector<std::pair<uint64_t, uint64_t>> gaps;
+  uint64_t cursor = r.start;
+  alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
+    if (s > cursor) gaps.push_back({cursor, s});
+    cursor = e;
+    const uint64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? e - s : 0;
+    if (const EventId call = CreditedCall(v, by); call.valid()) {
+      by_call[call].first += e - s;
+      by_call[call].second += committed;
+    } else {
+      ra.before_trace_bytes += e - s;
+      ra.before_trace_committed += committed;
+    }
+  });
+  if (r.end > cursor) gaps.push_back({cursor, r.end});
+  for (const auto& [s, e] : gaps) {
+    ra.unmapped_bytes += e - s;
+    unmapped->parts.push_back({ri, {s, e}});
+    unmapped->all.Add(s, e);
+  }
+  for (const auto& [ev, bytes] : by_call) ra.calls.push_back({ev, bytes.first, bytes.second});
+  std::sort(ra.calls.begin(), ra.calls.end(), [&](const CallBytes& a, const CallBytes& b) {
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    return EarlierCall(idx, a.call, b.call);
+  });
+  const uint64_t size = r.end > r.start ? r.end - r.start : 0;
+  if (ra.created_bytes() + ra.before_trace_bytes + ra.unmapped_bytes != size) {
+    return absl::InternalError(absl::StrCat("attribution of ", Hex(r.start), "-", Hex(r.end),
+                                            " does not add up: ", ra.created_bytes(), " + ",
+                                            ra.before_trace_bytes, " + ", ra.unmapped_bytes,
+                                            " != ", size));
+  }
+  return ra;
+}
+
+// The per-stack totals over all regions, region by region.
+class StackTotals {
+ public:
+  explicit StackTotals(const index::TraceIndex& idx) : idx_(idx) {}
+
+  void Add(const RegionAttribution& ra, size_t ri) {
+    for (const CallBytes& c : ra.calls) {
+      const StackId stack = idx_.event(c.call).stack;
+      auto [it, inserted] = slot_.try_emplace(stack, totals_.size());
+      if (inserted) {
+        totals_.push_back(StackTotal{stack, c.call});
+        last_region_.push_back(SIZE_MAX);
+      }
+      StackTotal& st = totals_[it->second];
+      st.bytes += c.bytes;
+      st.committed += c.committed;
+      if (last_region_[it->second] != ri) {
+        last_region_[it->second] = ri;
+        ++st.regions;
+      }
+      if (calls_seen_.insert(c.call).second) ++st.calls;
+      if (EarlierCall(idx_, c.call, st.first_call)) st.first_call = c.call;
+    }
+  }
+
+  // Bytes descending, then first call time, then stack id; checked to add
+  // up to the created bytes.
+  absl::StatusOr<std::vector<StackTotal>> Sorted(uint64_t created_bytes) && {
+    std::sort(totals_.begin(), totals_.end(), [&](const StackTotal& a, const StackTotal& b) {
+      if (a.bytes != b.bytes) return a.bytes > b.bytes;
+      if (a.first_call != b.first_call) return EarlierCall(idx_, a.first_call, b.first_call);
+      return a.stack < b.stack;
+    });
+    uint64_t sum = 0;
+    for (const StackTotal& st : totals_) sum += st.bytes;
+    if (sum != created_bytes) {
+      return absl::InternalError(absl::StrCat("stack totals (", sum,
+                                              ") differ from the created bytes (", created_bytes, ")"));
+    }
+    return std::move(totals_);
+  }
+
+ private:
+  const index::TraceIndex& idx_;
+  absl::flat_hash_map<StackId, size_t> slot_;  // -> index in totals_
+  std::vector<StackTotal> totals_;
+  std::vector<size_t> last_region_;  // per slot: the last region counted
+  absl::flat_hash_set<EventId> calls_seen_;
+};
+
+// Adds region `ra` (of `size` bytes) to the totals of `out`.
+absl::Status AddRegion(RegionAttribution ra, uint64_t size, Attribution* out) {
+  // Per-region parts and stack totals are bounded by this sum, so checking
+  // it is enough. Disjoint regions never pass 2^64 - 1.
+  if (!SumFits(out->bytes, size)) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "the regions add up to more than 2^64 bytes: they overlap (merge them first, as "
+        "attribute --regions does); region ", Hex(ra.region.start), "-", Hex(ra.region.end)));
+  }
+  out->bytes += size;
+  out->created_bytes += ra.created_bytes();
+  out->before_trace_bytes += ra.before_trace_bytes;
+  out->before_trace_committed += ra.before_trace_committed;
+  out->unmapped_bytes += ra.unmapped_bytes;
+  out->regions.push_back(std::move(ra));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
                                       absl::Span<const regions::Region> regions,
                                       const AttributeOptions& o) {
@@ -189,105 +312,23 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
   out.at = o.at;
   out.by = o.by;
   ASSIGN_OR_RETURN(AliveVersions alive, AliveVersions::Make(idx, out.process, o.at));
-  // The unmapped parts of every region (region index, range): which of
-  // their bytes the trace never saw is answered for all of them at the end.
-  std::vector<std::pair<size_t, regions::RangeSet::Range>> unmapped;
-  regions::RangeSet all_unmapped;
-
-  absl::flat_hash_map<StackId, size_t> stack_slot;  // -> index in out.stacks
-  std::vector<size_t> stack_last_region;           // per slot: last region counted
-  absl::flat_hash_set<EventId> calls_seen;
-
+  Unmapped unmapped;
+  StackTotals stacks(idx);
   for (size_t ri = 0; ri < regions.size(); ++ri) {
     const regions::Region& r = regions[ri];
-    RegionAttribution ra;
-    ra.region = r;
-    absl::flat_hash_map<EventId, std::pair<uint64_t, uint64_t>> by_call;  // bytes, committed
-    std::vector<std::pair<uint64_t, uint64_t>> gaps;
-    uint64_t cursor = r.start;
-    alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
-      if (s > cursor) gaps.push_back({cursor, s});
-      cursor = e;
-      const uint64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? e - s : 0;
-      if (const EventId call = CreditedCall(v, o.by); call.valid()) {
-        by_call[call].first += e - s;
-        by_call[call].second += committed;
-      } else {
-        ra.before_trace_bytes += e - s;
-        ra.before_trace_committed += committed;
-      }
-    });
-    if (r.end > cursor) gaps.push_back({cursor, r.end});
-    for (const auto& [s, e] : gaps) {
-      ra.unmapped_bytes += e - s;
-      unmapped.push_back({ri, {s, e}});
-      all_unmapped.Add(s, e);
-    }
-    for (const auto& [ev, bytes] : by_call) ra.calls.push_back({ev, bytes.first, bytes.second});
-    std::sort(ra.calls.begin(), ra.calls.end(), [&](const CallBytes& a, const CallBytes& b) {
-      if (a.bytes != b.bytes) return a.bytes > b.bytes;
-      return EarlierCall(idx, a.call, b.call);
-    });
-    uint64_t size = r.end > r.start ? r.end - r.start : 0;
-    if (ra.created_bytes() + ra.before_trace_bytes + ra.unmapped_bytes != size) {
-      return absl::InternalError(absl::StrCat("attribution of ", Hex(r.start), "-", Hex(r.end),
-                                              " does not add up: ", ra.created_bytes(), " + ",
-                                              ra.before_trace_bytes, " + ", ra.unmapped_bytes,
-                                              " != ", size));
-    }
-
-    for (const CallBytes& c : ra.calls) {
-      StackId stack = idx.event(c.call).stack;
-      auto [it, inserted] = stack_slot.try_emplace(stack, out.stacks.size());
-      if (inserted) {
-        out.stacks.push_back(StackTotal{stack, c.call});
-        stack_last_region.push_back(SIZE_MAX);
-      }
-      StackTotal& st = out.stacks[it->second];
-      st.bytes += c.bytes;
-      st.committed += c.committed;
-      if (stack_last_region[it->second] != ri) {
-        stack_last_region[it->second] = ri;
-        ++st.regions;
-      }
-      if (calls_seen.insert(c.call).second) ++st.calls;
-      if (EarlierCall(idx, c.call, st.first_call)) st.first_call = c.call;
-    }
-    // Per-region parts and stack totals are bounded by this sum, so checking
-    // it is enough. Disjoint regions never pass 2^64 - 1.
-    if (!SumFits(out.bytes, size)) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "the regions add up to more than 2^64 bytes: they overlap (merge them first, as "
-          "attribute --regions does); region ", Hex(r.start), "-", Hex(r.end)));
-    }
-    out.bytes += size;
-    out.created_bytes += ra.created_bytes();
-    out.before_trace_bytes += ra.before_trace_bytes;
-    out.before_trace_committed += ra.before_trace_committed;
-    out.unmapped_bytes += ra.unmapped_bytes;
-    out.regions.push_back(std::move(ra));
+    ASSIGN_OR_RETURN(RegionAttribution ra, AttributeRegion(idx, alive, r, ri, o.by, &unmapped));
+    stacks.Add(ra, ri);
+    RETURN_IF_ERROR(AddRegion(std::move(ra), r.end > r.start ? r.end - r.start : 0, &out));
   }
-
-  if (!unmapped.empty()) {
-    const regions::RangeSet ever = EverMappedWithin(idx, out.process, o.at, all_unmapped);
-    for (const auto& [ri, range] : unmapped) {
+  if (!unmapped.parts.empty()) {
+    const regions::RangeSet ever = EverMappedWithin(idx, out.process, o.at, unmapped.all);
+    for (const auto& [ri, range] : unmapped.parts) {
       for (const auto& [gs, ge] : ever.Gaps(range.first, range.second)) {
         out.regions[ri].never_seen_bytes += ge - gs;
       }
     }
   }
-
-  std::sort(out.stacks.begin(), out.stacks.end(), [&](const StackTotal& a, const StackTotal& b) {
-    if (a.bytes != b.bytes) return a.bytes > b.bytes;
-    if (a.first_call != b.first_call) return EarlierCall(idx, a.first_call, b.first_call);
-    return a.stack < b.stack;
-  });
-  uint64_t stack_sum = 0;
-  for (const StackTotal& st : out.stacks) stack_sum += st.bytes;
-  if (stack_sum != out.created_bytes) {
-    return absl::InternalError(absl::StrCat("stack totals (", stack_sum,
-                                            ") differ from the created bytes (", out.created_bytes, ")"));
-  }
+  ASSIGN_OR_RETURN(out.stacks, std::move(stacks).Sorted(out.created_bytes));
   return out;
 }
 
