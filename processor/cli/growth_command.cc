@@ -20,7 +20,7 @@ const CommandSpec& GrowthSpec() {
   static const CommandSpec kSpec = [] {
     CommandSpec s;
     s.name = "growth";
-    s.help =
+    s.help = absl::StrCat(
         "usage: pageblame growth -i TRACE [--from T1] [--to T2] [--pid PID]\n"
         "                        [--by create|commit] [--format text|json|folded|pprof]\n"
         "                        [-o FILE] [-v]\n"
@@ -43,16 +43,8 @@ const CommandSpec& GrowthSpec() {
         "                        pprof: a gzipped profile.proto for go tool pprof,\n"
         "                        speedscope, Pyroscope (docs/cli.md); --json is\n"
         "                        --format json\n"
-        "  -o, --output FILE     write the answer to FILE instead of standard output\n"
-        "  -i, --input TRACE     the perf.data file (default ./perf.data; - for a pipe)\n"
-        "  --json                JSON output (docs/cli.md)\n"
-        "  -v, --verbose         what the load saw (lost events, sources, counters) and,\n"
-        "                        after the answer, what symbolization found\n"
-        "  --symfs DIR           look for every binary under DIR (perf's --symfs)\n"
-        "  --buildid-dir DIR     the build-id cache (perf's; default ~/.debug)\n"
-        "  --perf-map-dir DIR    where perf-PID.map files are, after the trace's\n"
-        "                        directory and /tmp\n"
-        "  --no-inline           no inlined frames in unwound stacks (perf's --no-inline)\n";
+        "  -o, --output FILE     write the answer to FILE instead of standard output\n",
+        kTraceInputHelp, kTraceSymbolsHelp);
     s.value_flags = kTraceValueFlags;
     s.value_flags.erase("--at");  // a range: --from and --to
     s.value_flags.insert({"--from", "--to", "--by", "--format", "--output"});

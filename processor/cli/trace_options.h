@@ -27,13 +27,16 @@ inline const std::map<std::string, std::string> kTraceAliases = {{"-i", "--input
 inline const std::set<std::string> kTraceValueFlags = {"--input", "--pid", "--at", "--symfs",
                                                        "--perf-map-dir", "--buildid-dir"};
 inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json", "--no-inline"};
-// The help lines of those options, for each command's --help.
-inline constexpr char kTraceOptionsHelp[] =
-    "  -i, --input TRACE     the perf.data file (default ./perf.data; - for a pipe)\n"
+// The help lines of those options, for each command's --help: the input,
+// the selection (--pid, --at), and the rest; kTraceOptionsHelp is all three.
+inline constexpr char kTraceInputHelp[] =
+    "  -i, --input TRACE     the perf.data file (default ./perf.data; - for a pipe)\n";
+inline constexpr char kTraceSelectionHelp[] =
     "  --pid PID             one process (a pid not in the trace is an error)\n"
     "  --at T                the moment: perf script seconds (216.083882), +S after\n"
     "                        the trace's start, -S before its end, end (default), or\n"
-    "                        peak (when the process had the most bytes mapped)\n"
+    "                        peak (when the process had the most bytes mapped)\n";
+inline constexpr char kTraceSymbolsHelp[] =
     "  --json                JSON output (docs/cli.md)\n"
     "  -v, --verbose         what the load saw (lost events, sources, counters) and,\n"
     "                        after the answer, what symbolization found\n"
@@ -43,6 +46,8 @@ inline constexpr char kTraceOptionsHelp[] =
     "                        directory and /tmp\n"
     "  --no-inline           no inlined frames in unwound stacks (perf's --no-inline):\n"
     "                        skips reading DWARF debug info (~12 MiB for libc's)\n";
+inline const std::string kTraceOptionsHelp =
+    std::string(kTraceInputHelp) + kTraceSelectionHelp + kTraceSymbolsHelp;
 
 // What the command line asked for, before the trace is read.
 struct TraceSelection {
