@@ -50,11 +50,12 @@ void StackInterner::Hold(const perf::Sample& s, Waiting* w) {
   c.packed_stack.resize(ZSTD_compressBound(c.stack_size));
   const size_t packed = ZSTD_compress(c.packed_stack.data(), c.packed_stack.size(),
                                       s.user_stack.data(), c.stack_size, -3);
-  if (ZSTD_isError(packed)) {
-    c.packed_stack.assign(s.user_stack.begin(), s.user_stack.end());  // kept as it is
-  } else {
+  c.compressed = !ZSTD_isError(packed);
+  if (c.compressed) {
     c.packed_stack.resize(packed);
     c.packed_stack.shrink_to_fit();
+  } else {
+    c.packed_stack.assign(s.user_stack.begin(), s.user_stack.end());  // kept as it is
   }
   c.sample.attr = &c.attr;
   c.sample.user_regs = c.regs;
@@ -65,8 +66,8 @@ void StackInterner::Hold(const perf::Sample& s, Waiting* w) {
 
 const perf::Sample& StackInterner::Unpack(Copied& c) {
   stack_.resize(c.stack_size);
-  if (c.packed_stack.size() == c.stack_size) {
-    stack_.assign(c.packed_stack.begin(), c.packed_stack.end());  // stored as it was
+  if (!c.compressed) {
+    stack_.assign(c.packed_stack.begin(), c.packed_stack.end());
   } else {
     const size_t n = ZSTD_decompress(stack_.data(), stack_.size(), c.packed_stack.data(),
                                      c.packed_stack.size());

@@ -78,8 +78,11 @@ class StackInterner {
     perf::EventAttr attr;  // the sample's (its sample_regs_user)
     perf::Sample sample;   // its spans point at regs and at the scratch stack
     std::vector<uint8_t> regs;
-    std::vector<uint8_t> packed_stack;
+    std::vector<uint8_t> packed_stack;  // the stack, zstd-compressed unless !compressed
     size_t stack_size = 0;
+    // False if zstd failed and packed_stack is the stack as it was (its size
+    // alone cannot tell: a compressed copy may be exactly as long).
+    bool compressed = false;
   };
   struct Waiting {
     StackId id;
