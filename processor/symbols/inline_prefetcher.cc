@@ -2,7 +2,6 @@
 
 #include <utility>
 
-
 namespace pageblame::symbols {
 
 InlinePrefetcher::~InlinePrefetcher() {

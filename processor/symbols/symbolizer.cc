@@ -57,11 +57,7 @@ class Symbolizer::Impl {
  public:
   // The table of a DSO by path, with the header's build id if none is given.
   const ElfSymbolTable* TableFor(std::string_view path, std::string_view build_id) {
-    if (build_id.empty()) {
-      auto it = header_build_ids_.find(ToAbsl(path));
-      if (it != header_build_ids_.end()) build_id = it->second;
-    }
-    const uint32_t id = DsoFor(path, build_id);
+    const uint32_t id = DsoFor(path, BuildIdOf(path, build_id));
     return dsos_[id];
   }
 
@@ -74,26 +70,28 @@ class Symbolizer::Impl {
   std::optional<Symbolizer::Mapping> MappingOf(uint32_t pid, uint64_t time, uint64_t ip) {
     const ProcessMaps::Mapping* m = maps_.Find(pid, time, ip);
     if (m == nullptr) return std::nullopt;
-    Symbolizer::Mapping out{m->start, m->end, m->pgoff, std::string(m->path), std::string(m->build_id)};
-    if (out.build_id.empty()) {
-      auto it = header_build_ids_.find(ToAbsl(m->path));
-      if (it != header_build_ids_.end()) out.build_id = it->second;
-    }
-    return out;
+    return Symbolizer::Mapping{m->start, m->end, m->pgoff, std::string(m->path),
+                               std::string(BuildIdOf(m->path, m->build_id))};
   }
 
   void AddBuildId(std::string_view filename, std::string_view build_id) {
     header_build_ids_[std::string(filename)] = std::string(build_id);
   }
 
+  // `build_id`, or if it is empty the HEADER_BUILD_ID feature's for `path`
+  // (empty if none). Safe from any thread once replay has started:
+  // header_build_ids_ is filled before.
+  std::string_view BuildIdOf(std::string_view path, std::string_view build_id) const {
+    if (!build_id.empty()) return build_id;
+    auto it = header_build_ids_.find(ToAbsl(path));
+    return it != header_build_ids_.end() ? std::string_view(it->second) : std::string_view();
+  }
+
   void Preload(std::string_view path, std::string_view build_id) {
     // The names Symbolize looks up in an ELF file, and only those.
     if (!Symbolizer::MayHaveElf(path)) return;
-    if (build_id.empty()) {  // header_build_ids_ is set before replay starts
-      auto it = header_build_ids_.find(ToAbsl(path));
-      if (it != header_build_ids_.end()) build_id = it->second;
-    }
-    const DsoLocation loc = locator_.Locate(path, build_id);  // const: reads the file system only
+    // Locate is const: it reads the file system only.
+    const DsoLocation loc = locator_.Locate(path, BuildIdOf(path, build_id));
     if (loc.elf_path.empty() && loc.debug_path.empty()) return;
     std::string key = loc.FilesKey();
     {
@@ -109,11 +107,7 @@ class Symbolizer::Impl {
 
   void PrefetchInline(std::string_view path, std::string_view build_id) {
     if (!options_.inline_frames || !Symbolizer::MayHaveElf(path)) return;
-    if (build_id.empty()) {  // header_build_ids_ is set before replay starts
-      auto it = header_build_ids_.find(ToAbsl(path));
-      if (it != header_build_ids_.end()) build_id = it->second;
-    }
-    prefetcher_.Request(locator_.Locate(path, build_id));  // const: reads the file system only
+    prefetcher_.Request(locator_.Locate(path, BuildIdOf(path, build_id)));  // const: reads the file system only
   }
 
   void SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
@@ -220,12 +214,7 @@ class Symbolizer::Impl {
   DsoId DsoFor(const ProcessMaps::Mapping& mapping) {
     auto [known, inserted] = dso_by_mapping_.try_emplace(&mapping, 0);
     if (!inserted) return known->second;
-    std::string_view build_id = mapping.build_id;
-    if (build_id.empty()) {
-      auto it = header_build_ids_.find(ToAbsl(mapping.path));
-      if (it != header_build_ids_.end()) build_id = it->second;
-    }
-    known->second = DsoFor(mapping.path, build_id);
+    known->second = DsoFor(mapping.path, BuildIdOf(mapping.path, mapping.build_id));
     return known->second;
   }
 
