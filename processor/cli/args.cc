@@ -52,4 +52,12 @@ std::optional<std::string> Args::Value(const std::string& flag) const {
   return it->second;
 }
 
+std::vector<std::string> Args::ValuesExcept(const std::string& flag) const {
+  std::vector<std::string> out = positional_;
+  for (const auto& [f, v] : values_) {
+    if (f != flag && !v.empty()) out.push_back(v);
+  }
+  return out;
+}
+
 }  // namespace pageblame::cli

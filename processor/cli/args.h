@@ -27,6 +27,9 @@ class Args {
   std::optional<std::string> Value(const std::string& flag) const;
   bool Has(const std::string& flag) const { return values_.count(flag) > 0; }
   const std::vector<std::string>& positional() const { return positional_; }
+  // Every value given (of any flag but `flag`) and every positional: what an
+  // output file must not be (OutputFile::Open).
+  std::vector<std::string> ValuesExcept(const std::string& flag) const;
 
  private:
   std::map<std::string, std::string> values_;

@@ -140,7 +140,7 @@ int RunAttribute(const std::vector<std::string>& argv) {
   if (!sel.ok()) return ReportError(sel.status());
   std::optional<std::vector<regions::Region>> regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
   if (!regions) return rc;
-  auto out = OutputFile::Open(args->Value("--output"));
+  auto out = OutputFile::Open(args->Value("--output"), args->ValuesExcept("--output"));
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());

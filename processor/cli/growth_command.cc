@@ -142,7 +142,7 @@ absl::StatusOr<std::string> Render(const GrowthRequest& r, const replay::LoadedT
 }
 
 absl::Status Run(const Args& args, const GrowthRequest& request) {
-  auto out = OutputFile::Open(args.Value("--output"));
+  auto out = OutputFile::Open(args.Value("--output"), args.ValuesExcept("--output"));
   if (!out.ok()) return out.status();
   auto trace = LoadFromArgs(args);
   if (!trace.ok()) return trace.status();

@@ -101,5 +101,6 @@ int main(int argc, char** argv) {
   }
   const pageblame::cli::Command* c = pageblame::cli::FindCommand(cmd);
   if (c == nullptr) return UnknownCommand(cmd);
-  Exit(c->run(std::vector<std::string>(argv + 2, argv + argc)));
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  Exit(pageblame::cli::RunGuarded([&] { return c->run(args); }));
 }

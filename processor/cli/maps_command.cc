@@ -59,7 +59,7 @@ int RunMaps(const std::vector<std::string>& argv) {
   }
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
-  auto out = OutputFile::Open(args->Value("--output"));
+  auto out = OutputFile::Open(args->Value("--output"), args->ValuesExcept("--output"));
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());

@@ -1,13 +1,24 @@
 // Where a command's answer goes: standard output, or the file named by
-// -o/--output. The file is opened before the trace is read, so an unwritable
-// path fails at once (exit 1, naming the file), and removed again if the
-// command fails before its answer is written: no empty or half file is left
-// behind by a failed run.
+// -o/--output. Writing an answer never destroys anything:
+//   - a regular file (or a new name) is written to a temporary file beside
+//     it, which Close() renames over the target only when the whole answer
+//     is written: a failed command leaves the old file as it was, and only
+//     the temporary file, which pageblame made, is removed;
+//   - a symbolic link to a regular file: its target is replaced the same way
+//     (the link stays a link);
+//   - anything else (a character device, a FIFO, a dangling link) is written
+//     directly and never removed;
+//   - a path that is also one of the command's inputs (the same file, by
+//     device and inode: `maps -i t.data -o t.data`) is a usage error (exit
+//     2), found before anything is opened for writing.
+// The temporary file is made before the trace is read, so an unwritable
+// directory fails at once (exit 1, naming the file).
 //
-//   ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out, OutputFile::Open(args.Value("--output")));
+//   ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out,
+//                    OutputFile::Open(args.Value("--output"), args.ValuesExcept("--output")));
 //   ... load, compute ...
 //   RETURN_IF_ERROR(out->Write(answer));
-//   RETURN_IF_ERROR(out->Close());      // flush errors (disk full) name the file too
+//   RETURN_IF_ERROR(out->Close());      // flush or rename errors name the file too
 #ifndef PAGEBLAME_CLI_OUTPUT_FILE_H_
 #define PAGEBLAME_CLI_OUTPUT_FILE_H_
 
@@ -16,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -24,8 +36,10 @@ namespace pageblame::cli {
 
 class OutputFile {
  public:
-  // nullopt or "-": standard output.
-  static absl::StatusOr<std::unique_ptr<OutputFile>> Open(const std::optional<std::string>& path);
+  // nullopt or "-": standard output. `inputs`: every file name the command
+  // reads (names that are not files are ignored).
+  static absl::StatusOr<std::unique_ptr<OutputFile>> Open(const std::optional<std::string>& path,
+                                                          const std::vector<std::string>& inputs);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -34,15 +48,23 @@ class OutputFile {
   // For writers that stream (maps --json).
   std::FILE* stream() const { return file_; }
   absl::Status Write(std::string_view bytes);
-  // Flushes and closes the file (standard output is flushed on exit). After
-  // it the file is kept.
+  // Flushes and closes the file (standard output is flushed on exit), then
+  // puts it in place. After it the answer is in the target.
   absl::Status Close();
   // The error for a failed write: "cannot write FILE: reason".
   absl::Status WriteError() const;
 
  private:
-  OutputFile(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
-  std::string path_;  // "" for standard output
+  // `temp`: the temporary file renamed over `target` by Close(); empty when
+  // the target is written directly.
+  OutputFile(std::string path, std::string target, std::string temp, std::FILE* file)
+      : path_(std::move(path)), target_(std::move(target)), temp_(std::move(temp)), file_(file) {}
+  static absl::StatusOr<std::unique_ptr<OutputFile>> OpenDirect(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<OutputFile>> OpenReplacing(const std::string& path,
+                                                                   const std::string& target);
+  std::string path_;    // as the user named it; "" for standard output
+  std::string target_;  // the file the answer ends up in
+  std::string temp_;
   std::FILE* file_;
   bool closed_ = false;
 };

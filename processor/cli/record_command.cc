@@ -36,7 +36,8 @@ const CommandSpec& RecordSpec() {
         "pkey_mprotect, madvise: those this kernel has) of a new or running process\n"
         "with their call stacks, by running perf (as root, or with\n"
         "kernel.perf_event_paranoid=-1). Stop an attached recording with Ctrl-C.\n"
-        "  -o, --output FILE     the trace (default perf.data)\n"
+        "  -o, --output FILE     the trace (default perf.data); an existing FILE is kept\n"
+        "                        as FILE.old (perf's rule)\n"
         "  -p, --pid PID         attach to a running process (perf record -d: the\n"
         "                        mappings it already has are reported too)\n"
         "  --call-graph dwarf|fp dwarf (default): copies 16 KiB of stack per call and\n"
@@ -181,6 +182,16 @@ int Summarize(const RecordPlan& plan) {
   return 0;
 }
 
+// perf record keeps a trace it would overwrite: it renames FILE to FILE.old
+// (replacing an older FILE.old) before it writes. Say so, so the user knows
+// where the previous recording is.
+void SayWhereTheOldTraceGoes(const std::string& output) {
+  struct stat st;
+  if (::stat(output.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
+  std::fprintf(stderr, "pageblame record: %s exists: perf keeps it as %s.old%s\n", output.c_str(),
+               output.c_str(), ::access((output + ".old").c_str(), F_OK) == 0 ? " (replacing that file)" : "");
+}
+
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
   RecordPlan plan;
   plan.output = args.Value("--output").value_or("perf.data");
@@ -225,6 +236,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   for (const std::string& hint : RecordPlan::RuntimeHints(cmdline)) {
     std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
   }
+  SayWhereTheOldTraceGoes(plan->output);
   const int perf_rc = RunPerf(*plan);
   struct stat st;
   if (::stat(plan->output.c_str(), &st) != 0) {

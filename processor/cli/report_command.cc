@@ -94,7 +94,7 @@ int RunReport(const std::vector<std::string>& argv) {
     if (!read) return rc;
     regions = std::move(*read);
   }
-  auto out = OutputFile::Open(args->Value("--output"));
+  auto out = OutputFile::Open(args->Value("--output"), args->ValuesExcept("--output"));
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());

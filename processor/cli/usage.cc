@@ -1,6 +1,9 @@
 #include "processor/cli/usage.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 
@@ -56,6 +59,19 @@ std::string Closest(absl::string_view word, const std::vector<std::string>& cand
 std::string DidYouMean(absl::string_view word, const std::vector<std::string>& candidates) {
   const std::string c = Closest(word, candidates);
   return c.empty() ? "" : absl::StrCat(" (did you mean ", c, "?)");
+}
+
+int RunGuarded(const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "pageblame: out of memory (the input is larger than this machine's memory or limit)\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pageblame: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "pageblame: internal error: an unknown exception\n");
+  }
+  return kExitBadInput;
 }
 
 }  // namespace pageblame::cli

@@ -12,9 +12,11 @@
 #ifndef PAGEBLAME_CLI_USAGE_H_
 #define PAGEBLAME_CLI_USAGE_H_
 
+#include <functional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 
@@ -28,6 +30,11 @@ inline constexpr int kExitUsage = 2;
 absl::Status UsageError(absl::string_view message);
 bool IsUsage(const absl::Status& s);
 int ExitCodeFor(const absl::Status& s);
+
+// Runs a command; an exception that escapes it (a library's, or
+// std::bad_alloc) becomes "pageblame: internal error: what" on stderr and
+// exit 1 instead of std::terminate's abort.
+int RunGuarded(const std::function<int()>& run);
 
 // The candidate closest to `word` by edit distance, if it is close enough to
 // be a likely typo ("--histroy" -> "--history"), else "".
