@@ -1,11 +1,11 @@
 #include <sys/stat.h>
 
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "processor/base/input_file.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/trace_options.h"
@@ -62,15 +62,12 @@ absl::StatusOr<uint64_t> AddressArg(const std::string& text) {
 
 // --addresses FILE: a bad line is bad input (exit 1), named by line.
 absl::Status ReadAddressFile(const std::string& path, std::vector<uint64_t>* out) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (path != "-") {
-    file.open(path);
-    if (!file) return absl::NotFoundError(absl::StrCat(path, ": cannot open the address list"));
-    in = &file;
-  }
-  std::string line;
-  for (int n = 1; std::getline(*in, line); ++n) {
+  absl::StatusOr<std::string> all = InputFile::ReadWhole(path == "-" ? "/dev/stdin" : path, "list of addresses",
+                                                         InputFile::Accept::kRegularOrStream);
+  if (!all.ok()) return all.status();
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(*all, '\n')) {
+    ++n;
     absl::string_view text = absl::StripAsciiWhitespace(line);
     if (text.empty() || text[0] == '#') continue;
     absl::StatusOr<uint64_t> a = regions::ParseAddress(text);

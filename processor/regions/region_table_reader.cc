@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "processor/base/input_file.h"
 #include "processor/base/status_macros.h"
 #include "processor/regions/address.h"
 #include "processor/regions/core_file_parser.h"
@@ -14,7 +15,6 @@
 #include "processor/regions/proc_maps_parser.h"
 #include "processor/regions/range_list_parser.h"
 #include "processor/regions/sos_maddress_parser.h"
-#include "processor/regions/table_file.h"
 #include "processor/regions/text_encoding.h"
 #include "processor/regions/windbg_address_parser.h"
 
@@ -134,7 +134,8 @@ absl::StatusOr<RegionTable> RegionTableReader::ParseString(std::string text, std
 }
 
 absl::StatusOr<RegionTable> RegionTableReader::DetectAndParse(const std::string& path) {
-  ASSIGN_OR_RETURN(std::unique_ptr<TableFile> file, TableFile::Open(path));
+  ASSIGN_OR_RETURN(std::unique_ptr<InputFile> file,
+                   InputFile::Open(path, "region table", InputFile::Accept::kRegularOrStream));
   // A core is read in place (headers and notes only); text is read whole.
   if (file->is_regular()) {
     ASSIGN_OR_RETURN(std::string head, file->ReadAt(0, 4));

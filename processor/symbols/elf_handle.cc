@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "processor/base/input_file.h"
 
 namespace pageblame::symbols {
 namespace {
@@ -43,8 +44,11 @@ std::string FindBuildIdNote(Elf_Data* data) {
 absl::StatusOr<ElfHandle> ElfHandle::Open(const std::string& path) {
   static const bool initialized = InitLibelf();
   if (!initialized) return absl::InternalError("libelf version mismatch");
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
+  // The path comes from a trace or a build-id cache: a directory, FIFO or
+  // device there must not hang or crash the reading (InputFile checks).
+  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path, "ELF file", InputFile::Accept::kRegular);
+  if (!file.ok()) return absl::NotFoundError(file.status().message());
+  const int fd = (*file)->Release();
   // ELF_C_READ (not _MMAP): a file truncated under us gives a read error, not
   // SIGBUS.
   Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);

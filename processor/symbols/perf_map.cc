@@ -1,13 +1,12 @@
 #include "processor/symbols/perf_map.h"
 
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "processor/base/input_file.h"
 #include "processor/symbols/directory_of.h"
 #include "absl/strings/strip.h"
 #include "processor/symbols/absl_compat.h"
@@ -30,11 +29,11 @@ absl::string_view NextWord(absl::string_view* line) {
 }  // namespace
 
 absl::StatusOr<PerfMap> PerfMap::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  return Parse(text);
+  // A regular file only: a directory, FIFO or device under that name is a
+  // mistake or a trap, never a map.
+  absl::StatusOr<std::string> text = InputFile::ReadWhole(path, "perf map", InputFile::Accept::kRegular);
+  if (!text.ok()) return text.status();
+  return Parse(*text);
 }
 
 PerfMap PerfMap::Parse(std::string_view text) {

@@ -36,7 +36,9 @@ class PerfMap {
     std::string name;
   };
 
-  // Reads and parses a map file. NotFound if it cannot be opened.
+  // Reads and parses a map file. NotFound if there is none; another error
+  // (naming the file) if it is a directory, FIFO, device, or larger than
+  // InputFile::kTextLimit.
   static absl::StatusOr<PerfMap> Load(const std::string& path);
   // Parses map text; malformed lines are skipped and counted.
   static PerfMap Parse(std::string_view text);

@@ -1,5 +1,6 @@
 #include "processor/symbols/symbolizer.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -300,6 +301,12 @@ class Symbolizer::Impl {
     for (const std::string& path :
          PerfMap::CandidatePaths(pid, options_.trace_path, options_.perf_map_dir)) {
       absl::StatusOr<PerfMap> map = PerfMap::Load(path);
+      // A file that is there but cannot be a map (a directory, a FIFO, a
+      // link to /dev/zero): said once, and the next candidate is tried.
+      if (!map.ok() && !absl::IsNotFound(map.status())) {
+        std::fprintf(stderr, "pageblame: warning: %s; its JIT frames stay unnamed\n",
+                     std::string(map.status().message()).c_str());
+      }
       if (map.ok()) {
         ++stats_.perf_maps_loaded;
         it->second = std::make_unique<PerfMap>(*std::move(map));
