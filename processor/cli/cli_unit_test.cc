@@ -61,6 +61,12 @@ TEST(TimeSpecTest, MalformedOrUnrepresentableTimesAreUsageErrors) {
     ASSERT_FALSE(t.ok()) << bad;
     EXPECT_TRUE(IsUsage(t.status())) << bad;
   }
+  // The message quotes the argument as typed, sign and all.
+  for (const std::string bad : {"-1e300", "+-1", "-99999999999999999999"}) {
+    auto t = ParseTimeSpec(bad, "--at");
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_THAT(t.status().message(), HasSubstr("bad --at '" + bad + "'"));
+  }
 }
 
 TEST(TimeSpecTest, TimesOutsideTheTraceNameItsSpan) {

@@ -14,8 +14,9 @@ namespace {
 
 constexpr uint64_t kNsPerSecond = 1000000000;
 
-// "216.083882" as nanoseconds, and how many decimals were typed.
-absl::StatusOr<uint64_t> Seconds(const std::string& text, const std::string& flag,
+// "216.083882" as nanoseconds, and how many decimals were typed. `typed`:
+// the whole argument as the user gave it ("-216.083882"), for messages.
+absl::StatusOr<uint64_t> Seconds(const std::string& text, const std::string& typed, const std::string& flag,
                                  size_t* decimals) {
   const std::vector<std::string> parts = absl::StrSplit(text, '.');
   uint64_t secs = 0, frac = 0;
@@ -28,13 +29,13 @@ absl::StatusOr<uint64_t> Seconds(const std::string& text, const std::string& fla
          absl::SimpleAtoi(parts[1], &frac);
   }
   if (!ok) {
-    return UsageError(absl::StrCat("bad ", flag, " '", text,
+    return UsageError(absl::StrCat("bad ", flag, " '", typed,
                                    "': expected seconds as perf script prints them (216.083882), "
                                    "+S after the trace's start, -S before its end, 'end' or 'peak'"));
   }
   // The largest time a u64 of ns holds, with room for what callers add.
   if (secs > (std::numeric_limits<uint64_t>::max() - kNsPerSecond) / kNsPerSecond) {
-    return UsageError(absl::StrCat("bad ", flag, " '", text, "': too large for perf's clock"));
+    return UsageError(absl::StrCat("bad ", flag, " '", typed, "': too large for perf's clock"));
   }
   uint64_t scale = 1;
   for (size_t i = digits; i < 9; ++i) scale *= 10;
@@ -59,7 +60,7 @@ absl::StatusOr<TimeSpec> ParseTimeSpec(const std::string& text, const std::strin
     number = text.substr(1);
   }
   size_t decimals = 0;
-  absl::StatusOr<uint64_t> ns = Seconds(number, flag, &decimals);
+  absl::StatusOr<uint64_t> ns = Seconds(number, text, flag, &decimals);
   if (!ns.ok()) return ns.status();
   t.ns = *ns;
   // perf script prints times truncated to µs: an event printed as T happened
