@@ -1,5 +1,7 @@
 #include "plugin/filter_session.h"
 
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 #include "plugin/perf_command_line.h"
 #include "plugin/summary_writer.h"
@@ -20,6 +22,9 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   replay::LoadOptions lo;
   lo.path = s->path_;
   lo.symbols.trace_path = s->path_;
+  const PerfSymbolPaths perf_paths = SymbolPathsFromArgv(env.argv, std::getenv("PERF_BUILDID_DIR"));
+  lo.symbols.debug_dir = perf_paths.buildid_dir;
+  lo.symbols.symfs = perf_paths.symfs;
   lo.twin_times = true;  // keep_set.h: a call's samples include its raw twins
   ASSIGN_OR_RETURN(s->trace_, replay::LoadTrace(lo));
   const index::TraceIndex& idx = s->trace_->index();

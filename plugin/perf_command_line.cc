@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -51,6 +52,37 @@ std::string TraceInputFromArgv(const std::vector<std::string>& argv, bool stdin_
   }
   if (!input.empty()) return input;
   return stdin_is_fifo ? "-" : "perf.data";
+}
+
+namespace {
+
+// The value of option `name` at argv[*i] ("--name V" or "--name=V"), moving
+// *i past a separate value; nullopt if argv[*i] is another argument.
+std::optional<std::string> OptionValue(const std::vector<std::string>& argv, size_t* i,
+                                       const std::string& name) {
+  const std::string& a = argv[*i];
+  if (a == name) return *i + 1 < argv.size() ? std::optional<std::string>(argv[++*i]) : std::nullopt;
+  if (absl::StartsWith(a, name + "=")) return a.substr(name.size() + 1);
+  return std::nullopt;
+}
+
+}  // namespace
+
+PerfSymbolPaths SymbolPathsFromArgv(const std::vector<std::string>& argv, const char* env_buildid_dir) {
+  PerfSymbolPaths p;
+  if (env_buildid_dir != nullptr) p.buildid_dir = env_buildid_dir;
+  bool in_script = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == "--") break;
+    if (!in_script && argv[i] == "script") {
+      in_script = true;
+    } else if (auto dir = OptionValue(argv, &i, "--buildid-dir"); dir && !in_script) {
+      p.buildid_dir = *dir;
+    } else if (auto symfs = OptionValue(argv, &i, "--symfs"); symfs && in_script) {
+      p.symfs = *symfs;
+    }
+  }
+  return p;
 }
 
 absl::Status CheckRereadable(const std::string& path) {

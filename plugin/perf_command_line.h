@@ -28,6 +28,17 @@ bool StdinIsFifo();
 // the "script" subcommand are considered.
 std::string TraceInputFromArgv(const std::vector<std::string>& argv, bool stdin_is_fifo);
 
+// Where perf finds the binaries of the trace, so the plugin's symbols and
+// its view of the binaries' own mappings (data and bss segments, which exist
+// before the trace) come from the same files as perf's:
+//   `perf --buildid-dir DIR script ...` (a global option, before "script";
+//   else $PERF_BUILDID_DIR, as perf does), and `perf script --symfs DIR`.
+struct PerfSymbolPaths {
+  std::string buildid_dir;  // "" means perf's default, ~/.debug
+  std::string symfs;
+};
+PerfSymbolPaths SymbolPathsFromArgv(const std::vector<std::string>& argv, const char* env_buildid_dir);
+
 // OK if `path` can be read again from the start by the library: not "-" and
 // not a FIFO. Otherwise FailedPrecondition saying to pass --dlarg trace=FILE.
 absl::Status CheckRereadable(const std::string& path);

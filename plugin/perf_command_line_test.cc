@@ -48,5 +48,25 @@ TEST(PerfCommandLineTest, PipesCannotBeReread) {
   EXPECT_TRUE(CheckRereadable(PAGEBLAME_SOURCE_DIR "/traces/rules-trace.data").ok());
 }
 
+// perf's own options say where the binaries are: the plugin reads the same.
+TEST(PerfCommandLineTest, SymbolPathsAsPerfTakesThem) {
+  PerfSymbolPaths p = SymbolPathsFromArgv(
+      {"perf", "--buildid-dir", "/cache", "script", "--symfs=/root", "-i", "t.data"}, nullptr);
+  EXPECT_EQ(p.buildid_dir, "/cache");
+  EXPECT_EQ(p.symfs, "/root");
+  p = SymbolPathsFromArgv({"perf", "--buildid-dir=/c2", "script", "--symfs", "/r2"}, "/env");
+  EXPECT_EQ(p.buildid_dir, "/c2");
+  EXPECT_EQ(p.symfs, "/r2");
+  // $PERF_BUILDID_DIR when the option is not given; none: perf's default.
+  EXPECT_EQ(SymbolPathsFromArgv({"perf", "script"}, "/env").buildid_dir, "/env");
+  p = SymbolPathsFromArgv({"perf", "script", "-i", "t.data"}, nullptr);
+  EXPECT_EQ(p.buildid_dir, "");
+  EXPECT_EQ(p.symfs, "");
+  // --buildid-dir is perf's global option only; --symfs is script's only.
+  p = SymbolPathsFromArgv({"perf", "--symfs", "/x", "script", "--buildid-dir", "/y"}, nullptr);
+  EXPECT_EQ(p.buildid_dir, "");
+  EXPECT_EQ(p.symfs, "");
+}
+
 }  // namespace
 }  // namespace pageblame::plugin

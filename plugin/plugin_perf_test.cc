@@ -109,7 +109,12 @@ PerfRun RunPerf(const std::string& input_args, const std::vector<std::string>& d
                 bool plugin = true, const std::string& fields = kFields,
                 const std::string& prefix = "") {
   std::string out = TempPath("out"), err = TempPath("err");
-  std::string cmd = absl::StrCat(prefix, " perf script ", input_args);
+  // The bundled traces' binaries are found by build id in traces/buildid-cache
+  // (a trace names them by the absolute path they were recorded at, which
+  // exists only on the machine that recorded them): perf and the plugin
+  // both read perf's --buildid-dir.
+  std::string cmd = absl::StrCat(prefix, " perf --buildid-dir ", Quote(pageblame::testing::SourceDir() + "/traces/buildid-cache"),
+                                 " script ", input_args);
   if (!fields.empty()) absl::StrAppend(&cmd, " -F ", fields);
   if (plugin) absl::StrAppend(&cmd, " --dlfilter ", Quote(PAGEBLAME_DLFILTER));
   for (const std::string& a : dlargs) absl::StrAppend(&cmd, " --dlarg ", Quote(a));
