@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/cli_runner.h"
 #include "tests/trace_fixtures.h"
+#include "processor/perf/compressed_test_util.h"
 #include "tests/trace_patcher.h"
 
 namespace pageblame::testing {
@@ -189,6 +191,41 @@ TEST(DamagedTraceCliTest, TracesThatAreNotTracesAreBadInputNotBadUsage) {
     ExpectOneLineError(r, c.message);
     EXPECT_EQ(r.exit_code, 1);
   }
+}
+
+// perf's compressor can keep the last bytes of a -z recording (its
+// util/zstd.c ignores what ZSTD_flushStream leaves when a COMPRESSED record is
+// full): seen live, a .NET recording whose zstd data ended 8 KiB into a
+// 16 KiB DWARF sample. perf script reads the rest; so does pageblame, with a
+// warning that names the cut record. Made here from rules-pipe.data,
+// compressed in 4 KiB pieces, its last COMPRESSED record cut in half.
+TEST(DamagedTraceCliTest, CompressedDataEndingInsideARecordIsAnsweredWithAWarning) {
+  const std::string packed = perf::testing::CompressedCopy(perf::testing::ReadBytes(TracePath("rules-pipe.data")),
+                                                           perf::format::kRecordCompressed, 4096);
+  const perf::testing::TraceParts parts = perf::testing::SplitTrace(packed);
+  ASSERT_TRUE(parts.pipe);
+  perf::testing::Piece last;
+  for (const perf::testing::Piece& p : perf::testing::Pieces(parts.data, parts.pipe)) {
+    if (p.type == perf::format::kRecordCompressed) last = p;
+  }
+  ASSERT_GT(last.size, 200u);
+  std::string cut_record = parts.data.substr(last.offset, last.size / 2);
+  const uint16_t size = static_cast<uint16_t>(cut_record.size());
+  std::memcpy(&cut_record[6], &size, sizeof size);
+  const std::string cut = parts.head + parts.data.substr(0, last.offset) + cut_record +
+                          parts.data.substr(last.offset + last.size);
+  const std::string path = ScratchPath("cut-at-end-zstd-pipe.data");
+  std::ofstream(path, std::ios::binary) << cut;
+
+  CliRun run;
+  nlohmann::json maps = ExpectPossibleMaps(path, &run);
+  EXPECT_THAT(run.err, HasSubstr("warning: 1 record could not be parsed between"));
+  EXPECT_THAT(run.err, HasSubstr("of the decompressed data"));
+  EXPECT_THAT(run.err, ::testing::ContainsRegex("runs past the end of the compressed data|ends inside a record header"));
+  // The answer is the whole trace's but for the end: most regions are there.
+  CliRun whole_run;
+  nlohmann::json whole = ExpectPossibleMaps(TracePath("rules-pipe.data"), &whole_run);
+  EXPECT_GT(maps.size(), whole.size() / 2);
 }
 
 }  // namespace

@@ -259,7 +259,7 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
     out->decompressed_offset = RawRecord::kNotCompressed;
     return true;
   }
-  RETURN_IF_ERROR(FinishDecompressing());
+  FinishDecompressing();
   return false;
 }
 

@@ -121,7 +121,7 @@ absl::StatusOr<bool> PerfPipeReader::Advance(RawRecord* out) {
     // The decompressed records are used up: record_ may be reused.
     ASSIGN_OR_RETURN(bool more, ReadRecord(out));
     if (!more) {
-      RETURN_IF_ERROR(FinishDecompressing());
+      FinishDecompressing();
       return false;
     }
     if (IsReturned(out->type)) return true;

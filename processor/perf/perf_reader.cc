@@ -94,8 +94,8 @@ absl::StatusOr<bool> PerfReader::NextDecompressed(RawRecord* out) {
   return got;
 }
 
-absl::Status PerfReader::FinishDecompressing() const {
-  return decompressor_ ? decompressor_->Finish() : absl::OkStatus();
+void PerfReader::FinishDecompressing() {
+  if (decompressor_) cut_at_end_ = decompressor_->Finish();
 }
 
 const EventAttr* PerfReader::AttrForId(uint64_t id) const {

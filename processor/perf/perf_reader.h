@@ -158,6 +158,14 @@ class PerfReader {
     return decompressor_ ? &decompressor_->stats() : nullptr;
   }
 
+  // After Next() returned false: why the compressed data ended inside a
+  // record (the file, offsets, the record's type and size), or OK. perf's
+  // compressor can keep the last bytes of a recording (it ignores what
+  // ZSTD_flushStream leaves when a COMPRESSED record is full), so a
+  // recording perf script reads whole can end this way: the records before
+  // are good, the cut one is lost, and the load warns instead of failing.
+  const absl::Status& cut_at_end() const { return cut_at_end_; }
+
  protected:
   PerfReader() = default;
 
@@ -174,10 +182,10 @@ class PerfReader {
   // or COMPRESSED2 record (its bytes valid until NextDecompressed() returns
   // false) and sets decompressing_; NextDecompressed() hands out its records
   // and clears decompressing_ when they are used up; FinishDecompressing()
-  // at the end of the data fails if a record was cut short there.
+  // at the end of the data notes a record cut short there (cut_at_end).
   absl::Status Decompress(const RawRecord& rec);
   absl::StatusOr<bool> NextDecompressed(RawRecord* out);
-  absl::Status FinishDecompressing() const;
+  void FinishDecompressing();
   bool decompressing_ = false;
 
   FileInfo info_;
@@ -208,6 +216,7 @@ class PerfReader {
   // sample_parser.h). Makes the Parse* methods non-thread-safe.
   mutable std::vector<uint64_t> callchain_scratch_;
   std::unique_ptr<RecordDecompressor> decompressor_;  // made at the first COMPRESSED record
+  absl::Status cut_at_end_;
 };
 
 }  // namespace pageblame::perf

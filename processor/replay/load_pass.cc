@@ -139,6 +139,9 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass::Run() {
       default: ++st_.unknown_records; break;
     }
   }
+  // A record cut by the end of compressed data (PerfReader::cut_at_end) is
+  // lost, the rest is good: a warning, as for a record that cannot be parsed.
+  if (!reader_->cut_at_end().ok()) BadRecord(reader_->cut_at_end());
   stacks_->Finish();
   // While the replay thread finishes (the last round's first CPU part can
   // hold a quarter of the calls), this thread loads the symbol tables that
