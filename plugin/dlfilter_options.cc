@@ -70,7 +70,7 @@ absl::StatusOr<DlfilterOptions> ParseDlfilterArgs(const std::vector<std::string>
     } else if (key == "trace") {
       o.trace = value;
     } else if (key == "at") {
-      absl::StatusOr<cli::TimeSpec> at = cli::ParseTimeSpec(value, "at");
+      absl::StatusOr<session::TimeSpec> at = session::ParseTimeSpec(value, "at");
       if (!at.ok()) return Bad(arg, at.status().message());
       o.at = *at;
     } else {

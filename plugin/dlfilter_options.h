@@ -11,7 +11,7 @@
 // file in any format regions/region_table_reader.h detects; may repeat), pid,
 // summary (text|json|none), trace (the perf.data to index, when perf script
 // reads a pipe), at (the moment the summary answers for, as the CLI's --at:
-// perf's seconds, +S, -S, end, peak; cli/time_spec.h). An unknown key, an empty or malformed value is an
+// perf's seconds, +S, -S, end, peak; session/time_spec.h). An unknown key, an empty or malformed value is an
 // InvalidArgument error naming the argument: the plugin prints it as one line
 // and fails `start`.
 #ifndef PAGEBLAME_PLUGIN_DLFILTER_OPTIONS_H_
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "processor/cli/time_spec.h"
+#include "processor/session/time_spec.h"
 #include "processor/regions/region.h"
 
 namespace pageblame::plugin {
@@ -44,7 +44,7 @@ struct DlfilterOptions {
   std::optional<uint32_t> pid;
   Summary summary = Summary::kText;
   std::string trace;  // empty: the file perf script reads
-  cli::TimeSpec at;   // the summary's moment (default: the end)
+  session::TimeSpec at;   // the summary's moment (default: the end)
 
   // No pages and no regions: keep every memory-syscall event.
   bool keep_all() const { return pages.empty() && regions.empty(); }

@@ -56,10 +56,10 @@ TEST(DlfilterOptionsTest, RegionsFromATable) {
 TEST(DlfilterOptionsTest, AtTakesTheCliTimes) {
   auto o = ParseDlfilterArgs({"pages=0x1000", "at=+1.5"});
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->at.kind, cli::TimeSpec::Kind::kFromStart);
+  EXPECT_EQ(o->at.kind, session::TimeSpec::Kind::kFromStart);
   EXPECT_EQ(o->at.ns, 1500000000u);
-  EXPECT_EQ(ParseDlfilterArgs({"at=peak"})->at.kind, cli::TimeSpec::Kind::kPeak);
-  EXPECT_EQ(ParseDlfilterArgs({})->at.kind, cli::TimeSpec::Kind::kEnd);
+  EXPECT_EQ(ParseDlfilterArgs({"at=peak"})->at.kind, session::TimeSpec::Kind::kPeak);
+  EXPECT_EQ(ParseDlfilterArgs({})->at.kind, session::TimeSpec::Kind::kEnd);
 }
 
 TEST(DlfilterOptionsTest, BadValuesNameTheArgument) {

@@ -6,8 +6,9 @@
 #include "plugin/perf_command_line.h"
 #include "plugin/summary_writer.h"
 #include "processor/base/status_macros.h"
-#include "processor/report/bytes_timeline.h"
 #include "processor/report/syscall_format.h"
+#include "processor/session/load_warnings.h"
+#include "processor/session/selection.h"
 
 namespace pageblame::plugin {
 
@@ -37,24 +38,21 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   }
   s->classifier_ = std::make_unique<EventClassifier>(*numbers);
 
-  s->selection_ = std::make_unique<PageSelection>(idx, s->options_.pid);
-  ASSIGN_OR_RETURN(s->at_, cli::ResolveTime(s->options_.at, idx, [&] {
-                     return report::BytesTimeline::Of(idx, s->selection_->processes()).Peak(false).time;
-                   }));
+  // The same rules as the CLI's: a pid not in the trace is an error naming
+  // its pids, a time outside it one naming its span.
+  ASSIGN_OR_RETURN(session::Selection chosen,
+                   session::Resolve({s->options_.pid, s->options_.at}, *s->trace_, session::PeakOf::kMapped));
+  s->at_ = chosen.at;
+  s->selection_ = std::make_unique<PageSelection>(idx, chosen.processes);
   s->targets_ = s->selection_->Targets(s->options_);
   for (const Target& t : s->targets_) s->selection_->AddHistoryCalls(t, &s->keep_);
   s->keep_.Finalize();
   SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->at_, s->names_, s->samples_);
   for (EventId id : w.PrintedStacks(s->targets_)) s->printed_stacks_.insert(id);
 
-  // Lost events make answers about the affected span uncertain: say so, as
-  // the CLI does.
-  for (const index::LostSpan& l : idx.stats().lost) {
-    s->warnings_.push_back(absl::StrCat(
-        "warning: ", l.count, l.samples ? " samples" : " events", " lost between ",
-        report::FormatTime(l.t_from), " and ", report::FormatTime(l.t_to),
-        "; pages changed then may be misattributed"));
-  }
+  // What the CLI warns about, the plugin says too.
+  s->warnings_ = session::LoadWarnings(*s->trace_);
+  s->warnings_.insert(s->warnings_.end(), chosen.notes.begin(), chosen.notes.end());
   return s;
 }
 

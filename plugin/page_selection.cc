@@ -17,8 +17,8 @@ void SortUnique(std::vector<uint64_t>* v) {
 
 }  // namespace
 
-PageSelection::PageSelection(const index::TraceIndex& idx, std::optional<uint32_t> pid)
-    : idx_(idx), processes_(report::SelectProcesses(idx, pid)) {
+PageSelection::PageSelection(const index::TraceIndex& idx, std::vector<uint32_t> processes)
+    : idx_(idx), processes_(std::move(processes)) {
   by_process_.resize(idx.num_processes());
   for (uint32_t i = 0; i < idx.num_versions(); ++i) {
     const index::Version& v = idx.version(VersionId(i));

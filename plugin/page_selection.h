@@ -1,7 +1,7 @@
 // What the plugin asks the index: the requested pages/regions, the calls of
 // their histories (the samples to keep), and the addresses to answer for.
 //
-//   PageSelection sel(trace.index(), options.pid);
+//   PageSelection sel(trace.index(), selection.processes);   // session::Resolve
 //   KeepSet keep;
 //   for (const Target& t : sel.Targets(options)) sel.AddHistoryCalls(t, &keep);
 //   keep.Finalize();
@@ -46,7 +46,7 @@ struct Target {
 
 class PageSelection {
  public:
-  PageSelection(const index::TraceIndex& idx, std::optional<uint32_t> pid);
+  PageSelection(const index::TraceIndex& idx, std::vector<uint32_t> processes);
 
   std::vector<Target> Targets(const DlfilterOptions& options) const;
   // Adds the calls of the histories of every page of `t` in the selected

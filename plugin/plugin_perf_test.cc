@@ -27,6 +27,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/session/selection.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/report/history.h"
 #include "processor/report/query_report.h"
@@ -187,6 +188,7 @@ Json Query(const std::string& trace, const std::vector<uint64_t>& addrs,
   report::QueryOptions o;
   o.addresses = addrs;
   o.pid = pid;
+  o.processes = session::ProcessesOf(Loaded(trace)->index(), pid);
   return Json::parse(report::QueryJson(*Loaded(trace), o).dump());
 }
 

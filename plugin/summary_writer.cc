@@ -119,6 +119,7 @@ std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
   report::QueryOptions o;
   for (const Target& t : targets) o.addresses.insert(o.addresses.end(), t.addresses.begin(), t.addresses.end());
   o.pid = pid_;
+  o.processes = selection_.processes();
   o.at = at_;
   return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o)), "\n");
 }

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "gtest/gtest.h"
+#include "processor/session/selection.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/report/query_report.h"
 #include "tests/trace_fixtures.h"
@@ -236,6 +237,7 @@ TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
     // Ask about the middle page of every region the program's own code made.
     report::QueryOptions q;
     q.pid = idx.process(p).pid;
+    q.processes = session::ProcessesOf(idx, q.pid);
     for (VersionId id : idx.RegionsAt(p, index::kLive)) {
       const index::Version& v = idx.version(id);
       if (v.origin.valid()) q.addresses.push_back(v.start + ((v.end - v.start) / 2 & ~4095ull));

@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/session/selection.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/report/bytes_timeline.h"
 #include "processor/report/growth_report.h"
@@ -187,7 +188,7 @@ TEST(GrowthTest, EveryTraceAddsUpToMapsAtBothEnds) {
     if (t == nullptr) continue;  // not loadable (by design or not yet): other tests say which
     SCOPED_TRACE(row["trace"]);
     const index::TraceIndex& idx = t->index();
-    const std::vector<uint32_t> all = report::SelectProcesses(idx, std::nullopt);
+    const std::vector<uint32_t> all = session::ProcessesOf(idx, std::nullopt);
     const report::BytesTimeline timeline = report::BytesTimeline::Of(idx, all);
     const uint64_t first = idx.stats().first_time, last = idx.stats().last_time;
     for (const auto& [from, to] : {std::make_pair(first - 1, index::kLive), std::make_pair(first + (last - first) / 3,

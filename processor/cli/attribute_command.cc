@@ -151,10 +151,9 @@ int RunAttribute(const std::vector<std::string>& argv) {
   o.pid = resolved->pid;
   o.at = resolved->at;
   o.by = by_commit ? report::CreditBy::kCommit : report::CreditBy::kCreate;
+  // When it cannot choose the process (several had the bytes) it says so as
+  // a usage error: the user must say which, with --pid.
   auto a = report::Attribute((*trace)->index(), *regions, o);
-  // It fails with InvalidArgument only when it cannot choose the process
-  // (several had the bytes): the user must say which, with --pid.
-  if (!a.ok() && absl::IsInvalidArgument(a.status())) return ReportError(UsageError(a.status().message()));
   if (!a.ok()) return ReportError(a.status());
   std::string answer;
   if (format == "json") {

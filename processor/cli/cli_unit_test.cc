@@ -1,5 +1,5 @@
 // The command line's pieces without a trace: exit codes, "did you mean",
-// time syntax, the perf command `record` runs, and every command's help
+// the perf command `record` runs, and every command's help
 // naming every option its parser accepts.
 #include <string>
 #include <vector>
@@ -9,7 +9,6 @@
 #include "gtest/gtest.h"
 #include "processor/cli/command_registry.h"
 #include "processor/cli/record_plan.h"
-#include "processor/cli/time_spec.h"
 #include "processor/cli/usage.h"
 
 namespace pageblame::cli {
@@ -32,59 +31,6 @@ TEST(UsageTest, DidYouMeanNamesCloseSpellingsOnly) {
   EXPECT_EQ(Closest("--verbose", flags), "");
   EXPECT_EQ(DidYouMean("mpas", {"maps", "query", "diff"}), " (did you mean maps?)");
   EXPECT_EQ(DidYouMean("frobnicate", {"maps", "query"}), "");
-}
-
-TEST(TimeSpecTest, PerfSecondsMeanTheirMicrosecond) {
-  auto t = ParseTimeSpec("2397.074");
-  ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->kind, TimeSpec::Kind::kAbsolute);
-  // Not 2397.074999...: the instant typed, to the end of its µs.
-  EXPECT_EQ(t->ns, 2397074000999u);
-  EXPECT_EQ(ParseTimeSpec("2397.074152")->ns, 2397074152999u);
-  EXPECT_EQ(ParseTimeSpec("2397.074152123")->ns, 2397074152123u);
-  EXPECT_EQ(ParseTimeSpec("12")->ns, 12000000999u);
-}
-
-TEST(TimeSpecTest, RelativeEndAndPeak) {
-  EXPECT_EQ(ParseTimeSpec("+1.5")->kind, TimeSpec::Kind::kFromStart);
-  EXPECT_EQ(ParseTimeSpec("+1.5")->ns, 1500000000u);
-  EXPECT_EQ(ParseTimeSpec("-0.25")->kind, TimeSpec::Kind::kBeforeEnd);
-  EXPECT_EQ(ParseTimeSpec("-0.25")->ns, 250000000u);
-  EXPECT_EQ(ParseTimeSpec("end")->kind, TimeSpec::Kind::kEnd);
-  EXPECT_EQ(ParseTimeSpec("peak")->kind, TimeSpec::Kind::kPeak);
-}
-
-TEST(TimeSpecTest, MalformedOrUnrepresentableTimesAreUsageErrors) {
-  for (const char* bad : {"", "abc", "1.2.3", "1.", ".5", "1.1234567890", "+", "-x", "1e3", "18446744074",
-                          "99999999999999999999"}) {
-    auto t = ParseTimeSpec(bad);
-    ASSERT_FALSE(t.ok()) << bad;
-    EXPECT_TRUE(IsUsage(t.status())) << bad;
-  }
-  // The message quotes the argument as typed, sign and all.
-  for (const std::string bad : {"-1e300", "+-1", "-99999999999999999999"}) {
-    auto t = ParseTimeSpec(bad, "--at");
-    ASSERT_FALSE(t.ok()) << bad;
-    EXPECT_THAT(t.status().message(), HasSubstr("bad --at '" + bad + "'"));
-  }
-}
-
-TEST(TimeSpecTest, TimesOutsideTheTraceNameItsSpan) {
-  index::TraceIndex idx;
-  idx.mutable_stats().first_time = 100000000000;  // 100 s
-  idx.mutable_stats().last_time = 102500000000;   // 102.5 s
-  auto peak = [] { return uint64_t{101}; };
-  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("+1"), idx, peak), 101000000000u);
-  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("-0.5"), idx, peak), 102000000000u);
-  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("102.5"), idx, peak), 102500000999u);
-  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("peak"), idx, peak), 101u);
-  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("end"), idx, peak), index::kLive);
-  for (const char* outside : {"5", "99999", "+3", "-3"}) {
-    auto t = ResolveTime(*ParseTimeSpec(outside), idx, peak);
-    ASSERT_FALSE(t.ok()) << outside;
-    EXPECT_TRUE(IsUsage(t.status()));
-    EXPECT_THAT(t.status().message(), HasSubstr("100.000000 to 102.500000")) << outside;
-  }
 }
 
 TEST(RecordPlanTest, DwarfStacksOnTheEntersOnlyWithABigBuffer) {

@@ -65,7 +65,7 @@ struct GrowthRequest {
   std::string format;
   report::CreditBy by = report::CreditBy::kCreate;
   TraceSelection selection;  // the pid (its time is unused)
-  std::optional<TimeSpec> from, to;
+  std::optional<session::TimeSpec> from, to;
 };
 
 // Usage mistakes as a status (exit 2).
@@ -87,7 +87,7 @@ absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
   r.selection = *sel;
   for (const auto& [flag, spec] : {std::make_pair("--from", &r.from), std::make_pair("--to", &r.to)}) {
     if (auto text = args.Value(flag)) {
-      auto t = ParseTimeSpec(*text, flag);
+      auto t = session::ParseTimeSpec(*text, flag);
       if (!t.ok()) return t.status();
       *spec = *t;
     }
@@ -102,27 +102,26 @@ absl::StatusOr<report::GrowthOptions> ResolveRange(const GrowthRequest& r, const
   // Checks the pid (a usage error naming the trace's pids); the times are
   // resolved below, each with its own flag's name.
   TraceSelection pid_only = r.selection;
-  pid_only.at = TimeSpec{TimeSpec::Kind::kFromStart, 0, "+0"};
-  auto checked = Resolve(pid_only, trace, r.by == report::CreditBy::kCommit);
+  pid_only.at = session::TimeSpec{session::TimeSpec::Kind::kFromStart, 0, "+0"};
+  const session::PeakOf peak =
+      r.by == report::CreditBy::kCommit ? session::PeakOf::kCommitted : session::PeakOf::kMapped;
+  auto checked = session::Resolve(pid_only, trace, peak);
   if (!checked.ok()) return checked.status();
 
   report::GrowthOptions o;
   o.by = r.by;
-  o.processes = report::SelectProcesses(idx, r.selection.pid);
-  auto peak = [&] {
-    return report::BytesTimeline::Of(idx, o.processes).Peak(r.by == report::CreditBy::kCommit).time;
-  };
+  o.processes = checked->processes;
   // No --from: before the trace's first event, so that everything the trace
   // saw happen counts as growth.
   const uint64_t first = idx.stats().first_time;
   o.from = first > 0 ? first - 1 : 0;
   if (r.from) {
-    auto t = ResolveTime(*r.from, idx, peak);
+    auto t = session::ResolveMoment(*r.from, idx, o.processes, peak);
     if (!t.ok()) return t.status();
     o.from = *t;
   }
   if (r.to) {
-    auto t = ResolveTime(*r.to, idx, peak);
+    auto t = session::ResolveMoment(*r.to, idx, o.processes, peak);
     if (!t.ok()) return t.status();
     o.to = *t;
   }

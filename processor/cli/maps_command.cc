@@ -66,7 +66,7 @@ int RunMaps(const std::vector<std::string>& argv) {
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
   if (!resolved.ok()) return ReportError(resolved.status());
   report::MapsOptions o;
-  o.pid = resolved->pid;
+  o.processes = resolved->processes;
   o.at = resolved->at;
   o.split = args->Has("--split");
   absl::Status written;

@@ -100,6 +100,7 @@ int RunQuery(const std::vector<std::string>& argv) {
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
   if (!resolved.ok()) return ReportError(resolved.status());
   o.pid = resolved->pid;
+  o.processes = resolved->processes;
   o.at = resolved->at;
   o.history = args->Has("--history");
   if (args->Has("--json")) {

@@ -58,9 +58,7 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
     report::AttributeOptions o;
     o.pid = sel.pid;
     o.at = sel.at;
-    auto p = report::ChooseProcess(idx, regions, o);
-    if (!p.ok() && absl::IsInvalidArgument(p.status())) return UsageError(p.status().message());
-    return p;
+    return report::ChooseProcess(idx, regions, o);
   }
   std::vector<uint32_t> all;
   for (uint32_t p = 0; p < idx.num_processes(); ++p) all.push_back(p);

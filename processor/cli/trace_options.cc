@@ -6,11 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "processor/base/status_macros.h"
-#include "processor/cli/damage_warnings.h"
 #include "processor/cli/usage.h"
-#include "processor/report/bytes_timeline.h"
-#include "processor/report/libc_cut.h"
-#include "processor/report/syscall_format.h"
+#include "processor/session/load_warnings.h"
 
 namespace pageblame::cli {
 namespace {
@@ -55,67 +52,16 @@ absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
     sel.pid = v;
   }
   if (auto at = args.Value("--at")) {
-    ASSIGN_OR_RETURN(sel.at, ParseTimeSpec(*at));
+    ASSIGN_OR_RETURN(sel.at, session::ParseTimeSpec(*at));
   }
   return sel;
 }
 
-namespace {
-
-std::string PidList(const index::TraceIndex& idx) {
-  std::set<uint32_t> pids;
-  for (uint32_t p = 0; p < idx.num_processes(); ++p) pids.insert(idx.process(p).pid);
-  return absl::StrJoin(pids, ", ");
-}
-
-// The processes --pid selects (all without it).
-std::vector<uint32_t> Selected(const index::TraceIndex& idx, std::optional<uint32_t> pid) {
-  if (pid) return idx.ProcessesWithPid(*pid);
-  std::vector<uint32_t> all;
-  for (uint32_t p = 0; p < idx.num_processes(); ++p) all.push_back(p);
-  return all;
-}
-
-// A process that exited having unmapped most of what it had (a program
-// started under perf tears its memory down before it exits): at the end
-// there is little to ask about. Said once, with the command that helps.
-void NoteTeardown(const replay::LoadedTrace& trace, const std::vector<uint32_t>& procs) {
-  const index::TraceIndex& idx = trace.index();
-  for (uint32_t p : procs) {
-    const index::Process& proc = idx.process(p);
-    if (proc.t_exit == index::kLive) continue;
-    // Only since its last exec: what it held before was another program's.
-    const index::MappedTally::Point peak = proc.mapped.Peak();
-    const uint64_t end = proc.mapped.now();
-    constexpr uint64_t kWorthSaying = 1 << 20;
-    if (peak.bytes < end + kWorthSaying || end * 2 > peak.bytes) continue;
-    std::fprintf(stderr,
-                 "pageblame: note: pid %u (%s) exited holding %s of the %s it had mapped at its "
-                 "peak (%s): at the end of the trace its memory was already unmapped; to see it: "
-                 "--pid %u --at peak\n",
-                 proc.pid, std::string(idx.strings().Get(proc.comm)).c_str(),
-                 report::HumanBytes(end).c_str(), report::HumanBytes(peak.bytes).c_str(),
-                 report::FormatTime(peak.time).c_str(), proc.pid);
-    return;
-  }
-}
-
-}  // namespace
-
 absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::LoadedTrace& trace,
                                   bool by_commit) {
-  const index::TraceIndex& idx = trace.index();
-  if (sel.pid && idx.ProcessesWithPid(*sel.pid).empty()) {
-    return UsageError(absl::StrCat("no process with pid ", *sel.pid, " in the trace (its pids: ",
-                                   PidList(idx), ")"));
-  }
-  const std::vector<uint32_t> procs = Selected(idx, sel.pid);
-  Selection out;
-  out.pid = sel.pid;
-  ASSIGN_OR_RETURN(out.at, ResolveTime(sel.at, idx, [&] {
-                     return report::BytesTimeline::Of(idx, procs).Peak(by_commit).time;
-                   }));
-  if (sel.at.kind == TimeSpec::Kind::kEnd) NoteTeardown(trace, procs);
+  ASSIGN_OR_RETURN(Selection out, session::Resolve(sel, trace, by_commit ? session::PeakOf::kCommitted
+                                                                         : session::PeakOf::kMapped));
+  for (const std::string& note : out.notes) std::fprintf(stderr, "pageblame: %s\n", note.c_str());
   return out;
 }
 
@@ -155,32 +101,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  s.time_order_by_rounds ? "perf's rounds" : "CPU lanes");
     if (const unwind::UnwindStats* u = trace->unwind_stats()) PrintUnwindStats(*u);
   }
-  // Answers for 32-bit processes would be wrong: say so instead.
-  for (uint32_t p = 0; p < trace->index().num_processes(); ++p) {
-    const index::Process& proc = trace->index().process(p);
-    if (proc.is_32bit) {
-      std::fprintf(stderr, "pageblame: warning: pid %u (%s) is a 32-bit program: the kernel "
-                   "fires no syscalls:* events for its calls and raw_syscalls carry i386 numbers, "
-                   "so its memory changes are not replayed (%llu calls skipped)\n",
-                   proc.pid, std::string(trace->index().strings().Get(proc.comm)).c_str(),
-                   (unsigned long long)trace->index().stats().calls_32bit);
-    }
-  }
-  // Lost events make answers about the affected span uncertain: always say so.
-  for (const index::LostSpan& l : trace->index().stats().lost) {
-    std::fprintf(stderr, "pageblame: warning: %llu %s lost between %s and %s; pages changed then "
-                 "may be misattributed\n",
-                 (unsigned long long)l.count, l.samples ? "samples" : "events",
-                 report::FormatTime(l.t_from).c_str(), report::FormatTime(l.t_to).c_str());
-  }
-  WarnAboutDamage(trace->index().stats());
-  // A frame-pointer trace whose stacks stop in libc names no caller: say so
-  // once, with the recording that fixes it.
-  if (trace->unwind_stats() == nullptr) {
-    if (report::LibcCut cut = report::FindLibcCut(*trace); cut.Mostly()) {
-      std::fputs(report::LibcCutHint(cut).c_str(), stderr);
-    }
-  }
+  for (const std::string& w : session::LoadWarnings(*trace)) std::fprintf(stderr, "pageblame: %s\n", w.c_str());
   static std::unique_ptr<replay::LoadedTrace> kept;  // see the header: never freed
   kept = std::move(trace);
   if (args.Has("--verbose")) verbose_trace = kept.get();

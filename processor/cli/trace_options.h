@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "processor/cli/args.h"
-#include "processor/cli/time_spec.h"
+#include "processor/session/selection.h"
 #include "processor/replay/trace_loader.h"
 
 namespace pageblame::cli {
@@ -49,23 +49,15 @@ inline constexpr char kTraceSymbolsHelp[] =
 inline const std::string kTraceOptionsHelp =
     std::string(kTraceInputHelp) + kTraceSelectionHelp + kTraceSymbolsHelp;
 
-// What the command line asked for, before the trace is read.
-struct TraceSelection {
-  std::optional<uint32_t> pid;
-  TimeSpec at;
-};
-// After the trace is read: the pid is in it, the time resolved.
-struct Selection {
-  std::optional<uint32_t> pid;
-  uint64_t at = UINT64_MAX;  // index::kLive = the end
-};
+// --pid and --at, before the trace is read (session/selection.h says what
+// they name in it).
+using TraceSelection = session::SelectionRequest;
+using Selection = session::Selection;
 
 absl::StatusOr<TraceSelection> ParseSelection(const Args& args);
-// Usage errors for a pid not in the trace (naming its pids) or a time
-// outside it (naming its span). `by_commit`: --at peak means the most bytes
-// committed rather than mapped. At the end of the trace, says once on stderr
-// when a selected process exited holding a small part of its peak (its
-// teardown unmapped its memory) and how to see its working set.
+// session::Resolve, with its notes said on stderr. Usage errors for a pid
+// not in the trace (naming its pids) or a time outside it (naming its span).
+// `by_commit`: --at peak means the most bytes committed rather than mapped.
 absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::LoadedTrace& trace,
                                   bool by_commit);
 // Loads the trace named by -i (default ./perf.data, as perf does); with -v,

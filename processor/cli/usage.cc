@@ -10,8 +10,6 @@
 namespace pageblame::cli {
 namespace {
 
-constexpr char kUsagePayload[] = "pageblame/usage";
-
 // Edits (insert, delete, substitute, swap two neighbours) that make a into b:
 // the optimal string alignment distance, a swap being the commonest typo.
 size_t EditDistance(absl::string_view a, absl::string_view b) {
@@ -30,14 +28,6 @@ size_t EditDistance(absl::string_view a, absl::string_view b) {
 }
 
 }  // namespace
-
-absl::Status UsageError(absl::string_view message) {
-  absl::Status s = absl::InvalidArgumentError(message);
-  s.SetPayload(kUsagePayload, absl::Cord("1"));
-  return s;
-}
-
-bool IsUsage(const absl::Status& s) { return s.GetPayload(kUsagePayload).has_value(); }
 
 int ExitCodeFor(const absl::Status& s) {
   if (s.ok()) return kExitOk;

@@ -4,8 +4,9 @@
 //      the file and the byte offset or line), or the output cannot be written;
 //   2  usage: an unknown option or command, a malformed address, time or pid,
 //      a --pid not in the trace, a time outside the trace.
-// Usage errors are made with UsageError() (a status carrying a marker), so
-// that no reader's status code is mistaken for one: every other error is 1.
+// Usage errors are made with UsageError() (base/usage_error.h: a status
+// carrying a marker), so that no reader's status code is mistaken for one:
+// every other error is 1.
 //
 //   if (bad) return UsageError("bad --pid 'x': expected a number");
 //   return ExitCodeFor(status);   // 1 or 2
@@ -19,6 +20,7 @@
 #include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
+#include "processor/base/usage_error.h"
 
 namespace pageblame::cli {
 
@@ -26,9 +28,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitUsage = 2;
 
-// A usage mistake (exit 2), with `message` as said to the user.
-absl::Status UsageError(absl::string_view message);
-bool IsUsage(const absl::Status& s);
+using ::pageblame::IsUsage;
+using ::pageblame::UsageError;
 int ExitCodeFor(const absl::Status& s);
 
 // Runs a command; an exception that escapes it (a library's, or

@@ -54,6 +54,14 @@ std::vector<uint32_t> TraceIndex::ProcessesWithPid(uint32_t pid) const {
   return it == pid_to_processes_.end() ? std::vector<uint32_t>{} : it->second;
 }
 
+std::vector<uint32_t> TraceIndex::Pids() const {
+  std::vector<uint32_t> out;
+  for (const Process& p : processes_) out.push_back(p.pid);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 VersionId TraceIndex::Lookup(uint32_t p, uint64_t addr, uint64_t t) const {
   if (p >= processes_.size()) return VersionId::Invalid();
   if (t == kLive) {

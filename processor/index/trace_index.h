@@ -88,6 +88,8 @@ class TraceIndex {
 
   // Process entries (generations) with this pid, oldest first.
   std::vector<uint32_t> ProcessesWithPid(uint32_t pid) const;
+  // Every pid in the trace, ascending, each once.
+  std::vector<uint32_t> Pids() const;
   // The version of process `p` containing `addr` at time `t` (kLive = end).
   VersionId Lookup(uint32_t p, uint64_t addr, uint64_t t) const;
   // Versions of `p` alive at `t`, sorted by start.

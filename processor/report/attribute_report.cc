@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/usage_error.h"
 #include "processor/regions/range_set.h"
 #include "processor/report/syscall_format.h"
 
@@ -125,16 +126,9 @@ uint64_t RegionAttribution::created_bytes() const {
 absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
                                        absl::Span<const regions::Region> regions,
                                        const AttributeOptions& o) {
-  if (idx.num_processes() == 0) return absl::InvalidArgumentError("the trace has no processes");
+  if (idx.num_processes() == 0) return UsageError("the trace has no processes");
   std::vector<uint32_t> all;
   for (uint32_t p = 0; p < idx.num_processes(); ++p) all.push_back(p);
-  auto pid_list = [&] {
-    std::vector<uint32_t> pids;
-    for (uint32_t p : all) pids.push_back(idx.process(p).pid);
-    std::sort(pids.begin(), pids.end());
-    pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-    return absl::StrJoin(pids, ", ");
-  };
   auto mapped = [&](uint32_t p) -> absl::StatusOr<uint64_t> {
     ASSIGN_OR_RETURN(AliveVersions a, AliveVersions::Make(idx, p, o.at));
     return a.MappedBytes(regions);
@@ -142,10 +136,9 @@ absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
 
   if (o.pid) {
     std::vector<uint32_t> gens = idx.ProcessesWithPid(*o.pid);
-    if (gens.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("no process with pid ", *o.pid, " in the trace (its pids: ", pid_list(), ")"));
-    }
+    // The front ends check the pid first (session::CheckPid says which the
+    // trace has); here it is a caller's mistake.
+    if (gens.empty()) return absl::FailedPreconditionError(absl::StrCat("pid ", *o.pid, " is not in the trace"));
     if (gens.size() == 1) return gens[0];
     // A reused pid: the entry that has the bytes, alive at `at`, newest.
     uint32_t best = gens[0];
@@ -169,14 +162,14 @@ absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
   }
   if (having.size() == 1) return having[0].first;
   if (having.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "none of the ", all.size(), " traced processes (pids ", pid_list(),
+    return UsageError(absl::StrCat(
+        "none of the ", all.size(), " traced processes (pids ", absl::StrJoin(idx.Pids(), ", "),
         ") had any of these bytes mapped at ", FormatTime(o.at),
         "; choose one with --pid to see them all as not mapped"));
   }
   std::vector<std::string> names;
   for (const auto& [p, m] : having) names.push_back(Describe(idx, p, m));
-  return absl::InvalidArgumentError(absl::StrCat(having.size(), " traced processes had these bytes mapped at ",
+  return UsageError(absl::StrCat(having.size(), " traced processes had these bytes mapped at ",
                                                  FormatTime(o.at), ": ", absl::StrJoin(names, ", "),
                                                  "; choose one with --pid"));
 }

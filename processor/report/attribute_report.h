@@ -113,8 +113,9 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
                                       absl::Span<const regions::Region> regions,
                                       const AttributeOptions& options);
 
-// The process entry Attribute() uses (see AttributeOptions::pid). Errors are
-// InvalidArgument and name the candidate pids.
+// The process entry Attribute() uses (see AttributeOptions::pid). When it
+// cannot choose (no process, none or several had the bytes) the error is a
+// usage error (base/usage_error.h) naming the candidates: say --pid.
 absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
                                        absl::Span<const regions::Region> regions,
                                        const AttributeOptions& options);

@@ -2,7 +2,7 @@
 // moments, per call stack — the difference a leak hunt asks about (JVM NMT's
 // summary.diff, heaptrack_print -d, jeprof --base), from one recording.
 //
-//   GrowthOptions o;  o.processes = SelectProcesses(idx, pid);
+//   GrowthOptions o;  o.processes = session::ProcessesOf(idx, pid);
 //   o.from = t1;  o.to = t2;                  // ns; index::kLive = the end
 //   ASSIGN_OR_RETURN(Growth g, ComputeGrowth(idx, o));
 //   g.stacks[0];      // the stack that grew the most
@@ -39,7 +39,7 @@
 namespace pageblame::report {
 
 struct GrowthOptions {
-  std::vector<uint32_t> processes;  // process entries (SelectProcesses)
+  std::vector<uint32_t> processes;  // process entries (session::ProcessesOf)
   uint64_t from = 0;                // ns, inclusive: the state after every event at or before it
   uint64_t to = index::kLive;
   CreditBy by = CreditBy::kCreate;

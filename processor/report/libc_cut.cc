@@ -80,7 +80,7 @@ LibcCut FindLibcCut(const replay::LoadedTrace& trace) {
 
 std::string LibcCutHint(const LibcCut& cut) {
   return absl::StrCat(
-      "pageblame: note: ", cut.cut, " of ", cut.calls, " memory calls (",
+      "note: ", cut.cut, " of ", cut.calls, " memory calls (",
       cut.calls ? 100 * cut.cut / cut.calls : 0, "%) have stacks that stop inside libc (",
       absl::StrJoin(cut.leaves, ", "),
       "): this libc has no frame pointers, so --call-graph fp loses the function that called "
@@ -90,7 +90,7 @@ std::string LibcCutHint(const LibcCut& cut) {
       "-e 'syscalls:sys_exit_mmap/call-graph=no/' and the same pair for munmap, brk, mremap, "
       "mprotect, pkey_mprotect and madvise, then -p PID or the program. Each call then carries "
       "a 16 KiB stack copy (~16.5 KB of trace per call; with -z ~0.2-1 KB). A libc built with "
-      "frame pointers (Fedora 38+, Ubuntu 24.04+) needs none of this.\n");
+      "frame pointers (Fedora 38+, Ubuntu 24.04+) needs none of this.");
 }
 
 }  // namespace pageblame::report

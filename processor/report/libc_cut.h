@@ -6,7 +6,7 @@
 // record instead (--call-graph dwarf on the enter events).
 //
 //   LibcCut cut = FindLibcCut(trace);
-//   if (cut.Mostly()) fputs(LibcCutHint(cut).c_str(), stderr);
+//   if (cut.Mostly()) say(LibcCutHint(cut));   // session/load_warnings.h
 //
 // A stack is cut when its outermost frame is in libc and is not where a
 // process or thread begins (__libc_start_call_main, start_thread, clone3).
@@ -33,8 +33,8 @@ struct LibcCut {
 
 LibcCut FindLibcCut(const replay::LoadedTrace& trace);
 
-// The one-paragraph note the CLI prints on stderr: what happened and the
-// recording that fixes it.
+// The one-paragraph note ("note: ...", one line) the front ends print on
+// stderr: what happened and the recording that fixes it.
 std::string LibcCutHint(const LibcCut& cut);
 
 }  // namespace pageblame::report

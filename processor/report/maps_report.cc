@@ -13,17 +13,6 @@
 
 namespace pageblame::report {
 
-std::vector<uint32_t> SelectProcesses(const index::TraceIndex& idx, std::optional<uint32_t> pid) {
-  std::vector<uint32_t> out;
-  for (uint32_t p = 0; p < idx.num_processes(); ++p) {
-    if (!pid || idx.process(p).pid == *pid) out.push_back(p);
-  }
-  std::stable_sort(out.begin(), out.end(), [&](uint32_t a, uint32_t b) {
-    return idx.process(a).pid < idx.process(b).pid;
-  });
-  return out;
-}
-
 bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
                    std::FILE* out) {
   const index::TraceIndex& idx = trace.index();
@@ -32,7 +21,7 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
   // one space more per level inside; "[]" if empty.
   bool ok = true, first = true;
   std::string text;
-  for (uint32_t p : SelectProcesses(idx, options.pid)) {
+  for (uint32_t p : options.processes) {
     for (VersionId id : idx.RegionsAt(p, options.at)) {
       const index::Version& v = idx.version(id);
       text.clear();
@@ -120,7 +109,7 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   std::string out;
-  for (uint32_t p : SelectProcesses(idx, options.pid)) {
+  for (uint32_t p : options.processes) {
     const index::Process& proc = idx.process(p);
     std::vector<VersionId> regions = idx.RegionsAt(p, options.at);
     uint64_t created = 0, before = 0;

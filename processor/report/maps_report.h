@@ -19,16 +19,13 @@
 namespace pageblame::report {
 
 struct MapsOptions {
-  std::optional<uint32_t> pid;
+  std::vector<uint32_t> processes;  // the process entries to show (session::ProcessesOf)
   uint64_t at = index::kLive;
   // Text: one row per version instead of one per run the kernel would merge
   // (adjacent, same prot, same file or heap, or anonymous from one stack).
   // JSON always has one object per version.
   bool split = false;
 };
-
-// Process entries to report, by pid then age (several for a reused pid).
-std::vector<uint32_t> SelectProcesses(const index::TraceIndex& idx, std::optional<uint32_t> pid);
 
 // Writes the JSON array region by region, as Json::dump(1) of the whole array
 // would (the same bytes), without holding it all: a DOM of a big address

@@ -74,7 +74,7 @@ std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& o) {
   const index::TraceIndex& idx = trace.index();
   PprofBuilder b(trace, SpaceTypes(), "mapped");
   b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(o.at)));
-  for (uint32_t p : SelectProcesses(idx, o.pid)) {
+  for (uint32_t p : o.processes) {
     const int64_t pid = idx.process(p).pid;
     for (VersionId id : idx.RegionsAt(p, o.at)) {
       const index::Version& v = idx.version(id);

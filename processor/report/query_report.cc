@@ -69,7 +69,7 @@ std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::v
 namespace {
 
 std::vector<QueryAnswer> Answers(const index::TraceIndex& idx, const QueryOptions& o) {
-  return QueryAnswers(idx, SelectProcesses(idx, o.pid), o.addresses, o.at, o.pid.has_value());
+  return QueryAnswers(idx, o.processes, o.addresses, o.at, o.pid.has_value());
 }
 
 // Attach mode without -d: the first brk moved the break from a value the

@@ -20,7 +20,8 @@ namespace pageblame::report {
 
 struct QueryOptions {
   std::vector<uint64_t> addresses;
-  std::optional<uint32_t> pid;
+  std::optional<uint32_t> pid;      // one pid was asked about
+  std::vector<uint32_t> processes;  // the process entries it names, or all (session::ProcessesOf)
   uint64_t at = index::kLive;
   bool history = false;  // text: print the page's history (JSON always has it)
 };

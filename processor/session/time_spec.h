@@ -1,5 +1,5 @@
-// Times on the command line (--at, --from, --to), parsed before the trace is
-// read (a typo fails fast) and resolved against it after:
+// Times a user gives (the CLI's --at, --from, --to; the plugin's at=), parsed
+// before the trace is read (a typo fails fast) and resolved against it after:
 //   216.083882   perf's seconds: everything perf script prints at or before
 //                that instant (up to 6 decimals: to the end of that µs;
 //                7 to 9 decimals: that nanosecond)
@@ -12,8 +12,8 @@
 //
 //   ASSIGN_OR_RETURN(TimeSpec at, ParseTimeSpec("+1.5"));
 //   ASSIGN_OR_RETURN(uint64_t ns, ResolveTime(at, idx, peak));
-#ifndef PAGEBLAME_CLI_TIME_SPEC_H_
-#define PAGEBLAME_CLI_TIME_SPEC_H_
+#ifndef PAGEBLAME_SESSION_TIME_SPEC_H_
+#define PAGEBLAME_SESSION_TIME_SPEC_H_
 
 #include <cstdint>
 #include <functional>
@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "processor/index/trace_index.h"
 
-namespace pageblame::cli {
+namespace pageblame::session {
 
 struct TimeSpec {
   enum class Kind { kEnd, kAbsolute, kFromStart, kBeforeEnd, kPeak };
@@ -31,13 +31,13 @@ struct TimeSpec {
   std::string text;  // as typed, for messages
 };
 
-// Syntax only; errors are usage errors (usage.h).
+// Syntax only; errors are usage errors (base/usage_error.h).
 absl::StatusOr<TimeSpec> ParseTimeSpec(const std::string& text, const std::string& flag = "--at");
 // The instant in the trace's clock (index::kLive for kEnd). `peak` answers
 // kPeak; it is only called for that kind.
 absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceIndex& idx,
                                      const std::function<uint64_t()>& peak);
 
-}  // namespace pageblame::cli
+}  // namespace pageblame::session
 
-#endif  // PAGEBLAME_CLI_TIME_SPEC_H_
+#endif  // PAGEBLAME_SESSION_TIME_SPEC_H_

@@ -1,4 +1,4 @@
-#include "processor/cli/time_spec.h"
+#include "processor/session/time_spec.h"
 
 #include <limits>
 #include <vector>
@@ -6,10 +6,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "processor/cli/usage.h"
+#include "processor/base/usage_error.h"
 #include "processor/report/syscall_format.h"
 
-namespace pageblame::cli {
+namespace pageblame::session {
 namespace {
 
 constexpr uint64_t kNsPerSecond = 1000000000;
@@ -101,4 +101,4 @@ absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceInd
   return at;
 }
 
-}  // namespace pageblame::cli
+}  // namespace pageblame::session

@@ -1,0 +1,62 @@
+// What a user selects in a loaded trace, decided once for every front end
+// (the CLI's commands and the dlfilter plugin): which process entries a pid
+// names, and which moment a time names.
+//
+//   ASSIGN_OR_RETURN(Selection s, Resolve({pid, at}, trace, PeakOf::kMapped));
+//   for (uint32_t p : s.processes) ... s.at ...
+//   for (const std::string& n : s.notes) say(n);
+//
+// A pid names every process entry with that pid (a reused pid, an exec'd
+// program: several), ordered by start; no pid names every entry, by pid
+// then start. A pid not in the trace, or a time outside it, is a usage
+// error (base/usage_error.h) naming the trace's pids or span.
+#ifndef PAGEBLAME_SESSION_SELECTION_H_
+#define PAGEBLAME_SESSION_SELECTION_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "processor/index/trace_index.h"
+#include "processor/replay/trace_loader.h"
+#include "processor/session/time_spec.h"
+
+namespace pageblame::session {
+
+// What was asked, before the trace is read.
+struct SelectionRequest {
+  std::optional<uint32_t> pid;
+  TimeSpec at;
+};
+
+// What it names in the trace.
+struct Selection {
+  std::optional<uint32_t> pid;
+  uint64_t at = index::kLive;       // index::kLive: the end of the trace
+  std::vector<uint32_t> processes;  // process entries, as ProcessesOf
+  // Said once to the user with the answer, e.g. that a process exited
+  // having unmapped its memory (and how to see it).
+  std::vector<std::string> notes;
+};
+
+// "peak" means the most bytes mapped, or the most committed (--by commit).
+enum class PeakOf { kMapped, kCommitted };
+
+// The process entries `pid` names (every entry without one).
+std::vector<uint32_t> ProcessesOf(const index::TraceIndex& idx, std::optional<uint32_t> pid);
+// The trace's pids, "12115, 12116", for messages.
+std::string PidList(const index::TraceIndex& idx);
+// The usage error for a pid the trace does not have, or OK.
+absl::Status CheckPid(const index::TraceIndex& idx, std::optional<uint32_t> pid);
+
+// A moment in the trace; "peak" is that of `processes`.
+absl::StatusOr<uint64_t> ResolveMoment(const TimeSpec& at, const index::TraceIndex& idx,
+                                       const std::vector<uint32_t>& processes, PeakOf peak);
+
+absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const replay::LoadedTrace& trace, PeakOf peak);
+
+}  // namespace pageblame::session
+
+#endif  // PAGEBLAME_SESSION_SELECTION_H_

@@ -1,0 +1,151 @@
+// session/: the times a user gives, which processes a pid names, and what
+// a load warns about, decided once for the CLI and the plugin.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "processor/base/usage_error.h"
+#include "processor/replay/trace_loader.h"
+#include "processor/session/load_warnings.h"
+#include "processor/session/selection.h"
+#include "processor/session/time_spec.h"
+
+namespace pageblame::session {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const replay::LoadedTrace& Load(const std::string& name) {
+  static auto* cache = new std::map<std::string, std::unique_ptr<replay::LoadedTrace>>();
+  auto& t = (*cache)[name];
+  if (!t) {
+    replay::LoadOptions o;
+    o.path = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name;
+    o.symbols.trace_path = o.path;
+    o.symbols.debug_dir = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/buildid-cache";
+    auto loaded = replay::LoadTrace(o);
+    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    t = *std::move(loaded);
+  }
+  return *t;
+}
+
+TEST(TimeSpecTest, PerfSecondsMeanTheirMicrosecond) {
+  auto t = ParseTimeSpec("2397.074");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->kind, TimeSpec::Kind::kAbsolute);
+  // Not 2397.074999...: the instant typed, to the end of its µs.
+  EXPECT_EQ(t->ns, 2397074000999u);
+  EXPECT_EQ(ParseTimeSpec("2397.074152")->ns, 2397074152999u);
+  EXPECT_EQ(ParseTimeSpec("2397.074152123")->ns, 2397074152123u);
+  EXPECT_EQ(ParseTimeSpec("12")->ns, 12000000999u);
+}
+
+TEST(TimeSpecTest, RelativeEndAndPeak) {
+  EXPECT_EQ(ParseTimeSpec("+1.5")->kind, TimeSpec::Kind::kFromStart);
+  EXPECT_EQ(ParseTimeSpec("+1.5")->ns, 1500000000u);
+  EXPECT_EQ(ParseTimeSpec("-0.25")->kind, TimeSpec::Kind::kBeforeEnd);
+  EXPECT_EQ(ParseTimeSpec("-0.25")->ns, 250000000u);
+  EXPECT_EQ(ParseTimeSpec("end")->kind, TimeSpec::Kind::kEnd);
+  EXPECT_EQ(ParseTimeSpec("peak")->kind, TimeSpec::Kind::kPeak);
+}
+
+TEST(TimeSpecTest, MalformedOrUnrepresentableTimesAreUsageErrors) {
+  for (const char* bad : {"", "abc", "1.2.3", "1.", ".5", "1.1234567890", "+", "-x", "1e3", "18446744074",
+                          "99999999999999999999"}) {
+    auto t = ParseTimeSpec(bad);
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_TRUE(IsUsage(t.status())) << bad;
+  }
+  // The message quotes the argument as typed, sign and all.
+  for (const std::string bad : {"-1e300", "+-1", "-99999999999999999999"}) {
+    auto t = ParseTimeSpec(bad, "--at");
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_THAT(t.status().message(), HasSubstr("bad --at '" + bad + "'"));
+  }
+}
+
+TEST(TimeSpecTest, TimesOutsideTheTraceNameItsSpan) {
+  index::TraceIndex idx;
+  idx.mutable_stats().first_time = 100000000000;  // 100 s
+  idx.mutable_stats().last_time = 102500000000;   // 102.5 s
+  auto peak = [] { return uint64_t{101}; };
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("+1"), idx, peak), 101000000000u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("-0.5"), idx, peak), 102000000000u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("102.5"), idx, peak), 102500000999u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("peak"), idx, peak), 101u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("end"), idx, peak), index::kLive);
+  for (const char* outside : {"5", "99999", "+3", "-3"}) {
+    auto t = ResolveTime(*ParseTimeSpec(outside), idx, peak);
+    ASSERT_FALSE(t.ok()) << outside;
+    EXPECT_TRUE(IsUsage(t.status()));
+    EXPECT_THAT(t.status().message(), HasSubstr("100.000000 to 102.500000")) << outside;
+  }
+}
+
+TEST(SelectionTest, APidNamesItsEntriesAndNoPidNamesAllByPid) {
+  const index::TraceIndex& idx = Load("rules-trace.data").index();
+  const std::vector<uint32_t> all = ProcessesOf(idx, std::nullopt);
+  ASSERT_EQ(all.size(), idx.num_processes());
+  for (size_t i = 1; i < all.size(); ++i) EXPECT_LE(idx.process(all[i - 1]).pid, idx.process(all[i]).pid);
+  const std::vector<uint32_t> one = ProcessesOf(idx, 10985);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(idx.process(one[0]).pid, 10985u);
+  EXPECT_THAT(ProcessesOf(idx, 1), ::testing::IsEmpty());
+}
+
+TEST(SelectionTest, APidNotInTheTraceIsAUsageErrorNamingItsPids) {
+  const replay::LoadedTrace& t = Load("rules-trace.data");
+  EXPECT_TRUE(CheckPid(t.index(), std::nullopt).ok());
+  EXPECT_TRUE(CheckPid(t.index(), 10981).ok());
+  absl::StatusOr<Selection> s = Resolve({1, TimeSpec{}}, t, PeakOf::kMapped);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(IsUsage(s.status()));
+  EXPECT_EQ(s.status().message(), "no process with pid 1 in the trace (its pids: 10981, 10985, 10986)");
+}
+
+TEST(SelectionTest, PeakIsTheSelectedProcessesMostBytes) {
+  const replay::LoadedTrace& t = Load("commit-trace.data");
+  absl::StatusOr<Selection> mapped = Resolve({std::nullopt, *ParseTimeSpec("peak")}, t, PeakOf::kMapped);
+  absl::StatusOr<Selection> committed = Resolve({std::nullopt, *ParseTimeSpec("peak")}, t, PeakOf::kCommitted);
+  ASSERT_TRUE(mapped.ok() && committed.ok());
+  EXPECT_GE(mapped->at, t.index().stats().first_time);
+  EXPECT_LE(mapped->at, t.index().stats().last_time);
+  // commit.c reserves 64 MiB PROT_NONE first and commits pieces later: the
+  // most committed comes after the most mapped began.
+  EXPECT_NE(mapped->at, committed->at);
+  EXPECT_EQ(*ResolveMoment(*ParseTimeSpec("peak"), t.index(), mapped->processes, PeakOf::kMapped), mapped->at);
+}
+
+// teardown.data: a program that unmaps its memory before it exits.
+TEST(SelectionTest, AProcessThatToreDownItsMemorySaysHowToSeeIt) {
+  const replay::LoadedTrace& t = Load("teardown.data");
+  absl::StatusOr<Selection> end = Resolve({std::nullopt, TimeSpec{}}, t, PeakOf::kMapped);
+  ASSERT_TRUE(end.ok()) << end.status();
+  ASSERT_EQ(end->notes.size(), 1u);
+  EXPECT_THAT(end->notes[0], HasSubstr("--at peak"));
+  // Asked at another moment than the end: nothing to say.
+  absl::StatusOr<Selection> peak = Resolve({std::nullopt, *ParseTimeSpec("peak")}, t, PeakOf::kMapped);
+  ASSERT_TRUE(peak.ok());
+  EXPECT_THAT(peak->notes, ::testing::IsEmpty());
+}
+
+TEST(LoadWarningsTest, LostEventsAndLibcCutStacksAreSaid) {
+  bool lost = false;
+  for (const std::string& w : LoadWarnings(Load("rules-lost.data"))) lost |= absl::StrContains(w, "lost between");
+  EXPECT_TRUE(lost);
+  std::vector<std::string> fp = LoadWarnings(Load("alloc-fp.data"));
+  ASSERT_FALSE(fp.empty());
+  EXPECT_TRUE(absl::StartsWith(fp.back(), "note: ")) << fp.back();
+  EXPECT_THAT(fp.back(), HasSubstr("stop inside libc"));
+  // A clean DWARF trace: nothing to say.
+  EXPECT_THAT(LoadWarnings(Load("alloc-dwarf.data")), ::testing::IsEmpty());
+}
+
+}  // namespace
+}  // namespace pageblame::session
