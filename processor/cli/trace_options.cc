@@ -38,6 +38,10 @@ void PrintUnwindStats(const unwind::UnwindStats& u) {
                ull(u.rule_misses),
                lookups ? 100.0 * u.rule_hits / lookups : 0.0, u.cache_bytes / 1024.0,
                ull(u.files_opened), ull(u.files_missing));
+  if (u.files_cfi_refused > 0) {
+    std::fprintf(stderr, "  unwinding: CFI refused in %llu files (frame pointers there); first: %s\n",
+                 ull(u.files_cfi_refused), u.first_cfi_refused.c_str());
+  }
 }
 
 }  // namespace
@@ -135,6 +139,9 @@ void PrintSymbolStats() {
                (unsigned long long)s.perf_maps_missing, (unsigned long long)s.inlined_frames,
                (unsigned long long)s.debug_info_read, (unsigned long long)s.dsos_missing,
                missing.c_str());
+  for (const std::string& refused : s.debug_info_refused) {
+    std::fprintf(stderr, "pageblame: symbols: DWARF not read: %s\n", refused.c_str());
+  }
 }
 
 }  // namespace pageblame::cli

@@ -291,6 +291,60 @@ TEST(PerfCompressedTest, CorruptZstdDataIsAnError) {
               HasSubstr(absl::StrFormat("COMPRESSED record at offset 0x%x", head.size())));
 }
 
+// A zstd skippable frame: magic 0x184D2A5?, a length, that many bytes (here
+// only `present` of them).
+std::string SkippableFrame(uint32_t length, size_t present) {
+  std::string f;
+  testing::Append<uint32_t>(&f, 0x184D2A53);
+  testing::Append<uint32_t>(&f, length);
+  return f + std::string(present, 's');
+}
+
+// The fuzz campaign's case: a skippable frame claiming 0xfffffff0 bytes
+// before the first COMPRESSED record's data swallowed the whole stream
+// (exit 0, no samples, nothing said).
+TEST(PerfCompressedTest, SkippableFrameIsRefusedWithItsPlace) {
+  const std::string plain = Comm(1, "abc") + Comm(2, "def");
+  std::vector<std::string> packed = Compress(plain, {});
+  const std::string head = StreamHead();
+  const std::string bad = CompressedRecord(
+      format::kRecordCompressed, SkippableFrame(0xfffffff0, 8) + testing::CompressedPayload(packed[0]));
+  Read r = ReadBytesAsTrace(head + bad);
+  ExpectDataLoss(r, "a zstd skippable frame (magic 0x184d2a53, 4294967280 bytes) at byte 0");
+  EXPECT_THAT(std::string(r.status.message()),
+              HasSubstr(absl::StrFormat("COMPRESSED record at offset 0x%x", head.size())));
+  EXPECT_TRUE(r.records.empty());
+}
+
+// After a whole frame (perf's newer zstd.c ends one per COMPRESSED record),
+// in the same record or the next.
+TEST(PerfCompressedTest, SkippableFrameAfterAWholeFrameIsRefused) {
+  const std::string a = Comm(1, "abc");
+  std::string frame(ZSTD_compressBound(a.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), a.data(), a.size(), 1));
+  const std::string skip = SkippableFrame(16, 16);
+  for (bool same_record : {true, false}) {
+    SCOPED_TRACE(same_record);
+    const std::string stream =
+        same_record ? StreamHead() + CompressedRecord(format::kRecordCompressed, frame + skip)
+                    : StreamHead() + CompressedRecord(format::kRecordCompressed, frame) +
+                          CompressedRecord(format::kRecordCompressed, skip);
+    Read r = ReadBytesAsTrace(stream);
+    ExpectDataLoss(r, "a zstd skippable frame");
+    EXPECT_EQ(r.records.size(), 1u);  // the record before it
+  }
+}
+
+// Its magic cut by the end of a COMPRESSED record: zstd then asks for the
+// skipped bytes, more than any compressed block.
+TEST(PerfCompressedTest, SkippableFrameCutByARecordEndIsRefused) {
+  const std::string skip = SkippableFrame(0xfffffff0, 8);
+  const std::string stream = StreamHead() +
+                             CompressedRecord(format::kRecordCompressed, skip.substr(0, 3)) +
+                             CompressedRecord(format::kRecordCompressed, skip.substr(3));
+  ExpectDataLoss(ReadBytesAsTrace(stream), "a skippable frame?");
+}
+
 // perf's compressor can keep a recording's last bytes (util/zstd.c ignores
 // what ZSTD_flushStream leaves): the data then ends inside a record. The
 // records before it are read, and the cut is reported, not failed on.

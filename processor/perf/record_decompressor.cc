@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "processor/base/byte_reader.h"
+#include "processor/base/status_macros.h"
 #include "processor/perf/perf_format.h"
 
 namespace pageblame::perf {
@@ -17,6 +18,19 @@ struct RecordDecompressor::Context {
   ZSTD_DStream* stream = ZSTD_createDStream();
   ~Context() { ZSTD_freeDStream(stream); }
 };
+
+namespace {
+
+// zstd's skippable frames: magic 0x184D2A50..0x184D2A5F, then a 4-byte
+// length of data to skip (zstd_compression_format.md).
+constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0;
+constexpr uint32_t kSkippableMagic = 0x184D2A50;
+
+// Larger than any hint zstd gives inside a compressed frame (a block and the
+// next block's header): only skipping a skippable frame's data asks for more.
+constexpr size_t kMaxInFrameHint = ZSTD_BLOCKSIZE_MAX + 64;
+
+}  // namespace
 
 RecordDecompressor::RecordDecompressor(std::string path) : path_(std::move(path)) {}
 
@@ -68,6 +82,8 @@ absl::Status RecordDecompressor::Feed(const RawRecord& rec) {
   if (zstd_ == nullptr) {
     zstd_ = std::make_unique<Context>();
     if (zstd_->stream == nullptr) return absl::ResourceExhaustedError("ZSTD_createDStream failed");
+    // zstd checks a frame's window against this before allocating it.
+    ZSTD_DCtx_setParameter(zstd_->stream, ZSTD_d_windowLogMax, kMaxWindowLog);
     buffer_.reset(new uint64_t[kBufferSize / sizeof(uint64_t)]);
   }
   // What is left is one record cut short by the previous COMPRESSED record
@@ -102,6 +118,7 @@ absl::StatusOr<bool> RecordDecompressor::Refill() {
     head_ = 0;
     tail_ = left;
   }
+  RETURN_IF_ERROR(RefuseSkippableFrame());
   ZSTD_inBuffer in{in_, in_size_, in_pos_};
   ZSTD_outBuffer out{bytes + tail_, kBufferSize - tail_, 0};
   const size_t ret = ZSTD_decompressStream(zstd_->stream, &out, &in);
@@ -109,6 +126,16 @@ absl::StatusOr<bool> RecordDecompressor::Refill() {
     return Error(current_offset_, buffer_stream_offset_ + tail_,
                  absl::StrFormat("corrupt zstd data (%s) in the COMPRESSED record's %u bytes",
                                  ZSTD_getErrorName(ret), in_size_));
+  }
+  // 0: a frame ended; the next byte starts one (or the stream's end).
+  at_frame_start_ = ret == 0;
+  // A skippable frame whose magic was cut by a record's end, seen by zstd's
+  // hint: it wants the skipped bytes.
+  if (ret > kMaxInFrameHint) {
+    return Error(current_offset_, buffer_stream_offset_ + tail_,
+                 absl::StrFormat("zstd wants %u more bytes without output (a skippable frame?): "
+                                 "perf writes none",
+                                 ret));
   }
   const bool progress = out.pos > 0 || in.pos > in_pos_;
   in_pos_ = in.pos;
@@ -121,6 +148,20 @@ absl::StatusOr<bool> RecordDecompressor::Refill() {
                  "zstd made no progress on the COMPRESSED record's data");
   }
   return true;
+}
+
+absl::Status RecordDecompressor::RefuseSkippableFrame() const {
+  if (!at_frame_start_ || in_size_ - in_pos_ < 8) return absl::OkStatus();
+  ByteReader r(in_ + in_pos_, 8);
+  uint32_t magic = 0, length = 0;
+  r.Read(&magic);  // zstd's fields are little-endian, as the hosts we run on
+  r.Read(&length);
+  if ((magic & kSkippableMagicMask) != kSkippableMagic) return absl::OkStatus();
+  return Error(current_offset_, buffer_stream_offset_ + tail_,
+               absl::StrFormat("a zstd skippable frame (magic 0x%x, %u bytes) at byte %u of "
+                               "the COMPRESSED record's %u bytes of zstd data: perf writes none, "
+                               "and it would hide what follows",
+                               magic, length, in_pos_, in_size_));
 }
 
 absl::StatusOr<bool> RecordDecompressor::KeepUserRecord(const RawRecord& rec) const {

@@ -19,7 +19,12 @@
 //
 // Memory: one fixed 256 KiB buffer and the zstd context (whose window is
 // what perf's compression level asked for: 512 KiB at perf's default level
-// 1, zstd caps it at 128 MiB); neither grows with the trace. Records are
+// 1, 128 MiB at most: kMaxWindowLog, checked by zstd when it reads a frame's
+// header, before allocating); neither grows with the trace.
+//
+// zstd skippable frames are refused: perf writes none, and zstd skips their
+// stated length (up to 4 GiB) on into the following COMPRESSED records, so a
+// corrupt one made the rest of a trace vanish without an error. Records are
 // handed out as spans into the buffer (8-byte aligned: perf's records are
 // multiples of 8), valid until the next call; each byte is decompressed
 // once and copied at most once more (the tail of a record cut by the end of
@@ -58,6 +63,9 @@ struct CompressionStats {
 class RecordDecompressor {
  public:
   static constexpr size_t kBufferSize = 256 << 10;
+  // 2^27 = 128 MiB, zstd's own default cap, which perf's highest level
+  // (22) reaches; a frame asking for more is an error.
+  static constexpr int kMaxWindowLog = 27;
 
   explicit RecordDecompressor(std::string path);
   ~RecordDecompressor();
@@ -95,6 +103,9 @@ class RecordDecompressor {
   // Next()'s handling of a user-space record type found in the stream:
   // true to return it, false to skip it, or an error.
   absl::StatusOr<bool> KeepUserRecord(const RawRecord& rec) const;
+  // An error if a zstd frame starts at the input's position and is a
+  // skippable frame.
+  absl::Status RefuseSkippableFrame() const;
   absl::Status Error(uint64_t compressed_offset, uint64_t stream_offset,
                      absl::string_view what) const;
 
@@ -110,6 +121,7 @@ class RecordDecompressor {
   size_t in_size_ = 0;
   size_t in_pos_ = 0;
   bool output_pending_ = false;  // the last call filled the buffer: zstd may hold more
+  bool at_frame_start_ = true;   // the next zstd byte starts a frame
   uint64_t current_offset_ = 0;  // file offset of the COMPRESSED record being read
   // buffer_[0, carried_end_) came from earlier COMPRESSED records, the first
   // of which was at carried_offset_.

@@ -312,6 +312,61 @@ TEST(CoreFileParserTest, CorruptHeadersAreErrorsThatSayWhat) {
   EXPECT_EQ(z->skipped, 1);
 }
 
+// The fuzz campaign's cases: an NT_FILE entry [0, 2^64 - 1) made `diff` say
+// "unaccounted: 16.0 EiB", not a whole number of pages; PT_LOADs with
+// unaligned vaddrs made 3-byte pieces. Both are refused, by entry.
+TEST(CoreFileParserTest, ImpossibleAddressesAreRefusedByEntry) {
+  auto parse = [](const CoreBuilder& b) {
+    return Message(CoreFileParser::ParseBytes(b.Build(), "c.core"));
+  };
+  CoreBuilder whole;
+  whole.AddLoad(0x1000, 0x1000, PF_R);
+  whole.AddNote("CORE", NtFileNote::kType,
+                whole.NtFile({{0x1000, 0x2000, 0}, {0, 0xffffffffffffffff, 0}}, {"/a", "/b"}));
+  EXPECT_THAT(parse(whole), HasSubstr("c.core: NT_FILE entry 2 (/b) [0x0, 0xffffffffffffffff) is "
+                                      "not page-aligned"));
+  CoreBuilder kernel;
+  kernel.AddLoad(0x1000, 0x1000, PF_R);
+  kernel.AddNote("CORE", NtFileNote::kType,
+                 kernel.NtFile({{0xffff800000000000, 0xffff800000001000, 0}}, {"/k"}));
+  EXPECT_THAT(parse(kernel), HasSubstr("NT_FILE entry 1 (/k) [0xffff800000000000, "
+                                       "0xffff800000001000) ends past the user address range "
+                                       "(0x800000000000)"));
+  CoreBuilder unaligned;
+  unaligned.AddLoad(0x1000, 0x1000, PF_R);
+  unaligned.AddLoad(0x3003, 0x3, PF_R);
+  EXPECT_THAT(parse(unaligned), HasSubstr("c.core: PT_LOAD (program header 3) [0x3003, 0x3006) "
+                                          "is not page-aligned"));
+  CoreBuilder overlap;
+  overlap.AddLoad(0x4000, 0x2000, PF_R);
+  overlap.AddLoad(0x5000, 0x1000, PF_R);
+  EXPECT_THAT(parse(overlap), HasSubstr("PT_LOAD (program header 2) [0x4000, 0x6000) and PT_LOAD "
+                                        "(program header 3) [0x5000, 0x6000) overlap"));
+  CoreBuilder files;
+  files.AddLoad(0x1000, 0x1000, PF_R);
+  files.AddNote("CORE", NtFileNote::kType,
+                files.NtFile({{0x8000, 0xa000, 0}, {0x9000, 0xb000, 0}}, {"/a", "/b"}));
+  EXPECT_THAT(parse(files), HasSubstr("NT_FILE entry 1 (/a) [0x8000, 0xa000) and NT_FILE entry 2"));
+  // 32-bit cores end at 4 GiB by their word size; the check holds there too.
+  CoreBuilder small(/*is64=*/false);
+  small.AddLoad(0x8001, 0x1000, PF_R);
+  EXPECT_THAT(parse(small), HasSubstr("is not page-aligned"));
+}
+
+// x86-64's [vsyscall] page is in kernel and gcore cores, far above user
+// space: it stays a region.
+TEST(CoreFileParserTest, TheVsyscallPageIsKept) {
+  CoreBuilder b;
+  b.AddLoad(0x1000, 0x1000, PF_R);
+  b.AddLoad(0xffffffffff600000, 0x1000, PF_R | PF_X);
+  absl::StatusOr<RegionTable> t = CoreFileParser::ParseBytes(b.Build(), "v.core");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->regions.back().start, 0xffffffffff600000u);
+  b.AddLoad(0xffffffffff601000, 0x1000, PF_R);  // but nothing else up there
+  EXPECT_THAT(Message(CoreFileParser::ParseBytes(b.Build(), "v.core")),
+              HasSubstr("past the user address range"));
+}
+
 TEST(CoreFileParserTest, OtherElfFilesAreNamedForWhatTheyAre) {
   absl::StatusOr<RegionTable> t =
       RegionTableReader::DetectAndParse(std::string(PAGEBLAME_SOURCE_DIR) + "/traces/bin/rules");

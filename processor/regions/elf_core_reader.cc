@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "processor/base/status_macros.h"
+#include "processor/regions/core_address_check.h"
 
 namespace pageblame::regions {
 namespace {
@@ -105,7 +106,15 @@ absl::Status ElfCoreReader::Begin(int fd, absl::string_view head) {
   if (ehdr.e_type != ET_CORE)
     return Error(absl::StrCat("an ELF file of type ", TypeName(ehdr.e_type),
                               ", not a core dump (ET_CORE)"));
-  return ReadProgramHeaders();
+  RETURN_IF_ERROR(ReadProgramHeaders());
+  // Checked once all are read: overlaps are between entries.
+  if (absl::Status s = CoreAddressCheck::CheckLoads(loads_, ehdr.e_machine, is64_); !s.ok()) {
+    return Error(s.message());
+  }
+  if (absl::Status s = CoreAddressCheck::CheckFiles(files_, ehdr.e_machine, is64_); !s.ok()) {
+    return Error(s.message());
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<uint64_t> ElfCoreReader::ProgramHeaderCount() {

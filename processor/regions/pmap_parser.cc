@@ -185,6 +185,10 @@ absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
       return expected(absl::StrCat("bad Size '", size, "'"));
     if (kib == 0 || kib > (~uint64_t{0} - *start) / 1024)
       return expected(absl::StrCat("Size '", size, "' KiB is empty or runs past 2^64"));
+    // pmap prints the kernel's mappings: whole pages (see proc_maps_parser.cc).
+    if (*start % kPageSize != 0 || kib * 1024 % kPageSize != 0)
+      return text.Error(n, absl::StrFormat("0x%x, %d KiB is not page-aligned (4 KiB pages)",
+                                           *start, kib));
     r.start = *start;
     r.end = *start + kib * 1024;
     r.protect = std::string(perm);

@@ -148,6 +148,9 @@ TEST(PmapParserTest, Errors) {
       {"55d7d2a69000 rwzp 00000000 fe:00 247101 188 188 bash\n", "bad Perm 'rwzp'"},
       {"55d7d2a69000 r--p 00000000 fe:00 247101 1x8 188 bash\n", "bad Size '1x8'"},
       {"55d7d2a69000 r--p 00000000 fe:00 247101 0 0 bash\n", "is empty or runs past 2^64"},
+      {"55d7d2a69000 r--p 00000000 fe:00 247101 3 3 bash\n",
+       "p.txt:2: 0x55d7d2a69000, 3 KiB is not page-aligned"},
+      {"55d7d2a69800 r--p 00000000 fe:00 247101 4 4 bash\n", "p.txt:2: 0x55d7d2a69800, 4 KiB"},
   };
   for (const Case& c : cases) {
     t = PmapParser::Parse(TextLines("p.txt", absl::StrCat(header, c.row)));

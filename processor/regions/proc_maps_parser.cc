@@ -86,6 +86,11 @@ absl::StatusOr<RegionTable> ProcMapsParser::Parse(const TextLines& text) {
       return text.Error(n, (start.ok() ? end : start).status().message());
     if (*end <= *start)
       return text.Error(n, absl::StrFormat("END 0x%x is not above START 0x%x", *end, *start));
+    // The kernel maps whole pages: anything else would make sub-page pieces
+    // in a page diff.
+    if (*start % kPageSize != 0 || *end % kPageSize != 0)
+      return text.Error(n, absl::StrFormat("0x%x-0x%x is not page-aligned (4 KiB pages)", *start,
+                                           *end));
     Region r;
     r.start = *start;
     r.end = *end;

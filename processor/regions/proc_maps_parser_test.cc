@@ -82,6 +82,10 @@ TEST(ProcMapsParserTest, MalformedLines) {
        "m:1: expected 'START-END PERMS OFFSET MAJ:MIN INODE [PATH]'"},
       {"55d7d2a69000-55d7d2a9z000 r--p 00000000 fe:00 1 /x\n", "m:1: expected 'START-END"},
       {"55d7d2a98000-55d7d2a69000 r--p 00000000 fe:00 1 /x\n", "m:1: END 0x55d7d2a69000 is not above"},
+      // Not whole pages: sub-page pieces in a page diff.
+      {"55d7d2a69000-55d7d2a69003 r--p 00000000 fe:00 1 /x\n",
+       "m:1: 0x55d7d2a69000-0x55d7d2a69003 is not page-aligned"},
+      {"55d7d2a69800-55d7d2a6a000 r--p 00000000 fe:00 1 /x\n", "m:1: 0x55d7d2a69800-"},
       {"Size: 4 kB\n", "m:1: expected 'Size: N kB' right after a mapping line"},
       {"hello\n", "m: no maps lines found"},
   };

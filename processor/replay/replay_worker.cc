@@ -43,6 +43,7 @@ ReplayWorker::~ReplayWorker() {
 
 void ReplayWorker::Submit(bool round_end) {
   current_.round_end = round_end;
+  if (!round_end && !current_.events.empty()) quiet_rounds_ = 0;
   if (diverged()) {  // the replay thread stopped: nothing to hand over
     current_.events.clear();
     return;

@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -57,17 +58,22 @@ absl::StatusOr<ElfHandle> ElfHandle::Open(const std::string& path) {
     close(fd);
     return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
   }
-  return ElfHandle(fd, elf);
+  struct stat st;
+  const uint64_t size = fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  return ElfHandle(fd, elf, size);
 }
 
 ElfHandle::ElfHandle(ElfHandle&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), elf_(std::exchange(other.elf_, nullptr)) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      elf_(std::exchange(other.elf_, nullptr)),
+      file_size_(other.file_size_) {}
 
 ElfHandle& ElfHandle::operator=(ElfHandle&& other) noexcept {
   if (this != &other) {
     Reset();
     fd_ = std::exchange(other.fd_, -1);
     elf_ = std::exchange(other.elf_, nullptr);
+    file_size_ = other.file_size_;
   }
   return *this;
 }

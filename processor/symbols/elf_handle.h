@@ -9,6 +9,7 @@
 
 #include <libelf.h>
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -27,17 +28,20 @@ class ElfHandle {
   ~ElfHandle();
 
   Elf* elf() const { return elf_; }
+  // The file's size when it was opened (limits relative to the input's size).
+  uint64_t file_size() const { return file_size_; }
 
   // The NT_GNU_BUILD_ID note's descriptor (raw bytes), looked for in SHT_NOTE
   // sections and then in PT_NOTE segments; "" if the file has none.
   std::string BuildId() const;
 
  private:
-  ElfHandle(int fd, Elf* elf) : fd_(fd), elf_(elf) {}
+  ElfHandle(int fd, Elf* elf, uint64_t file_size) : fd_(fd), elf_(elf), file_size_(file_size) {}
   void Reset();
 
   int fd_ = -1;
   Elf* elf_ = nullptr;
+  uint64_t file_size_ = 0;
 };
 
 }  // namespace pageblame::symbols

@@ -25,13 +25,15 @@ void InlinePrefetcher::Request(const DsoLocation& loc) {
   cv_.notify_all();
 }
 
-std::optional<std::unique_ptr<InlineResolver>> InlinePrefetcher::Take(const DsoLocation& loc) {
+std::optional<std::unique_ptr<InlineResolver>> InlinePrefetcher::Take(const DsoLocation& loc,
+                                                                      std::string* refused) {
   std::unique_lock<std::mutex> lock(mu_);
   auto it = slots_.find(loc.FilesKey());
   if (it == slots_.end() || it->second == nullptr) return std::nullopt;
   Slot* slot = it->second.get();
   cv_.wait(lock, [&] { return slot->done; });
   std::unique_ptr<InlineResolver> r = std::move(slot->resolver);
+  if (refused != nullptr) *refused = std::move(slot->refused);
   it->second.reset();  // taken: a second Take opens the file itself
   return r;
 }
@@ -46,9 +48,11 @@ void InlinePrefetcher::Run() {
     // Opened unlocked: Request and Take go on meanwhile; the slot stays put
     // (slots_ holds it by pointer and Take waits for `done`).
     lock.unlock();
-    std::unique_ptr<InlineResolver> r = InlineResolver::Open(slot->loc, demangle_params_);
+    std::string refused;
+    std::unique_ptr<InlineResolver> r = InlineResolver::Open(slot->loc, demangle_params_, &refused);
     lock.lock();
     slot->resolver = std::move(r);
+    slot->refused = std::move(refused);
     slot->done = true;
     cv_.notify_all();
   }

@@ -40,13 +40,16 @@ class InlinePrefetcher {
   void Request(const DsoLocation& loc);
   // What Request opened for `loc` (null: no DWARF), waiting for it if need
   // be; nullopt if it was never requested. Each result is taken once.
-  std::optional<std::unique_ptr<InlineResolver>> Take(const DsoLocation& loc);
+  // `refused`: as InlineResolver::Open's.
+  std::optional<std::unique_ptr<InlineResolver>> Take(const DsoLocation& loc,
+                                                      std::string* refused = nullptr);
 
  private:
   struct Slot {
     DsoLocation loc;
     bool done = false;
     std::unique_ptr<InlineResolver> resolver;
+    std::string refused;
   };
   void Run();
 

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
+#include "processor/symbols/debug_section_limit.h"
 #include "processor/symbols/demangle.h"
 
 namespace pageblame::symbols {
@@ -41,11 +43,17 @@ std::optional<std::string> FunctionName(Dwarf_Die* die, bool params) {
 
 }  // namespace
 
-std::unique_ptr<InlineResolver> InlineResolver::Open(const DsoLocation& loc, bool demangle_params) {
+std::unique_ptr<InlineResolver> InlineResolver::Open(const DsoLocation& loc, bool demangle_params,
+                                                     std::string* refused) {
   for (const std::string* path : {&loc.debug_path, &loc.elf_path}) {
     if (path->empty()) continue;
     absl::StatusOr<ElfHandle> elf = ElfHandle::Open(*path);
     if (!elf.ok() || !HasDebugInfo(elf->elf())) continue;
+    // dwarf_begin_elf inflates every compressed debug section at once.
+    if (absl::Status s = DebugSectionLimit::Check(elf->elf(), elf->file_size()); !s.ok()) {
+      if (refused != nullptr) *refused = absl::StrCat(*path, ": ", s.message());
+      continue;
+    }
     Dwarf* dwarf = dwarf_begin_elf(elf->elf(), DWARF_C_READ, nullptr);
     if (dwarf == nullptr) continue;
     return std::unique_ptr<InlineResolver>(

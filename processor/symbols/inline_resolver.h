@@ -29,7 +29,11 @@ namespace pageblame::symbols {
 
 class InlineResolver {
  public:
-  static std::unique_ptr<InlineResolver> Open(const DsoLocation& loc, bool demangle_params);
+  // A file whose compressed debug sections claim more than
+  // DebugSectionLimit allows is skipped before libdw inflates anything; if
+  // `refused` is given, it gets "path: why" for the last one skipped.
+  static std::unique_ptr<InlineResolver> Open(const DsoLocation& loc, bool demangle_params,
+                                              std::string* refused = nullptr);
   ~InlineResolver();
   InlineResolver(const InlineResolver&) = delete;
   InlineResolver& operator=(const InlineResolver&) = delete;

@@ -201,10 +201,13 @@ class Symbolizer::Impl {
     if (!inserted) return it->second;
     auto [r, opened] = inline_resolvers_.try_emplace(dso);
     if (opened) {
-      std::optional<std::unique_ptr<InlineResolver>> ready = prefetcher_.Take(locations_[dso]);
+      std::string refused;
+      std::optional<std::unique_ptr<InlineResolver>> ready =
+          prefetcher_.Take(locations_[dso], &refused);
       r->second = ready ? std::move(*ready)
-                        : InlineResolver::Open(locations_[dso], options_.demangle_params);
+                        : InlineResolver::Open(locations_[dso], options_.demangle_params, &refused);
       if (r->second != nullptr) ++stats_.debug_info_read;
+      if (!refused.empty()) stats_.debug_info_refused.push_back(std::move(refused));
     }
     if (r->second != nullptr) it->second = r->second->InlinedAt(vaddr);
     return it->second;

@@ -73,6 +73,9 @@ struct SymbolizerStats {
   uint64_t jit_frames = 0;       // frames named by a perf-PID.map
   uint64_t inlined_frames = 0;   // inlined frames found in DWARF (SymbolizeInlined)
   uint64_t debug_info_read = 0;  // files whose DWARF was opened for inline frames
+  // Files whose DWARF was not read: compressed sections claiming more than
+  // DebugSectionLimit allows ("path: why", one per DSO).
+  std::vector<std::string> debug_info_refused;
   uint64_t elfs_loaded = 0;      // ELF files read (binaries and debug files)
   uint64_t debug_files_loaded = 0;  // of which separate debug files
   uint64_t elfs_bad = 0;         // found but unreadable / not ELF

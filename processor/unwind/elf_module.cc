@@ -5,19 +5,23 @@
 
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
+#include "processor/symbols/debug_section_limit.h"
+#include "processor/unwind/cfi_register_check.h"
+
 namespace pageblame::unwind {
 namespace {
 
-bool HasSection(Elf* elf, const char* name) {
+Elf_Scn* FindSection(Elf* elf, const char* name) {
   size_t strndx = 0;
-  if (elf_getshdrstrndx(elf, &strndx) != 0) return false;
+  if (elf_getshdrstrndx(elf, &strndx) != 0) return nullptr;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS) continue;
     const char* n = elf_strptr(elf, strndx, shdr.sh_name);
-    if (n != nullptr && std::strcmp(n, name) == 0) return true;
+    if (n != nullptr && std::strcmp(n, name) == 0) return scn;
   }
-  return false;
+  return nullptr;
 }
 
 std::optional<symbols::ElfHandle> OpenElf(const std::string& path) {
@@ -25,6 +29,13 @@ std::optional<symbols::ElfHandle> OpenElf(const std::string& path) {
   absl::StatusOr<symbols::ElfHandle> h = symbols::ElfHandle::Open(path);
   if (!h.ok()) return std::nullopt;
   return std::move(*h);
+}
+
+// The section's CFI as CfiRegisterCheck sees it (libdw reads the same bytes:
+// .eh_frame as it is, .debug_frame once dwarf_begin_elf has inflated it).
+absl::Status CheckCfi(Elf* elf, Elf_Scn* scn, bool eh_frame) {
+  return CfiRegisterCheck::Check(reinterpret_cast<const unsigned char*>(elf_getident(elf, nullptr)),
+                                 elf_getdata(scn, nullptr), eh_frame);
 }
 
 }  // namespace
@@ -35,16 +46,12 @@ std::unique_ptr<ElfModule> ElfModule::Open(const symbols::DsoLocation& loc) {
   m->debug_ = OpenElf(loc.debug_path);
   if (!m->binary_ && !m->debug_) return nullptr;
   Elf* main = m->binary_ ? m->binary_->elf() : m->debug_->elf();
-  if (m->binary_) m->eh_cfi_ = dwarf_getcfi_elf(m->binary_->elf());
+  if (m->binary_) m->OpenEhFrame(*m->binary_, loc.elf_path);
   // .debug_frame: the debug file's, else the binary's own (built -g, not
-  // stripped). dwarf_begin_elf reads only the section headers here.
-  for (const std::optional<symbols::ElfHandle>* h : {&m->debug_, &m->binary_}) {
-    if (!*h || !HasSection((*h)->elf(), ".debug_frame")) continue;
-    m->dwarf_ = dwarf_begin_elf((*h)->elf(), DWARF_C_READ, nullptr);
-    if (m->dwarf_ != nullptr) m->debug_cfi_ = dwarf_getcfi(m->dwarf_);
-    if (m->debug_cfi_ != nullptr) break;
-    if (m->dwarf_ != nullptr) dwarf_end(m->dwarf_);
-    m->dwarf_ = nullptr;
+  // stripped).
+  for (const std::string* path : {&loc.debug_path, &loc.elf_path}) {
+    const std::optional<symbols::ElfHandle>& h = path == &loc.debug_path ? m->debug_ : m->binary_;
+    if (h && m->OpenDebugFrame(*h, *path)) break;
   }
   size_t phnum = 0;
   if (elf_getphdrnum(main, &phnum) == 0) {
@@ -55,6 +62,47 @@ std::unique_ptr<ElfModule> ElfModule::Open(const symbols::DsoLocation& loc) {
     }
   }
   return m;
+}
+
+void ElfModule::OpenEhFrame(const symbols::ElfHandle& h, const std::string& path) {
+  // A file without section headers (sstrip) still has its .eh_frame found
+  // by libdw through PT_GNU_EH_FRAME; it is not checked then.
+  if (Elf_Scn* scn = FindSection(h.elf(), ".eh_frame")) {
+    if (absl::Status s = CheckCfi(h.elf(), scn, /*eh_frame=*/true); !s.ok()) {
+      Refuse(path, ".eh_frame", s);
+      return;
+    }
+  }
+  eh_cfi_ = dwarf_getcfi_elf(h.elf());
+}
+
+bool ElfModule::OpenDebugFrame(const symbols::ElfHandle& h, const std::string& path) {
+  if (FindSection(h.elf(), ".debug_frame") == nullptr) return false;
+  // dwarf_begin_elf inflates every compressed debug section, .debug_frame
+  // or not: their claimed sizes are checked first.
+  if (absl::Status s = symbols::DebugSectionLimit::Check(h.elf(), h.file_size()); !s.ok()) {
+    Refuse(path, "debug sections", s);
+    return false;
+  }
+  dwarf_ = dwarf_begin_elf(h.elf(), DWARF_C_READ, nullptr);
+  if (dwarf_ != nullptr) {
+    // The inflated .debug_frame libdw will read.
+    Elf_Scn* scn = FindSection(h.elf(), ".debug_frame");
+    absl::Status s = scn ? CheckCfi(h.elf(), scn, /*eh_frame=*/false) : absl::OkStatus();
+    if (s.ok()) {
+      debug_cfi_ = dwarf_getcfi(dwarf_);
+    } else {
+      Refuse(path, ".debug_frame", s);
+    }
+  }
+  if (debug_cfi_ != nullptr) return true;
+  if (dwarf_ != nullptr) dwarf_end(dwarf_);
+  dwarf_ = nullptr;
+  return false;
+}
+
+void ElfModule::Refuse(const std::string& path, const char* what, const absl::Status& why) {
+  if (refused_.empty()) refused_ = absl::StrCat(path, ": ", what, ": ", why.message());
 }
 
 ElfModule::~ElfModule() {

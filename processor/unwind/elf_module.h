@@ -18,8 +18,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "processor/symbols/dso_locator.h"
 #include "processor/symbols/elf_handle.h"
 
@@ -40,9 +42,18 @@ class ElfModule {
   // PT_LOAD segment holds it.
   std::optional<uint64_t> OffsetToVaddr(uint64_t offset) const;
   bool has_cfi() const { return eh_cfi_ != nullptr || debug_cfi_ != nullptr; }
+  // Why some of the file's CFI was not used ("path: section: why"; "" if
+  // all was): CFI naming registers past the architecture's
+  // (cfi_register_check.h), or compressed debug sections claiming more than
+  // symbols::DebugSectionLimit allows.
+  const std::string& cfi_refused() const { return refused_; }
 
  private:
   ElfModule() = default;
+  void OpenEhFrame(const symbols::ElfHandle& h, const std::string& path);
+  // True if the file's .debug_frame is in use.
+  bool OpenDebugFrame(const symbols::ElfHandle& h, const std::string& path);
+  void Refuse(const std::string& path, const char* what, const absl::Status& why);
   struct Segment {
     uint64_t offset, vaddr, filesz;
   };
@@ -53,6 +64,7 @@ class ElfModule {
   Dwarf* dwarf_ = nullptr;          // the file holding .debug_frame
   Dwarf_CFI* debug_cfi_ = nullptr;  // dwarf_getcfi: owned by dwarf_
   std::vector<Segment> segments_;
+  std::string refused_;
 };
 
 }  // namespace pageblame::unwind

@@ -55,6 +55,9 @@ const ElfModule* ModuleMap::ModuleFor(std::string_view path, std::string_view bu
   if (!inserted) return it->second.get();
   it->second = ElfModule::Open(locator_.Locate(path, build_id));
   ++(it->second ? stats_.files_opened : stats_.files_missing);
+  if (it->second != nullptr && !it->second->cfi_refused().empty()) {
+    if (stats_.cfi_refused++ == 0) stats_.first_cfi_refused = it->second->cfi_refused();
+  }
   if (it->second != nullptr && on_opened_ != nullptr) on_opened_(path, build_id);
   return it->second.get();
 }

@@ -46,6 +46,8 @@ class ModuleMap {
   struct Stats {
     uint64_t files_opened = 0;   // ELF files with unwind tables read
     uint64_t files_missing = 0;  // mapped files not found (or not ELF)
+    uint64_t cfi_refused = 0;    // files with CFI refused (ElfModule::cfi_refused)
+    std::string first_cfi_refused;
   };
 
   // Called with each file's path and build id the first time it is opened

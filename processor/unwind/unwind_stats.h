@@ -5,6 +5,7 @@
 #define PAGEBLAME_UNWIND_UNWIND_STATS_H_
 
 #include <cstdint>
+#include <string>
 
 namespace pageblame::unwind {
 
@@ -39,6 +40,11 @@ struct UnwindStats {
   uint64_t rule_misses = 0;      // computed with libdw
   uint64_t files_opened = 0;     // ELF files whose unwind tables were read
   uint64_t files_missing = 0;    // mapped files not found, or not ELF (then: frame pointers)
+  // Files some of whose CFI was refused (ElfModule::cfi_refused: registers
+  // past the architecture's, debug sections claiming too much), and why the
+  // first one was.
+  uint64_t files_cfi_refused = 0;
+  std::string first_cfi_refused;
   uint64_t cache_bytes = 0;      // memory of the rule cache
   uint64_t nanos = 0;            // time spent unwinding (with -v only)
 

@@ -155,6 +155,8 @@ UnwindStats Unwinder::stats() const {
   s.rule_misses = rules_.stats().misses;
   s.files_opened = modules_.stats().files_opened;
   s.files_missing = modules_.stats().files_missing;
+  s.files_cfi_refused = modules_.stats().cfi_refused;
+  s.first_cfi_refused = modules_.stats().first_cfi_refused;
   s.cache_bytes = rules_.bytes();
   return s;
 }

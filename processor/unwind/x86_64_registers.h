@@ -17,6 +17,11 @@ enum DwarfReg : uint8_t {
   kRip = 16,
 };
 inline constexpr int kNumRegs = 17;
+// The highest register number CFI may name. The psABI's table stops at 145
+// (APX's r16-r31 took 130-145); the rest of the 0-255 range is left for what
+// it may add. libdw grows a frame's rule table to the largest number an FDE
+// names (16 bytes each): a corrupt 2^27 cost 1 GB, 255 costs 4 KiB.
+inline constexpr uint64_t kMaxCfiRegister = 255;
 
 // perf's PERF_REG_X86_* index of each DWARF register (perf_regs.h: AX 0,
 // BX 1, CX 2, DX 3, SI 4, DI 5, BP 6, SP 7, IP 8, FLAGS 9, CS..GS 10-15,
