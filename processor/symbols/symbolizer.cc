@@ -299,10 +299,11 @@ class Symbolizer::Impl {
     auto [it, inserted] = perf_maps_.try_emplace(pid);
     if (!inserted) return it->second.get();
     for (const std::string& path :
-         PerfMap::CandidatePaths(pid, options_.trace_path, options_.perf_map_dir)) {
-      absl::StatusOr<PerfMap> map = PerfMap::Load(path);
+         PerfMap::CandidatePaths(pid, options_.trace_path, options_.tmp_dir, options_.perf_map_dir)) {
+      absl::StatusOr<PerfMap> map = PerfMap::Load(path, options_.force);
       // A file that is there but cannot be a map (a directory, a FIFO, a
-      // link to /dev/zero): said once, and the next candidate is tried.
+      // link to /dev/zero), or that another user may have written: said
+      // once, and the next candidate is tried.
       if (!map.ok() && !absl::IsNotFound(map.status())) {
         std::fprintf(stderr, "pageblame: warning: %s; its JIT frames stay unnamed\n",
                      std::string(map.status().message()).c_str());
