@@ -44,10 +44,10 @@ inline constexpr char kTraceSymbolsHelp[] =
     "  --buildid-dir DIR     the build-id cache (perf's; default ~/.debug)\n"
     "  --perf-map-dir DIR    where perf-PID.map files are, after the trace's\n"
     "                        directory and /tmp\n"
-    "  -f, --force           use a perf-PID.map from /tmp (or another directory\n"
-    "                        anyone can write) even when another user owns it or\n"
-    "                        may write it (perf's -f); without it: a warning, and\n"
-    "                        its JIT frames stay unnamed\n"
+    "  -f, --force           use a perf-PID.map, or a binary beside the trace, from\n"
+    "                        /tmp or another directory anyone can write even when\n"
+    "                        another user owns it or may write it (perf's -f);\n"
+    "                        without it: a warning, and its frames stay unnamed\n"
     "  --no-inline           no inlined frames in unwound stacks (perf's --no-inline):\n"
     "                        skips reading DWARF debug info (~12 MiB for libc's)\n";
 inline const std::string kTraceOptionsHelp =

@@ -225,6 +225,12 @@ class Symbolizer::Impl {
     if (!inserted) return it->second;
     DsoLocation loc = locator_.Locate(path, build_id);
     stats_.build_id_mismatches += loc.build_id_mismatches;
+    // Said once per DSO: the copy beside a trace in /tmp another user could
+    // have written (the unwinder skips it as silently: the same locator).
+    if (!loc.refused.empty()) {
+      std::fprintf(stderr, "pageblame: warning: %s; not used for %s\n", loc.refused.c_str(),
+                   std::string(path).c_str());
+    }
     const ElfSymbolTable* table = LoadTable(loc);
     locations_.push_back(loc);
     if (table == nullptr && ExpectsFile(ToAbsl(path))) {
@@ -393,7 +399,8 @@ DsoLocator::Options Symbolizer::LocatorOptions(const SymbolizerOptions& options)
       /*system_debug_dir=*/"",
       /*beside_dir=*/options.trace_path.empty() || options.trace_path == "-"
           ? ""
-          : DirectoryOf(options.trace_path)};
+          : DirectoryOf(options.trace_path),
+      options.force};
 }
 
 bool Symbolizer::MayHaveElf(std::string_view path) {
