@@ -163,7 +163,8 @@ const char* filter_description(const char** long_description) {
       "  summary=text|json|none  the end summary; json = `pageblame query --json` output\n"
       "  trace=FILE            the perf.data to index (default: perf script's -i, else\n"
       "                        ./perf.data; required when perf script reads a pipe)\n"
-      "Without pages/regions every memory-syscall event is kept.";
+      "Without pages/regions every memory-syscall event is kept. perf script's own -f\n"
+      "makes the plugin, as perf, use a /tmp/perf-PID.map another user owns.";
   if (long_description != nullptr) *long_description = kLong;
   return "pageblame: keep the memory syscalls that touched given pages; say who created them";
 }

@@ -26,6 +26,8 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   const PerfSymbolPaths perf_paths = SymbolPathsFromArgv(env.argv, std::getenv("PERF_BUILDID_DIR"));
   lo.symbols.debug_dir = perf_paths.buildid_dir;
   lo.symbols.symfs = perf_paths.symfs;
+  // perf script -f: perf reads another user's /tmp/perf-PID.map, and so do we.
+  lo.symbols.force = ForceFromArgv(env.argv);
   lo.twin_times = true;  // keep_set.h: a call's samples include its raw twins
   ASSIGN_OR_RETURN(s->trace_, replay::LoadTrace(lo));
   const index::TraceIndex& idx = s->trace_->index();

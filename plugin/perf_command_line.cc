@@ -85,6 +85,17 @@ PerfSymbolPaths SymbolPathsFromArgv(const std::vector<std::string>& argv, const 
   return p;
 }
 
+bool ForceFromArgv(const std::vector<std::string>& argv) {
+  size_t i = 0;
+  while (i < argv.size() && argv[i] != "script") ++i;
+  bool force = false;
+  for (++i; i < argv.size() && argv[i] != "--"; ++i) {
+    if (argv[i] == "-f" || argv[i] == "--force") force = true;
+    if (argv[i] == "--no-force") force = false;
+  }
+  return force;
+}
+
 absl::Status CheckRereadable(const std::string& path) {
   struct stat st;
   bool pipe = path == "-" || (stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode));

@@ -39,6 +39,13 @@ struct PerfSymbolPaths {
 };
 PerfSymbolPaths SymbolPathsFromArgv(const std::vector<std::string>& argv, const char* env_buildid_dir);
 
+// Whether perf script was told -f/--force ("don't complain, do it";
+// builtin-script.c sets symbol_conf.force, which also makes perf read a
+// /tmp/perf-PID.map another user owns): the plugin's symbolizer then uses
+// such maps too (base/side_file_trust.h). Exactly "-f" or "--force" after
+// "script" (the last of those and "--no-force" wins), not after "--".
+bool ForceFromArgv(const std::vector<std::string>& argv);
+
 // OK if `path` can be read again from the start by the library: not "-" and
 // not a FIFO. Otherwise FailedPrecondition saying to pass --dlarg trace=FILE.
 absl::Status CheckRereadable(const std::string& path);

@@ -68,5 +68,17 @@ TEST(PerfCommandLineTest, SymbolPathsAsPerfTakesThem) {
   EXPECT_EQ(p.symfs, "");
 }
 
+// perf script -f also makes perf read another user's /tmp/perf-PID.map:
+// the plugin's own symbols follow it.
+TEST(PerfCommandLineTest, ForceAsPerfScriptTakesIt) {
+  EXPECT_TRUE(ForceFromArgv({"perf", "script", "-f", "-i", "t.data"}));
+  EXPECT_TRUE(ForceFromArgv({"perf", "script", "-i", "t.data", "--force"}));
+  EXPECT_FALSE(ForceFromArgv({"perf", "script", "-i", "t.data"}));
+  EXPECT_FALSE(ForceFromArgv({"perf", "script", "-f", "--no-force"}));
+  // Before "script", after "--": not perf script's -f.
+  EXPECT_FALSE(ForceFromArgv({"perf", "-f", "script"}));
+  EXPECT_FALSE(ForceFromArgv({"perf", "script", "--", "-f"}));
+}
+
 }  // namespace
 }  // namespace pageblame::plugin

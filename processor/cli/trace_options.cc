@@ -76,6 +76,8 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
   o.symbols.symfs = args.Value("--symfs").value_or("");
   o.symbols.inline_frames = !args.Has("--no-inline");
   o.symbols.perf_map_dir = args.Value("--perf-map-dir").value_or("");
+  // perf's -f: side files another user could have written are used anyway.
+  o.symbols.force = args.Has("--force");
   // perf's --buildid-dir: the build-id cache to use instead of ~/.debug.
   o.symbols.debug_dir = args.Value("--buildid-dir").value_or("");
   o.progress = true;

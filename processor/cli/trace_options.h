@@ -1,6 +1,6 @@
 // Options every trace-reading subcommand shares (-i, --pid, --at, --symfs,
-// --buildid-dir, --perf-map-dir, -v, --json), turned into a loaded trace and
-// a resolved selection.
+// --buildid-dir, --perf-map-dir, -f, -v, --json), turned into a loaded trace
+// and a resolved selection.
 //
 //   ASSIGN_OR_RETURN(TraceSelection sel, ParseSelection(args));        // before loading
 //   ASSIGN_OR_RETURN(const LoadedTrace* t, LoadFromArgs(args));
@@ -22,11 +22,11 @@
 
 namespace pageblame::cli {
 
-inline const std::map<std::string, std::string> kTraceAliases = {{"-i", "--input"},
-                                                                  {"-v", "--verbose"}};
+inline const std::map<std::string, std::string> kTraceAliases = {
+    {"-i", "--input"}, {"-v", "--verbose"}, {"-f", "--force"}};
 inline const std::set<std::string> kTraceValueFlags = {"--input", "--pid", "--at", "--symfs",
                                                        "--perf-map-dir", "--buildid-dir"};
-inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json", "--no-inline"};
+inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json", "--no-inline", "--force"};
 // The help lines of those options, for each command's --help: the input,
 // the selection (--pid, --at), and the rest; kTraceOptionsHelp is all three.
 inline constexpr char kTraceInputHelp[] =
@@ -44,6 +44,10 @@ inline constexpr char kTraceSymbolsHelp[] =
     "  --buildid-dir DIR     the build-id cache (perf's; default ~/.debug)\n"
     "  --perf-map-dir DIR    where perf-PID.map files are, after the trace's\n"
     "                        directory and /tmp\n"
+    "  -f, --force           use a perf-PID.map, or a binary beside the trace, from\n"
+    "                        /tmp or another directory anyone can write even when\n"
+    "                        another user owns it or may write it (perf's -f);\n"
+    "                        without it: a warning, and its frames stay unnamed\n"
     "  --no-inline           no inlined frames in unwound stacks (perf's --no-inline):\n"
     "                        skips reading DWARF debug info (~12 MiB for libc's)\n";
 inline const std::string kTraceOptionsHelp =

@@ -2,12 +2,15 @@
 
 #include <sys/stat.h>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "processor/base/input_file.h"
+#include "processor/base/side_file_trust.h"
 #include "processor/symbols/absl_compat.h"
 #include "processor/symbols/build_id.h"
 #include "processor/symbols/elf_handle.h"
@@ -61,6 +64,17 @@ bool DsoLocator::Accept(const std::string& candidate, std::string_view build_id,
   return false;
 }
 
+bool DsoLocator::TrustedBeside(const std::string& candidate, DsoLocation* loc) const {
+  if (options_.force || !IsRegularFile(candidate) || !InSharedDirectory(candidate)) return true;
+  // The descriptor judged is closed again and the file reopened by path to
+  // be read: in a sticky directory (/tmp) no other user can replace a file
+  // root or the user owns, so what was judged is what is read.
+  absl::StatusOr<std::unique_ptr<InputFile>> f = OpenSideFile(candidate, "binary", /*force=*/false);
+  if (f.ok() || f.status().code() != absl::StatusCode::kPermissionDenied) return true;
+  loc->refused = std::string(f.status().message());
+  return false;
+}
+
 DsoLocation DsoLocator::Locate(std::string_view recorded_path, std::string_view build_id) const {
   DsoLocation loc;
   // perf records the name of an unlinked-but-mapped file with this suffix
@@ -86,10 +100,13 @@ DsoLocation DsoLocator::Locate(std::string_view recorded_path, std::string_view 
     candidates.push_back(by_path + "/vdso");
   }
   const size_t slash = path.rfind('/');
+  std::string beside;
   if (!options_.beside_dir.empty() && slash != std::string_view::npos && slash + 1 < path.size()) {
-    candidates.push_back(JoinPath(options_.beside_dir, path.substr(slash + 1)));
+    beside = JoinPath(options_.beside_dir, path.substr(slash + 1));
+    candidates.push_back(beside);
   }
   for (const std::string& candidate : candidates) {
+    if (candidate == beside && !TrustedBeside(candidate, &loc)) continue;
     if (Accept(candidate, build_id, &loc)) {
       loc.elf_path = candidate;
       break;

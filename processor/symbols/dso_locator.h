@@ -14,7 +14,9 @@
 //   4. BESIDE_DIR/basename(PATH): binaries copied next to the trace, where
 //      perf-PID.map files are looked for too (a trace of a program built
 //      elsewhere, or recorded with -z, which perf 6.1 writes without build
-//      ids, so the cache cannot help).
+//      ids, so the cache cannot help). When that directory is one anyone
+//      can write, only under the side-file rule (base/side_file_trust.h):
+//      its binaries' symbols and CFI would decide the stacks.
 // When the trace knows the build id, a candidate whose NT_GNU_BUILD_ID note
 // differs is skipped (the file changed since recording), as perf does.
 // Separate debug info (preferred for .symtab): SYSTEM_DEBUG_DIR/.build-id/xx/
@@ -37,6 +39,10 @@ struct DsoLocation {
   std::string debug_path;  // "" if no separate debug file was found
   std::string build_id;    // raw; the trace's, else the one read from elf_path
   int build_id_mismatches = 0;  // candidates that existed but were another build
+  // Why the copy beside the trace was not used although it was there: it
+  // lies in a directory anyone can write and another user could have
+  // written it (base/side_file_trust.h); "" otherwise.
+  std::string refused;
 
   // The pair of files it resolved to, as one string: the key of whatever is
   // loaded from them once (symbol tables, DWARF for inlined frames).
@@ -50,6 +56,10 @@ class DsoLocator {
     std::string debug_dir;         // build-id cache root; "" disables it
     std::string system_debug_dir;  // "" means SYMFS + "/usr/lib/debug"
     std::string beside_dir;        // the trace's directory; "" for none
+    // -f/--force: a binary beside a trace kept in a directory anyone can
+    // write (/tmp) is used whoever owns it; without it, only one owned by
+    // root or the user and writable by no one else.
+    bool force = false;
   };
 
   explicit DsoLocator(Options options);
@@ -65,6 +75,9 @@ class DsoLocator {
   // Returns true if `candidate` is a regular file and, when `build_id` is
   // known, carries that build id (counting mismatches in `loc`).
   bool Accept(const std::string& candidate, std::string_view build_id, DsoLocation* loc) const;
+  // False (saying why in `loc`) if the copy beside the trace may have been
+  // written by another user.
+  bool TrustedBeside(const std::string& candidate, DsoLocation* loc) const;
 
   Options options_;
 };

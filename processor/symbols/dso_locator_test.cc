@@ -1,8 +1,11 @@
 #include "processor/symbols/dso_locator.h"
 
+#include <unistd.h>
+
 #include <string>
 
 #include "gtest/gtest.h"
+#include "processor/base/shared_dir_for_test.h"
 #include "processor/symbols/build_id.h"
 #include "processor/symbols/test_util.h"
 
@@ -75,6 +78,25 @@ TEST(DsoLocatorTest, BinariesBesideTheTraceAreFoundByTheirName) {
   std::string at_path = WriteElf(dir.path() + "/out/liba.so", kIdA);
   EXPECT_EQ(locator.Locate(at_path, "").elf_path, at_path);
   EXPECT_EQ(locator.Locate("[vdso]", "").elf_path, "");
+}
+
+// A trace kept in /tmp: a binary of the program's name beside it may be
+// anyone's, and its symbols and CFI would decide the stacks.
+TEST(DsoLocatorTest, BesideATraceInASharedDirectoryOnlyTrustedBinaries) {
+  if (!IsRoot()) GTEST_SKIP() << "choosing a file's owner needs root";
+  SharedDirForTest shared;
+  const std::string beside = WriteElf(shared.path() + "/liba.so", kIdA);
+  ASSERT_EQ(::chown(beside.c_str(), kNobody, kNobody), 0);
+  DsoLocation refused = DsoLocator({"", "", "", shared.path()}).Locate("/build/out/liba.so", kIdA);
+  EXPECT_EQ(refused.elf_path, "");
+  EXPECT_EQ(refused.refused.rfind(beside + ": owned by nobody (uid 65534)", 0), 0u) << refused.refused;
+  DsoLocator::Options force{"", "", "", shared.path()};
+  force.force = true;
+  EXPECT_EQ(DsoLocator(force).Locate("/build/out/liba.so", kIdA).elf_path, beside);
+  ASSERT_EQ(::chown(beside.c_str(), 0, 0), 0);
+  DsoLocation root = DsoLocator({"", "", "", shared.path()}).Locate("/build/out/liba.so", kIdA);
+  EXPECT_EQ(root.elf_path, beside);
+  EXPECT_EQ(root.refused, "");
 }
 
 TEST(DsoLocatorTest, BuildIdCacheLayouts) {

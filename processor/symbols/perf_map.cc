@@ -1,5 +1,7 @@
 #include "processor/symbols/perf_map.h"
 
+#include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -7,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "processor/base/input_file.h"
+#include "processor/base/side_file_trust.h"
 #include "processor/symbols/directory_of.h"
 #include "absl/strings/strip.h"
 #include "processor/symbols/absl_compat.h"
@@ -28,10 +31,13 @@ absl::string_view NextWord(absl::string_view* line) {
 
 }  // namespace
 
-absl::StatusOr<PerfMap> PerfMap::Load(const std::string& path) {
+absl::StatusOr<PerfMap> PerfMap::Load(const std::string& path, bool force) {
   // A regular file only: a directory, FIFO or device under that name is a
-  // mistake or a trap, never a map.
-  absl::StatusOr<std::string> text = InputFile::ReadWhole(path, "perf map", InputFile::Accept::kRegular);
+  // mistake or a trap, never a map. And from /tmp, only a file no other
+  // user could have written: the names it gives decide who is blamed.
+  absl::StatusOr<std::unique_ptr<InputFile>> file = OpenSideFile(path, "perf map", force);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<std::string> text = (*file)->ReadAll();
   if (!text.ok()) return text.status();
   return Parse(*text);
 }
@@ -92,14 +98,18 @@ const PerfMap::Entry* PerfMap::Find(uint64_t addr) const {
 }
 
 std::vector<std::string> PerfMap::CandidatePaths(uint32_t pid, std::string_view trace_path,
-                                                 std::string_view perf_map_dir) {
+                                                 std::string_view tmp_dir, std::string_view perf_map_dir) {
   const std::string file = absl::StrCat("perf-", pid, ".map");
   std::vector<std::string> paths;
-  if (!trace_path.empty()) paths.push_back(absl::StrCat(DirectoryOf(trace_path), "/", file));
-  paths.push_back(absl::StrCat("/tmp/", file));
-  if (!perf_map_dir.empty()) {
-    paths.push_back(absl::StrCat(absl::StripSuffix(ToAbsl(perf_map_dir), "/"), "/", file));
-  }
+  // A trace kept in /tmp has /tmp as its directory: one look, one warning.
+  auto add = [&](std::string_view dir) {
+    if (dir.empty()) return;
+    std::string path = absl::StrCat(absl::StripSuffix(ToAbsl(dir), "/"), "/", file);
+    if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(std::move(path));
+  };
+  if (!trace_path.empty()) add(DirectoryOf(trace_path));
+  add(tmp_dir);
+  add(perf_map_dir);
   return paths;
 }
 

@@ -9,7 +9,7 @@
 // START and SIZE in hex (with or without "0x"); the name runs to the end of
 // the line. Addresses are absolute (no file offsets involved).
 //
-//   ASSIGN_OR_RETURN(PerfMap map, PerfMap::Load("/tmp/perf-1234.map"));
+//   ASSIGN_OR_RETURN(PerfMap map, PerfMap::Load("/tmp/perf-1234.map", /*force=*/false));
 //   if (const PerfMap::Entry* e = map.Find(ip)) Print(e->name, ip - e->start);
 //
 // JITs reuse code space, so entries can overlap; a later line wins over the
@@ -38,15 +38,19 @@ class PerfMap {
 
   // Reads and parses a map file. NotFound if there is none; another error
   // (naming the file) if it is a directory, FIFO, device, or larger than
-  // InputFile::kTextLimit.
-  static absl::StatusOr<PerfMap> Load(const std::string& path);
+  // InputFile::kTextLimit; PermissionDenied if it lies in a directory anyone
+  // can write and another user could have written it, unless `force`
+  // (base/side_file_trust.h: anyone can create /tmp/perf-PID.map).
+  static absl::StatusOr<PerfMap> Load(const std::string& path, bool force);
   // Parses map text; malformed lines are skipped and counted.
   static PerfMap Parse(std::string_view text);
 
   // Where perf-`pid`.map is looked for, in order: beside the trace file,
-  // /tmp, then `perf_map_dir` (empty arguments are left out).
+  // `tmp_dir` (where the JITs write it: "/tmp"; tests give their own), then
+  // `perf_map_dir` (empty arguments are left out, and a directory named
+  // twice is looked in once).
   static std::vector<std::string> CandidatePaths(uint32_t pid, std::string_view trace_path,
-                                                 std::string_view perf_map_dir);
+                                                 std::string_view tmp_dir, std::string_view perf_map_dir);
   // The name perf gives the DSO of JIT code: "/tmp/perf-PID.map" (map__new()
   // in tools/perf/util/map.c), whichever directory the file was read from.
   static std::string DsoName(uint32_t pid);

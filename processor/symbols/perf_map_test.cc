@@ -86,20 +86,30 @@ TEST(PerfMapTest, RepeatedIdenticalLinesAndFullReplacement) {
 TEST(PerfMapTest, LoadReadsAFileAndReportsAMissingOne) {
   testing::TempDir dir;
   testing::WriteFile(dir.path() + "/perf-7.map", "1000 10 jitted\n");
-  absl::StatusOr<PerfMap> map = PerfMap::Load(dir.path() + "/perf-7.map");
+  absl::StatusOr<PerfMap> map = PerfMap::Load(dir.path() + "/perf-7.map", /*force=*/false);
   ASSERT_TRUE(map.ok()) << map.status();
   EXPECT_EQ(NameAt(*map, 0x1004), "jitted");
-  EXPECT_EQ(PerfMap::Load(dir.path() + "/perf-8.map").status().code(),
+  EXPECT_EQ(PerfMap::Load(dir.path() + "/perf-8.map", /*force=*/false).status().code(),
             absl::StatusCode::kNotFound);
 }
 
 TEST(PerfMapTest, CandidatePathsInOrder) {
-  EXPECT_THAT(PerfMap::CandidatePaths(1234, "/data/run1/perf.data", "/maps/"),
+  EXPECT_THAT(PerfMap::CandidatePaths(1234, "/data/run1/perf.data", "/tmp", "/maps/"),
               ::testing::ElementsAre("/data/run1/perf-1234.map", "/tmp/perf-1234.map",
                                      "/maps/perf-1234.map"));
-  EXPECT_THAT(PerfMap::CandidatePaths(5, "perf.data", ""),
+  EXPECT_THAT(PerfMap::CandidatePaths(5, "perf.data", "/tmp", ""),
               ::testing::ElementsAre("./perf-5.map", "/tmp/perf-5.map"));
-  EXPECT_THAT(PerfMap::CandidatePaths(5, "", ""), ::testing::ElementsAre("/tmp/perf-5.map"));
+  EXPECT_THAT(PerfMap::CandidatePaths(5, "", "/tmp", ""), ::testing::ElementsAre("/tmp/perf-5.map"));
+  EXPECT_THAT(PerfMap::CandidatePaths(5, "", "/run/shared", ""),
+              ::testing::ElementsAre("/run/shared/perf-5.map"));
+}
+
+TEST(PerfMapTest, ADirectoryNamedTwiceIsLookedInOnce) {
+  // A trace kept in /tmp: beside it is /tmp (one look, one warning if refused).
+  EXPECT_THAT(PerfMap::CandidatePaths(5, "/tmp/perf.data", "/tmp", "/tmp/"),
+              ::testing::ElementsAre("/tmp/perf-5.map"));
+  EXPECT_THAT(PerfMap::CandidatePaths(5, "/perf.data", "/tmp", ""),
+              ::testing::ElementsAre("/perf-5.map", "/tmp/perf-5.map"));
   EXPECT_EQ(PerfMap::DsoName(1234), "/tmp/perf-1234.map");
 }
 

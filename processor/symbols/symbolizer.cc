@@ -228,6 +228,12 @@ class Symbolizer::Impl {
     if (!inserted) return it->second;
     DsoLocation loc = locator_.Locate(path, build_id);
     stats_.build_id_mismatches += loc.build_id_mismatches;
+    // Said once per DSO: the copy beside a trace in /tmp another user could
+    // have written (the unwinder skips it as silently: the same locator).
+    if (!loc.refused.empty()) {
+      std::fprintf(stderr, "pageblame: warning: %s; not used for %s\n", loc.refused.c_str(),
+                   std::string(path).c_str());
+    }
     const ElfSymbolTable* table = LoadTable(loc);
     locations_.push_back(loc);
     if (table == nullptr && ExpectsFile(ToAbsl(path))) {
@@ -302,10 +308,11 @@ class Symbolizer::Impl {
     auto [it, inserted] = perf_maps_.try_emplace(pid);
     if (!inserted) return it->second.get();
     for (const std::string& path :
-         PerfMap::CandidatePaths(pid, options_.trace_path, options_.perf_map_dir)) {
-      absl::StatusOr<PerfMap> map = PerfMap::Load(path);
+         PerfMap::CandidatePaths(pid, options_.trace_path, options_.tmp_dir, options_.perf_map_dir)) {
+      absl::StatusOr<PerfMap> map = PerfMap::Load(path, options_.force);
       // A file that is there but cannot be a map (a directory, a FIFO, a
-      // link to /dev/zero): said once, and the next candidate is tried.
+      // link to /dev/zero), or that another user may have written: said
+      // once, and the next candidate is tried.
       if (!map.ok() && !absl::IsNotFound(map.status())) {
         std::fprintf(stderr, "pageblame: warning: %s; its JIT frames stay unnamed\n",
                      std::string(map.status().message()).c_str());
@@ -395,7 +402,8 @@ DsoLocator::Options Symbolizer::LocatorOptions(const SymbolizerOptions& options)
       /*system_debug_dir=*/"",
       /*beside_dir=*/options.trace_path.empty() || options.trace_path == "-"
           ? ""
-          : DirectoryOf(options.trace_path)};
+          : DirectoryOf(options.trace_path),
+      options.force};
 }
 
 bool Symbolizer::MayHaveElf(std::string_view path) {

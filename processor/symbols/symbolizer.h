@@ -18,7 +18,9 @@
 // parameter list (set demangle_params for full signatures). The mapping in
 // effect is the one of `pid` at `time`, following fork and exec (see
 // process_maps.h). JIT frames (ips in no file mapping) come from perf-PID.map, looked for next to the trace file,
-// then in /tmp, then in --perf-map-dir. Each ELF and each map file is loaded
+// then in /tmp, then in --perf-map-dir; one in a directory anyone can write
+// is read only if no other user could have written it, unless `force`
+// (base/side_file_trust.h). Each ELF and each map file is loaded
 // once, on first use; each (dso, address) answer is cached. A file that is
 // missing is remembered as missing, not looked for again.
 //
@@ -57,6 +59,13 @@ struct SymbolizerOptions {
   std::string trace_path;    // perf-PID.map is first looked for beside it
   std::string symfs;         // perf's --symfs: prefix for every DSO path
   std::string perf_map_dir;  // --perf-map-dir, searched after /tmp
+  // Where the JITs write perf-PID.map ("/tmp", as perf looks); a test's own
+  // sticky directory in tests.
+  std::string tmp_dir = "/tmp";
+  // -f/--force: read side files even where another user could have written
+  // them (base/side_file_trust.h); without it such a file gets a warning
+  // and its frames stay unnamed.
+  bool force = false;
   std::string debug_dir;     // build-id cache; "" means $HOME/.debug
   bool demangle_params = false;  // full C++ signatures (perf -v); default: names only, as perf
   // Inlined functions from DWARF above the frame that holds their code
