@@ -1,5 +1,6 @@
 // Which samples perf script hands the plugin are memory-syscall events:
-// syscalls:sys_{enter,exit}_{mmap,munmap,brk,mremap} by name, or
+// syscalls:sys_{enter,exit}_X by name for the seven syscalls replay reads
+// (mmap, munmap, brk, mremap, mprotect, pkey_mprotect, madvise), or
 // raw_syscalls:sys_{enter,exit} whose syscall number (the `id` field) is one
 // of those. The name test runs once per event name (perf passes the same
 // evsel name pointer for every sample of an event); the raw test reads one
@@ -7,7 +8,7 @@
 //
 //   EventClassifier c(EventClassifier::NumbersForArch("x86_64").value());
 //   c.IsMemorySyscall("syscalls:sys_enter_mmap", {});            // true
-//   c.IsMemorySyscall("raw_syscalls:sys_exit", raw_payload);     // true iff id is 9/11/12/25
+//   c.IsMemorySyscall("raw_syscalls:sys_exit", raw_payload);     // x86_64: iff id is 9/11/12/25/10/329/28
 //   c.IsMemorySyscall("sched:sched_switch", raw_payload);        // false
 //   c.RawExit("raw_syscalls:sys_exit", raw_payload);             // Syscall::kMmap if id is 9
 #ifndef PAGEBLAME_PLUGIN_EVENT_CLASSIFIER_H_
@@ -31,7 +32,7 @@ class EventClassifier {
 
   explicit EventClassifier(const Numbers& numbers) : numbers_(numbers) {}
 
-  // Syscall numbers of mmap/munmap/brk/mremap for perf's arch string (the
+  // Syscall numbers of the seven for perf's arch string (the
   // trace's HEADER_ARCH): decode::RawSyscallNumbers, the decoder's own table.
   static std::optional<Numbers> NumbersForArch(const std::string& arch);
 
