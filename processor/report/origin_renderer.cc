@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "processor/report/app_frames.h"
 #include "processor/report/syscall_format.h"
 #include "processor/symbols/absl_compat.h"
 
@@ -187,19 +188,20 @@ std::string OriginRenderer::CallText(const index::CallEvent& ev) {
 }
 
 std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_frames) {
-  // Only the first few frames: symbolizing them directly is cheaper than
-  // checking a whole cached stack.
-  std::vector<std::string> names;
+  // Only the frames the summary needs (app_frames.h: up to the application's
+  // first `max_frames`): symbolizing them directly is cheaper than checking a
+  // whole cached stack.
   std::vector<symbols::Frame> frames;
   const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
   const bool inlines = idx_.stacks().Unwound(ev.stack);
-  for (size_t i = 0; i < ips.size() && names.size() < max_frames; ++i) {
-    frames.clear();
+  size_t app = 0;
+  for (size_t i = 0; i < ips.size() && app < max_frames; ++i) {
+    const size_t before = frames.size();
     AppendFrames(sym_, ev, ips, i, inlines, &frames);
-    for (const symbols::Frame& f : frames) {
-      if (names.size() < max_frames) names.push_back(DisplayName(f));
-    }
+    for (size_t j = before; j < frames.size(); ++j) app += KindOf(frames[j]) == FrameKind::kApp;
   }
+  std::vector<std::string> names;
+  for (size_t i : SummaryFrames(frames, max_frames)) names.push_back(SummaryName(frames[i]));
   return names.empty() ? "(no user stack)" : absl::StrJoin(names, " <- ");
 }
 

@@ -70,7 +70,9 @@ class OriginRenderer {
   std::string StackText(const index::CallEvent& ev, const std::string& indent);
   // "mmap(...) = 0x.. at 216.083882 by scenarios 6640/6640"
   std::string CallText(const index::CallEvent& ev);
-  // The first few symbol names, leaf first ("__mmap <- do_mmap_anon <- main").
+  // The application's frames, leaf first, with the allocator entry it called
+  // (app_frames.h: "malloc <- FillCache <- Main"); the first few frames if
+  // none is the application's.
   std::string ShortStack(const index::CallEvent& ev, size_t max_frames);
 
  private:
