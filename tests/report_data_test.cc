@@ -71,5 +71,25 @@ TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
   EXPECT_EQ(grow_cache_runs, 3u);
 }
 
+// Each stack's label is its one-line summary in the application's frames
+// (report/app_frames.h): phases.c's own functions, not libc's start.
+TEST(ReportDataTest, StackLabelsAreTheApplicationsFrames) {
+  Loaded l = LoadPhases();
+  ASSERT_NE(l.trace, nullptr);
+  report::ReportOptions o;
+  o.process = l.process;
+  const report::Json data = report::ReportData(*l.trace, o);
+  ASSERT_TRUE(data.contains("stacks"));
+  ASSERT_FALSE(data["stacks"].empty());
+  bool grow_cache = false;
+  for (const report::Json& s : data["stacks"]) {
+    ASSERT_TRUE(s["summary"].is_array()) << s.dump();
+    ASSERT_FALSE(s["summary"].empty()) << s.dump();
+    for (const report::Json& f : s["summary"]) EXPECT_NE(f.get<std::string>(), "__libc_start_call_main");
+    grow_cache |= s["summary"][0] == "grow_cache";
+  }
+  EXPECT_TRUE(grow_cache);
+}
+
 }  // namespace
 }  // namespace pageblame::testing

@@ -40,6 +40,8 @@ class StackCatalog {
       // FoldedFrames' names never hold ';' (it becomes ':'), so this splits
       // back into exactly its frames.
       s["frames"] = absl::StrSplit(FoldedFrames(idx_, r_, call), ';');
+      // The label: the application's frames (app_frames.h), leaf first.
+      s["summary"] = absl::StrSplit(r_.ShortStack(ev, 5), " <- ");
       s["call"] = ShortCall(ev);
       stacks_.push_back(std::move(s));
     }

@@ -34,9 +34,10 @@
   }
   function colorOf(stack) { return stack < 0 ? BEFORE : stack < TOP ? PALETTE[stack] : OTHER; }
   function frames(stack) { return stack < 0 ? ['[before trace]'] : D.stacks[stack].frames; }
-  // Leaf first: "grow_cache ← main ← __libc_start_call_main".
+  // The application's frames, leaf first: "malloc ← grow_cache ← main"
+  // (the page's data: the rule of processor/report/app_frames.h).
   function stackName(stack, n) {
-    var f = frames(stack).slice().reverse();
+    var f = stack < 0 ? frames(stack) : D.stacks[stack].summary;
     var s = f.slice(0, n || 3).join(' \u2190 ');
     return f.length > (n || 3) ? s + ' \u2190 \u2026' : s;
   }
