@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "processor/regions/region.h"
@@ -65,14 +66,20 @@ uint64_t CoreAddressCheck::UserAddressEnd(uint16_t machine, bool is64) {
 
 absl::Status CoreAddressCheck::CheckLoads(const std::vector<LoadSegment>& loads,
                                           uint16_t machine, bool is64) {
+  const uint64_t user_end = UserAddressEnd(machine, is64);
   std::vector<Span> spans;
   for (const LoadSegment& l : loads) {
     if (l.memsz == 0) continue;
-    if (machine == EM_X86_64 && l.vaddr == kVsyscallPage && l.memsz == kPageSize) continue;
-    spans.push_back({l.vaddr, l.vaddr + l.memsz,
-                     absl::StrFormat("PT_LOAD (program header %d)", l.index)});
+    Span s{l.vaddr, l.vaddr + l.memsz, absl::StrFormat("PT_LOAD (program header %d)", l.index)};
+    // [vsyscall] lies above user space on purpose, but is one page like any
+    // other: listed twice, it is two regions at one address.
+    const bool vsyscall = machine == EM_X86_64 && l.vaddr == kVsyscallPage && l.memsz == kPageSize;
+    if (!vsyscall) {
+      if (absl::Status st = CheckSpan(s, user_end); !st.ok()) return st;
+    }
+    spans.push_back(std::move(s));
   }
-  return CheckAll(spans, UserAddressEnd(machine, is64));
+  return CheckDisjoint(std::move(spans));
 }
 
 absl::Status CoreAddressCheck::CheckFiles(const std::vector<FileMapping>& files,

@@ -12,7 +12,8 @@
 // on a 5-level kernel that asks for addresses above it is not supported),
 // 2^52 on aarch64, 2^32 for 32-bit cores, and at 2^64 elsewhere. The one
 // exception is x86-64's [vsyscall] page at 0xffffffffff600000, which kernel
-// and gcore cores include as a PT_LOAD. Empty PT_LOADs are not checked (the
+// and gcore cores include as a PT_LOAD (exempt from the range check only:
+// it must not overlap another PT_LOAD either). Empty PT_LOADs are not checked (the
 // parser skips them). Errors are InvalidArgument naming the program header
 // or NT_FILE entry (1-based); the caller adds the file's name.
 #ifndef PAGEBLAME_REGIONS_CORE_ADDRESS_CHECK_H_

@@ -367,6 +367,19 @@ TEST(CoreFileParserTest, TheVsyscallPageIsKept) {
               HasSubstr("past the user address range"));
 }
 
+// Found by the core_file fuzzer: the [vsyscall] page was left out of the
+// overlap check with its range check, so a core listing it twice gave two
+// regions at one address.
+TEST(CoreFileParserTest, TheVsyscallPageTwiceOverlaps) {
+  CoreBuilder b;
+  b.AddLoad(0x1000, 0x1000, PF_R);
+  b.AddLoad(0xffffffffff600000, 0x1000, PF_R | PF_X);
+  b.AddLoad(0xffffffffff600000, 0x1000, PF_R);
+  EXPECT_THAT(Message(CoreFileParser::ParseBytes(b.Build(), "v.core")),
+              HasSubstr("PT_LOAD (program header 3) [0xffffffffff600000, 0xffffffffff601000) and "
+                        "PT_LOAD (program header 4) [0xffffffffff600000, 0xffffffffff601000) overlap"));
+}
+
 TEST(CoreFileParserTest, OtherElfFilesAreNamedForWhatTheyAre) {
   absl::StatusOr<RegionTable> t =
       RegionTableReader::DetectAndParse(std::string(PAGEBLAME_SOURCE_DIR) + "/traces/bin/rules");
