@@ -206,7 +206,8 @@ RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_
                                bool keep_source) {
   Pieces pieces =
       keep_source ? Peek(src, src + len) : Remove(src, src + len, t, End::kMovedOut, ev);
-  RegionAttrs last;
+  RegionAttrs last;  // of the last piece moved, from its start
+  RegionAttrs after_last;  // what a page right after it would have
   uint64_t cursor = src;
   auto moved = [&](uint64_t s, uint64_t e, VersionId from, const RegionAttrs& attrs,
                    EventId origin, EventId commit) {
@@ -233,12 +234,13 @@ RegionAttrs AddressSpace::Move(uint64_t src, uint64_t len, uint64_t dst, uint64_
     RegionAttrs attrs = ShiftAttrs(from.attrs, p.start - from.start);
     moved(p.start, p.end, p.from, attrs, from.origin, from.commit);
     last = attrs;
+    after_last = ShiftAttrs(from.attrs, p.end - from.start);
     cursor = p.end;
   }
   if (cursor < src + len) {
     moved(cursor, src + len, VersionId::Invalid(), last, EventId::Invalid(), EventId::Invalid());
   }
-  return last;
+  return after_last;
 }
 
 void AddressSpace::CopyFrom(uint32_t parent, uint64_t t) {

@@ -69,7 +69,9 @@ class AddressSpace {
   // free). Moved pages keep origin and attrs; unknown pages in the source
   // (mapped before the trace, as the successful syscall proves) arrive as
   // before-trace pages. With keep_source (MREMAP_DONTUNMAP) the source stays.
-  // Returns the attrs of the last source page (for a grown tail).
+  // Returns the attrs of a page right after the last mapped source piece,
+  // as the kernel grows a VMA (a file mapping's offset goes on): those of a
+  // grown tail.
   index::RegionAttrs Move(uint64_t src, uint64_t len, uint64_t dst, uint64_t t, EventId ev,
                           bool keep_source);
   // Copies every live version of `parent` into this (empty) space at fork time t.

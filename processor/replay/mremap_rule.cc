@@ -24,7 +24,9 @@ void InPlace(CallContext& c, uint64_t old_addr, uint64_t old_len, uint64_t new_l
   if (new_len < old_len) {
     c.as.Remove(old_addr + new_len, old_addr + old_len, c.time, index::End::kUnmapped, ev);
   } else if (new_len > old_len) {
-    index::RegionAttrs attrs = Following(c.as.AttrsAt(old_addr + old_len - 1));
+    // The last page's attrs (AttrsAt gives those of the address asked: its
+    // start, not its last byte, whose file offset is not a page's).
+    index::RegionAttrs attrs = Following(c.as.AttrsAt(old_addr + old_len - kPage));
     c.as.Map(old_addr + old_len, old_addr + new_len, c.time, ev, attrs);
   }
 }
@@ -38,8 +40,8 @@ void Moved(CallContext& c, uint64_t old_addr, uint64_t old_len, uint64_t new_len
   if (new_len < old_len && !keep) {
     c.as.Remove(old_addr + new_len, old_addr + old_len, c.time, index::End::kUnmapped, ev);
   }
-  index::RegionAttrs last = c.as.Move(old_addr, moved, dst, c.time, ev, keep);
-  if (new_len > old_len) c.as.Create(dst + old_len, dst + new_len, c.time, ev, Following(last));
+  index::RegionAttrs after = c.as.Move(old_addr, moved, dst, c.time, ev, keep);
+  if (new_len > old_len) c.as.Create(dst + old_len, dst + new_len, c.time, ev, after);
 }
 
 }  // namespace

@@ -281,6 +281,33 @@ TEST_F(ReplayerTest, Mmap2OutsideACallIsBeforeTraceInsideACallNamesTheFile) {
   EXPECT_EQ(idx_.strings().Get(At(1, 0x700000).attrs.path), "/lib/libc.so.6");
 }
 
+// The kernel grows a file mapping's VMA with its offset going on
+// (vma->vm_pgoff is the offset of vm_start): the tail an mremap adds, in
+// place or after a move, maps the file pages that follow.
+TEST_F(ReplayerTest, AGrownFileMappingsTailContinuesTheFileOffset) {
+  for (uint64_t start : {0x600000ull, 0x800000ull}) {
+    TraceEvent m;
+    m.Reset(TraceEvent::Kind::kMmap);
+    m.time = 5;
+    m.pid = m.tid = 1;
+    m.mmap().start = start;
+    m.mmap().len = 2 * P;
+    m.mmap().pgoff = 0x3000;
+    m.mmap().prot = PROT_READ;
+    m.mmap().has_prot = true;
+    m.mmap().filename = idx_.strings().Intern("/usr/share/data.bin");
+    replayer_.Apply(m);
+  }
+  Call(10, 1, 1, Syscall::kMremap, {0x600000, 2 * P, 3 * P, 0, 0}, 0x600000);  // in place
+  Call(20, 1, 1, Syscall::kMremap, {0x800000, 2 * P, 3 * P, MREMAP_MAYMOVE, 0}, 0x900000);  // moved
+  Done();
+  EXPECT_EQ(At(1, 0x602000).start, 0x602000u);
+  EXPECT_EQ(At(1, 0x602000).attrs.pgoff, 0x5000u);
+  EXPECT_EQ(At(1, 0x900000).attrs.pgoff, 0x3000u);
+  EXPECT_EQ(At(1, 0x902000).start, 0x902000u);
+  EXPECT_EQ(At(1, 0x902000).attrs.pgoff, 0x5000u);
+}
+
 TEST_F(ReplayerTest, UnmatchedExitAndLostExitAreCounted) {
   TraceEvent out;
   out.kind = TraceEvent::Kind::kExit;

@@ -1,0 +1,128 @@
+// LoadPass on bundled recordings of the same program (traces/MANIFEST.md):
+// its counters against what perf itself reports of those files. The
+// expected numbers come from perf 6.1:
+//   perf report --stats -i TRACE             (records by type)
+//   perf script -i TRACE -F event | sort | uniq -c   (samples by event)
+//   perf script -i TRACE -F event,trace      (exits with a negative return)
+#include "processor/replay/load_pass.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pageblame::replay {
+namespace {
+
+using ::testing::ElementsAre;
+
+std::unique_ptr<LoadedTrace> Load(const std::string& trace, ReplayWorker::Ordering ordering,
+                                  bool twin_times = false) {
+  LoadOptions opts;
+  opts.path = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + trace;
+  opts.preload_symbols = false;
+  opts.twin_times = twin_times;
+  LoadPass pass(opts, ordering);
+  const absl::Status open = pass.Open();
+  EXPECT_TRUE(open.ok()) << open;
+  if (!open.ok()) return nullptr;
+  auto loaded = pass.Run();
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  if (!loaded.ok()) return nullptr;
+  EXPECT_NE(*loaded, nullptr) << "the lane order diverged";
+  return std::move(*loaded);
+}
+
+// perf record -g -e syscalls:sys_{enter,exit}_{mmap,munmap,brk,mremap}:
+// 330 samples (100+100 mmap, 35+35 munmap, 15+15 brk, 15+15 mremap), 1 MMAP
+// (the kernel's text, not a process's: not counted) + 8 MMAP2, 3 COMM,
+// 4 FORK, 5 EXIT records; 9 exits return -errno (5 mmap, 1 munmap,
+// 3 mremap) and one brk leaves the break where it was.
+TEST(LoadPassTest, CountersOfARecordTraceAreWhatPerfReports) {
+  for (auto ordering : {ReplayWorker::Ordering::kLanes, ReplayWorker::Ordering::kRounds}) {
+    SCOPED_TRACE(ordering == ReplayWorker::Ordering::kLanes ? "lanes" : "rounds");
+    std::unique_ptr<LoadedTrace> t = Load("rules-record.data", ordering);
+    ASSERT_NE(t, nullptr);
+    const index::TraceStats& st = t->index().stats();
+    EXPECT_EQ(st.samples, 330u);
+    EXPECT_EQ(st.memory_samples, 330u);
+    EXPECT_EQ(st.skipped_samples, 0u);
+    EXPECT_EQ(st.calls, 165u);
+    EXPECT_EQ(st.calls_failed, 10u);
+    EXPECT_EQ(st.unmatched_exits, 0u);
+    EXPECT_EQ(st.unmatched_enters, 0u);
+    EXPECT_EQ(st.pending_at_end, 0u);
+    EXPECT_EQ(st.bad_samples, 0u);
+    EXPECT_EQ(st.bad_records, 0u);
+    EXPECT_TRUE(st.unparsed.empty());
+    EXPECT_EQ(st.mmap_records, 8u);
+    EXPECT_EQ(st.comm_records, 3u);
+    EXPECT_EQ(st.fork_records, 4u);
+    EXPECT_EQ(st.exit_records, 5u);
+    EXPECT_EQ(st.lost_records, 0u);
+    EXPECT_TRUE(st.lost.empty());
+    EXPECT_EQ(st.impossible_calls, 0u);
+    EXPECT_EQ(st.out_of_order, 0u);
+    EXPECT_EQ(st.time_order_by_rounds, ordering == ReplayWorker::Ordering::kRounds);
+    EXPECT_LE(st.first_time, st.last_time);
+    EXPECT_GT(st.first_time, 0u);
+    // The main process, its fork child and the fork+exec child.
+    EXPECT_THAT(t->index().Pids(), ElementsAre(11112u, 11116u, 11117u));
+    EXPECT_EQ(t->unwind_stats(), nullptr);  // frame-pointer chains: nothing unwound
+    EXPECT_THAT(t->sources(), ::testing::HasSubstr("mmap: syscalls:sys_{enter,exit}_mmap"));
+  }
+}
+
+// The same program under perf trace record: every syscall also comes as
+// raw_syscalls:sys_enter/sys_exit (314 of each, 958 samples in all). The
+// trace has no syscalls:* events of mprotect and madvise, so those come
+// from raw_syscalls (NR 10: 9 calls, NR 28: 2 calls, all succeeding) and
+// the raw events are parsed: the 330 twins of the four other syscalls'
+// calls are dropped (skipped), the 22 of mprotect/madvise replayed.
+TEST(LoadPassTest, ATraceRecordReplaysRawCallsOnlyWhereNoSyscallsEventsExist) {
+  std::unique_ptr<LoadedTrace> t = Load("rules-trace.data", ReplayWorker::Ordering::kLanes);
+  ASSERT_NE(t, nullptr);
+  const index::TraceStats& st = t->index().stats();
+  EXPECT_EQ(st.samples, 958u);
+  EXPECT_EQ(st.memory_samples, 330u + 22u);
+  EXPECT_EQ(st.skipped_samples, 330u);
+  EXPECT_EQ(st.calls, 165u + 11u);
+  EXPECT_EQ(st.calls_failed, 10u);
+  EXPECT_EQ(st.bad_samples, 0u);
+  EXPECT_EQ(st.unmatched_exits, 0u);
+  EXPECT_EQ(st.pending_at_end, 0u);
+  EXPECT_EQ(st.mmap_records, 8u);
+  EXPECT_EQ(st.fork_records, 4u);
+  EXPECT_EQ(st.exit_records, 5u);
+  EXPECT_THAT(t->sources(), ::testing::HasSubstr("mprotect: raw_syscalls (nr 10)"));
+  EXPECT_THAT(t->sources(), ::testing::HasSubstr("mmap: syscalls:sys_{enter,exit}_mmap"));
+  // With their times wanted, the twins are read as memory samples, and
+  // still not replayed: the same calls.
+  std::unique_ptr<LoadedTrace> twins =
+      Load("rules-trace.data", ReplayWorker::Ordering::kLanes, /*twin_times=*/true);
+  ASSERT_NE(twins, nullptr);
+  EXPECT_EQ(twins->index().stats().calls, 176u);
+  EXPECT_EQ(twins->index().stats().calls_failed, 10u);
+  EXPECT_EQ(twins->index().stats().memory_samples, 352u + 330u);
+  EXPECT_EQ(twins->index().stats().skipped_samples, 0u);
+  EXPECT_EQ(twins->index().num_events(), t->index().num_events());
+}
+
+TEST(LoadPassTest, OpenRefusesATraceWithoutMemorySyscallsOrWithoutCallChains) {
+  for (const char* trace : {"no-syscalls.data", "no-callchain.data"}) {
+    SCOPED_TRACE(trace);
+    LoadOptions opts;
+    opts.path = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + trace;
+    LoadPass pass(opts, ReplayWorker::Ordering::kLanes);
+    const absl::Status s = pass.Open();
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("record with"));
+  }
+  LoadOptions missing;
+  missing.path = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/does-not-exist.data";
+  LoadPass pass(missing, ReplayWorker::Ordering::kLanes);
+  EXPECT_FALSE(pass.Open().ok());
+}
+
+}  // namespace
+}  // namespace pageblame::replay
