@@ -32,6 +32,7 @@ namespace pageblame::testing {
 namespace {
 
 using Json = nlohmann::json;
+using ::testing::HasSubstr;
 constexpr uint64_t kPage = 4096;
 
 std::string DataDir() {
@@ -216,6 +217,19 @@ TEST(DotnetHuntTest, AttributeOfTheDiffNamesTheLeakingMethods) {
     EXPECT_GE(credited[method], bytes - claimed[method]) << method;
     EXPECT_LE(credited[method], bytes + bytes / 8) << method;
   }
+}
+
+// The text answer says each leaking stack in the app's own words: the
+// allocator entry, then the C# methods (report/app_frames.h), not glibc's
+// malloc internals or the framework's unnamed ReadyToRun code.
+TEST(DotnetHuntTest, OneLineStacksNameTheCSharpMethods) {
+  const Hunt& h = TheHunt();
+  CliRun run = Pageblame("attribute --by commit -i " + h.trace + " --pid " + h.pid + " --address " + h.core +
+                         " --maddress " + h.runtime_table + kSymbols());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("malloc <- Program::LeakNativeMemory <- Program::Main"));
+  EXPECT_THAT(run.out, HasSubstr("malloc <- Program::LeakHGlobal <- Program::Main"));
+  EXPECT_THAT(run.out, HasSubstr("Program::LeakMemoryMappedFile <- Program::Main"));
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ namespace pageblame::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Json = nlohmann::json;
 
 constexpr uint64_t kMiB = 1 << 20;
@@ -147,6 +148,24 @@ TEST(GrowthCliTest, ByCommitNamesTheCommittingFunction) {
   }
   EXPECT_EQ(growth["commit_arena"], int64_t(kMiB));
   EXPECT_EQ(growth["reserve_arena"], -int64_t(kMiB));
+}
+
+// One-line stacks are the application's frames (report/app_frames.h);
+// --frames all gives the innermost frames whatever they are.
+TEST(GrowthCliTest, OneLineStacksAreTheApplicationsFramesUnlessAll) {
+  for (const char* command : {"growth", "maps"}) {
+    SCOPED_TRACE(command);
+    CliRun app = Pageblame(std::string(command) + " " + Trace());
+    ASSERT_EQ(app.exit_code, 0) << app.err;
+    EXPECT_THAT(app.out, HasSubstr("grow_cache <- main"));
+    EXPECT_THAT(app.out, Not(HasSubstr("<- __libc_start_call_main")));
+    CliRun all = Pageblame(std::string(command) + " --frames all " + Trace());
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_THAT(all.out, HasSubstr("grow_cache <- main <- __libc_start_call_main"));
+    CliRun bad = Pageblame(std::string(command) + " --frames most " + Trace());
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_THAT(bad.err, HasSubstr("bad --frames 'most': expected app or all"));
+  }
 }
 
 TEST(GrowthCliTest, TextAndFoldedNameTheSameStacks) {

@@ -48,9 +48,9 @@ const CommandSpec& AttributeSpec() {
         "  --by create|commit    credit each page to the call that created (reserved) it\n"
         "                        (default), or to the one that committed it (made it\n"
         "                        accessible after PROT_NONE), else the creating one\n",
-        kTraceOptionsHelp);
+        kFramesHelp, kTraceOptionsHelp);
     s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by", "--output"});
+    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by", "--output", "--frames"});
     s.bool_flags = kTraceBoolFlags;
     s.aliases = kTraceAliases;
     s.aliases["-o"] = "--output";
@@ -136,6 +136,8 @@ int RunAttribute(const std::vector<std::string>& argv) {
   const std::string by = args->Value("--by").value_or("create");
   if (by != "create" && by != "commit") return Usage("bad --by '" + by + "': expected create or commit");
   const bool by_commit = by == "commit";
+  auto frames = ParseFrames(*args);
+  if (!frames.ok()) return Usage(std::string(frames.status().message()));
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
   std::optional<std::vector<regions::Region>> regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
@@ -163,7 +165,7 @@ int RunAttribute(const std::vector<std::string>& argv) {
   } else if (format == "pprof") {
     answer = report::AttributePprof(**trace, *a);
   } else {
-    answer = report::AttributeText(**trace, *a);
+    answer = report::AttributeText(**trace, *a, *frames);
   }
   absl::Status written = (*out)->Write(answer);
   if (written.ok()) written = (*out)->Close();

@@ -44,10 +44,10 @@ const CommandSpec& GrowthSpec() {
         "                        speedscope, Pyroscope (docs/cli.md); --json is\n"
         "                        --format json\n"
         "  -o, --output FILE     write the answer to FILE instead of standard output\n",
-        kTraceInputHelp, kTraceSymbolsHelp);
+        kFramesHelp, kTraceInputHelp, kTraceSymbolsHelp);
     s.value_flags = kTraceValueFlags;
     s.value_flags.erase("--at");  // a range: --from and --to
-    s.value_flags.insert({"--from", "--to", "--by", "--format", "--output"});
+    s.value_flags.insert({"--from", "--to", "--by", "--format", "--output", "--frames"});
     s.bool_flags = kTraceBoolFlags;
     s.aliases = kTraceAliases;
     s.aliases["-o"] = "--output";
@@ -66,6 +66,7 @@ struct GrowthRequest {
   report::CreditBy by = report::CreditBy::kCreate;
   TraceSelection selection;  // the pid (its time is unused)
   std::optional<session::TimeSpec> from, to;
+  report::SummaryStyle frames = report::SummaryStyle::kApp;
 };
 
 // Usage mistakes as a status (exit 2).
@@ -82,6 +83,9 @@ absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
   const std::string by = args.Value("--by").value_or("create");
   if (by != "create" && by != "commit") return UsageError("bad --by '" + by + "': expected create or commit");
   r.by = by == "commit" ? report::CreditBy::kCommit : report::CreditBy::kCreate;
+  auto frames = ParseFrames(args);
+  if (!frames.ok()) return frames.status();
+  r.frames = *frames;
   auto sel = ParseSelection(args);
   if (!sel.ok()) return sel.status();
   r.selection = *sel;
@@ -137,7 +141,7 @@ absl::StatusOr<std::string> Render(const GrowthRequest& r, const replay::LoadedT
   if (r.format == "json") return report::DumpJson(report::GrowthJson(trace, g)) + "\n";
   if (r.format == "folded") return report::GrowthFolded(trace, g);
   if (r.format == "pprof") return report::GrowthPprof(trace, g);
-  return report::GrowthText(trace, g);
+  return report::GrowthText(trace, g, r.frames);
 }
 
 absl::Status Run(const Args& args, const GrowthRequest& request) {

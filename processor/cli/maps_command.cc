@@ -31,9 +31,9 @@ const CommandSpec& MapsSpec() {
         "                        stack (go tool pprof, speedscope, Pyroscope); --json is\n"
         "                        --format json\n"
         "  -o, --output FILE     write the answer to FILE instead of standard output\n",
-        kTraceOptionsHelp);
+        kFramesHelp, kTraceOptionsHelp);
     s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--format", "--output"});
+    s.value_flags.insert({"--format", "--output", "--frames"});
     s.bool_flags = kTraceBoolFlags;
     s.bool_flags.insert("--split");
     s.aliases = kTraceAliases;
@@ -59,6 +59,8 @@ int RunMaps(const std::vector<std::string>& argv) {
   }
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
+  auto frames = ParseFrames(*args);
+  if (!frames.ok()) return CommandUsage(MapsSpec(), std::string(frames.status().message()));
   auto out = OutputFile::Open(args->Value("--output"), args->ValuesExcept("--output"));
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
@@ -69,6 +71,7 @@ int RunMaps(const std::vector<std::string>& argv) {
   o.processes = resolved->processes;
   o.at = resolved->at;
   o.split = args->Has("--split");
+  o.frames = *frames;
   absl::Status written;
   if (format == "json") {
     // Streamed: a big map's JSON is never held whole.

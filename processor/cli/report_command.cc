@@ -34,10 +34,11 @@ const CommandSpec& ReportSpec() {
         "                        the unaccounted pieces of 'pageblame diff A M'\n"
         "  (without --pid, a trace of several processes shows the one with the most\n"
         "  bytes mapped at its peak, and says so)\n",
+        kFramesHelp,
         // The answer is a page: no --json.
         absl::StrReplaceAll(kTraceOptionsHelp, {{"  --json                JSON output (docs/cli.md)\n", ""}}));
     s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--output", "--regions", "--address", "--maddress"});
+    s.value_flags.insert({"--output", "--regions", "--address", "--maddress", "--frames"});
     s.bool_flags = kTraceBoolFlags;
     s.bool_flags.erase("--json");  // the answer is a page
     s.aliases = kTraceAliases;
@@ -85,6 +86,8 @@ int RunReport(const std::vector<std::string>& argv) {
   if (!args->Value("--output")) return CommandUsage(ReportSpec(), "give the page to write with -o FILE.html");
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
+  auto frames = ParseFrames(*args);
+  if (!frames.ok()) return CommandUsage(ReportSpec(), std::string(frames.status().message()));
   std::vector<regions::Region> regions;
   const bool with_regions = args->Value("--regions") || args->Value("--address") || args->Value("--maddress");
   if (with_regions) {
@@ -107,6 +110,7 @@ int RunReport(const std::vector<std::string>& argv) {
   o.process = *process;
   o.at = resolved->at;
   o.title = args->Value("--input").value_or("perf.data");
+  o.frames = *frames;
   if (with_regions) {
     report::AttributeOptions ao;
     ao.pid = idx.process(*process).pid;

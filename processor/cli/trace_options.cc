@@ -61,6 +61,13 @@ absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
   return sel;
 }
 
+absl::StatusOr<report::SummaryStyle> ParseFrames(const Args& args) {
+  const std::string frames = args.Value("--frames").value_or("app");
+  if (frames == "app") return report::SummaryStyle::kApp;
+  if (frames == "all") return report::SummaryStyle::kAll;
+  return UsageError(absl::StrCat("bad --frames '", frames, "': expected app or all"));
+}
+
 absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::LoadedTrace& trace,
                                   bool by_commit) {
   ASSIGN_OR_RETURN(Selection out, session::Resolve(sel, trace, by_commit ? session::PeakOf::kCommitted

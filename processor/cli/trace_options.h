@@ -19,6 +19,7 @@
 #include "processor/cli/args.h"
 #include "processor/session/selection.h"
 #include "processor/replay/trace_loader.h"
+#include "processor/report/app_frames.h"
 
 namespace pageblame::cli {
 
@@ -59,6 +60,15 @@ using TraceSelection = session::SelectionRequest;
 using Selection = session::Selection;
 
 absl::StatusOr<TraceSelection> ParseSelection(const Args& args);
+
+// --frames app|all, for the commands that say stacks in one line (maps,
+// attribute, growth, report): report/app_frames.h.
+inline constexpr char kFramesHelp[] =
+    "  --frames app|all      one-line stacks: the application's frames with the\n"
+    "                        allocator entry it called (app, default), or the\n"
+    "                        innermost frames whatever they are (all)\n";
+// A usage error for another value.
+absl::StatusOr<report::SummaryStyle> ParseFrames(const Args& args);
 // session::Resolve, with its notes said on stderr. Usage errors for a pid
 // not in the trace (naming its pids) or a time outside it (naming its span).
 // `by_commit`: --at peak means the most bytes committed rather than mapped.

@@ -36,6 +36,10 @@ namespace pageblame::report {
 
 enum class FrameKind { kApp, kRuntime, kUnknown };
 
+// --frames: app (the rule above, the default) or all (the innermost frames,
+// whatever they are).
+enum class SummaryStyle { kApp, kAll };
+
 FrameKind KindOf(const symbols::Frame& f);
 
 // The index of the first (innermost) app frame, or nullopt.

@@ -71,9 +71,9 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
   return out;
 }
 
-std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a) {
+std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a, SummaryStyle frames) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(idx, trace.symbolizer(), frames);
   const index::Process& proc = idx.process(a.process);
   std::string at = FormatTime(a.at);
   uint64_t calls = 0;

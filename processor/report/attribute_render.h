@@ -24,7 +24,8 @@
 namespace pageblame::report {
 
 Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a);
-std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a);
+std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a,
+                          SummaryStyle frames = SummaryStyle::kApp);
 
 }  // namespace pageblame::report
 

@@ -88,9 +88,9 @@ Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g) {
   return out;
 }
 
-std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g) {
+std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, SummaryStyle frames) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(idx, trace.symbolizer(), frames);
   std::string out = absl::StrCat(
       "growth of ", Who(idx, g.processes), " from ", TimeText(idx, g.from), " to ", TimeText(idx, g.to), ": mapped ",
       HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",

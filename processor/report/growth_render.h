@@ -29,7 +29,7 @@ namespace pageblame::report {
 Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g);
 // A header with the totals, a table of the stacks ranked by growth, then
 // each stack's frames.
-std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g);
+std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, SummaryStyle frames = SummaryStyle::kApp);
 // Brendan Gregg's two-column folded format (difffolded.pl's output):
 // "frames from_bytes to_bytes" per stack, which flamegraph.pl draws as a
 // differential flame graph (red where it grew). Stacks that print the same

@@ -107,7 +107,7 @@ std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v) {
 
 std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(idx, trace.symbolizer(), options.frames);
   std::string out;
   for (uint32_t p : options.processes) {
     const index::Process& proc = idx.process(p);

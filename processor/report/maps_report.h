@@ -25,6 +25,7 @@ struct MapsOptions {
   // (adjacent, same prot, same file or heap, or anonymous from one stack).
   // JSON always has one object per version.
   bool split = false;
+  SummaryStyle frames = SummaryStyle::kApp;  // text: how each region's stack is said
 };
 
 // Writes the JSON array region by region, as Json::dump(1) of the whole array

@@ -194,14 +194,19 @@ std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_fr
   std::vector<symbols::Frame> frames;
   const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
   const bool inlines = idx_.stacks().Unwound(ev.stack);
+  const bool all = style_ == SummaryStyle::kAll;
   size_t app = 0;
-  for (size_t i = 0; i < ips.size() && app < max_frames; ++i) {
+  for (size_t i = 0; i < ips.size() && app < max_frames && (!all || frames.size() < max_frames); ++i) {
     const size_t before = frames.size();
     AppendFrames(sym_, ev, ips, i, inlines, &frames);
     for (size_t j = before; j < frames.size(); ++j) app += KindOf(frames[j]) == FrameKind::kApp;
   }
   std::vector<std::string> names;
-  for (size_t i : SummaryFrames(frames, max_frames)) names.push_back(SummaryName(frames[i]));
+  if (all) {
+    for (size_t i = 0; i < frames.size() && i < max_frames; ++i) names.push_back(DisplayName(frames[i]));
+  } else {
+    for (size_t i : SummaryFrames(frames, max_frames)) names.push_back(SummaryName(frames[i]));
+  }
   return names.empty() ? "(no user stack)" : absl::StrJoin(names, " <- ");
 }
 

@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 
 #include "processor/index/trace_index.h"
+#include "processor/report/app_frames.h"
 #include "processor/symbols/symbolizer.h"
 
 namespace pageblame::report {
@@ -49,7 +50,8 @@ std::string DisplayName(const symbols::Frame& f);
 
 class OriginRenderer {
  public:
-  OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym) : idx_(idx), sym_(sym) {}
+  OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym, SummaryStyle style = SummaryStyle::kApp)
+      : idx_(idx), sym_(sym), style_(style) {}
 
   // User frames of the event's stack, leaf first, symbolized. Kept per
   // stack and process, and reused while every frame's mapping is the same
@@ -72,7 +74,7 @@ class OriginRenderer {
   std::string CallText(const index::CallEvent& ev);
   // The application's frames, leaf first, with the allocator entry it called
   // (app_frames.h: "malloc <- FillCache <- Main"); the first few frames if
-  // none is the application's.
+  // none is the application's, or with SummaryStyle::kAll.
   std::string ShortStack(const index::CallEvent& ev, size_t max_frames);
 
  private:
@@ -82,6 +84,7 @@ class OriginRenderer {
 
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
+  SummaryStyle style_;
   struct CachedStack {
     std::vector<const void*> keys;  // Symbolizer::FrameKey of each ip
     // Leaf first; an ip's inlined frames come before its own frame.

@@ -322,7 +322,7 @@ Json AttributionJson(const index::TraceIndex& idx, const Attribution& a, const s
 
 Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(idx, trace.symbolizer(), o.frames);
   StackCatalog catalog(idx, r);
   const index::Process& proc = idx.process(o.process);
   Json out;
