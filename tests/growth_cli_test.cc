@@ -168,6 +168,30 @@ TEST(GrowthCliTest, OneLineStacksAreTheApplicationsFramesUnlessAll) {
   }
 }
 
+// JSON keeps every frame and says where the application's begin.
+TEST(GrowthCliTest, JsonMarksTheFirstAppFrame) {
+  CliRun run = Pageblame("maps --json " + Trace());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Json maps = Json::parse(run.out);
+  int named = 0;
+  for (const Json& region : maps) {
+    if (region["origin"].is_null()) continue;
+    const Json& origin = region["origin"];
+    ASSERT_TRUE(origin.contains("first_app_frame")) << origin.dump();
+    if (origin["first_app_frame"].is_null()) continue;
+    const size_t i = origin["first_app_frame"].get<size_t>();
+    ASSERT_LT(i, origin["stack"].size());
+    const Json& frame = origin["stack"][i];
+    if (frame["symbol"] == "grow_cache" || frame["symbol"] == "warm_up" || frame["symbol"] == "reserve_arena") ++named;
+    // Every frame before it is the runtime's (phases-fp: libc's) or unnamed.
+    for (size_t k = 0; k < i; ++k) {
+      const Json& f = origin["stack"][k];
+      EXPECT_TRUE(f["symbol"].is_null() || absl::StrContains(f["dso"].get<std::string>(), "libc.so")) << f.dump();
+    }
+  }
+  EXPECT_GT(named, 3);
+}
+
 TEST(GrowthCliTest, TextAndFoldedNameTheSameStacks) {
   CliRun t = Pageblame("growth " + Trace() + " --from " + Gap());
   ASSERT_EQ(t.exit_code, 0) << t.err;

@@ -83,6 +83,10 @@ Json OriginRenderer::OriginJson(EventId id) {
   j["tid"] = ev.tid;
   j["comm"] = std::string(idx_.strings().Get(ev.comm));
   j["stack"] = StackJson(ev);
+  // Where the application's own code begins (app_frames.h), for tools that
+  // want its frames without knowing every runtime's libraries.
+  const std::optional<size_t> app = FirstAppFrame(Frames(ev));
+  j["first_app_frame"] = app ? Json(*app) : Json(nullptr);
   return j;
 }
 
@@ -116,6 +120,8 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
   // std::string::append copies it once, where StrAppend would first
   // zero-fill the room for it (libstdc++ has no uninitialized resize).
   out->append(StackJsonText(ev, nl));
+  const std::optional<size_t> app = FirstAppFrame(Frames(ev));
+  absl::StrAppend(out, ",", nl, " \"first_app_frame\": ", app ? absl::StrCat(*app) : "null");
   out->append(nl);
   out->push_back('}');
 }
