@@ -49,10 +49,11 @@ struct RegionTable {
   // "windbg-address", "sos-maddress", "page-diff", "pmap", "maps", "smaps",
   // "ranges".
   std::string format;
-  // True for formats with a State column (WinDbg, SOS, page-diff). Then a row
-  // is committed only if its state says MEM_COMMIT (WinDbg prints free rows
-  // with an empty state). Formats without state (pmap, maps, ranges) list
-  // mapped memory only, so every row counts as committed.
+  // True for formats with a State column (WinDbg, SOS, page-diff, cores).
+  // Then a row is committed only if its state says MEM_COMMIT (WinDbg prints
+  // free rows with an empty state). Formats without state (pmap, maps,
+  // ranges) list mapped memory only: every row counts as committed but those
+  // no access reaches (protection "---p", reservations).
   bool has_state = false;
   std::vector<Region> regions;
   int skipped = 0;
