@@ -61,6 +61,9 @@ TEST(RecordCliTest, RecordsAProgramWhoseTraceReplaysToItsOwnMaps) {
     }
   }
   ASSERT_FALSE(maps_file.empty()) << "the program wrote no maps file";
+  // The user learns the command's pid from record itself.
+  EXPECT_THAT(rec.err, HasSubstr(absl::StrCat("the command ran as pid ", pid, " (commit)")));
+  EXPECT_THAT(rec.err, HasSubstr(absl::StrCat("next: pageblame maps -i ", trace, " --pid ", pid)));
   CliRun maps = Pageblame(absl::StrCat("maps --json -i ", trace, " --pid ", pid));
   ASSERT_EQ(maps.exit_code, 0) << maps.err;
   nlohmann::json regions = nlohmann::json::parse(maps.out);
@@ -86,6 +89,32 @@ TEST(RecordCliTest, RecordsAProgramWhoseTraceReplaysToItsOwnMaps) {
     }
   }
   EXPECT_GT(compared, 1000u);
+}
+
+// A script or a service manager stops an attached recording by signalling
+// `pageblame record` alone (not the terminal's whole process group): the
+// signal reaches perf, which writes the trace whole, and record answers.
+TEST(RecordCliTest, ASignalToRecordAloneStopsTheRecording) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
+  const std::string dir = ScratchPath("record-signal");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  for (const char* sig : {"INT", "TERM"}) {
+    SCOPED_TRACE(sig);
+    const std::string trace = absl::StrCat(dir, "/", sig, ".data");
+    // Bounded: if the signal is lost, the recording is killed after 30 s
+    // and the test fails on the "still running" line.
+    CliRun run = Shell(absl::StrCat(
+        "sleep 120 & target=$!; ", PAGEBLAME_BINARY_DIR, "/bin/pageblame record -o ", trace,
+        " -p $target & pb=$!; sleep 3; kill -", sig, " $pb; ",
+        "for i in $(seq 60); do kill -0 $pb 2>/dev/null || break; sleep 0.5; done; ",
+        "if kill -0 $pb 2>/dev/null; then echo still running; kill -KILL $pb; pkill -f 'perf record.*", trace,
+        "'; fi; wait $pb; echo rc=$?; kill $target"));
+    EXPECT_THAT(run.out, ::testing::Not(HasSubstr("still running"))) << run.err;
+    EXPECT_THAT(run.out, HasSubstr("rc=0")) << run.err;
+    EXPECT_THAT(run.err, HasSubstr("next: pageblame maps -i " + trace)) << run.err;
+    CliRun maps = Pageblame("maps -i " + trace);
+    EXPECT_EQ(maps.exit_code, 0) << maps.err;
+  }
 }
 
 }  // namespace

@@ -125,16 +125,35 @@ std::vector<std::string> CommandLineOf(uint32_t pid) {
 
 // Runs perf and waits. Ctrl-C goes to perf (and the recorded program), which
 // end the recording; pageblame ignores it to summarize after.
+// The perf child, for ForwardToPerf (0: none yet).
+volatile sig_atomic_t perf_child = 0;
+
+// SIGINT or SIGTERM sent to `pageblame record` alone (a script's kill, a
+// service manager's stop) is passed on to perf, which then ends the
+// recording and writes its trace whole. A terminal's Ctrl-C reaches perf
+// directly too; a second SIGINT changes nothing for perf.
+void ForwardToPerf(int sig) {
+  if (perf_child > 0) kill(static_cast<pid_t>(perf_child), sig);
+}
+
 int RunPerf(const RecordPlan& plan) {
   const std::vector<std::string> argv = plan.PerfArgv();
-  struct sigaction ignore = {}, old_int = {}, old_term = {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGTERM, &ignore, &old_term);
+  struct sigaction forward = {}, old_int = {}, old_term = {};
+  forward.sa_handler = ForwardToPerf;
+  sigemptyset(&forward.sa_mask);
+  // Blocked until the child's pid is known, so none is lost in between.
+  sigset_t stop_signals, old_mask;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stop_signals, &old_mask);
+  sigaction(SIGINT, &forward, &old_int);
+  sigaction(SIGTERM, &forward, &old_term);
   const pid_t child = fork();
   if (child == 0) {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     for (const std::string& kv : plan.ExtraEnvironment()) putenv(strdup(kv.c_str()));
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -143,9 +162,12 @@ int RunPerf(const RecordPlan& plan) {
     std::fprintf(stderr, "pageblame record: cannot run perf: %s\n", std::strerror(errno));
     _exit(127);
   }
+  perf_child = child > 0 ? child : 0;
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   int status = 0;
   while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  perf_child = 0;
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   if (child < 0) return -1;
@@ -174,7 +196,16 @@ int Summarize(const RecordPlan& plan) {
   } else {
     std::fprintf(stderr, "pageblame record: no events lost\n");
   }
-  const std::string pid = plan.pid ? absl::StrCat(" --pid ", *plan.pid) : "";
+  // The pid to ask about: the attached one, or the command's (the first
+  // process the trace saw), which the user has no other way to learn.
+  std::optional<uint32_t> traced = plan.pid;
+  if (!traced && idx.num_processes() > 0) traced = idx.process(0).pid;
+  if (traced && !plan.pid) {
+    std::fprintf(stderr, "pageblame record: the command ran as pid %u (%s)%s\n", *traced,
+                 std::string(idx.strings().Get(idx.process(0).comm)).c_str(),
+                 idx.num_processes() > 1 ? absl::StrCat("; ", idx.num_processes() - 1, " more processes").c_str() : "");
+  }
+  const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
   std::fprintf(stderr,
                "next: pageblame maps -i %s%s          (the address space, with origins)\n"
                "      pageblame query -i %s%s ADDR    (who made the page at ADDR)\n",
