@@ -35,7 +35,8 @@ const CommandSpec& RecordSpec() {
         "Records the memory syscalls (mmap, munmap, brk, mremap, mprotect,\n"
         "pkey_mprotect, madvise: those this kernel has) of a new or running process\n"
         "with their call stacks, by running perf (as root, or with\n"
-        "kernel.perf_event_paranoid=-1). Stop an attached recording with Ctrl-C.\n"
+        "kernel.perf_event_paranoid=-1). Stop an attached recording with Ctrl-C\n"
+        "(or SIGINT/SIGTERM to this process: perf gets it and writes the trace).\n"
         "  -o, --output FILE     the trace (default perf.data); an existing FILE is kept\n"
         "                        as FILE.old (perf's rule)\n"
         "  -p, --pid PID         attach to a running process (perf record -d: the\n"
@@ -123,8 +124,6 @@ std::vector<std::string> CommandLineOf(uint32_t pid) {
   return absl::StrSplit(ss.str(), '\0', absl::SkipEmpty());
 }
 
-// Runs perf and waits. Ctrl-C goes to perf (and the recorded program), which
-// end the recording; pageblame ignores it to summarize after.
 // The perf child, for ForwardToPerf (0: none yet).
 volatile sig_atomic_t perf_child = 0;
 
@@ -136,6 +135,9 @@ void ForwardToPerf(int sig) {
   if (perf_child > 0) kill(static_cast<pid_t>(perf_child), sig);
 }
 
+// Runs perf and waits. Ctrl-C goes to perf (and the recorded program), which
+// end the recording; pageblame forwards a stop signal sent to it alone, and
+// summarizes after.
 int RunPerf(const RecordPlan& plan) {
   const std::vector<std::string> argv = plan.PerfArgv();
   struct sigaction forward = {}, old_int = {}, old_term = {};
@@ -203,7 +205,10 @@ int Summarize(const RecordPlan& plan) {
   if (traced && !plan.pid) {
     std::fprintf(stderr, "pageblame record: the command ran as pid %u (%s)%s\n", *traced,
                  std::string(idx.strings().Get(idx.process(0).comm)).c_str(),
-                 idx.num_processes() > 1 ? absl::StrCat("; ", idx.num_processes() - 1, " more processes").c_str() : "");
+                 idx.num_processes() > 1
+                     ? absl::StrCat("; ", idx.num_processes() - 1,
+                                    idx.num_processes() == 2 ? " more process" : " more processes").c_str()
+                     : "");
   }
   const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
   std::fprintf(stderr,

@@ -35,6 +35,7 @@ OriginRenderer::CachedStack& OriginRenderer::Cached(const index::CallEvent& ev) 
       c.frame_parts.push_back(static_cast<uint32_t>(2 * (k - before) + (i > 0)));
     }
   }
+  c.first_app = FirstAppFrame(c.frames);
   c.json.clear();
   return c;
 }
@@ -60,9 +61,11 @@ const std::vector<symbols::Frame>& OriginRenderer::Frames(const index::CallEvent
   return Cached(ev).frames;
 }
 
-Json OriginRenderer::StackJson(const index::CallEvent& ev) {
+namespace {
+
+Json FramesJson(const std::vector<symbols::Frame>& frames) {
   Json stack = Json::array();
-  for (const symbols::Frame& f : Frames(ev)) {
+  for (const symbols::Frame& f : frames) {
     Json j;
     j["ip"] = Hex(f.ip);
     j["symbol"] = f.symbol ? Json(*f.symbol) : Json(nullptr);
@@ -73,6 +76,10 @@ Json OriginRenderer::StackJson(const index::CallEvent& ev) {
   return stack;
 }
 
+}  // namespace
+
+Json OriginRenderer::StackJson(const index::CallEvent& ev) { return FramesJson(Frames(ev)); }
+
 Json OriginRenderer::OriginJson(EventId id) {
   if (!id.valid()) return nullptr;
   const index::CallEvent& ev = idx_.event(id);
@@ -82,10 +89,11 @@ Json OriginRenderer::OriginJson(EventId id) {
   j["pid"] = ev.pid;
   j["tid"] = ev.tid;
   j["comm"] = std::string(idx_.strings().Get(ev.comm));
-  j["stack"] = StackJson(ev);
+  const CachedStack& c = Cached(ev);
+  j["stack"] = FramesJson(c.frames);
   // Where the application's own code begins (app_frames.h), for tools that
   // want its frames without knowing every runtime's libraries.
-  const std::optional<size_t> app = FirstAppFrame(Frames(ev));
+  const std::optional<size_t> app = c.first_app;
   j["first_app_frame"] = app ? Json(*app) : Json(nullptr);
   return j;
 }
@@ -119,17 +127,17 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
   // The stack's text is most of the output (kilobytes per region):
   // std::string::append copies it once, where StrAppend would first
   // zero-fill the room for it (libstdc++ has no uninitialized resize).
-  out->append(StackJsonText(ev, nl));
-  const std::optional<size_t> app = FirstAppFrame(Frames(ev));
-  absl::StrAppend(out, ",", nl, " \"first_app_frame\": ", app ? absl::StrCat(*app) : "null");
+  const CachedStack& c = StackJsonText(ev, nl);
+  out->append(c.json);
+  absl::StrAppend(out, ",", nl, " \"first_app_frame\": ", c.first_app ? absl::StrCat(*c.first_app) : "null");
   out->append(nl);
   out->push_back('}');
 }
 
-const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
-                                                 const std::string& nl) {
+const OriginRenderer::CachedStack& OriginRenderer::StackJsonText(const index::CallEvent& ev,
+                                                                 const std::string& nl) {
   CachedStack& c = Cached(ev);
-  if (!c.json.empty() && c.json_nl == nl) return c.json;
+  if (!c.json.empty() && c.json_nl == nl) return c;
   const std::vector<symbols::Frame>& frames = c.frames;
   std::string& out = c.json;
   out.clear();
@@ -165,7 +173,7 @@ const std::string& OriginRenderer::StackJsonText(const index::CallEvent& ev,
     absl::StrAppend(&out, nl, " ]");
   }
   c.json_nl = nl;
-  return c.json;
+  return c;
 }
 
 std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::string& indent) {

@@ -8,6 +8,7 @@
 #ifndef PAGEBLAME_REPORT_ORIGIN_RENDERER_H_
 #define PAGEBLAME_REPORT_ORIGIN_RENDERER_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -78,9 +79,10 @@ class OriginRenderer {
   std::string ShortStack(const index::CallEvent& ev, size_t max_frames);
 
  private:
-  // The "stack" array of AppendOriginJson, `nl` being a newline and the
-  // indent; made once per cached frames.
-  const std::string& StackJsonText(const index::CallEvent& ev, const std::string& nl);
+  struct CachedStack;
+  // The cached stack, with its "stack" array for AppendOriginJson in `json`
+  // (`nl` being a newline and the indent); made once per cached frames.
+  const CachedStack& StackJsonText(const index::CallEvent& ev, const std::string& nl);
 
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
@@ -95,6 +97,7 @@ class OriginRenderer {
     std::vector<uint32_t> frame_parts;
     std::string json_nl;  // StackJsonText's text, if made, and its nl
     std::string json;
+    std::optional<size_t> first_app;  // FirstAppFrame(frames)
   };
   // By (StackId, pid): the same stack can symbolize differently in another
   // process, or after a library was mapped elsewhere (then the keys differ).
