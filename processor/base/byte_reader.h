@@ -71,6 +71,23 @@ class ByteReader {
     return true;
   }
 
+  // An unsigned LEB128 varint of at most 10 bytes (64 bits). False if it runs
+  // past the end or past 64 bits.
+  bool ReadVarint(uint64_t* out) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      uint8_t b;
+      if (!Read(&b)) return false;
+      if (shift == 63 && b > 1) return false;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        *out = v;
+        return true;
+      }
+    }
+    return false;
+  }
+
   bool Skip(size_t n) {
     if (remaining() < n) return false;
     pos_ += n;

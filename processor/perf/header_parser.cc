@@ -161,6 +161,11 @@ absl::Status ParseEventAttr(absl::Span<const uint8_t> bytes, EventAttr* out) {
     s.Seek(format::kAttrSampleStackUserOffset);
     s.Read(&out->sample_stack_user);
   }
+  int32_t clockid = 0;
+  ByteReader c(bytes);
+  if ((flags & format::kAttrFlagUseClockid) && c.Seek(format::kAttrClockidOffset) && c.Read(&clockid)) {
+    out->clockid = clockid;
+  }
   return absl::OkStatus();
 }
 

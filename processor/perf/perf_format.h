@@ -45,9 +45,11 @@ inline constexpr size_t kAttrReadFormatOffset = 32;
 inline constexpr size_t kAttrFlagsOffset = 40;  // the bitfield word
 inline constexpr uint64_t kAttrFlagMmapData = 1ULL << 17;  // perf record -d
 inline constexpr uint64_t kAttrFlagSampleIdAll = 1ULL << 18;
+inline constexpr uint64_t kAttrFlagUseClockid = 1ULL << 25;  // perf record -k
 inline constexpr size_t kAttrBranchSampleTypeOffset = 72;  // since VER2 (80)
 inline constexpr size_t kAttrSampleRegsUserOffset = 80;  // since VER3 (96)
 inline constexpr size_t kAttrSampleStackUserOffset = 88;  // u32, since VER3
+inline constexpr size_t kAttrClockidOffset = 92;  // s32, since VER3
 inline constexpr size_t kAttrSampleRegsIntrOffset = 96;  // since VER4 (104)
 
 // perf_event_attr.read_format bits (PERF_FORMAT_*).

@@ -8,6 +8,7 @@
 #define PAGEBLAME_PERF_PERF_RECORDS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +112,9 @@ struct EventAttr {
   // attr.mmap_data (perf record -d): MMAP2 records for data mappings too,
   // and, at attach, for every mapping that is readable or executable.
   bool mmap_data = false;
+  // attr.clockid when attr.use_clockid (perf record -k/--clockid): the clock
+  // of every timestamp; unset: perf's own clock (no user-space clock reads it).
+  std::optional<int32_t> clockid;
   std::string name;  // "syscalls:sys_enter_mmap" from EVENT_DESC; may be empty
   std::vector<uint64_t> ids;
   SampleLayout layout;  // set by the reader (PerfReader::IndexAttrs)
