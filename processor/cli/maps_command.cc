@@ -67,7 +67,10 @@ int RunMaps(const std::vector<std::string>& argv) {
   if (!trace.ok()) return ReportError(trace.status());
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
   if (!resolved.ok()) return ReportError(resolved.status());
+  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
+  if (!rss.ok()) return ReportError(rss.status());
   report::MapsOptions o;
+  o.rss = *rss;
   o.processes = resolved->processes;
   o.at = resolved->at;
   o.split = args->Has("--split");

@@ -103,6 +103,9 @@ int RunQuery(const std::vector<std::string>& argv) {
   o.processes = resolved->processes;
   o.at = resolved->at;
   o.history = args->Has("--history");
+  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
+  if (!rss.ok()) return ReportError(rss.status());
+  o.rss = *rss;
   if (args->Has("--json")) {
     std::printf("%s\n", report::DumpJson(report::QueryJson(**trace, o)).c_str());
   } else {

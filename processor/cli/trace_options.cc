@@ -8,6 +8,7 @@
 #include "processor/base/status_macros.h"
 #include "processor/cli/usage.h"
 #include "processor/session/load_warnings.h"
+#include "processor/session/residency_load.h"
 
 namespace pageblame::cli {
 namespace {
@@ -74,6 +75,27 @@ absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::Loade
                                                                          : session::PeakOf::kMapped));
   for (const std::string& note : out.notes) std::fprintf(stderr, "pageblame: %s\n", note.c_str());
   return out;
+}
+
+absl::StatusOr<const residency::ResidencyIndex*> LoadResidencyFromArgs(const Args& args,
+                                                                      const replay::LoadedTrace& trace,
+                                                                      bool required) {
+  session::ResidencyRequest request;
+  request.path = args.Value("--rss");
+  request.off = args.Has("--no-rss");
+  request.required = required;
+  if (request.off && (request.path || required)) {
+    return UsageError(request.path ? "--no-rss contradicts --rss" : "--no-rss contradicts an answer in resident bytes");
+  }
+  ASSIGN_OR_RETURN(session::ResidencyLoad load,
+                   session::LoadResidency(trace, args.Value("--input").value_or("perf.data"), request));
+  if (load.warning) std::fprintf(stderr, "pageblame: %s\n", load.warning->c_str());
+  static std::unique_ptr<residency::ResidencyIndex> kept;  // as the trace: never freed
+  kept = std::move(load.index);
+  if (kept && args.Has("--verbose")) {
+    std::fprintf(stderr, "pageblame: %s: %zu residency snapshots\n", kept->path().c_str(), kept->size());
+  }
+  return kept.get();
 }
 
 absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {

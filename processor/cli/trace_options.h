@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "processor/cli/args.h"
+#include "processor/residency/residency_index.h"
 #include "processor/session/selection.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/report/app_frames.h"
@@ -26,8 +27,8 @@ namespace pageblame::cli {
 inline const std::map<std::string, std::string> kTraceAliases = {
     {"-i", "--input"}, {"-v", "--verbose"}, {"-f", "--force"}};
 inline const std::set<std::string> kTraceValueFlags = {"--input", "--pid", "--at", "--symfs",
-                                                       "--perf-map-dir", "--buildid-dir"};
-inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json", "--no-inline", "--force"};
+                                                       "--perf-map-dir", "--buildid-dir", "--rss"};
+inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json", "--no-inline", "--force", "--no-rss"};
 // The help lines of those options, for each command's --help: the input,
 // the selection (--pid, --at), and the rest; kTraceOptionsHelp is all three.
 inline constexpr char kTraceInputHelp[] =
@@ -50,7 +51,10 @@ inline constexpr char kTraceSymbolsHelp[] =
     "                        another user owns it or may write it (perf's -f);\n"
     "                        without it: a warning, and its frames stay unnamed\n"
     "  --no-inline           no inlined frames in unwound stacks (perf's --no-inline):\n"
-    "                        skips reading DWARF debug info (~12 MiB for libc's)\n";
+    "                        skips reading DWARF debug info (~12 MiB for libc's)\n"
+    "  --rss FILE            residency snapshots (default TRACE.rss beside the trace,\n"
+    "                        written by pageblame record): resident bytes beside\n"
+    "                        mapped ones (docs/residency.md); --no-rss: without them\n";
 inline const std::string kTraceOptionsHelp =
     std::string(kTraceInputHelp) + kTraceSelectionHelp + kTraceSymbolsHelp;
 
@@ -80,6 +84,13 @@ absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::Loade
 // taking apart an index of millions of entries only delays the exit (~5 % of
 // a big load).
 absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args);
+// The trace's residency snapshots (session/residency_load.h: --rss FILE,
+// TRACE.rss beside it, --no-rss), kept like the trace; null if there are
+// none. A warning on stderr for a broken file beside the trace; an error for
+// one named by --rss, or when `required` (the answer is resident bytes).
+absl::StatusOr<const residency::ResidencyIndex*> LoadResidencyFromArgs(const Args& args,
+                                                                      const replay::LoadedTrace& trace,
+                                                                      bool required);
 // With -v: what symbolization did (frames looked up and resolved, ELF files
 // read, DSOs not found), once the answer is out: frames are symbolized as
 // they are printed, so only then are the counts whole. Nothing without -v

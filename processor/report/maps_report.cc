@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "processor/report/resident_view.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
@@ -17,11 +18,13 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
                    std::FILE* out) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
+  const ResidentView rss(options.rss, idx);
   // DumpJson's layout of an array of regions, written directly: "[\n {" and
   // one space more per level inside; "[]" if empty.
   bool ok = true, first = true;
   std::string text;
   for (uint32_t p : options.processes) {
+    const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, options.at);
     for (VersionId id : idx.RegionsAt(p, options.at)) {
       const index::Version& v = idx.version(id);
       text.clear();
@@ -34,7 +37,8 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
       } else {
         AppendJsonString(&text, path);
       }
-      absl::StrAppend(&text, ",\n  \"origin\": ");
+      absl::StrAppend(&text, ",\n  \"rss\": ", JsonRss(ResidentView::Bytes(snapshot, v.start, v.end)),
+                      ",\n  \"origin\": ");
       r.AppendOriginJson(&text, v.origin, 2);
       absl::StrAppend(&text, ",\n  \"commit\": ");
       r.AppendOriginJson(&text, v.commit, 2);
@@ -91,6 +95,23 @@ std::string RunOrigin(const index::TraceIndex& idx, OriginRenderer& r,
   return out;
 }
 
+// Resident bytes of the versions: the sum of those the snapshot read;
+// unknown if it read none of them.
+std::optional<uint64_t> RunRss(const std::vector<const index::Version*>& run,
+                               const residency::ResidencySnapshot* snapshot) {
+  std::optional<uint64_t> sum;
+  for (const index::Version* v : run) {
+    if (auto b = ResidentView::Bytes(snapshot, v->start, v->end)) sum = sum.value_or(0) + *b;
+  }
+  return sum;
+}
+
+std::vector<const index::Version*> AllOf(const std::vector<std::vector<const index::Version*>>& runs) {
+  std::vector<const index::Version*> all;
+  for (const auto& run : runs) all.insert(all.end(), run.begin(), run.end());
+  return all;
+}
+
 }  // namespace
 
 std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v) {
@@ -108,9 +129,11 @@ std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v) {
 std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer(), options.frames);
+  const ResidentView rss(options.rss, idx);
   std::string out;
   for (uint32_t p : options.processes) {
     const index::Process& proc = idx.process(p);
+    const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, options.at);
     std::vector<VersionId> regions = idx.RegionsAt(p, options.at);
     uint64_t created = 0, before = 0;
     for (VersionId id : regions) {
@@ -128,14 +151,23 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
                     ": ", runs.size(), options.split ? " region versions" : " regions", " at ",
                     FormatTime(options.at), "; ", HumanBytes(created), " created during the trace, ",
                     HumanBytes(before), " from before it\n");
+    if (rss.has_snapshots()) {
+      absl::StrAppend(&out, "  ", ResidentView::Describe(snapshot, options.at), "; ",
+                      HumanRss(RunRss(AllOf(runs), snapshot)),
+                      " resident in these regions\n",
+                      absl::StrFormat("  %-25s %s %10s %10s  %-28s %s\n", "range", "prot", "size", "resident",
+                                      "mapping", "origin"));
+    }
     for (const auto& run : runs) {
       const index::Version& first = *run.front();
       const uint64_t end = run.back()->end;
       std::string origin = RunOrigin(idx, r, run, /*commit=*/false);
       const std::string commit = RunOrigin(idx, r, run, /*commit=*/true);
       if (!commit.empty()) absl::StrAppend(&origin, "; ", commit);
-      absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s  %-28s %s\n", first.start, end,
-                                            RegionProt(first.attrs), HumanBytes(end - first.start),
+      const std::string resident =
+          rss.has_snapshots() ? absl::StrFormat(" %10s", HumanRss(RunRss(run, snapshot))) : "";
+      absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s%s  %-28s %s\n", first.start, end,
+                                            RegionProt(first.attrs), HumanBytes(end - first.start), resident,
                                             RegionLabel(idx, first), origin));
     }
   }

@@ -2,7 +2,7 @@
 // time, like /proc/PID/maps with an origin column.
 //
 //   MapsOptions o;  o.at = index::kLive;
-//   WriteMapsJson(trace, o, stdout);    // [{"pid","start","end","prot","path","origin"}, ...]
+//   WriteMapsJson(trace, o, stdout);    // [{"pid","start","end","prot","path","rss","origin","commit"}, ...]
 //   std::string t = MapsText(trace, o);
 #ifndef PAGEBLAME_REPORT_MAPS_REPORT_H_
 #define PAGEBLAME_REPORT_MAPS_REPORT_H_
@@ -15,6 +15,7 @@
 
 #include "processor/replay/trace_loader.h"
 #include "processor/report/origin_renderer.h"
+#include "processor/residency/residency_index.h"
 
 namespace pageblame::report {
 
@@ -26,6 +27,9 @@ struct MapsOptions {
   // JSON always has one object per version.
   bool split = false;
   SummaryStyle frames = SummaryStyle::kApp;  // text: how each region's stack is said
+  // Residency snapshots (null: none): JSON "rss" per region (null where
+  // unknown), and a resident column in text when the trace has snapshots.
+  const residency::ResidencyIndex* rss = nullptr;
 };
 
 // Writes the JSON array region by region, as Json::dump(1) of the whole array

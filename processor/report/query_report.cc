@@ -1,3 +1,4 @@
+#include "processor/report/resident_view.h"
 #include "processor/report/query_report.h"
 
 #include <algorithm>
@@ -134,14 +135,53 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
   return out;
 }
 
+namespace {
+
+// {"state": "resident"|"swapped"|"not resident", "snapshot_time": s,
+// "region_rss": bytes|null}, or null when no snapshot read the page.
+Json ResidentJson(const residency::ResidencySnapshot* s, const QueryAnswer& a, const index::TraceIndex& idx) {
+  const std::optional<std::string> state = ResidentView::PageState(s, a.address);
+  if (!state) return nullptr;
+  Json j;
+  j["state"] = *state;
+  j["snapshot_time"] = TimeSeconds(s->time);
+  std::optional<uint64_t> region;
+  if (a.version.valid()) region = ResidentView::Bytes(s, idx.version(a.version).start, idx.version(a.version).end);
+  j["region_rss"] = region ? Json(*region) : Json(nullptr);
+  return j;
+}
+
+// "  resident (snapshot at T; 1.2 MiB of the region resident)".
+std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
+                         uint64_t at) {
+  if (!rss.has_snapshots() || !a.process) return "";
+  const residency::ResidencySnapshot* s = rss.SnapshotFor(*a.process, at);
+  const std::optional<std::string> state = ResidentView::PageState(s, a.address);
+  if (!state) {
+    return s == nullptr ? "  residency unknown: no snapshot of this process at or before then\n"
+                        : absl::StrCat("  residency unknown: the snapshot at ", FormatTime(s->time),
+                                       " did not read this page (no access then, or not mapped yet)\n");
+  }
+  std::string region;
+  if (a.version.valid()) {
+    const index::Version& v = idx.version(a.version);
+    region = absl::StrCat("; ", HumanRss(ResidentView::Bytes(s, v.start, v.end)), " of the region resident");
+  }
+  return absl::StrCat("  ", *state, " (snapshot at ", FormatTime(s->time), region, ")\n");
+}
+
+}  // namespace
+
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
+  const ResidentView rss(options.rss, idx);
   Json out = Json::array();
   for (const QueryAnswer& a : Answers(idx, options)) {
     Json j;
     j["address"] = Hex(a.address);
     j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
+    j["resident"] = a.process ? ResidentJson(rss.SnapshotFor(*a.process, options.at), a, idx) : Json(nullptr);
     if (a.version.valid()) {
       const index::Version& v = idx.version(a.version);
       j["region"] = RangeJson(v.start, v.end);
@@ -203,6 +243,7 @@ std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p
 std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
+  const ResidentView rss(options.rss, idx);
   std::string out;
   const std::string at = options.at == index::kLive ? "at the end of the trace"
                                                     : absl::StrCat("at ", FormatTime(options.at));
@@ -233,6 +274,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
                                          return r.StackText(ev, "    ");
                                        }));
     }
+    absl::StrAppend(&out, ResidentText(rss, a, idx, options.at));
     if (options.history) {
       absl::StrAppend(&out, "  history of this page:\n");
       for (const HistoryEntry& h : lineage) {

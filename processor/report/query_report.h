@@ -15,6 +15,7 @@
 
 #include "processor/replay/trace_loader.h"
 #include "processor/report/origin_renderer.h"
+#include "processor/residency/residency_index.h"
 
 namespace pageblame::report {
 
@@ -24,6 +25,9 @@ struct QueryOptions {
   std::vector<uint32_t> processes;  // the process entries it names, or all (session::ProcessesOf)
   uint64_t at = index::kLive;
   bool history = false;  // text: print the page's history (JSON always has it)
+  // Residency snapshots (null: none): whether the page was in RAM, and the
+  // region's resident bytes, as of the latest snapshot at or before `at`.
+  const residency::ResidencyIndex* rss = nullptr;
 };
 
 // One (address, process) answer of a query; `version` is invalid if the page

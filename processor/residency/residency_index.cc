@@ -40,7 +40,6 @@ absl::StatusOr<ResidencyIndex> ResidencyIndex::Build(std::string path, int32_t c
   ResidencyIndex r;
   r.path_ = std::move(path);
   const uint64_t lo = trace.first_time > kSlack ? trace.first_time - kSlack : 0;
-  const uint64_t hi = trace.last_time + kSlack;
   std::vector<uint32_t> strangers;
   for (ResidencySnapshot& s : snapshots) {
     if (std::find(trace.pids.begin(), trace.pids.end(), s.pid) == trace.pids.end()) {
@@ -48,10 +47,10 @@ absl::StatusOr<ResidencyIndex> ResidencyIndex::Build(std::string path, int32_t c
       // rss is still the process's), unless no snapshot names a traced pid.
       strangers.push_back(s.pid);
     }
-    if (s.time < lo || s.time > hi) {
+    if (s.time < lo) {
       return OtherTrace(r.path_, absl::StrCat("a snapshot of pid ", s.pid, " at ", Seconds(s.time),
-                                              " s lies outside the trace's ", Seconds(trace.first_time), "-",
-                                              Seconds(trace.last_time), " s"));
+                                              " s was taken before the trace began (", Seconds(trace.first_time),
+                                              " s)"));
     }
     r.by_pid_[s.pid].push_back(std::move(s));
     ++r.count_;

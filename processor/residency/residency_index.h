@@ -1,15 +1,16 @@
 // ResidencyIndex: a trace's residency snapshots by process and time, checked
 // against the trace they claim to describe.
 //
-//   TraceFacts facts{clockid, first_time, last_time, pids};
+//   TraceFacts facts{clockid, first_time, pids};
 //   ASSIGN_OR_RETURN(ResidencyIndex r, ResidencyIndex::Load(path, facts));
 //   if (const ResidencySnapshot* s = r.At(pid, t)) rss = s->ResidentBytes(a, b);
 //
 // A snapshot belongs to the trace when its clock is the trace's (perf record
 // --clockid; perf's default clock cannot be read from user space, so a trace
-// without --clockid has no snapshots), and it was taken by a traced process
-// while the recording ran (one second of slack either side: the recorder
-// takes the stop snapshot after perf's last event).
+// without --clockid has no snapshots), and it was taken of a traced process
+// after the recording began (one second of slack: the trace's first time is
+// its first memory call). There is no upper bound: an idle process makes no
+// memory call for as long as the recorder keeps taking snapshots of it.
 #ifndef PAGEBLAME_RESIDENCY_RESIDENCY_INDEX_H_
 #define PAGEBLAME_RESIDENCY_RESIDENCY_INDEX_H_
 
@@ -28,7 +29,6 @@ namespace pageblame::residency {
 struct TraceFacts {
   std::optional<int32_t> clockid;  // the trace's attr.clockid; unset: perf's clock
   uint64_t first_time = 0;
-  uint64_t last_time = 0;
   std::vector<uint32_t> pids;
 };
 

@@ -1,0 +1,46 @@
+// The residency snapshots of a loaded trace: TRACE.rss beside it (found by
+// the trace's name), or the file the user names. One rule for the CLI and
+// the plugin:
+//   - no file beside the trace: no snapshots, resident bytes unknown;
+//   - a file beside it that is broken or of another trace: a warning, and
+//     the answer without resident bytes (the user did not ask for them);
+//   - a file the user named (--rss FILE), or an answer that needs resident
+//     bytes (--sort rss), and it is missing, broken or of another trace: an
+//     error (exit 1).
+//
+//   ASSIGN_OR_RETURN(ResidencyLoad r, LoadResidency(trace, "t.data", {}));
+//   if (r.warning) say(*r.warning);
+//   ResidentView view(r.index.get(), trace.index());
+#ifndef PAGEBLAME_SESSION_RESIDENCY_LOAD_H_
+#define PAGEBLAME_SESSION_RESIDENCY_LOAD_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "processor/replay/trace_loader.h"
+#include "processor/residency/residency_index.h"
+
+namespace pageblame::session {
+
+struct ResidencyRequest {
+  std::optional<std::string> path;  // --rss FILE
+  bool off = false;                 // --no-rss
+  bool required = false;            // the answer needs resident bytes
+};
+
+struct ResidencyLoad {
+  std::unique_ptr<residency::ResidencyIndex> index;  // null: none
+  std::optional<std::string> warning;                // "warning: ..."
+};
+
+// What a snapshot file is checked against: the trace's clock, start, pids.
+residency::TraceFacts FactsOf(const replay::LoadedTrace& trace);
+
+absl::StatusOr<ResidencyLoad> LoadResidency(const replay::LoadedTrace& trace, const std::string& trace_path,
+                                            const ResidencyRequest& request);
+
+}  // namespace pageblame::session
+
+#endif  // PAGEBLAME_SESSION_RESIDENCY_LOAD_H_
