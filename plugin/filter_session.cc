@@ -8,6 +8,7 @@
 #include "processor/base/status_macros.h"
 #include "processor/report/syscall_format.h"
 #include "processor/session/load_warnings.h"
+#include "processor/session/residency_load.h"
 #include "processor/session/selection.h"
 
 namespace pageblame::plugin {
@@ -49,12 +50,17 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   s->targets_ = s->selection_->Targets(s->options_);
   for (const Target& t : s->targets_) s->selection_->AddHistoryCalls(t, &s->keep_);
   s->keep_.Finalize();
-  SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->at_, s->names_, s->samples_);
+  // TRACE.rss beside the trace, as the CLI finds it; a broken one is a
+  // warning (the summary is still given, without resident bytes).
+  ASSIGN_OR_RETURN(session::ResidencyLoad rss, session::LoadResidency(*s->trace_, s->path_, {}));
+  s->rss_ = std::move(rss.index);
+  SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->at_, s->names_, s->samples_, s->rss_.get());
   for (EventId id : w.PrintedStacks(s->targets_)) s->printed_stacks_.insert(id);
 
   // What the CLI warns about, the plugin says too.
   s->warnings_ = session::LoadWarnings(*s->trace_);
   s->warnings_.insert(s->warnings_.end(), chosen.notes.begin(), chosen.notes.end());
+  if (rss.warning) s->warnings_.push_back(*rss.warning);
   return s;
 }
 
@@ -112,7 +118,7 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
 
 std::string FilterSession::Finish() const {
   if (options_.summary == Summary::kNone) return "";
-  SummaryWriter w(*trace_, *selection_, options_.pid, at_, names_, samples_);
+  SummaryWriter w(*trace_, *selection_, options_.pid, at_, names_, samples_, rss_.get());
   if (options_.summary == Summary::kJson) {
     // Only the JSON, so the output after perf's events parses as one array.
     return options_.keep_all() ? "[]\n" : w.Json(targets_);

@@ -86,6 +86,7 @@ std::string SummaryWriter::AnswerText(const report::QueryAnswer& a) const {
     absl::StrAppend(&out, report::RegionText(idx, idx.version(a.version), r,
                                              [&](const index::CallEvent& ev) { return StackText(ev); }));
   }
+  absl::StrAppend(&out, report::ResidentText(report::ResidentView(rss_, idx), a, idx, at_));
   uint64_t calls = 0, samples = 0;
   for (EventId id : selection_.HistoryCalls(*a.process, a.address)) {
     ++calls;
@@ -121,6 +122,7 @@ std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
   o.pid = pid_;
   o.processes = selection_.processes();
   o.at = at_;
+  o.rss = rss_;
   return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o)), "\n");
 }
 

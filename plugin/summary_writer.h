@@ -2,7 +2,8 @@
 // a requested region) and each process that had it mapped at the end of the
 // trace, the region, the call that created it and that call's stack, named by
 // perf where perf named the frame (PerfFrameNames) and by the library's
-// symbolizer otherwise; or that the page existed before the trace.
+// symbolizer otherwise; or that the page existed before the trace; and, when
+// TRACE.rss is beside the trace, whether the page was resident.
 //
 //   SummaryWriter w(trace, selection, names, samples_per_call);
 //   std::string text = w.Text(targets);    // human-readable, see docs/plugin.md
@@ -32,8 +33,9 @@ class SummaryWriter {
   // `at`: the moment the answers are for (index::kLive: the end).
   SummaryWriter(const replay::LoadedTrace& trace, const PageSelection& selection,
                 std::optional<uint32_t> pid, uint64_t at, const PerfFrameNames& names,
-                const absl::flat_hash_map<EventId, uint32_t>& samples)
-      : trace_(trace), selection_(selection), pid_(pid), at_(at), names_(names), samples_(samples) {}
+                const absl::flat_hash_map<EventId, uint32_t>& samples,
+                const residency::ResidencyIndex* rss = nullptr)
+      : trace_(trace), selection_(selection), pid_(pid), at_(at), names_(names), samples_(samples), rss_(rss) {}
 
   std::string Text(const std::vector<Target>& targets) const;
   std::string Json(const std::vector<Target>& targets) const;
@@ -55,6 +57,7 @@ class SummaryWriter {
   uint64_t at_;
   const PerfFrameNames& names_;
   const absl::flat_hash_map<EventId, uint32_t>& samples_;
+  const residency::ResidencyIndex* rss_;  // TRACE.rss, or null
 };
 
 }  // namespace pageblame::plugin

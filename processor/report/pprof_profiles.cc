@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/report/pprof_builder.h"
+#include "processor/report/resident_view.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
@@ -72,20 +73,32 @@ std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g) {
 
 std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& o) {
   const index::TraceIndex& idx = trace.index();
-  PprofBuilder b(trace, SpaceTypes(), "mapped");
+  const ResidentView rss(o.rss, idx);
+  // resident_space only when the trace has snapshots: pprof has no "unknown",
+  // so a region no snapshot read counts 0 there (the comment says so).
+  std::vector<PprofValueType> types = SpaceTypes();
+  if (rss.has_snapshots()) types.push_back({"resident_space", "bytes"});
+  PprofBuilder b(trace, types, "mapped");
   b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(o.at)));
   for (uint32_t p : o.processes) {
     const int64_t pid = idx.process(p).pid;
+    const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, o.at);
+    if (rss.has_snapshots()) {
+      b.AddComment(absl::StrCat("pid ", pid, ": ", ResidentView::Describe(snapshot, o.at),
+                                "; resident_space is 0 where no snapshot read the region"));
+    }
     for (VersionId id : idx.RegionsAt(p, o.at)) {
       const index::Version& v = idx.version(id);
       const int64_t size = Signed(v.end - v.start);
       const int64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? size : 0;
       const std::vector<PprofLabel> labels = {PprofLabel::Num("pid", pid),
                                               PprofLabel::Str("prot", RegionProt(v.attrs))};
+      std::vector<int64_t> values = {size, committed, 1};
+      if (rss.has_snapshots()) values.push_back(Signed(ResidentView::Bytes(snapshot, v.start, v.end).value_or(0)));
       if (v.origin.valid()) {
-        b.AddCall(v.origin, {size, committed, 1}, labels);
+        b.AddCall(v.origin, values, labels);
       } else {
-        b.AddPseudo({RegionLabel(idx, v), "[before trace]"}, {size, committed, 1}, labels);
+        b.AddPseudo({RegionLabel(idx, v), "[before trace]"}, values, labels);
       }
     }
   }

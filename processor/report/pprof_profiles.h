@@ -9,7 +9,8 @@
 //              sample type is mapped_growth; values can be negative), and
 //              mapped_from, mapped_to, committed_from, committed_to, per
 //              stack and for "[before trace]";
-//   maps       mapped, committed, regions per creating stack, with labels
+//   maps       mapped, committed, regions (and resident_space when the trace
+//              has residency snapshots) per creating stack, with labels
 //              pid and prot; regions from before the trace as the stack
 //              "[before trace]" <- its path (or [anon], [heap]).
 //

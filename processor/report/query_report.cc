@@ -151,7 +151,8 @@ Json ResidentJson(const residency::ResidencySnapshot* s, const QueryAnswer& a, c
   return j;
 }
 
-// "  resident (snapshot at T; 1.2 MiB of the region resident)".
+}  // namespace
+
 std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
                          uint64_t at) {
   if (!rss.has_snapshots() || !a.process) return "";
@@ -169,8 +170,6 @@ std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const in
   }
   return absl::StrCat("  ", *state, " (snapshot at ", FormatTime(s->time), region, ")\n");
 }
-
-}  // namespace
 
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
   const index::TraceIndex& idx = trace.index();

@@ -15,6 +15,7 @@
 
 #include "processor/replay/trace_loader.h"
 #include "processor/report/origin_renderer.h"
+#include "processor/report/resident_view.h"
 #include "processor/residency/residency_index.h"
 
 namespace pageblame::report {
@@ -52,6 +53,10 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options);
 std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
                        const std::function<std::string(const index::CallEvent&)>& stack_text);
 std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options);
+// "  resident (snapshot at T; 1.2 MiB of the region resident)", why it is
+// unknown, or "" when the trace has no snapshots. Shared with the plugin.
+std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
+                         uint64_t at);
 // For a page not mapped at `at` that process p had before: "  not mapped;
 // it was in [..) until T, unmapped by ..." (empty if p never had it).
 std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
