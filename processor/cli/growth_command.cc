@@ -151,6 +151,9 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   if (!trace.ok()) return trace.status();
   auto options = ResolveRange(request, **trace);
   if (!options.ok()) return options.status();
+  auto rss = LoadResidencyFromArgs(args, **trace, /*required=*/false);
+  if (!rss.ok()) return rss.status();
+  options->rss = *rss;
   auto g = report::ComputeGrowth((*trace)->index(), *options);
   if (!g.ok()) return g.status();
   auto text = Render(request, **trace, *g);

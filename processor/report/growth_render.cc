@@ -9,12 +9,20 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "processor/report/folded_stacks.h"
+#include "processor/report/resident_view.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
 namespace {
 
 int64_t Diff(uint64_t from, uint64_t to) { return static_cast<int64_t>(to) - static_cast<int64_t>(from); }
+
+// "+1.5 MiB", "-8.0 KiB", "0 B".
+std::string SignedBytes(int64_t n) {
+  if (n == 0) return "0 B";
+  const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  return absl::StrCat(n < 0 ? "-" : "+", HumanBytes(magnitude));
+}
 
 // The fields every level of the JSON shares (total, before_trace, stacks).
 Json BytesJson(const BytesAt& from, const BytesAt& to) {
@@ -27,14 +35,18 @@ Json BytesJson(const BytesAt& from, const BytesAt& to) {
   j["growth_committed_bytes"] = Diff(from.committed, to.committed);
   j["from_regions"] = from.regions;
   j["regions"] = to.regions;
+  // Resident bytes (null where no snapshot read them: docs/residency.md).
+  j["from_rss"] = from.rss ? Json(*from.rss) : Json(nullptr);
+  j["to_rss"] = to.rss ? Json(*to.rss) : Json(nullptr);
+  j["growth_rss"] = from.rss && to.rss ? Json(Diff(*from.rss, *to.rss)) : Json(nullptr);
   return j;
 }
 
-// "+1.5 MiB", "-8.0 KiB", "0 B".
-std::string SignedBytes(int64_t n) {
-  if (n == 0) return "0 B";
-  const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
-  return absl::StrCat(n < 0 ? "-" : "+", HumanBytes(magnitude));
+// ", resident 1.0 MiB -> 9.0 MiB (+8.0 MiB)" when either end is known.
+std::string RssChange(const BytesAt& from, const BytesAt& to) {
+  if (!from.rss && !to.rss) return "";
+  return absl::StrCat(", resident ", HumanRss(from.rss), " -> ", HumanRss(to.rss),
+                      from.rss && to.rss ? absl::StrCat(" (", SignedBytes(Diff(*from.rss, *to.rss)), ")") : "");
 }
 
 std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& processes) {
@@ -96,7 +108,7 @@ std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, Summar
       HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
       SignedBytes(Diff(g.total_from.mapped, g.total_to.mapped)), "), committed ",
       HumanBytes(g.total_from.committed), " -> ", HumanBytes(g.total_to.committed), " (",
-      SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")\n",
+      SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")", RssChange(g.total_from, g.total_to), "\n",
       "each page is credited to the call that ",
       g.by == CreditBy::kCommit ? "committed it (else the one that created it)" : "created it", "; ",
       g.stacks.size(), " stacks\n\n");
@@ -116,7 +128,8 @@ std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, Summar
     const StackGrowth& s = g.stacks[i];
     const index::CallEvent& ev = idx.event(s.first_call);
     absl::StrAppend(&out, "\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", HumanBytes(s.from.mapped), " -> ",
-                    HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()), "); first: ",
+                    HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()),
+                    RssChange(s.from, s.to), "); first: ",
                     r.CallText(ev), "\n", r.StackText(ev, "    "));
   }
   return out;

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "processor/report/resident_view.h"
 
 namespace pageblame::report {
 namespace {
@@ -19,18 +20,24 @@ struct CallGrowth {
 };
 using CallKey = std::pair<uint32_t, EventId>;  // (process entry, credited call)
 
-void Add(BytesAt* b, const index::Version& v) {
+void AddRss(std::optional<uint64_t>* sum, std::optional<uint64_t> b) {
+  if (b) *sum = sum->value_or(0) + *b;
+}
+
+void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot) {
   const uint64_t size = v.end - v.start;
   b->mapped += size;
   // As BytesTimeline counts it: any access at all is committed memory.
   if (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) b->committed += size;
   ++b->regions;
+  AddRss(&b->rss, ResidentView::Bytes(snapshot, v.start, v.end));
 }
 
 void Add(BytesAt* sum, const BytesAt& b) {
   sum->mapped += b.mapped;
   sum->committed += b.committed;
   sum->regions += b.regions;
+  AddRss(&sum->rss, b.rss);
 }
 
 bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
@@ -40,18 +47,20 @@ bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
 // The bytes at `from` and `to` of every (process, call), and of no call.
 void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
              absl::flat_hash_map<CallKey, CallGrowth>* calls) {
+  const ResidentView rss(o.rss, idx);
   for (uint32_t p : o.processes) {
     for (const bool at_to : {false, true}) {
+      const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, at_to ? o.to : o.from);
       for (VersionId id : idx.RegionsAt(p, at_to ? o.to : o.from)) {
         const index::Version& v = idx.version(id);
-        Add(at_to ? &g->total_to : &g->total_from, v);
+        Add(at_to ? &g->total_to : &g->total_from, v, snapshot);
         const EventId call = CreditedCall(v, o.by);
         if (!call.valid()) {
-          Add(at_to ? &g->before_to : &g->before_from, v);
+          Add(at_to ? &g->before_to : &g->before_from, v, snapshot);
           continue;
         }
         CallGrowth& c = (*calls)[{p, call}];
-        Add(at_to ? &c.to : &c.from, v);
+        Add(at_to ? &c.to : &c.from, v, snapshot);
       }
     }
   }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "processor/residency/residency_index.h"
 #include "processor/index/trace_index.h"
 #include "processor/report/attribute_report.h"
 
@@ -43,6 +44,9 @@ struct GrowthOptions {
   uint64_t from = 0;                // ns, inclusive: the state after every event at or before it
   uint64_t to = index::kLive;
   CreditBy by = CreditBy::kCreate;
+  // Residency snapshots (null: none): resident bytes at both ends, each from
+  // the latest snapshot at or before it (report/resident_view.h).
+  const residency::ResidencyIndex* rss = nullptr;
 };
 
 // Bytes at one moment.
@@ -50,6 +54,9 @@ struct BytesAt {
   uint64_t mapped = 0;
   uint64_t committed = 0;  // prot other than PROT_NONE
   uint32_t regions = 0;    // versions (maps --json objects)
+  // Resident bytes of the versions a snapshot read; unknown (nullopt) if
+  // none was read (no snapshot, or all PROT_NONE / mapped after it).
+  std::optional<uint64_t> rss;
 };
 
 struct StackGrowth {
@@ -63,6 +70,11 @@ struct StackGrowth {
   int64_t growth() const { return static_cast<int64_t>(to.mapped) - static_cast<int64_t>(from.mapped); }
   int64_t committed_growth() const {
     return static_cast<int64_t>(to.committed) - static_cast<int64_t>(from.committed);
+  }
+  // Known only when both ends are.
+  std::optional<int64_t> rss_growth() const {
+    if (!from.rss || !to.rss) return std::nullopt;
+    return static_cast<int64_t>(*to.rss) - static_cast<int64_t>(*from.rss);
   }
 };
 

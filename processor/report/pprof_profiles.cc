@@ -46,23 +46,27 @@ std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& 
 }
 
 std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g) {
-  PprofBuilder b(trace,
-                 {{"mapped_growth", "bytes"},
-                  {"committed_growth", "bytes"},
-                  {"regions_growth", "count"},
-                  {"mapped_from", "bytes"},
-                  {"mapped_to", "bytes"},
-                  {"committed_from", "bytes"},
-                  {"committed_to", "bytes"}},
-                 "mapped_growth");
+  std::vector<PprofValueType> types = {{"mapped_growth", "bytes"},  {"committed_growth", "bytes"},
+                                       {"regions_growth", "count"}, {"mapped_from", "bytes"},
+                                       {"mapped_to", "bytes"},      {"committed_from", "bytes"},
+                                       {"committed_to", "bytes"}};
+  // Resident bytes when a snapshot speaks for either end (0 where unknown).
+  const bool rss = g.total_from.rss || g.total_to.rss;
+  if (rss) types.insert(types.end(), {{"resident_growth", "bytes"}, {"resident_from", "bytes"}, {"resident_to", "bytes"}});
+  PprofBuilder b(trace, types, "mapped_growth");
   const index::TraceIndex& idx = trace.index();
   b.AddComment(absl::StrCat("pageblame growth from ", FormatTime(g.from), " to ", FormatTime(g.to),
                             g.processes.size() == 1 ? absl::StrCat(" of ", Who(idx, g.processes[0])) : "",
                             g.by == CreditBy::kCommit ? ", by committing call" : ", by creating call"));
-  auto values = [](const BytesAt& from, const BytesAt& to) {
-    return std::vector<int64_t>{Diff(from.mapped, to.mapped), Diff(from.committed, to.committed),
-                                Diff(from.regions, to.regions), Signed(from.mapped), Signed(to.mapped),
-                                Signed(from.committed), Signed(to.committed)};
+  auto values = [rss](const BytesAt& from, const BytesAt& to) {
+    std::vector<int64_t> v = {Diff(from.mapped, to.mapped), Diff(from.committed, to.committed),
+                              Diff(from.regions, to.regions), Signed(from.mapped), Signed(to.mapped),
+                              Signed(from.committed), Signed(to.committed)};
+    if (rss) {
+      const uint64_t f = from.rss.value_or(0), t = to.rss.value_or(0);
+      v.insert(v.end(), {Diff(f, t), Signed(f), Signed(t)});
+    }
+    return v;
   };
   for (const StackGrowth& s : g.stacks) b.AddCall(s.first_call, values(s.from, s.to));
   if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {

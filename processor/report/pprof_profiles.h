@@ -7,8 +7,9 @@
 //              samples, so the mapped values add up to the table's bytes;
 //   growth     mapped_growth, committed_growth, regions_growth (the default
 //              sample type is mapped_growth; values can be negative), and
-//              mapped_from, mapped_to, committed_from, committed_to, per
-//              stack and for "[before trace]";
+//              mapped_from, mapped_to, committed_from, committed_to (and
+//              resident_growth, resident_from, resident_to with snapshots),
+//              per stack and for "[before trace]";
 //   maps       mapped, committed, regions (and resident_space when the trace
 //              has residency snapshots) per creating stack, with labels
 //              pid and prot; regions from before the trace as the stack
