@@ -149,7 +149,10 @@ int RunAttribute(const std::vector<std::string>& argv) {
   auto resolved = Resolve(*sel, **trace, by_commit);
   if (!resolved.ok()) return ReportError(resolved.status());
 
+  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
+  if (!rss.ok()) return ReportError(rss.status());
   report::AttributeOptions o;
+  o.rss = *rss;
   o.pid = resolved->pid;
   o.at = resolved->at;
   o.by = by_commit ? report::CreditBy::kCommit : report::CreditBy::kCreate;

@@ -1,3 +1,4 @@
+#include "processor/report/resident_view.h"
 #include "processor/report/attribute_render.h"
 
 #include <algorithm>
@@ -33,6 +34,9 @@ std::string CallSummary(const index::TraceIndex& idx, OriginRenderer& r, EventId
                       ev.pid, "/", ev.tid, ": ", r.ShortStack(ev, 4));
 }
 
+// Resident bytes: the number, or null where no snapshot read them.
+Json RssJson(std::optional<uint64_t> bytes) { return bytes ? Json(*bytes) : Json(nullptr); }
+
 }  // namespace
 
 Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
@@ -49,18 +53,21 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     for (const CallBytes& c : ra.calls) {
       Json s;
       s["bytes"] = c.bytes;
+      s["rss"] = RssJson(c.rss);
       s[key] = r.OriginJson(c.call);
       stacks.push_back(std::move(s));
     }
     j["stacks"] = std::move(stacks);
     j["before_trace_bytes"] = ra.before_trace_bytes;
     j["unmapped_bytes"] = ra.unmapped_bytes;
+    j["rss"] = RssJson(ra.rss);
     regions.push_back(std::move(j));
   }
   Json stacks = Json::array();
   for (const StackTotal& st : a.stacks) {
     Json s;
     s["bytes"] = st.bytes;
+    s["rss"] = RssJson(st.rss);
     s["regions"] = st.regions;
     s[key] = r.OriginJson(st.first_call);
     stacks.push_back(std::move(s));
@@ -68,6 +75,8 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
   Json out;
   out["regions"] = std::move(regions);
   out["stacks"] = std::move(stacks);
+  out["rss"] = RssJson(a.rss);
+  out["rss_snapshot_time"] = a.snapshot ? Json(TimeSeconds(a.snapshot->time)) : Json(nullptr);
   return out;
 }
 
@@ -85,6 +94,9 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
       calls, " calls with ", a.stacks.size(),
       " unique stacks, ", HumanBytes(a.before_trace_bytes), " from before the trace, ",
       HumanBytes(a.unmapped_bytes), " not mapped\n");
+  if (a.snapshot != nullptr) {
+    absl::StrAppend(&out, HumanRss(a.rss), " of it resident (", ResidentView::Describe(a.snapshot, a.at), ")\n");
+  }
 
   absl::flat_hash_map<StackId, size_t> rank;
   for (size_t i = 0; i < a.stacks.size(); ++i) rank[a.stacks[i].stack] = i + 1;
@@ -135,7 +147,8 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
   for (size_t i = 0; i < a.stacks.size(); ++i) {
     const StackTotal& st = a.stacks[i];
     const index::CallEvent& ev = idx.event(st.first_call);
-    absl::StrAppend(&out, "\nstack #", i + 1, ": ", st.bytes, " bytes (", HumanBytes(st.bytes), ") in ",
+    absl::StrAppend(&out, "\nstack #", i + 1, ": ", st.bytes, " bytes (", HumanBytes(st.bytes),
+                    a.snapshot ? absl::StrCat(", ", HumanRss(st.rss), " resident") : "", ") in ",
                     st.regions, st.regions == 1 ? " region" : " regions", ", ", st.calls,
                     st.calls == 1 ? " call" : " calls", "; first: ", r.CallText(ev), "\n");
     absl::StrAppend(&out, r.StackText(ev, "    "));

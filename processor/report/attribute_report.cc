@@ -11,6 +11,7 @@
 #include "processor/base/status_macros.h"
 #include "processor/base/usage_error.h"
 #include "processor/regions/range_set.h"
+#include "processor/report/resident_view.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
@@ -188,19 +189,24 @@ struct Unmapped {
 absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
                                                   const AliveVersions& alive,
                                                   const regions::Region& r, size_t ri,
-                                                  CreditBy by, Unmapped* unmapped) {
+                                                  CreditBy by, const residency::ResidencySnapshot* snapshot,
+                                                  Unmapped* unmapped) {
   RegionAttribution ra;
   ra.region = r;
-  absl::flat_hash_map<EventId, std::pair<uint64_t, uint64_t>> by_call;  // bytes, committed
+  absl::flat_hash_map<EventId, CallBytes> by_call;
   std::vector<std::pair<uint64_t, uint64_t>> gaps;
   uint64_t cursor = r.start;
   alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
     if (s > cursor) gaps.push_back({cursor, s});
     cursor = e;
     const uint64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? e - s : 0;
+    const std::optional<uint64_t> rss = ResidentView::Bytes(snapshot, s, e);
+    AddRss(&ra.rss, rss);
     if (const EventId call = CreditedCall(v, by); call.valid()) {
-      by_call[call].first += e - s;
-      by_call[call].second += committed;
+      CallBytes& c = by_call[call];
+      c.bytes += e - s;
+      c.committed += committed;
+      AddRss(&c.rss, rss);
     } else {
       ra.before_trace_bytes += e - s;
       ra.before_trace_committed += committed;
@@ -212,7 +218,10 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
     unmapped->parts.push_back({ri, {s, e}});
     unmapped->all.Add(s, e);
   }
-  for (const auto& [ev, bytes] : by_call) ra.calls.push_back({ev, bytes.first, bytes.second});
+  for (auto& [ev, c] : by_call) {
+    c.call = ev;
+    ra.calls.push_back(c);
+  }
   std::sort(ra.calls.begin(), ra.calls.end(), [&](const CallBytes& a, const CallBytes& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     return EarlierCall(idx, a.call, b.call);
@@ -243,6 +252,7 @@ class StackTotals {
       StackTotal& st = totals_[it->second];
       st.bytes += c.bytes;
       st.committed += c.committed;
+      AddRss(&st.rss, c.rss);
       if (last_region_[it->second] != ri) {
         last_region_[it->second] = ri;
         ++st.regions;
@@ -291,6 +301,7 @@ absl::Status AddRegion(RegionAttribution ra, uint64_t size, Attribution* out) {
   out->before_trace_bytes += ra.before_trace_bytes;
   out->before_trace_committed += ra.before_trace_committed;
   out->unmapped_bytes += ra.unmapped_bytes;
+  AddRss(&out->rss, ra.rss);
   out->regions.push_back(std::move(ra));
   return absl::OkStatus();
 }
@@ -305,11 +316,12 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
   out.at = o.at;
   out.by = o.by;
   ASSIGN_OR_RETURN(AliveVersions alive, AliveVersions::Make(idx, out.process, o.at));
+  out.snapshot = ResidentView(o.rss, idx).SnapshotFor(out.process, o.at);
   Unmapped unmapped;
   StackTotals stacks(idx);
   for (size_t ri = 0; ri < regions.size(); ++ri) {
     const regions::Region& r = regions[ri];
-    ASSIGN_OR_RETURN(RegionAttribution ra, AttributeRegion(idx, alive, r, ri, o.by, &unmapped));
+    ASSIGN_OR_RETURN(RegionAttribution ra, AttributeRegion(idx, alive, r, ri, o.by, out.snapshot, &unmapped));
     stacks.Add(ra, ri);
     RETURN_IF_ERROR(AddRegion(std::move(ra), r.end > r.start ? r.end - r.start : 0, &out));
   }

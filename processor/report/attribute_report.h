@@ -37,6 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "processor/residency/residency_index.h"
 #include "processor/index/trace_index.h"
 #include "processor/regions/region.h"
 
@@ -56,6 +57,9 @@ struct AttributeOptions {
   std::optional<uint32_t> pid;
   uint64_t at = index::kLive;
   CreditBy by = CreditBy::kCreate;
+  // Residency snapshots (null: none): resident bytes per call, region and
+  // stack, from the latest snapshot at or before `at` (resident_view.h).
+  const residency::ResidencyIndex* rss = nullptr;
 };
 
 // The call that `by` credits a version's bytes to; invalid: before the trace.
@@ -69,6 +73,7 @@ struct CallBytes {
   EventId call;
   uint64_t bytes = 0;
   uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
+  std::optional<uint64_t> rss;  // of which resident; unknown if no snapshot read it
 };
 
 struct RegionAttribution {
@@ -81,6 +86,9 @@ struct RegionAttribution {
   // time up to `at`: the trace never saw these pages, so they may also have
   // been made by the kernel at exec or (attach mode) before the trace.
   uint64_t never_seen_bytes = 0;
+  // Resident bytes of its mapped parts (calls' and before the trace's);
+  // unknown if no snapshot read any of them.
+  std::optional<uint64_t> rss;
 
   uint64_t created_bytes() const;
 };
@@ -93,6 +101,7 @@ struct StackTotal {
   uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
   uint32_t regions = 0;  // regions it made bytes of
   uint32_t calls = 0;    // distinct credited calls with this stack
+  std::optional<uint64_t> rss;  // resident, where a snapshot read it
 };
 
 struct Attribution {
@@ -107,6 +116,9 @@ struct Attribution {
   uint64_t before_trace_bytes = 0;
   uint64_t before_trace_committed = 0;
   uint64_t unmapped_bytes = 0;
+  std::optional<uint64_t> rss;  // resident bytes of all regions, where known
+  // The snapshot the resident bytes are from; null: none (rss unknown).
+  const residency::ResidencySnapshot* snapshot = nullptr;
 };
 
 absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,

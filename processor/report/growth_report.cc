@@ -20,10 +20,6 @@ struct CallGrowth {
 };
 using CallKey = std::pair<uint32_t, EventId>;  // (process entry, credited call)
 
-void AddRss(std::optional<uint64_t>* sum, std::optional<uint64_t> b) {
-  if (b) *sum = sum->value_or(0) + *b;
-}
-
 void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot) {
   const uint64_t size = v.end - v.start;
   b->mapped += size;

@@ -101,7 +101,7 @@ std::optional<uint64_t> RunRss(const std::vector<const index::Version*>& run,
                                const residency::ResidencySnapshot* snapshot) {
   std::optional<uint64_t> sum;
   for (const index::Version* v : run) {
-    if (auto b = ResidentView::Bytes(snapshot, v->start, v->end)) sum = sum.value_or(0) + *b;
+    AddRss(&sum, ResidentView::Bytes(snapshot, v->start, v->end));
   }
   return sum;
 }
@@ -152,7 +152,7 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
                     FormatTime(options.at), "; ", HumanBytes(created), " created during the trace, ",
                     HumanBytes(before), " from before it\n");
     if (rss.has_snapshots()) {
-      absl::StrAppend(&out, "  ", ResidentView::Describe(snapshot, options.at), "; ",
+      absl::StrAppend(&out, "  resident: ", ResidentView::Describe(snapshot, options.at), "; ",
                       HumanRss(RunRss(AllOf(runs), snapshot)),
                       " resident in these regions\n",
                       absl::StrFormat("  %-25s %s %10s %10s  %-28s %s\n", "range", "prot", "size", "resident",

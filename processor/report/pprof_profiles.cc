@@ -27,11 +27,21 @@ std::string Who(const index::TraceIndex& idx, uint32_t p) {
 }  // namespace
 
 std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& a) {
-  PprofBuilder b(trace, SpaceTypes(), "mapped");
+  std::vector<PprofValueType> types = SpaceTypes();
+  if (a.snapshot != nullptr) types.push_back({"resident_space", "bytes"});
+  PprofBuilder b(trace, types, "mapped");
   b.AddComment(absl::StrCat("pageblame attribute: ", Who(trace.index(), a.process), " at ", FormatTime(a.at),
                             a.by == CreditBy::kCommit ? ", by committing call" : ", by creating call"));
+  // With a snapshot, a fourth value: resident bytes (0 where unknown).
+  auto values = [&](uint64_t bytes, uint64_t committed, int64_t regions, std::optional<uint64_t> rss) {
+    std::vector<int64_t> v = {Signed(bytes), Signed(committed), regions};
+    if (a.snapshot != nullptr) v.push_back(Signed(rss.value_or(0)));
+    return v;
+  };
+  uint64_t stacks_rss = 0;
   for (const StackTotal& st : a.stacks) {
-    b.AddCall(st.first_call, {Signed(st.bytes), Signed(st.committed), st.regions});
+    b.AddCall(st.first_call, values(st.bytes, st.committed, st.regions, st.rss));
+    stacks_rss += st.rss.value_or(0);
   }
   int64_t before_regions = 0, unmapped_regions = 0;
   for (const RegionAttribution& r : a.regions) {
@@ -39,9 +49,11 @@ std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& 
     unmapped_regions += r.unmapped_bytes != 0;
   }
   if (a.before_trace_bytes != 0) {
-    b.AddPseudo({"[before trace]"}, {Signed(a.before_trace_bytes), Signed(a.before_trace_committed), before_regions});
+    // Resident bytes not credited to a stack are those from before the trace.
+    b.AddPseudo({"[before trace]"}, values(a.before_trace_bytes, a.before_trace_committed, before_regions,
+                                           a.rss.value_or(0) - stacks_rss));
   }
-  if (a.unmapped_bytes != 0) b.AddPseudo({"[not mapped]"}, {Signed(a.unmapped_bytes), 0, unmapped_regions});
+  if (a.unmapped_bytes != 0) b.AddPseudo({"[not mapped]"}, values(a.unmapped_bytes, 0, unmapped_regions, 0));
   return b.Gzipped();
 }
 
@@ -88,7 +100,7 @@ std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& o) {
     const int64_t pid = idx.process(p).pid;
     const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, o.at);
     if (rss.has_snapshots()) {
-      b.AddComment(absl::StrCat("pid ", pid, ": ", ResidentView::Describe(snapshot, o.at),
+      b.AddComment(absl::StrCat("pid ", pid, ": resident bytes from the ", ResidentView::Describe(snapshot, o.at),
                                 "; resident_space is 0 where no snapshot read the region"));
     }
     for (VersionId id : idx.RegionsAt(p, o.at)) {

@@ -36,9 +36,8 @@ std::optional<std::string> ResidentView::PageState(const residency::ResidencySna
 }
 
 std::string ResidentView::Describe(const residency::ResidencySnapshot* s, uint64_t at) {
-  if (s == nullptr) return "resident: unknown (no residency snapshot of this process at or before this moment)";
-  std::string out = absl::StrCat("resident: snapshot at ", FormatTime(s->time), " (",
-                                 residency::ReasonName(s->reason), ")");
+  if (s == nullptr) return "no residency snapshot of this process at or before this moment";
+  std::string out = absl::StrCat("snapshot at ", FormatTime(s->time), ", ", residency::ReasonName(s->reason));
   if (at != index::kLive) {
     absl::StrAppend(&out, absl::StrFormat(", %.3f s before the moment asked", (at - s->time) / 1e9));
   }

@@ -33,14 +33,20 @@ class ResidentView {
   // The page at `addr` per the snapshot: "resident", "swapped" or "not
   // resident"; nullopt if the snapshot did not read it (or there is none).
   static std::optional<std::string> PageState(const residency::ResidencySnapshot* s, uint64_t addr);
-  // For text: "resident: snapshot at 123.456789, 0.4 s before the moment
-  // asked" (or "... of 123.4 s, the latest"), or why there is none.
+  // For text: "snapshot at 123.456789, periodic, 0.400 s before the moment
+  // asked" (at the end: without the age), or that there is none.
   static std::string Describe(const residency::ResidencySnapshot* s, uint64_t at);
 
  private:
   const residency::ResidencyIndex* rss_;
   const index::TraceIndex& idx_;
 };
+
+// Adds resident bytes to a sum: unknown + known is the known part (the sum
+// counts what snapshots read), unknown + unknown stays unknown.
+inline void AddRss(std::optional<uint64_t>* sum, std::optional<uint64_t> bytes) {
+  if (bytes) *sum = sum->value_or(0) + *bytes;
+}
 
 // "12.3 MiB", or "?" for unknown.
 std::string HumanRss(std::optional<uint64_t> bytes);
