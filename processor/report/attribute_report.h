@@ -39,6 +39,8 @@
 #include "absl/types/span.h"
 #include "processor/index/trace_index.h"
 #include "processor/regions/region.h"
+#include "processor/report/kind_tally.h"
+#include "processor/report/region_kind.h"
 
 namespace pageblame::report {
 
@@ -56,6 +58,12 @@ struct AttributeOptions {
   std::optional<uint32_t> pid;
   uint64_t at = index::kLive;
   CreditBy by = CreditBy::kCreate;
+  // What each version is (KindClassifier::Function); without it no region
+  // or stack has a kind.
+  KindFunction kind_of;
+  // Only the regions of these kinds (RegionAttribution::kind), if any given
+  // (needs kind_of): the others are left out of every total.
+  std::vector<RegionKind> kinds;
 };
 
 // The call that `by` credits a version's bytes to; invalid: before the trace.
@@ -69,6 +77,7 @@ struct CallBytes {
   EventId call;
   uint64_t bytes = 0;
   uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
+  KindTally kinds;         // its bytes by kind (with AttributeOptions::kind_of)
 };
 
 struct RegionAttribution {
@@ -81,6 +90,10 @@ struct RegionAttribution {
   // time up to `at`: the trace never saw these pages, so they may also have
   // been made by the kernel at exec or (attach mode) before the trace.
   uint64_t never_seen_bytes = 0;
+  // What the region is: the kind most of its mapped bytes are (KindTally),
+  // "gc heap" where the region table's usage says so (TableSaysGcHeap);
+  // none without AttributeOptions::kind_of or when nothing is mapped.
+  std::optional<RegionKind> kind;
 
   uint64_t created_bytes() const;
 };
@@ -93,17 +106,24 @@ struct StackTotal {
   uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
   uint32_t regions = 0;  // regions it made bytes of
   uint32_t calls = 0;    // distinct credited calls with this stack
+  KindTally kinds;       // its bytes by kind
+  std::optional<RegionKind> kind() const { return kinds.Dominant(); }
 };
 
 struct Attribution {
   uint32_t process = 0;  // index::TraceIndex process entry
   uint64_t at = index::kLive;
   CreditBy by = CreditBy::kCreate;
-  std::vector<RegionAttribution> regions;  // in the order given
-  // Bytes descending, then first call time, then stack id.
+  std::vector<RegionAttribution> regions;  // in the order given (of the kinds asked for)
+  std::vector<RegionKind> kinds;           // AttributeOptions::kinds
+  size_t regions_left_out = 0;             // regions of other kinds
+  // Committed bytes descending (what the process can touch ranks first;
+  // PROT_NONE reservations last), then bytes, then first call time, then
+  // stack id.
   std::vector<StackTotal> stacks;
   uint64_t bytes = 0;  // sum of region sizes
   uint64_t created_bytes = 0;
+  uint64_t committed_bytes = 0;  // of created_bytes, accessible
   uint64_t before_trace_bytes = 0;
   uint64_t before_trace_committed = 0;
   uint64_t unmapped_bytes = 0;

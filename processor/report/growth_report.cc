@@ -16,7 +16,13 @@ namespace {
 struct CallGrowth {
   BytesAt from, to;
   uint64_t made = 0;  // made between `from` and `to` (versions it began)
+  KindTally from_kinds, to_kinds;
 };
+
+bool Wanted(const GrowthOptions& o, const index::Version& v) {
+  if (o.kinds.empty() || !o.kind_of) return true;
+  return std::find(o.kinds.begin(), o.kinds.end(), o.kind_of(v)) != o.kinds.end();
+}
 using CallKey = std::pair<uint32_t, EventId>;  // (process entry, credited call)
 
 void Add(BytesAt* b, const index::Version& v) {
@@ -44,6 +50,7 @@ void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
     for (const bool at_to : {false, true}) {
       for (VersionId id : idx.RegionsAt(p, at_to ? o.to : o.from)) {
         const index::Version& v = idx.version(id);
+        if (!Wanted(o, v)) continue;
         Add(at_to ? &g->total_to : &g->total_from, v);
         const EventId call = CreditedCall(v, o.by);
         if (!call.valid()) {
@@ -52,6 +59,7 @@ void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
         }
         CallGrowth& c = (*calls)[{p, call}];
         Add(at_to ? &c.to : &c.from, v);
+        if (o.kind_of) (at_to ? c.to_kinds : c.from_kinds).Add(o.kind_of(v), v.end - v.start);
       }
     }
   }
@@ -71,6 +79,7 @@ void AddMade(const index::TraceIndex& idx, const GrowthOptions& o,
     if (!selected[v.process] || v.t_from == v.t_to || v.t_from <= o.from || v.t_from > o.to) continue;
     if (v.begin != index::Begin::kCreated && v.begin != index::Begin::kCommitted) continue;
     if (!v.begin_event.valid() || CreditedCall(v, o.by) != v.begin_event) continue;
+    if (!Wanted(o, v)) continue;
     (*calls)[{v.process, v.begin_event}].made += v.end - v.start;
   }
 }
@@ -86,6 +95,7 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
   g.from = o.from;
   g.to = o.to;
   g.by = o.by;
+  g.kinds = o.kinds;
   absl::flat_hash_map<CallKey, CallGrowth> calls;
   AddEnds(idx, o, &g, &calls);
   AddMade(idx, o, &calls);
@@ -103,9 +113,13 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
     s.added += c.to.mapped - kept;
     s.removed += c.from.mapped - kept;
     if (c.made > c.to.mapped) s.made_gone += c.made - c.to.mapped;
+    if (c.from.mapped || c.to.mapped) ++s.calls;
+    s.from_kinds.Add(c.from_kinds);
+    s.to_kinds.Add(c.to_kinds);
     if (EarlierCall(idx, call, s.first_call)) s.first_call = call;
   }
   std::sort(g.stacks.begin(), g.stacks.end(), [&](const StackGrowth& a, const StackGrowth& b) {
+    if (a.committed_growth() != b.committed_growth()) return a.committed_growth() > b.committed_growth();
     if (a.growth() != b.growth()) return a.growth() > b.growth();
     if (a.to.mapped != b.to.mapped) return a.to.mapped > b.to.mapped;
     if (a.made_gone != b.made_gone) return a.made_gone > b.made_gone;

@@ -9,14 +9,25 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "processor/report/kind_classifier.h"
+#include "processor/report/kind_tally.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
+
+namespace {
+
+bool Wanted(const MapsOptions& o, RegionKind k) {
+  return o.kinds.empty() || std::find(o.kinds.begin(), o.kinds.end(), k) != o.kinds.end();
+}
+
+}  // namespace
 
 bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
                    std::FILE* out) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
+  KindClassifier kinds(idx, r);
   // DumpJson's layout of an array of regions, written directly: "[\n {" and
   // one space more per level inside; "[]" if empty.
   bool ok = true, first = true;
@@ -24,6 +35,8 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
   for (uint32_t p : options.processes) {
     for (VersionId id : idx.RegionsAt(p, options.at)) {
       const index::Version& v = idx.version(id);
+      const RegionKind kind = kinds.Of(v);
+      if (!Wanted(options, kind)) continue;
       text.clear();
       absl::StrAppend(&text, first ? "[\n {" : ",\n {", "\n  \"pid\": ", idx.process(p).pid,
                       ",\n  \"start\": \"", Hex(v.start), "\",\n  \"end\": \"", Hex(v.end),
@@ -34,7 +47,7 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
       } else {
         AppendJsonString(&text, path);
       }
-      absl::StrAppend(&text, ",\n  \"origin\": ");
+      absl::StrAppend(&text, ",\n  \"kind\": \"", KindName(kind), "\",\n  \"origin\": ");
       r.AppendOriginJson(&text, v.origin, 2);
       absl::StrAppend(&text, ",\n  \"commit\": ");
       r.AppendOriginJson(&text, v.commit, 2);
@@ -108,10 +121,16 @@ std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v) {
 std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer(), options.frames);
+  KindClassifier kinds(idx, r);
   std::string out;
   for (uint32_t p : options.processes) {
     const index::Process& proc = idx.process(p);
     std::vector<VersionId> regions = idx.RegionsAt(p, options.at);
+    if (!options.kinds.empty()) {
+      regions.erase(std::remove_if(regions.begin(), regions.end(),
+                                   [&](VersionId id) { return !Wanted(options, kinds.Of(idx.version(id))); }),
+                    regions.end());
+    }
     uint64_t created = 0, before = 0;
     for (VersionId id : regions) {
       const index::Version& v = idx.version(id);
@@ -134,9 +153,12 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
       std::string origin = RunOrigin(idx, r, run, /*commit=*/false);
       const std::string commit = RunOrigin(idx, r, run, /*commit=*/true);
       if (!commit.empty()) absl::StrAppend(&origin, "; ", commit);
-      absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s  %-28s %s\n", first.start, end,
+      KindTally tally;
+      for (const index::Version* v : run) tally.Add(kinds.Of(*v), v->end - v->start);
+      const std::optional<RegionKind> kind = tally.Dominant();
+      absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s  %-28s %-12s %s\n", first.start, end,
                                             RegionProt(first.attrs), HumanBytes(end - first.start),
-                                            RegionLabel(idx, first), origin));
+                                            RegionLabel(idx, first), kind ? KindName(*kind) : "-", origin));
     }
   }
   if (out.empty()) out = "no process in the trace matches\n";
