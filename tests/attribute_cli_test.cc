@@ -99,11 +99,14 @@ TEST(AttributeCliTest, DiffReportsSkippedRowsOnStderr) {
 
 TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
   const ManifestRow& row = MainRow();
-  CliRun r = Pageblame("attribute --format json -i " + TracePath(row["trace"]) + " --pid " + row["pid"] +
-                       " --regions " + TracePath(row["maps"]));
+  CliRun r = Pageblame("attribute --format json --by create -i " + TracePath(row["trace"]) + " --pid " +
+                       row["pid"] + " --regions " + TracePath(row["maps"]));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.size(), 2u);
+  ASSERT_EQ(j.size(), 4u);
+  // A trace without residency snapshots: resident bytes unknown, never 0.
+  EXPECT_TRUE(j["rss"].is_null());
+  EXPECT_TRUE(j["rss_snapshot_time"].is_null());
   std::vector<MapsRow> maps = ReadMapsFile(TracePath(row["maps"]));
   ASSERT_EQ(j["regions"].size(), maps.size());
   uint64_t created = 0;
@@ -111,8 +114,10 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
     const auto& reg = j["regions"][i];
     std::set<std::string> keys;
     for (const auto& [k, v] : reg.items()) keys.insert(k);
-    EXPECT_EQ(keys, (std::set<std::string>{"start", "end", "bytes", "stacks", "before_trace_bytes",
-                                           "unmapped_bytes"}));
+    keys.erase("started_by");  // thread stacks only
+    EXPECT_EQ(keys, (std::set<std::string>{"start", "end", "bytes", "kind", "stacks", "before_trace_bytes",
+                                           "unmapped_bytes", "rss"}));
+    EXPECT_TRUE(reg["rss"].is_null());
     EXPECT_EQ(std::stoull(reg["start"].get<std::string>(), nullptr, 16), maps[i].start);
     EXPECT_EQ(reg["bytes"].get<uint64_t>(), maps[i].end - maps[i].start);
     uint64_t sum = reg["before_trace_bytes"].get<uint64_t>() + reg["unmapped_bytes"].get<uint64_t>();
@@ -125,12 +130,16 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
     }
     EXPECT_EQ(sum, reg["bytes"].get<uint64_t>()) << reg.dump();
   }
-  uint64_t ranked = 0, last = UINT64_MAX;
+  uint64_t ranked = 0;
+  std::pair<uint64_t, uint64_t> last{UINT64_MAX, UINT64_MAX};  // committed first, then bytes
   for (const auto& s : j["stacks"]) {
-    ASSERT_EQ(s.size(), 3u);
+    ASSERT_EQ(s.size(), 6u);
+    EXPECT_TRUE(s["rss"].is_null());
     uint64_t b = s["bytes"];
-    EXPECT_LE(b, last);
-    last = b;
+    const std::pair<uint64_t, uint64_t> rank{s["committed_bytes"].get<uint64_t>(), b};
+    EXPECT_LE(rank, last);
+    EXPECT_LE(rank.first, b);
+    last = rank;
     ranked += b;
     EXPECT_GE(s["regions"].get<int>(), 1);
     EXPECT_FALSE(s["origin"].is_null());

@@ -448,7 +448,11 @@ TEST(AttributeTest, RankedStacksAreSortedAndDeterministic) {
   auto b = report::Attribute(t.index(), MapsTable(row).regions, o);
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_GE(a->stacks.size(), 10u);
-  for (size_t i = 1; i < a->stacks.size(); ++i) EXPECT_GE(a->stacks[i - 1].bytes, a->stacks[i].bytes);
+  // Committed bytes first (what the process can touch), then all bytes.
+  for (size_t i = 1; i < a->stacks.size(); ++i) {
+    EXPECT_GE(std::make_pair(a->stacks[i - 1].committed, a->stacks[i - 1].bytes),
+              std::make_pair(a->stacks[i].committed, a->stacks[i].bytes));
+  }
   EXPECT_EQ(report::AttributeJson(t, *a).dump(), report::AttributeJson(t, *b).dump());
   // Stacks are unique, and `regions` counts the regions each one made bytes of.
   std::set<uint32_t> ids;
@@ -472,13 +476,19 @@ TEST(AttributeTest, TextNamesEveryRegionAndEveryRankedStack) {
   regions::RegionTable table = MapsTable(row);
   auto a = report::Attribute(t.index(), table.regions, o);
   ASSERT_TRUE(a.ok());
-  std::string text = report::AttributeText(t, *a);
+  report::TextOptions detail;
+  detail.detail = true;
+  std::string text = report::AttributeText(t, *a, detail);
+  // The first screen: the table ranks the stacks with committed bytes.
+  EXPECT_THAT(text, HasSubstr("\n   #  committed  regions  calls  kind  app frames\n   1  "));
+  EXPECT_LT(text.find("total: "), text.find("\n0x"));
   for (const regions::Region& r : table.regions) {
     std::ostringstream start;
     start << "\n0x" << std::hex << r.start << "-0x" << r.end << "  ";
     EXPECT_THAT(text, HasSubstr(start.str()));
   }
-  EXPECT_THAT(text, HasSubstr("stacks by bytes created (" + std::to_string(a->stacks.size()) + " unique)"));
+  EXPECT_THAT(text, HasSubstr("stacks by bytes created, committed first (" + std::to_string(a->stacks.size()) +
+                              " unique)"));
   EXPECT_THAT(text, HasSubstr("\nstack #" + std::to_string(a->stacks.size()) + ": "));
   EXPECT_THAT(text, HasSubstr(" do_mremap_maymove+0x"));  // symbolized frames
 }

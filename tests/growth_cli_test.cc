@@ -98,16 +98,19 @@ std::set<std::string> Keys(const Json& j) {
 }
 
 TEST(GrowthCliTest, JsonNamesTheSecondPhaseWithExactlyItsBytesAndAddsUpToMaps) {
-  Json j = RunJson("growth --json " + Trace() + " --from " + Gap() + " --to end");
+  Json j = RunJson("growth --json --by create " + Trace() + " --from " + Gap() + " --to end");
   ASSERT_FALSE(j.is_null());
   EXPECT_EQ(Keys(j), (std::set<std::string>{"from", "to", "total", "before_trace", "stacks"}));
   const std::set<std::string> bytes_keys = {"from_bytes", "to_bytes", "growth_bytes", "from_committed_bytes",
                                             "to_committed_bytes", "growth_committed_bytes", "from_regions",
-                                            "regions"};
+                                            "regions", "from_rss", "to_rss", "growth_rss"};
   EXPECT_EQ(Keys(j["total"]), bytes_keys);
+  // No residency snapshots: resident bytes unknown (null), never 0.
+  EXPECT_TRUE(j["total"]["to_rss"].is_null());
+  EXPECT_TRUE(j["total"]["growth_rss"].is_null());
   EXPECT_EQ(Keys(j["before_trace"]), bytes_keys);
   std::set<std::string> stack_keys = bytes_keys;
-  stack_keys.insert({"added_bytes", "removed_bytes", "made_gone_bytes", "origin"});
+  stack_keys.insert({"added_bytes", "removed_bytes", "made_gone_bytes", "calls", "kind", "origin"});
   ASSERT_FALSE(j["stacks"].empty());
   for (const Json& s : j["stacks"]) EXPECT_EQ(Keys(s), stack_keys);
 
@@ -138,9 +141,11 @@ TEST(GrowthCliTest, JsonNamesTheSecondPhaseWithExactlyItsBytesAndAddsUpToMaps) {
   EXPECT_NEAR(j["from"].get<double>(), std::stod(Gap()), 1e-6);
 }
 
+// The default credits the committing call (--by commit).
 TEST(GrowthCliTest, ByCommitNamesTheCommittingFunction) {
-  Json j = RunJson("growth --json --by commit " + Trace() + " --from " + Gap());
+  Json j = RunJson("growth --json " + Trace() + " --from " + Gap());
   ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j, RunJson("growth --json --by commit " + Trace() + " --from " + Gap()));
   std::map<std::string, int64_t> growth;
   for (const Json& s : j["stacks"]) {
     ASSERT_TRUE(s.contains("commit") && !s.contains("origin"));
@@ -197,10 +202,13 @@ TEST(GrowthCliTest, TextAndFoldedNameTheSameStacks) {
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_THAT(t.out, HasSubstr("mapped "));
   EXPECT_THAT(t.out, HasSubstr("(+5.0 MiB)"));
+  // The first screen: the header, the table's head, then the stack that
+  // grew the most, with its committed growth and app frames.
   const std::vector<std::string> lines = absl::StrSplit(t.out, '\n');
-  ASSERT_GT(lines.size(), 4u);
-  EXPECT_THAT(lines[4], HasSubstr("+6.0 MiB"));
-  EXPECT_THAT(lines[4], HasSubstr("#1 grow_cache <- main"));
+  ASSERT_GT(lines.size(), 5u);
+  EXPECT_EQ(lines[3], "stacks by committed growth:");
+  EXPECT_THAT(lines[5], ::testing::StartsWith("  1   +6.0 MiB"));
+  EXPECT_THAT(lines[5], ::testing::EndsWith("  anon   grow_cache <- main"));
 
   CliRun f = Pageblame("growth --format folded " + Trace() + " --from " + Gap());
   ASSERT_EQ(f.exit_code, 0) << f.err;
@@ -375,9 +383,9 @@ std::map<std::string, int64_t> PprofStacks(const std::vector<PprofSample>& sampl
 TEST(PprofTest, GrowthProfileHasTheStacksAndBytesOfTheJson) {
   PB_REQUIRE_TOOL(kGo);
   const std::string file = ScratchPath("growth.pb.gz");
-  CliRun r = Pageblame("growth --format pprof " + Trace() + " --from " + Gap() + " -o " + file);
+  CliRun r = Pageblame("growth --format pprof --by create " + Trace() + " --from " + Gap() + " -o " + file);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = RunJson("growth --json " + Trace() + " --from " + Gap());
+  Json j = RunJson("growth --json --by create " + Trace() + " --from " + Gap());
   std::map<std::string, int64_t> want = JsonStacks(j["stacks"], "origin", "growth_bytes");
   if (j["before_trace"]["growth_bytes"] != 0) want["[before trace]"] = j["before_trace"]["growth_bytes"];
   std::map<std::string, int64_t> got = PprofStacks(PprofTraces(file, "mapped_growth"));
@@ -445,8 +453,8 @@ TEST(PprofTest, MapsAndAttributeProfilesHaveTheBytesOfTheirJson) {
   // attribute: its JSON's stacks, plus [before trace] and [not mapped].
   const std::string attr_file = ScratchPath("attribute.pb.gz");
   const std::string regions = " --regions " + TracePath(PhasesRow()["maps"]);
-  ASSERT_EQ(Pageblame("attribute --format pprof " + Trace() + regions + " -o " + attr_file).exit_code, 0);
-  Json a = RunJson("attribute --json " + Trace() + regions);
+  ASSERT_EQ(Pageblame("attribute --format pprof --by create " + Trace() + regions + " -o " + attr_file).exit_code, 0);
+  Json a = RunJson("attribute --json --by create " + Trace() + regions);
   std::map<std::string, int64_t> a_want = JsonStacks(a["stacks"], "origin", "bytes");
   int64_t before = 0, unmapped = 0;
   for (const Json& reg : a["regions"]) {

@@ -208,8 +208,10 @@ TEST(GrowthTest, EveryTraceAddsUpToMapsAtBothEnds) {
         for (const report::StackGrowth& s : g->stacks) {
           EXPECT_EQ(s.growth(), int64_t(s.added) - int64_t(s.removed));
         }
+        // Ranked by committed growth, then growth.
         for (size_t i = 1; i < g->stacks.size(); ++i) {
-          EXPECT_GE(g->stacks[i - 1].growth(), g->stacks[i].growth());
+          EXPECT_GE(std::make_pair(g->stacks[i - 1].committed_growth(), g->stacks[i - 1].growth()),
+                    std::make_pair(g->stacks[i].committed_growth(), g->stacks[i].growth()));
         }
       }
     }

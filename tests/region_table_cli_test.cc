@@ -143,7 +143,7 @@ TEST(RegionTableCliTest, AttributeCountsARepeatedRowOnce) {
   EXPECT_EQ(r.err, "pageblame: " + table + ": 3 rows share bytes with other rows (lines 1, 2, 3): "
                    "135,168 bytes are listed more than once; each is attributed once (1 merged region)\n");
   // The text names the merged lines.
-  CliRun t = Pageblame("attribute" + TraceArgs() + " --regions " + table);
+  CliRun t = Pageblame("attribute --detail" + TraceArgs() + " --regions " + table);
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_THAT(t.out, HasSubstr(": 1 regions, 135168 bytes (132.0 KiB)"));
   EXPECT_THAT(t.out, HasSubstr("0x10000-0x31000  132.0 KiB  (lines 1, 2, 3)"));

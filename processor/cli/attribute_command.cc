@@ -17,6 +17,7 @@
 #include "processor/report/attribute_report.h"
 #include "processor/report/diff_report.h"
 #include "processor/report/folded_stacks.h"
+#include "processor/report/kind_classifier.h"
 #include "processor/report/pprof_profiles.h"
 
 namespace pageblame::cli {
@@ -27,11 +28,12 @@ const CommandSpec& AttributeSpec() {
     s.name = "attribute";
     s.help = absl::StrCat(
         "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M)\n"
-        "                           [--pid PID] [--at T] [--by create|commit]\n"
-        "                           [--format text|json|folded|pprof] [-o FILE] [-v]\n"
-        "For each region, which call stacks created its bytes in process PID at time T,\n"
-        "which bytes existed before the trace and which were not mapped; then the\n"
-        "stacks ranked by bytes.\n"
+        "                           [--pid PID] [--at T] [--by commit|create] [--kind K]\n"
+        "                           [--detail] [--format text|json|folded|pprof] [-o FILE] [-v]\n"
+        "Who made the regions' bytes in process PID at time T: first the call stacks\n"
+        "ranked by committed bytes (kind, the application's frames, a total), the\n"
+        "PROT_NONE reservations apart; with --detail then each region (its stacks,\n"
+        "the bytes from before the trace and not mapped) and every stack in full.\n"
         "  --regions FILE        any region table pageblame diff reads (WinDbg !address,\n"
         "                        SOS maddress, page-diff result, pmap -X/-XX, /proc maps\n"
         "                        or smaps, address/range list, ELF core file); free rows\n"
@@ -45,13 +47,16 @@ const CommandSpec& AttributeSpec() {
         "                        profile.proto (go tool pprof, speedscope, Pyroscope);\n"
         "                        --json is --format json\n"
         "  -o, --output FILE     write the answer to FILE instead of standard output\n"
-        "  --by create|commit    credit each page to the call that created (reserved) it\n"
-        "                        (default), or to the one that committed it (made it\n"
-        "                        accessible after PROT_NONE), else the creating one\n",
-        kFramesHelp, kTraceOptionsHelp);
+        "  --by commit|create    credit each page to the call that committed it (made it\n"
+        "                        accessible after PROT_NONE), else the one that created\n"
+        "                        it (commit, default), or always to the creating call\n"
+        "  --detail              text: the per-region listing and the full stacks too\n",
+        kSortHelp, kKindHelp, kFramesHelp, kTraceOptionsHelp);
     s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by", "--output", "--frames"});
+    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by", "--output", "--kind", "--sort"});
+    s.value_flags.insert(kFramesFlags.begin(), kFramesFlags.end());
     s.bool_flags = kTraceBoolFlags;
+    s.bool_flags.insert("--detail");
     s.aliases = kTraceAliases;
     s.aliases["-o"] = "--output";
     return s;
@@ -133,11 +138,15 @@ int RunAttribute(const std::vector<std::string>& argv) {
   if (format == "pprof" && !args->Value("--output") && isatty(STDOUT_FILENO)) {
     return Usage("--format pprof writes a binary file: give -o FILE");
   }
-  const std::string by = args->Value("--by").value_or("create");
+  const std::string by = args->Value("--by").value_or("commit");
   if (by != "create" && by != "commit") return Usage("bad --by '" + by + "': expected create or commit");
   const bool by_commit = by == "commit";
   auto frames = ParseFrames(*args);
   if (!frames.ok()) return Usage(std::string(frames.status().message()));
+  auto sort = ParseSort(*args);
+  if (!sort.ok()) return Usage(std::string(sort.status().message()));
+  auto kinds = ParseKindFilter(*args);
+  if (!kinds.ok()) return Usage(std::string(kinds.status().message()));
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
   std::optional<std::vector<regions::Region>> regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
@@ -149,13 +158,19 @@ int RunAttribute(const std::vector<std::string>& argv) {
   auto resolved = Resolve(*sel, **trace, by_commit);
   if (!resolved.ok()) return ReportError(resolved.status());
 
-  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
+  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/*sort == report::RankBy::kResident);
   if (!rss.ok()) return ReportError(rss.status());
   report::AttributeOptions o;
   o.rss = *rss;
+  o.rank_by = Ranking(*sort, *rss);
   o.pid = resolved->pid;
   o.at = resolved->at;
   o.by = by_commit ? report::CreditBy::kCommit : report::CreditBy::kCreate;
+  // Kinds come from the stacks, symbolized once here and kept for the answer.
+  report::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
+  report::KindClassifier classifier((*trace)->index(), renderer);
+  o.kind_of = classifier.Function();
+  o.kinds = *kinds;
   // When it cannot choose the process (several had the bytes) it says so as
   // a usage error: the user must say which, with --pid.
   auto a = report::Attribute((*trace)->index(), *regions, o);
@@ -168,7 +183,10 @@ int RunAttribute(const std::vector<std::string>& argv) {
   } else if (format == "pprof") {
     answer = report::AttributePprof(**trace, *a);
   } else {
-    answer = report::AttributeText(**trace, *a, *frames);
+    report::TextOptions text;
+    text.frames = *frames;
+    text.detail = args->Has("--detail");
+    answer = report::AttributeText(**trace, *a, text);
   }
   absl::Status written = (*out)->Write(answer);
   if (written.ok()) written = (*out)->Close();

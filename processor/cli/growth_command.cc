@@ -11,6 +11,7 @@
 #include "processor/report/bytes_timeline.h"
 #include "processor/report/growth_render.h"
 #include "processor/report/growth_report.h"
+#include "processor/report/kind_classifier.h"
 #include "processor/report/maps_report.h"
 #include "processor/report/pprof_profiles.h"
 
@@ -22,21 +23,24 @@ const CommandSpec& GrowthSpec() {
     s.name = "growth";
     s.help = absl::StrCat(
         "usage: pageblame growth -i TRACE [--from T1] [--to T2] [--pid PID]\n"
-        "                        [--by create|commit] [--format text|json|folded|pprof]\n"
-        "                        [-o FILE] [-v]\n"
+        "                        [--by commit|create] [--kind K] [--detail]\n"
+        "                        [--format text|json|folded|pprof] [-o FILE] [-v]\n"
         "What the address space gained and lost between T1 and T2, per call stack:\n"
-        "the bytes mapped (and committed) at both ends, ranked by growth, with what\n"
-        "was added, removed, and made and gone again in between; the totals are\n"
-        "those of 'pageblame maps --at T1' and '--at T2'.\n"
+        "first the stacks ranked by committed growth (kind, the application's frames,\n"
+        "a total), the PROT_NONE reservations apart; with --detail then the bytes\n"
+        "mapped at both ends, what was added, removed, and made and gone again in\n"
+        "between, and every stack in full. The totals are those of\n"
+        "'pageblame maps --at T1' and '--at T2'.\n"
         "  --from T1, --to T2    perf script seconds (216.083882), +S after the trace's\n"
         "                        start, -S before its end, end, or peak (when the\n"
         "                        processes had the most bytes mapped); default: the\n"
         "                        trace's start (before its first event) and its end\n"
         "  --pid PID             one process (a pid not in the trace is an error);\n"
         "                        default: every traced process, summed\n"
-        "  --by create|commit    credit each page to the call that created (reserved) it\n"
-        "                        (default), or to the one that committed it (made it\n"
-        "                        accessible after PROT_NONE), else the creating one\n"
+        "  --by commit|create    credit each page to the call that committed it (made it\n"
+        "                        accessible after PROT_NONE), else the one that created\n"
+        "                        it (commit, default), or always to the creating call\n"
+        "  --detail              text: every stack's bytes at both ends, and its frames\n"
         "  --format text|json|folded|pprof\n"
         "                        folded: 'frames from_bytes to_bytes' lines, which\n"
         "                        flamegraph.pl draws as a differential flame graph;\n"
@@ -44,11 +48,13 @@ const CommandSpec& GrowthSpec() {
         "                        speedscope, Pyroscope (docs/cli.md); --json is\n"
         "                        --format json\n"
         "  -o, --output FILE     write the answer to FILE instead of standard output\n",
-        kFramesHelp, kTraceInputHelp, kTraceSymbolsHelp);
+        kSortHelp, kKindHelp, kFramesHelp, kTraceInputHelp, kTraceSymbolsHelp);
     s.value_flags = kTraceValueFlags;
     s.value_flags.erase("--at");  // a range: --from and --to
-    s.value_flags.insert({"--from", "--to", "--by", "--format", "--output", "--frames"});
+    s.value_flags.insert({"--from", "--to", "--by", "--format", "--output", "--kind", "--sort"});
+    s.value_flags.insert(kFramesFlags.begin(), kFramesFlags.end());
     s.bool_flags = kTraceBoolFlags;
+    s.bool_flags.insert("--detail");
     s.aliases = kTraceAliases;
     s.aliases["-o"] = "--output";
     return s;
@@ -63,10 +69,12 @@ int Usage(const std::string& what) { return CommandUsage(GrowthSpec(), what); }
 // What the command line asked for, checked before the trace is read.
 struct GrowthRequest {
   std::string format;
-  report::CreditBy by = report::CreditBy::kCreate;
+  report::CreditBy by = report::CreditBy::kCommit;
   TraceSelection selection;  // the pid (its time is unused)
   std::optional<session::TimeSpec> from, to;
-  report::SummaryStyle frames = report::SummaryStyle::kApp;
+  report::TextOptions text;
+  std::vector<report::RegionKind> kinds;
+  std::optional<report::RankBy> sort;  // --sort; unset: by the snapshots' presence
 };
 
 // Usage mistakes as a status (exit 2).
@@ -80,12 +88,19 @@ absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
   if (r.format == "pprof" && !args.Value("--output") && isatty(STDOUT_FILENO)) {
     return UsageError("--format pprof writes a binary file: give -o FILE");
   }
-  const std::string by = args.Value("--by").value_or("create");
+  const std::string by = args.Value("--by").value_or("commit");
   if (by != "create" && by != "commit") return UsageError("bad --by '" + by + "': expected create or commit");
   r.by = by == "commit" ? report::CreditBy::kCommit : report::CreditBy::kCreate;
   auto frames = ParseFrames(args);
   if (!frames.ok()) return frames.status();
-  r.frames = *frames;
+  r.text.frames = *frames;
+  r.text.detail = args.Has("--detail");
+  auto kinds = ParseKindFilter(args);
+  if (!kinds.ok()) return kinds.status();
+  r.kinds = *kinds;
+  auto sort = ParseSort(args);
+  if (!sort.ok()) return sort.status();
+  r.sort = *sort;
   auto sel = ParseSelection(args);
   if (!sel.ok()) return sel.status();
   r.selection = *sel;
@@ -141,7 +156,7 @@ absl::StatusOr<std::string> Render(const GrowthRequest& r, const replay::LoadedT
   if (r.format == "json") return report::DumpJson(report::GrowthJson(trace, g)) + "\n";
   if (r.format == "folded") return report::GrowthFolded(trace, g);
   if (r.format == "pprof") return report::GrowthPprof(trace, g);
-  return report::GrowthText(trace, g, r.frames);
+  return report::GrowthText(trace, g, r.text);
 }
 
 absl::Status Run(const Args& args, const GrowthRequest& request) {
@@ -151,9 +166,15 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   if (!trace.ok()) return trace.status();
   auto options = ResolveRange(request, **trace);
   if (!options.ok()) return options.status();
-  auto rss = LoadResidencyFromArgs(args, **trace, /*required=*/false);
+  auto rss = LoadResidencyFromArgs(args, **trace, /*required=*/request.sort == report::RankBy::kResident);
   if (!rss.ok()) return rss.status();
   options->rss = *rss;
+  options->rank_by = Ranking(request.sort, *rss);
+  // Kinds come from the stacks, symbolized once here.
+  report::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
+  report::KindClassifier classifier((*trace)->index(), renderer);
+  options->kind_of = classifier.Function();
+  options->kinds = request.kinds;
   auto g = report::ComputeGrowth((*trace)->index(), *options);
   if (!g.ok()) return g.status();
   auto text = Render(request, **trace, *g);

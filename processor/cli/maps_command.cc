@@ -19,11 +19,12 @@ const CommandSpec& MapsSpec() {
     CommandSpec s;
     s.name = "maps";
     s.help = absl::StrCat(
-        "usage: pageblame maps -i TRACE [--pid PID] [--at T] [--split]\n"
+        "usage: pageblame maps -i TRACE [--pid PID] [--at T] [--split] [--kind K]\n"
         "                      [--format text|json|pprof] [-o FILE] [-v]\n"
         "The reconstructed address space of every traced process (or PID) at time T,\n"
-        "each region with the call stack that created it (or 'existed before the\n"
-        "trace') and, if it was committed later, the one that committed it.\n"
+        "each region with its kind (thread stack, malloc, heap, file, image, jit code,\n"
+        "gc heap, anon, reservation), the call stack that created it (or 'existed\n"
+        "before the trace') and, if it was committed later, the one that committed it.\n"
         "  --split               text: every region version (one per creating call)\n"
         "                        instead of one row per run the kernel would merge\n"
         "  --format text|json|pprof\n"
@@ -31,9 +32,10 @@ const CommandSpec& MapsSpec() {
         "                        stack (go tool pprof, speedscope, Pyroscope); --json is\n"
         "                        --format json\n"
         "  -o, --output FILE     write the answer to FILE instead of standard output\n",
-        kFramesHelp, kTraceOptionsHelp);
+        kKindHelp, kFramesHelp, kTraceOptionsHelp);
     s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--format", "--output", "--frames"});
+    s.value_flags.insert({"--format", "--output", "--kind"});
+    s.value_flags.insert(kFramesFlags.begin(), kFramesFlags.end());
     s.bool_flags = kTraceBoolFlags;
     s.bool_flags.insert("--split");
     s.aliases = kTraceAliases;
@@ -61,6 +63,8 @@ int RunMaps(const std::vector<std::string>& argv) {
   if (!sel.ok()) return ReportError(sel.status());
   auto frames = ParseFrames(*args);
   if (!frames.ok()) return CommandUsage(MapsSpec(), std::string(frames.status().message()));
+  auto kinds = ParseKindFilter(*args);
+  if (!kinds.ok()) return CommandUsage(MapsSpec(), std::string(kinds.status().message()));
   auto out = OutputFile::Open(args->Value("--output"), args->ValuesExcept("--output"));
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
@@ -75,6 +79,7 @@ int RunMaps(const std::vector<std::string>& argv) {
   o.at = resolved->at;
   o.split = args->Has("--split");
   o.frames = *frames;
+  o.kinds = *kinds;
   absl::Status written;
   if (format == "json") {
     // Streamed: a big map's JSON is never held whole.

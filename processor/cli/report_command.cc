@@ -38,7 +38,8 @@ const CommandSpec& ReportSpec() {
         // The answer is a page: no --json.
         absl::StrReplaceAll(kTraceOptionsHelp, {{"  --json                JSON output (docs/cli.md)\n", ""}}));
     s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--output", "--regions", "--address", "--maddress", "--frames"});
+    s.value_flags.insert({"--output", "--regions", "--address", "--maddress"});
+    s.value_flags.insert(kFramesFlags.begin(), kFramesFlags.end());
     s.bool_flags = kTraceBoolFlags;
     s.bool_flags.erase("--json");  // the answer is a page
     s.aliases = kTraceAliases;

@@ -62,11 +62,30 @@ absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
   return sel;
 }
 
-absl::StatusOr<report::SummaryStyle> ParseFrames(const Args& args) {
+absl::StatusOr<report::SummaryOptions> ParseFrames(const Args& args) {
+  report::SummaryOptions o;
   const std::string frames = args.Value("--frames").value_or("app");
-  if (frames == "app") return report::SummaryStyle::kApp;
-  if (frames == "all") return report::SummaryStyle::kAll;
-  return UsageError(absl::StrCat("bad --frames '", frames, "': expected app or all"));
+  if (frames == "app") {
+    o.style = report::SummaryStyle::kApp;
+  } else if (frames == "all") {
+    o.style = report::SummaryStyle::kAll;
+  } else {
+    return UsageError(absl::StrCat("bad --frames '", frames, "': expected app or all"));
+  }
+  if (auto hide = args.Value("--hide")) {
+    auto re = report::CompileHide(*hide);
+    if (!re.ok()) return UsageError(std::string(re.status().message()));
+    o.hide = *std::move(re);
+  }
+  return o;
+}
+
+absl::StatusOr<std::vector<report::RegionKind>> ParseKindFilter(const Args& args) {
+  auto list = args.Value("--kind");
+  if (!list) return std::vector<report::RegionKind>{};
+  auto kinds = report::ParseKinds(*list);
+  if (!kinds.ok()) return UsageError(absl::StrCat("bad --kind: ", kinds.status().message()));
+  return kinds;
 }
 
 absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::LoadedTrace& trace,
@@ -75,6 +94,18 @@ absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::Loade
                                                                          : session::PeakOf::kMapped));
   for (const std::string& note : out.notes) std::fprintf(stderr, "pageblame: %s\n", note.c_str());
   return out;
+}
+
+absl::StatusOr<std::optional<report::RankBy>> ParseSort(const Args& args) {
+  const std::optional<std::string> sort = args.Value("--sort");
+  if (!sort) return std::nullopt;
+  if (auto by = report::ParseRankBy(*sort)) return by;
+  return UsageError(absl::StrCat("bad --sort '", *sort, "': expected rss, committed or mapped"));
+}
+
+report::RankBy Ranking(std::optional<report::RankBy> asked, const residency::ResidencyIndex* rss) {
+  if (asked) return *asked;
+  return rss != nullptr && rss->size() > 0 ? report::RankBy::kResident : report::RankBy::kCommitted;
 }
 
 absl::StatusOr<const residency::ResidencyIndex*> LoadResidencyFromArgs(const Args& args,

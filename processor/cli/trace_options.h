@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "processor/cli/args.h"
@@ -21,6 +22,8 @@
 #include "processor/session/selection.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/report/app_frames.h"
+#include "processor/report/rank_by.h"
+#include "processor/report/region_kind.h"
 
 namespace pageblame::cli {
 
@@ -65,14 +68,23 @@ using Selection = session::Selection;
 
 absl::StatusOr<TraceSelection> ParseSelection(const Args& args);
 
-// --frames app|all, for the commands that say stacks in one line (maps,
-// attribute, growth, report): report/app_frames.h.
+// --frames app|all and --hide REGEX, for the commands that say stacks in one
+// line (maps, attribute, growth, report): report/app_frames.h.
 inline constexpr char kFramesHelp[] =
     "  --frames app|all      one-line stacks: the application's frames with the\n"
     "                        allocator entry it called (app, default), or the\n"
-    "                        innermost frames whatever they are (all)\n";
-// A usage error for another value.
-absl::StatusOr<report::SummaryStyle> ParseFrames(const Args& args);
+    "                        innermost frames whatever they are (all)\n"
+    "  --hide REGEX          one-line stacks leave out the frames whose function or\n"
+    "                        file matches REGEX (ECMAScript syntax, anywhere in it)\n";
+inline const std::set<std::string> kFramesFlags = {"--frames", "--hide"};
+// A usage error for another --frames value or a bad --hide pattern.
+absl::StatusOr<report::SummaryOptions> ParseFrames(const Args& args);
+// --kind K[,K] (maps, attribute, growth): report/region_kind.h.
+inline constexpr char kKindHelp[] =
+    "  --kind K[,K]          only regions of these kinds: thread-stack, malloc, heap,\n"
+    "                        file, image, jit-code, gc-heap, anon, reservation\n";
+// Empty without --kind; a usage error for an unknown kind.
+absl::StatusOr<std::vector<report::RegionKind>> ParseKindFilter(const Args& args);
 // session::Resolve, with its notes said on stderr. Usage errors for a pid
 // not in the trace (naming its pids) or a time outside it (naming its span).
 // `by_commit`: --at peak means the most bytes committed rather than mapped.
@@ -84,6 +96,18 @@ absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::Loade
 // taking apart an index of millions of entries only delays the exit (~5 % of
 // a big load).
 absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args);
+// --sort rss|committed|mapped for attribute and growth (report/rank_by.h).
+inline constexpr char kSortHelp[] =
+    "  --sort rss|committed|mapped\n"
+    "                        rank stacks by resident bytes (default when the trace\n"
+    "                        has residency snapshots), committed bytes (default\n"
+    "                        without), or mapped bytes\n";
+// nullopt when not given; a usage error for another value.
+absl::StatusOr<std::optional<report::RankBy>> ParseSort(const Args& args);
+// What to rank by: the one asked, else resident bytes when there are
+// snapshots, else committed bytes.
+report::RankBy Ranking(std::optional<report::RankBy> asked, const residency::ResidencyIndex* rss);
+
 // The trace's residency snapshots (session/residency_load.h: --rss FILE,
 // TRACE.rss beside it, --no-rss), kept like the trace; null if there are
 // none. A warning on stderr for a broken file beside the trace; an error for

@@ -96,6 +96,12 @@ absl::StatusOr<RegionTable> RangeListParser::Parse(const TextLines& text) {
     r.start = e->first;
     r.end = e->second;
     r.line = n;
+    // A comment on the entry's line says what the range is (clr-regions:
+    // "# GCHeap Generation2 committed"): kept as its usage.
+    const absl::string_view line = text.line(n);
+    if (const size_t hash = line.find('#'); hash != absl::string_view::npos) {
+      r.usage = std::string(absl::StripAsciiWhitespace(line.substr(hash + 1)));
+    }
     table.regions.push_back(std::move(r));
   }
   if (table.regions.empty()) return text.FileError(absl::StrCat("no addresses (", kExpected, ")"));

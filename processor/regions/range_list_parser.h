@@ -8,7 +8,8 @@
 //   0x1000 0x3000
 //
 // Addresses in any ParseAddress() form; '-' / ',' / whitespace separate a
-// range's ends; '#' starts a comment. Every other line is an error (this is
+// range's ends; '#' starts a comment (one after an entry is kept as its
+// usage). Every other line is an error (this is
 // the fallback format, so junk must not turn into regions). No type/state.
 #ifndef PAGEBLAME_REGIONS_RANGE_LIST_PARSER_H_
 #define PAGEBLAME_REGIONS_RANGE_LIST_PARSER_H_

@@ -114,4 +114,19 @@ std::vector<size_t> SummaryFrames(const std::vector<symbols::Frame>& frames, siz
   return out;
 }
 
+bool SummaryOptions::Hides(const symbols::Frame& f) const {
+  if (!hide) return false;
+  if (f.symbol && std::regex_search(*f.symbol, *hide)) return true;
+  return !f.dso.empty() && std::regex_search(f.dso, *hide);
+}
+
+absl::StatusOr<std::shared_ptr<const std::regex>> CompileHide(absl::string_view pattern) {
+  // std::regex reports a bad pattern only by throwing: caught here, once.
+  try {
+    return std::make_shared<const std::regex>(std::string(pattern), std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    return absl::InvalidArgumentError(absl::StrCat("bad --hide '", pattern, "': ", e.what()));
+  }
+}
+
 }  // namespace pageblame::report

@@ -26,9 +26,14 @@
 #define PAGEBLAME_REPORT_APP_FRAMES_H_
 
 #include <cstddef>
+#include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 #include "processor/symbols/symbolizer.h"
 
@@ -39,6 +44,23 @@ enum class FrameKind { kApp, kRuntime, kUnknown };
 // --frames: app (the rule above, the default) or all (the innermost frames,
 // whatever they are).
 enum class SummaryStyle { kApp, kAll };
+
+// How one-line summaries are made: the style, and --hide REGEX: frames whose
+// function or file (DSO path) the regular expression matches (ECMAScript
+// syntax, anywhere in the text) are left out of summaries before the rule
+// above is applied, as if they were not in the stack. Full stacks and JSON
+// keep every frame.
+struct SummaryOptions {
+  SummaryOptions() = default;
+  SummaryOptions(SummaryStyle s) : style(s) {}  // NOLINT: a style alone is the usual case
+  SummaryStyle style = SummaryStyle::kApp;
+  std::shared_ptr<const std::regex> hide;
+
+  bool Hides(const symbols::Frame& f) const;
+};
+// --hide's pattern; an InvalidArgument error saying why it is no regular
+// expression.
+absl::StatusOr<std::shared_ptr<const std::regex>> CompileHide(absl::string_view pattern);
 
 FrameKind KindOf(const symbols::Frame& f);
 

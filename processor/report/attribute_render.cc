@@ -7,7 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "processor/report/kind_classifier.h"
 #include "processor/report/syscall_format.h"
+#include "processor/report/text_table.h"
 
 namespace pageblame::report {
 namespace {
@@ -36,12 +38,111 @@ std::string CallSummary(const index::TraceIndex& idx, OriginRenderer& r, EventId
 
 // Resident bytes: the number, or null where no snapshot read them.
 Json RssJson(std::optional<uint64_t> bytes) { return bytes ? Json(*bytes) : Json(nullptr); }
+std::string KindText(std::optional<RegionKind> k) { return k ? std::string(KindName(*k)) : "-"; }
+
+Json KindJson(std::optional<RegionKind> k) { return k ? Json(std::string(KindName(*k))) : Json(nullptr); }
+
+// A row of the first screen's table: a stack, or the total.
+struct StackRow {
+  std::string rank;
+  uint64_t committed = 0;
+  uint64_t regions = 0;
+  uint64_t calls = 0;
+  std::string kind;
+  std::string frames;
+  std::optional<uint64_t> rss;
+};
+
+// The table's columns, in order: add one here (and its field above).
+// `resident`: the trace has a snapshot for this answer.
+std::vector<TableColumn<StackRow>> StackColumns(bool resident) {
+  std::vector<TableColumn<StackRow>> columns = {
+      {"#", Align::kRight, [](const StackRow& r) { return r.rank; }},
+      {"committed", Align::kRight, [](const StackRow& r) { return HumanBytes(r.committed); }},
+  };
+  if (resident) columns.push_back({"resident", Align::kRight, [](const StackRow& r) { return HumanRss(r.rss); }});
+  columns.insert(columns.end(), {
+      {"regions", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.regions); }},
+      {"calls", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.calls); }},
+      {"kind", Align::kLeft, [](const StackRow& r) { return r.kind; }},
+      {"app frames", Align::kLeft, [](const StackRow& r) { return r.frames; }},
+  });
+  return columns;
+}
+
+// Resident bytes credited to stacks (a.rss also counts bytes from before
+// the trace), unknown if no stack's are known.
+std::optional<uint64_t> StacksRss(const Attribution& a) {
+  std::optional<uint64_t> sum;
+  for (const StackTotal& st : a.stacks) AddRss(&sum, st.rss);
+  return sum;
+}
+
+// The top table: the stacks with committed bytes, most first (a.stacks is
+// ranked so), then the total.
+std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Attribution& a,
+                     const TextOptions& o) {
+  std::vector<StackRow> rows;
+  size_t committed_stacks = 0;
+  uint64_t calls = 0;
+  for (size_t i = 0; i < a.stacks.size(); ++i) {
+    const StackTotal& st = a.stacks[i];
+    calls += st.calls;
+    if (st.committed == 0) continue;
+    ++committed_stacks;
+    if (rows.size() >= o.top_rows) continue;
+    rows.push_back({absl::StrCat(i + 1), st.committed, st.regions, st.calls, KindText(st.kind()),
+                    r.ShortStack(idx.event(st.first_call), 4), st.rss});
+  }
+  std::string out;
+  if (committed_stacks == 0) return "  no committed bytes were made by a traced call\n";
+  size_t regions = 0;
+  for (const RegionAttribution& ra : a.regions) {
+    regions += std::any_of(ra.calls.begin(), ra.calls.end(), [](const CallBytes& c) { return c.committed > 0; });
+  }
+  const StackRow total{"", a.committed_bytes, regions, calls, "",
+                       absl::StrCat("total: ", committed_stacks, committed_stacks == 1 ? " stack" : " stacks"),
+                       StacksRss(a)};
+  out = RenderTable(StackColumns(a.snapshot != nullptr), rows, &total, o.width);
+  if (committed_stacks > rows.size()) {
+    absl::StrAppend(&out, "  ... ", committed_stacks - rows.size(), " more stacks with committed bytes",
+                    o.detail ? " (all below)" : " (--detail lists every stack)", "\n");
+  }
+  return out;
+}
+
+// The PROT_NONE part, apart: what stacks reserved and nothing committed.
+std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const Attribution& a) {
+  std::vector<size_t> order;
+  uint64_t reserved = 0;
+  for (size_t i = 0; i < a.stacks.size(); ++i) {
+    const uint64_t n = a.stacks[i].bytes - a.stacks[i].committed;
+    if (n == 0) continue;
+    reserved += n;
+    order.push_back(i);
+  }
+  if (order.empty()) return "";
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return a.stacks[x].bytes - a.stacks[x].committed > a.stacks[y].bytes - a.stacks[y].committed;
+  });
+  constexpr size_t kShown = 5;
+  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", HumanBytes(reserved), " by ",
+                                 order.size(), order.size() == 1 ? " stack" : " stacks", "\n");
+  for (size_t k = 0; k < order.size() && k < kShown; ++k) {
+    const StackTotal& st = a.stacks[order[k]];
+    absl::StrAppend(&out, absl::StrFormat("  %10s  #%-4d %s\n", HumanBytes(st.bytes - st.committed), order[k] + 1,
+                                          r.ShortStack(idx.event(st.first_call), 4)));
+  }
+  if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
+  return out;
+}
 
 }  // namespace
 
 Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
+  KindClassifier kinds(idx, r);
   const char* key = a.by == CreditBy::kCommit ? "commit" : "origin";
   Json regions = Json::array();
   for (const RegionAttribution& ra : a.regions) {
@@ -49,6 +150,10 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     j["start"] = Hex(ra.region.start);
     j["end"] = Hex(ra.region.end);
     j["bytes"] = ra.region.size();
+    j["kind"] = KindJson(ra.kind);
+    if (ra.kind == RegionKind::kThreadStack && !ra.calls.empty()) {
+      j["started_by"] = kinds.StartedByJson(ra.calls.front().call);
+    }
     Json stacks = Json::array();
     for (const CallBytes& c : ra.calls) {
       Json s;
@@ -68,7 +173,9 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     Json s;
     s["bytes"] = st.bytes;
     s["rss"] = RssJson(st.rss);
+    s["committed_bytes"] = st.committed;
     s["regions"] = st.regions;
+    s["kind"] = KindJson(st.kind());
     s[key] = r.OriginJson(st.first_call);
     stacks.push_back(std::move(s));
   }
@@ -80,30 +187,19 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
   return out;
 }
 
-std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a, SummaryStyle frames) {
-  const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer(), frames);
-  const index::Process& proc = idx.process(a.process);
-  std::string at = FormatTime(a.at);
-  uint64_t calls = 0;
-  for (const StackTotal& st : a.stacks) calls += st.calls;
-  std::string out = absl::StrCat(
-      "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ") at ", at, ": ",
-      a.regions.size(), " regions, ", a.bytes, " bytes (", HumanBytes(a.bytes), "): ",
-      HumanBytes(a.created_bytes), a.by == CreditBy::kCommit ? " committed or created by " : " created by ",
-      calls, " calls with ", a.stacks.size(),
-      " unique stacks, ", HumanBytes(a.before_trace_bytes), " from before the trace, ",
-      HumanBytes(a.unmapped_bytes), " not mapped\n");
-  if (a.snapshot != nullptr) {
-    absl::StrAppend(&out, HumanRss(a.rss), " of it resident (", ResidentView::Describe(a.snapshot, a.at), ")\n");
-  }
+namespace {
 
+// --detail: per region, who made its bytes.
+std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const Attribution& a,
+                          const std::string& at) {
+  std::string out;
   absl::flat_hash_map<StackId, size_t> rank;
   for (size_t i = 0; i < a.stacks.size(); ++i) rank[a.stacks[i].stack] = i + 1;
 
   for (const RegionAttribution& ra : a.regions) {
     absl::StrAppend(&out, "\n", Hex(ra.region.start), "-", Hex(ra.region.end), "  ",
-                    HumanBytes(ra.region.size()), "  ", RegionLabel(ra.region), "\n");
+                    HumanBytes(ra.region.size()), "  ", RegionLabel(ra.region),
+                    ra.kind ? absl::StrCat("  [", KindName(*ra.kind), "]") : "", "\n");
     // One line per stack: a loop that mapped 20 pages is one line, not 20.
     struct Group {
       size_t rank;
@@ -140,19 +236,65 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
       absl::StrAppend(&out, absl::StrFormat("  %10s  not mapped at %s%s\n", HumanBytes(ra.unmapped_bytes), at, why));
     }
   }
+  return out;
+}
 
-  absl::StrAppend(&out, "\nstacks by bytes ",
-                  a.by == CreditBy::kCommit ? "committed (or created, if never decommitted)" : "created",
-                  " (", a.stacks.size(), " unique):\n");
+// --detail: every stack in full, in the ranking's order.
+std::string FullStacks(const index::TraceIndex& idx, OriginRenderer& r, const Attribution& a) {
+  std::string out = absl::StrCat("\nstacks by bytes ",
+                                 a.by == CreditBy::kCommit ? "committed (or created, if never decommitted)" : "created",
+                                 ", committed first (", a.stacks.size(), " unique):\n");
   for (size_t i = 0; i < a.stacks.size(); ++i) {
     const StackTotal& st = a.stacks[i];
     const index::CallEvent& ev = idx.event(st.first_call);
-    absl::StrAppend(&out, "\nstack #", i + 1, ": ", st.bytes, " bytes (", HumanBytes(st.bytes),
-                    a.snapshot ? absl::StrCat(", ", HumanRss(st.rss), " resident") : "", ") in ",
-                    st.regions, st.regions == 1 ? " region" : " regions", ", ", st.calls,
+    absl::StrAppend(&out, "\nstack #", i + 1, ": ", st.bytes, " bytes (", HumanBytes(st.bytes), ", ",
+                    HumanBytes(st.committed), " committed",
+                    a.snapshot ? absl::StrCat(", ", HumanRss(st.rss), " resident") : "",
+                    st.kind() ? absl::StrCat(", ", KindName(*st.kind())) : "",
+                    ") in ", st.regions, st.regions == 1 ? " region" : " regions", ", ", st.calls,
                     st.calls == 1 ? " call" : " calls", "; first: ", r.CallText(ev), "\n");
     absl::StrAppend(&out, r.StackText(ev, "    "));
   }
+  return out;
+}
+
+}  // namespace
+
+std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a, const TextOptions& o) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer(), o.frames);
+  const index::Process& proc = idx.process(a.process);
+  std::string at = FormatTime(a.at);
+  uint64_t calls = 0;
+  for (const StackTotal& st : a.stacks) calls += st.calls;
+  std::string out = absl::StrCat(
+      "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ") at ", at, ": ",
+      a.regions.size(), " regions, ", a.bytes, " bytes (", HumanBytes(a.bytes), "): ",
+      HumanBytes(a.created_bytes), a.by == CreditBy::kCommit ? " committed or created by " : " created by ",
+      calls, " calls with ", a.stacks.size(),
+      " unique stacks, ", HumanBytes(a.before_trace_bytes), " from before the trace, ",
+      HumanBytes(a.unmapped_bytes), " not mapped\n");
+  if (a.snapshot != nullptr) {
+    absl::StrAppend(&out, HumanRss(a.rss), " of it resident (", ResidentView::Describe(a.snapshot, a.at), ")\n");
+  }
+  if (!a.kinds.empty()) {
+    std::vector<std::string> names;
+    for (RegionKind k : a.kinds) names.emplace_back(KindName(k));
+    absl::StrAppend(&out, "only regions of kind ", absl::StrJoin(names, ", "), " (", a.regions_left_out,
+                    a.regions_left_out == 1 ? " region" : " regions", " of other kinds left out)\n");
+  }
+  absl::StrAppend(&out, "\nstacks by ", RankByWord(a.rank_by), " bytes",
+                  a.by == CreditBy::kCommit ? " (credited to the committing call, else the creating one):\n"
+                                            : " (credited to the creating call):\n");
+  absl::StrAppend(&out, TopTable(idx, r, a, o));
+  absl::StrAppend(&out, Reservations(idx, r, a));
+  if (a.before_trace_bytes || a.unmapped_bytes) {
+    absl::StrAppend(&out, "\nalso: ", HumanBytes(a.before_trace_bytes), " from before the trace (",
+                    HumanBytes(a.before_trace_committed), " committed), ", HumanBytes(a.unmapped_bytes),
+                    " not mapped at ", at, "\n");
+  }
+  if (!o.detail) return out;
+  absl::StrAppend(&out, "\nregions:\n", RegionListing(idx, r, a, at), FullStacks(idx, r, a));
   return out;
 }
 

@@ -1,12 +1,14 @@
 // Renders an Attribution (attribute_report.h) as the CLI contract's JSON and
-// as text: per region a compact table of who made its bytes, then the unique
-// call stacks ranked by total bytes, symbolized.
+// as text. The text starts with the answer: a table of the stacks ranked by
+// committed bytes (kind, app frames), a total, and the PROT_NONE
+// reservations apart; with TextOptions::detail, then per region who made its
+// bytes, and every stack in full.
 //
 //   ASSIGN_OR_RETURN(Attribution a, Attribute(trace.index(), regions, options));
 //   Json j = AttributeJson(trace, a);
-//   // {"regions": [{"start","end","bytes","stacks":[{"bytes","origin"}],
+//   // {"regions": [{"start","end","bytes","kind","stacks":[{"bytes","origin"}],
 //   //               "before_trace_bytes","unmapped_bytes"}],
-//   //  "stacks": [{"bytes","regions","origin"}]}
+//   //  "stacks": [{"bytes","committed_bytes","regions","kind","origin"}]}
 //   std::string t = AttributeText(trace, a);
 //
 // Origins are OriginRenderer::OriginJson of the creating call (per region) or
@@ -20,12 +22,13 @@
 #include "processor/replay/trace_loader.h"
 #include "processor/report/attribute_report.h"
 #include "processor/report/origin_renderer.h"
+#include "processor/report/text_options.h"
 
 namespace pageblame::report {
 
 Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a);
 std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a,
-                          SummaryStyle frames = SummaryStyle::kApp);
+                          const TextOptions& options = {});
 
 }  // namespace pageblame::report
 

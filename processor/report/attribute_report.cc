@@ -189,24 +189,28 @@ struct Unmapped {
 absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
                                                   const AliveVersions& alive,
                                                   const regions::Region& r, size_t ri,
-                                                  CreditBy by, const residency::ResidencySnapshot* snapshot,
-                                                  Unmapped* unmapped) {
+                                                  const AttributeOptions& o,
+                                                  const residency::ResidencySnapshot* snapshot, Unmapped* unmapped) {
   RegionAttribution ra;
   ra.region = r;
   absl::flat_hash_map<EventId, CallBytes> by_call;
+  KindTally kinds;
   std::vector<std::pair<uint64_t, uint64_t>> gaps;
   uint64_t cursor = r.start;
   alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
     if (s > cursor) gaps.push_back({cursor, s});
     cursor = e;
     const uint64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? e - s : 0;
+    const std::optional<RegionKind> kind = o.kind_of ? std::optional(o.kind_of(v)) : std::nullopt;
+    if (kind) kinds.Add(*kind, e - s);
     const std::optional<uint64_t> rss = ResidentView::Bytes(snapshot, s, e);
     AddRss(&ra.rss, rss);
-    if (const EventId call = CreditedCall(v, by); call.valid()) {
+    if (const EventId call = CreditedCall(v, o.by); call.valid()) {
       CallBytes& c = by_call[call];
       c.bytes += e - s;
       c.committed += committed;
       AddRss(&c.rss, rss);
+      if (kind) c.kinds.Add(*kind, e - s);
     } else {
       ra.before_trace_bytes += e - s;
       ra.before_trace_committed += committed;
@@ -222,6 +226,8 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
     c.call = ev;
     ra.calls.push_back(c);
   }
+  ra.kind = kinds.Dominant();
+  if (ra.kind && *ra.kind != RegionKind::kReservation && TableSaysGcHeap(r.usage)) ra.kind = RegionKind::kGcHeap;
   std::sort(ra.calls.begin(), ra.calls.end(), [&](const CallBytes& a, const CallBytes& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     return EarlierCall(idx, a.call, b.call);
@@ -246,13 +252,17 @@ class StackTotals {
       const StackId stack = idx_.event(c.call).stack;
       auto [it, inserted] = slot_.try_emplace(stack, totals_.size());
       if (inserted) {
-        totals_.push_back(StackTotal{stack, c.call});
+        StackTotal st;
+        st.stack = stack;
+        st.first_call = c.call;
+        totals_.push_back(std::move(st));
         last_region_.push_back(SIZE_MAX);
       }
       StackTotal& st = totals_[it->second];
       st.bytes += c.bytes;
       st.committed += c.committed;
       AddRss(&st.rss, c.rss);
+      st.kinds.Add(c.kinds);
       if (last_region_[it->second] != ri) {
         last_region_[it->second] = ri;
         ++st.regions;
@@ -264,8 +274,13 @@ class StackTotals {
 
   // Bytes descending, then first call time, then stack id; checked to add
   // up to the created bytes.
-  absl::StatusOr<std::vector<StackTotal>> Sorted(uint64_t created_bytes) && {
+  absl::StatusOr<std::vector<StackTotal>> Sorted(uint64_t created_bytes, RankBy by) && {
+    auto key = [by](const StackTotal& s) {
+      return by == RankBy::kResident ? s.rss.value_or(0) : by == RankBy::kMapped ? s.bytes : s.committed;
+    };
     std::sort(totals_.begin(), totals_.end(), [&](const StackTotal& a, const StackTotal& b) {
+      if (key(a) != key(b)) return key(a) > key(b);
+      if (a.committed != b.committed) return a.committed > b.committed;
       if (a.bytes != b.bytes) return a.bytes > b.bytes;
       if (a.first_call != b.first_call) return EarlierCall(idx_, a.first_call, b.first_call);
       return a.stack < b.stack;
@@ -298,6 +313,7 @@ absl::Status AddRegion(RegionAttribution ra, uint64_t size, Attribution* out) {
   }
   out->bytes += size;
   out->created_bytes += ra.created_bytes();
+  for (const CallBytes& c : ra.calls) out->committed_bytes += c.committed;
   out->before_trace_bytes += ra.before_trace_bytes;
   out->before_trace_committed += ra.before_trace_committed;
   out->unmapped_bytes += ra.unmapped_bytes;
@@ -315,13 +331,24 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
   ASSIGN_OR_RETURN(out.process, ChooseProcess(idx, regions, o));
   out.at = o.at;
   out.by = o.by;
+  out.kinds = o.kinds;
   ASSIGN_OR_RETURN(AliveVersions alive, AliveVersions::Make(idx, out.process, o.at));
   out.snapshot = ResidentView(o.rss, idx).SnapshotFor(out.process, o.at);
+  out.rank_by = o.rank_by;
   Unmapped unmapped;
   StackTotals stacks(idx);
-  for (size_t ri = 0; ri < regions.size(); ++ri) {
-    const regions::Region& r = regions[ri];
-    ASSIGN_OR_RETURN(RegionAttribution ra, AttributeRegion(idx, alive, r, ri, o.by, out.snapshot, &unmapped));
+  for (const regions::Region& r : regions) {
+    // Indexes of out.regions: regions of other kinds are not kept.
+    const size_t ri = out.regions.size();
+    const size_t unmapped_parts = unmapped.parts.size();
+    ASSIGN_OR_RETURN(RegionAttribution ra, AttributeRegion(idx, alive, r, ri, o, out.snapshot, &unmapped));
+    if (!o.kinds.empty() && (!ra.kind || std::find(o.kinds.begin(), o.kinds.end(), *ra.kind) == o.kinds.end())) {
+      // Its unmapped parts were noted with the others; `all` keeps them,
+      // which only widens the never-seen search.
+      unmapped.parts.resize(unmapped_parts);
+      ++out.regions_left_out;
+      continue;
+    }
     stacks.Add(ra, ri);
     RETURN_IF_ERROR(AddRegion(std::move(ra), r.end > r.start ? r.end - r.start : 0, &out));
   }
@@ -333,7 +360,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
       }
     }
   }
-  ASSIGN_OR_RETURN(out.stacks, std::move(stacks).Sorted(out.created_bytes));
+  ASSIGN_OR_RETURN(out.stacks, std::move(stacks).Sorted(out.created_bytes, o.rank_by));
   return out;
 }
 

@@ -40,6 +40,9 @@
 #include "processor/residency/residency_index.h"
 #include "processor/index/trace_index.h"
 #include "processor/regions/region.h"
+#include "processor/report/kind_tally.h"
+#include "processor/report/rank_by.h"
+#include "processor/report/region_kind.h"
 
 namespace pageblame::report {
 
@@ -60,6 +63,13 @@ struct AttributeOptions {
   // Residency snapshots (null: none): resident bytes per call, region and
   // stack, from the latest snapshot at or before `at` (resident_view.h).
   const residency::ResidencyIndex* rss = nullptr;
+  RankBy rank_by = RankBy::kCommitted;  // the order of Attribution::stacks
+  // What each version is (KindClassifier::Function); without it no region
+  // or stack has a kind.
+  KindFunction kind_of;
+  // Only the regions of these kinds (RegionAttribution::kind), if any given
+  // (needs kind_of): the others are left out of every total.
+  std::vector<RegionKind> kinds;
 };
 
 // The call that `by` credits a version's bytes to; invalid: before the trace.
@@ -74,6 +84,7 @@ struct CallBytes {
   uint64_t bytes = 0;
   uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
   std::optional<uint64_t> rss;  // of which resident; unknown if no snapshot read it
+  KindTally kinds;         // its bytes by kind (with AttributeOptions::kind_of)
 };
 
 struct RegionAttribution {
@@ -89,6 +100,10 @@ struct RegionAttribution {
   // Resident bytes of its mapped parts (calls' and before the trace's);
   // unknown if no snapshot read any of them.
   std::optional<uint64_t> rss;
+  // What the region is: the kind most of its mapped bytes are (KindTally),
+  // "gc heap" where the region table's usage says so (TableSaysGcHeap);
+  // none without AttributeOptions::kind_of or when nothing is mapped.
+  std::optional<RegionKind> kind;
 
   uint64_t created_bytes() const;
 };
@@ -102,17 +117,26 @@ struct StackTotal {
   uint32_t regions = 0;  // regions it made bytes of
   uint32_t calls = 0;    // distinct credited calls with this stack
   std::optional<uint64_t> rss;  // resident, where a snapshot read it
+  KindTally kinds;       // its bytes by kind
+  std::optional<RegionKind> kind() const { return kinds.Dominant(); }
 };
 
 struct Attribution {
   uint32_t process = 0;  // index::TraceIndex process entry
   uint64_t at = index::kLive;
   CreditBy by = CreditBy::kCreate;
-  std::vector<RegionAttribution> regions;  // in the order given
-  // Bytes descending, then first call time, then stack id.
+  std::vector<RegionAttribution> regions;  // in the order given (of the kinds asked for)
+  std::vector<RegionKind> kinds;           // AttributeOptions::kinds
+  size_t regions_left_out = 0;             // regions of other kinds
+  // By AttributeOptions::rank_by descending (committed by default: what the
+  // process can touch ranks first, PROT_NONE reservations last; resident:
+  // unknown counts 0), then committed, then bytes, then first call time,
+  // then stack id.
   std::vector<StackTotal> stacks;
+  RankBy rank_by = RankBy::kCommitted;
   uint64_t bytes = 0;  // sum of region sizes
   uint64_t created_bytes = 0;
+  uint64_t committed_bytes = 0;  // of created_bytes, accessible
   uint64_t before_trace_bytes = 0;
   uint64_t before_trace_committed = 0;
   uint64_t unmapped_bytes = 0;

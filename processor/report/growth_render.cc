@@ -11,6 +11,7 @@
 #include "processor/report/folded_stacks.h"
 #include "processor/report/resident_view.h"
 #include "processor/report/syscall_format.h"
+#include "processor/report/text_table.h"
 
 namespace pageblame::report {
 namespace {
@@ -72,6 +73,116 @@ std::string TableRow(const std::string& growth, const BytesAt& from, const Bytes
                          made_gone, to.regions, what);
 }
 
+// A row of the first screen's table: a stack, or the total.
+struct GrowthRow {
+  std::string rank;
+  int64_t committed_growth = 0;
+  uint64_t committed = 0;  // at `to`
+  uint64_t regions = 0;    // at `to`
+  uint64_t calls = 0;
+  std::string kind;
+  std::string frames;
+  BytesAt from_rss_of, to_rss_of;  // only .rss is read: resident at both ends
+};
+
+// "+8.0 MiB", or "?" when either end is unknown.
+std::string RssGrowthText(const GrowthRow& r) {
+  if (!r.from_rss_of.rss || !r.to_rss_of.rss) return "?";
+  return SignedBytes(Diff(*r.from_rss_of.rss, *r.to_rss_of.rss));
+}
+
+// The table's columns, in order: add one here (and its field above).
+// `resident`: a snapshot speaks for either end.
+std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident) {
+  std::vector<TableColumn<GrowthRow>> columns = {
+      {"#", Align::kRight, [](const GrowthRow& r) { return r.rank; }},
+      {"committed", Align::kRight, [](const GrowthRow& r) { return SignedBytes(r.committed_growth); }},
+      {"now", Align::kRight, [](const GrowthRow& r) { return HumanBytes(r.committed); }},
+  };
+  if (resident) {
+    columns.push_back({"resident", Align::kRight, RssGrowthText});
+    columns.push_back({"res now", Align::kRight, [](const GrowthRow& r) { return HumanRss(r.to_rss_of.rss); }});
+  }
+  columns.insert(columns.end(), {
+      {"regions", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.regions); }},
+      {"calls", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.calls); }},
+      {"kind", Align::kLeft, [](const GrowthRow& r) { return r.kind; }},
+      {"app frames", Align::kLeft, [](const GrowthRow& r) { return r.frames; }},
+  });
+  return columns;
+}
+
+// The resident part of `total` minus `before` (bytes credited to stacks).
+BytesAt StackRssOf(const BytesAt& total, const BytesAt& before) {
+  BytesAt b;
+  if (total.rss) b.rss = *total.rss - before.rss.value_or(0);
+  return b;
+}
+
+int64_t ReservedGrowth(const StackGrowth& s) {
+  return Diff(s.from.mapped - s.from.committed, s.to.mapped - s.to.committed);
+}
+
+// The stacks with committed bytes at either end, by committed growth (the
+// order of g.stacks), then the total.
+std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Growth& g, const TextOptions& o) {
+  std::vector<GrowthRow> rows;
+  size_t shown_stacks = 0;
+  uint64_t calls = 0;
+  for (size_t i = 0; i < g.stacks.size(); ++i) {
+    const StackGrowth& s = g.stacks[i];
+    if (s.from.committed == 0 && s.to.committed == 0) continue;
+    ++shown_stacks;
+    calls += s.calls;
+    if (rows.size() >= o.top_rows) continue;
+    const std::optional<RegionKind> k = s.kind();
+    rows.push_back({absl::StrCat(i + 1), s.committed_growth(), s.to.committed, s.to.regions, s.calls,
+                    k ? std::string(KindName(*k)) : "-", r.ShortStack(idx.event(s.first_call), 4), s.from, s.to});
+  }
+  if (shown_stacks == 0) return "  no traced call's committed bytes changed\n";
+  const GrowthRow total{"",
+                        Diff(g.total_from.committed - g.before_from.committed,
+                             g.total_to.committed - g.before_to.committed),
+                        g.total_to.committed - g.before_to.committed,
+                        g.total_to.regions - g.before_to.regions,
+                        calls,
+                        "",
+                        absl::StrCat("total: ", shown_stacks, shown_stacks == 1 ? " stack" : " stacks"),
+                        StackRssOf(g.total_from, g.before_from),
+                        StackRssOf(g.total_to, g.before_to)};
+  std::string out = RenderTable(GrowthColumns(g.total_from.rss || g.total_to.rss), rows, &total, o.width);
+  if (shown_stacks > rows.size()) {
+    absl::StrAppend(&out, "  ... ", shown_stacks - rows.size(), " more stacks with committed bytes",
+                    o.detail ? " (all below)" : " (--detail lists every stack)", "\n");
+  }
+  return out;
+}
+
+// What the reservations (PROT_NONE) did, apart from the ranking.
+std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const Growth& g) {
+  std::vector<size_t> order;
+  int64_t sum = 0;
+  for (size_t i = 0; i < g.stacks.size(); ++i) {
+    const int64_t n = ReservedGrowth(g.stacks[i]);
+    if (n == 0) continue;
+    sum += n;
+    order.push_back(i);
+  }
+  if (order.empty()) return "";
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return ReservedGrowth(g.stacks[x]) > ReservedGrowth(g.stacks[y]); });
+  constexpr size_t kShown = 5;
+  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", SignedBytes(sum),
+                                 " by ", order.size(), order.size() == 1 ? " stack" : " stacks", "\n");
+  for (size_t k = 0; k < order.size() && k < kShown; ++k) {
+    const StackGrowth& s = g.stacks[order[k]];
+    absl::StrAppend(&out, absl::StrFormat("  %11s  #%-4d %s\n", SignedBytes(ReservedGrowth(s)), order[k] + 1,
+                                          r.ShortStack(idx.event(s.first_call), 4)));
+  }
+  if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
+  return out;
+}
+
 }  // namespace
 
 double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
@@ -93,6 +204,9 @@ Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g) {
     j["added_bytes"] = s.added;
     j["removed_bytes"] = s.removed;
     j["made_gone_bytes"] = s.made_gone;
+    j["calls"] = s.calls;
+    const std::optional<RegionKind> kind = s.kind();
+    j["kind"] = kind ? Json(std::string(KindName(*kind))) : Json(nullptr);
     j[key] = r.OriginJson(s.first_call);
     stacks.push_back(std::move(j));
   }
@@ -100,9 +214,9 @@ Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g) {
   return out;
 }
 
-std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, SummaryStyle frames) {
+std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, const TextOptions& o) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer(), frames);
+  OriginRenderer r(idx, trace.symbolizer(), o.frames);
   std::string out = absl::StrCat(
       "growth of ", Who(idx, g.processes), " from ", TimeText(idx, g.from), " to ", TimeText(idx, g.to), ": mapped ",
       HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
@@ -111,7 +225,19 @@ std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, Summar
       SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")", RssChange(g.total_from, g.total_to), "\n",
       "each page is credited to the call that ",
       g.by == CreditBy::kCommit ? "committed it (else the one that created it)" : "created it", "; ",
-      g.stacks.size(), " stacks\n\n");
+      g.stacks.size(), " stacks\n");
+  if (!g.kinds.empty()) {
+    std::vector<std::string> names;
+    for (RegionKind k : g.kinds) names.emplace_back(KindName(k));
+    absl::StrAppend(&out, "only memory of kind ", absl::StrJoin(names, ", "), "\n");
+  }
+  absl::StrAppend(&out, "\nstacks by ", RankByWord(g.rank_by), " growth:\n", TopTable(idx, r, g, o), Reservations(idx, r, g));
+  if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
+    absl::StrAppend(&out, "\nalso: from before the trace, committed ", HumanBytes(g.before_from.committed), " -> ",
+                    HumanBytes(g.before_to.committed), "\n");
+  }
+  if (!o.detail) return out;
+  absl::StrAppend(&out, "\nevery stack, mapped bytes:\n");
   absl::StrAppend(&out, absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7s  %s\n", "growth", "from", "to",
                                         "committed", "added", "removed", "made+gone", "regions", "stack"));
   for (size_t i = 0; i < g.stacks.size(); ++i) {

@@ -23,13 +23,16 @@
 #include "processor/replay/trace_loader.h"
 #include "processor/report/growth_report.h"
 #include "processor/report/origin_renderer.h"
+#include "processor/report/text_options.h"
 
 namespace pageblame::report {
 
 Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g);
-// A header with the totals, a table of the stacks ranked by growth, then
-// each stack's frames.
-std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, SummaryStyle frames = SummaryStyle::kApp);
+// A header with the totals, the first screen (a table of the stacks ranked
+// by committed growth, a total, the PROT_NONE reservations apart); with
+// TextOptions::detail then the table of every stack's mapped bytes at both
+// ends, added, removed and made-and-gone, and each stack's frames.
+std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, const TextOptions& options = {});
 // Brendan Gregg's two-column folded format (difffolded.pl's output):
 // "frames from_bytes to_bytes" per stack, which flamegraph.pl draws as a
 // differential flame graph (red where it grew). Stacks that print the same

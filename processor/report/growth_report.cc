@@ -17,7 +17,13 @@ namespace {
 struct CallGrowth {
   BytesAt from, to;
   uint64_t made = 0;  // made between `from` and `to` (versions it began)
+  KindTally from_kinds, to_kinds;
 };
+
+bool Wanted(const GrowthOptions& o, const index::Version& v) {
+  if (o.kinds.empty() || !o.kind_of) return true;
+  return std::find(o.kinds.begin(), o.kinds.end(), o.kind_of(v)) != o.kinds.end();
+}
 using CallKey = std::pair<uint32_t, EventId>;  // (process entry, credited call)
 
 void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot) {
@@ -49,6 +55,7 @@ void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
       const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, at_to ? o.to : o.from);
       for (VersionId id : idx.RegionsAt(p, at_to ? o.to : o.from)) {
         const index::Version& v = idx.version(id);
+        if (!Wanted(o, v)) continue;
         Add(at_to ? &g->total_to : &g->total_from, v, snapshot);
         const EventId call = CreditedCall(v, o.by);
         if (!call.valid()) {
@@ -57,6 +64,7 @@ void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
         }
         CallGrowth& c = (*calls)[{p, call}];
         Add(at_to ? &c.to : &c.from, v, snapshot);
+        if (o.kind_of) (at_to ? c.to_kinds : c.from_kinds).Add(o.kind_of(v), v.end - v.start);
       }
     }
   }
@@ -76,6 +84,7 @@ void AddMade(const index::TraceIndex& idx, const GrowthOptions& o,
     if (!selected[v.process] || v.t_from == v.t_to || v.t_from <= o.from || v.t_from > o.to) continue;
     if (v.begin != index::Begin::kCreated && v.begin != index::Begin::kCommitted) continue;
     if (!v.begin_event.valid() || CreditedCall(v, o.by) != v.begin_event) continue;
+    if (!Wanted(o, v)) continue;
     (*calls)[{v.process, v.begin_event}].made += v.end - v.start;
   }
 }
@@ -91,6 +100,7 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
   g.from = o.from;
   g.to = o.to;
   g.by = o.by;
+  g.kinds = o.kinds;
   absl::flat_hash_map<CallKey, CallGrowth> calls;
   AddEnds(idx, o, &g, &calls);
   AddMade(idx, o, &calls);
@@ -100,7 +110,12 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
     const EventId call = key.second;
     const StackId stack = idx.event(call).stack;
     auto [it, inserted] = slot.try_emplace(stack, g.stacks.size());
-    if (inserted) g.stacks.push_back(StackGrowth{stack, call});
+    if (inserted) {
+      StackGrowth fresh;
+      fresh.stack = stack;
+      fresh.first_call = call;
+      g.stacks.push_back(std::move(fresh));
+    }
     StackGrowth& s = g.stacks[it->second];
     Add(&s.from, c.from);
     Add(&s.to, c.to);
@@ -108,9 +123,22 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
     s.added += c.to.mapped - kept;
     s.removed += c.from.mapped - kept;
     if (c.made > c.to.mapped) s.made_gone += c.made - c.to.mapped;
+    if (c.from.mapped || c.to.mapped) ++s.calls;
+    s.from_kinds.Add(c.from_kinds);
+    s.to_kinds.Add(c.to_kinds);
     if (EarlierCall(idx, call, s.first_call)) s.first_call = call;
   }
+  // Resident growth with an unknown end counts that end as 0.
+  auto key = [by = o.rank_by](const StackGrowth& s) -> int64_t {
+    if (by == RankBy::kResident) {
+      return static_cast<int64_t>(s.to.rss.value_or(0)) - static_cast<int64_t>(s.from.rss.value_or(0));
+    }
+    return by == RankBy::kMapped ? s.growth() : s.committed_growth();
+  };
+  g.rank_by = o.rank_by;
   std::sort(g.stacks.begin(), g.stacks.end(), [&](const StackGrowth& a, const StackGrowth& b) {
+    if (key(a) != key(b)) return key(a) > key(b);
+    if (a.committed_growth() != b.committed_growth()) return a.committed_growth() > b.committed_growth();
     if (a.growth() != b.growth()) return a.growth() > b.growth();
     if (a.to.mapped != b.to.mapped) return a.to.mapped > b.to.mapped;
     if (a.made_gone != b.made_gone) return a.made_gone > b.made_gone;

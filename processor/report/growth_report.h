@@ -35,7 +35,10 @@
 #include "absl/status/statusor.h"
 #include "processor/residency/residency_index.h"
 #include "processor/index/trace_index.h"
+#include "processor/report/rank_by.h"
 #include "processor/report/attribute_report.h"
+#include "processor/report/kind_tally.h"
+#include "processor/report/region_kind.h"
 
 namespace pageblame::report {
 
@@ -47,6 +50,13 @@ struct GrowthOptions {
   // Residency snapshots (null: none): resident bytes at both ends, each from
   // the latest snapshot at or before it (report/resident_view.h).
   const residency::ResidencyIndex* rss = nullptr;
+  RankBy rank_by = RankBy::kCommitted;  // the order of Growth::stacks
+  // What each version is (KindClassifier::Function); without it no stack
+  // has a kind.
+  KindFunction kind_of;
+  // Only versions of these kinds count, at both ends and in between, as if
+  // the others were not there (needs kind_of); empty: all.
+  std::vector<RegionKind> kinds;
 };
 
 // Bytes at one moment.
@@ -66,6 +76,13 @@ struct StackGrowth {
   uint64_t added = 0;
   uint64_t removed = 0;
   uint64_t made_gone = 0;
+  uint32_t calls = 0;           // distinct credited calls (per process) with bytes at either end
+  KindTally from_kinds, to_kinds;  // bytes by kind at each end
+  // What its memory is: as at `to`, else as at `from`.
+  std::optional<RegionKind> kind() const {
+    std::optional<RegionKind> k = to_kinds.Dominant();
+    return k ? k : from_kinds.Dominant();
+  }
   // Address spaces are below 2^57 bytes: the differences fit.
   int64_t growth() const { return static_cast<int64_t>(to.mapped) - static_cast<int64_t>(from.mapped); }
   int64_t committed_growth() const {
@@ -83,11 +100,16 @@ struct Growth {
   uint64_t from = 0;
   uint64_t to = index::kLive;
   CreditBy by = CreditBy::kCreate;
+  RankBy rank_by = RankBy::kCommitted;
   BytesAt total_from, total_to;
   BytesAt before_from, before_to;  // bytes with no credited call (before the trace)
-  // Growth descending, then bytes at `to` descending, then made_gone
-  // descending, then first call time, then stack id. Stacks with bytes at
-  // either end or churn in between; none with nothing at all.
+  std::vector<RegionKind> kinds;   // GrowthOptions::kinds
+  // By GrowthOptions::rank_by descending (committed growth by default: what
+  // the process can touch ranks first, PROT_NONE reservations do not;
+  // resident: an unknown end counts 0), then committed growth, then growth, then bytes at `to`
+  // descending, then made_gone descending, then first call time, then
+  // stack id. Stacks with bytes at either end or churn in between; none
+  // with nothing at all.
   std::vector<StackGrowth> stacks;
 };
 

@@ -10,15 +10,26 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "processor/report/resident_view.h"
+#include "processor/report/kind_classifier.h"
+#include "processor/report/kind_tally.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
+
+namespace {
+
+bool Wanted(const MapsOptions& o, RegionKind k) {
+  return o.kinds.empty() || std::find(o.kinds.begin(), o.kinds.end(), k) != o.kinds.end();
+}
+
+}  // namespace
 
 bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
                    std::FILE* out) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   const ResidentView rss(options.rss, idx);
+  KindClassifier kinds(idx, r);
   // DumpJson's layout of an array of regions, written directly: "[\n {" and
   // one space more per level inside; "[]" if empty.
   bool ok = true, first = true;
@@ -27,6 +38,8 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
     const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, options.at);
     for (VersionId id : idx.RegionsAt(p, options.at)) {
       const index::Version& v = idx.version(id);
+      const RegionKind kind = kinds.Of(v);
+      if (!Wanted(options, kind)) continue;
       text.clear();
       absl::StrAppend(&text, first ? "[\n {" : ",\n {", "\n  \"pid\": ", idx.process(p).pid,
                       ",\n  \"start\": \"", Hex(v.start), "\",\n  \"end\": \"", Hex(v.end),
@@ -38,7 +51,7 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options,
         AppendJsonString(&text, path);
       }
       absl::StrAppend(&text, ",\n  \"rss\": ", JsonRss(ResidentView::Bytes(snapshot, v.start, v.end)),
-                      ",\n  \"origin\": ");
+                      ",\n  \"kind\": \"", KindName(kind), "\",\n  \"origin\": ");
       r.AppendOriginJson(&text, v.origin, 2);
       absl::StrAppend(&text, ",\n  \"commit\": ");
       r.AppendOriginJson(&text, v.commit, 2);
@@ -130,11 +143,17 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer(), options.frames);
   const ResidentView rss(options.rss, idx);
+  KindClassifier kinds(idx, r);
   std::string out;
   for (uint32_t p : options.processes) {
     const index::Process& proc = idx.process(p);
     const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, options.at);
     std::vector<VersionId> regions = idx.RegionsAt(p, options.at);
+    if (!options.kinds.empty()) {
+      regions.erase(std::remove_if(regions.begin(), regions.end(),
+                                   [&](VersionId id) { return !Wanted(options, kinds.Of(idx.version(id))); }),
+                    regions.end());
+    }
     uint64_t created = 0, before = 0;
     for (VersionId id : regions) {
       const index::Version& v = idx.version(id);
@@ -155,8 +174,8 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
       absl::StrAppend(&out, "  resident: ", ResidentView::Describe(snapshot, options.at), "; ",
                       HumanRss(RunRss(AllOf(runs), snapshot)),
                       " resident in these regions\n",
-                      absl::StrFormat("  %-25s %s %10s %10s  %-28s %s\n", "range", "prot", "size", "resident",
-                                      "mapping", "origin"));
+                      absl::StrFormat("  %-25s %s %10s %10s  %-28s %-12s %s\n", "range", "prot", "size", "resident",
+                                      "mapping", "kind", "origin"));
     }
     for (const auto& run : runs) {
       const index::Version& first = *run.front();
@@ -164,11 +183,14 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
       std::string origin = RunOrigin(idx, r, run, /*commit=*/false);
       const std::string commit = RunOrigin(idx, r, run, /*commit=*/true);
       if (!commit.empty()) absl::StrAppend(&origin, "; ", commit);
+      KindTally tally;
+      for (const index::Version* v : run) tally.Add(kinds.Of(*v), v->end - v->start);
+      const std::optional<RegionKind> kind = tally.Dominant();
       const std::string resident =
           rss.has_snapshots() ? absl::StrFormat(" %10s", HumanRss(RunRss(run, snapshot))) : "";
-      absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s%s  %-28s %s\n", first.start, end,
+      absl::StrAppend(&out, absl::StrFormat("  %012x-%012x %s %10s%s  %-28s %-12s %s\n", first.start, end,
                                             RegionProt(first.attrs), HumanBytes(end - first.start), resident,
-                                            RegionLabel(idx, first), origin));
+                                            RegionLabel(idx, first), kind ? KindName(*kind) : "-", origin));
     }
   }
   if (out.empty()) out = "no process in the trace matches\n";

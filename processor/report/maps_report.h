@@ -2,7 +2,7 @@
 // time, like /proc/PID/maps with an origin column.
 //
 //   MapsOptions o;  o.at = index::kLive;
-//   WriteMapsJson(trace, o, stdout);    // [{"pid","start","end","prot","path","rss","origin","commit"}, ...]
+//   WriteMapsJson(trace, o, stdout);    // [{"pid","start","end","prot","path","rss","kind","origin","commit"}, ...]
 //   std::string t = MapsText(trace, o);
 #ifndef PAGEBLAME_REPORT_MAPS_REPORT_H_
 #define PAGEBLAME_REPORT_MAPS_REPORT_H_
@@ -16,6 +16,7 @@
 #include "processor/replay/trace_loader.h"
 #include "processor/report/origin_renderer.h"
 #include "processor/residency/residency_index.h"
+#include "processor/report/region_kind.h"
 
 namespace pageblame::report {
 
@@ -26,10 +27,12 @@ struct MapsOptions {
   // (adjacent, same prot, same file or heap, or anonymous from one stack).
   // JSON always has one object per version.
   bool split = false;
-  SummaryStyle frames = SummaryStyle::kApp;  // text: how each region's stack is said
   // Residency snapshots (null: none): JSON "rss" per region (null where
   // unknown), and a resident column in text when the trace has snapshots.
   const residency::ResidencyIndex* rss = nullptr;
+  SummaryOptions frames;  // text: how each region's stack is said
+  // Only regions of these kinds (region_kind.h); empty: all.
+  std::vector<RegionKind> kinds;
 };
 
 // Writes the JSON array region by region, as Json::dump(1) of the whole array

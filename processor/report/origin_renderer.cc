@@ -208,11 +208,16 @@ std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_fr
   std::vector<symbols::Frame> frames;
   const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
   const bool inlines = idx_.stacks().Unwound(ev.stack);
-  const bool all = style_ == SummaryStyle::kAll;
+  const bool all = summary_.style == SummaryStyle::kAll;
   size_t app = 0;
   for (size_t i = 0; i < ips.size() && app < max_frames && (!all || frames.size() < max_frames); ++i) {
     const size_t before = frames.size();
     AppendFrames(sym_, ev, ips, i, inlines, &frames);
+    if (summary_.hide) {
+      frames.erase(std::remove_if(frames.begin() + before, frames.end(),
+                                  [&](const symbols::Frame& f) { return summary_.Hides(f); }),
+                   frames.end());
+    }
     for (size_t j = before; j < frames.size(); ++j) app += KindOf(frames[j]) == FrameKind::kApp;
   }
   std::vector<std::string> names;

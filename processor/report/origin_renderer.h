@@ -51,8 +51,8 @@ std::string DisplayName(const symbols::Frame& f);
 
 class OriginRenderer {
  public:
-  OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym, SummaryStyle style = SummaryStyle::kApp)
-      : idx_(idx), sym_(sym), style_(style) {}
+  OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym, SummaryOptions summary = {})
+      : idx_(idx), sym_(sym), summary_(std::move(summary)) {}
 
   // User frames of the event's stack, leaf first, symbolized. Kept per
   // stack and process, and reused while every frame's mapping is the same
@@ -75,7 +75,8 @@ class OriginRenderer {
   std::string CallText(const index::CallEvent& ev);
   // The application's frames, leaf first, with the allocator entry it called
   // (app_frames.h: "malloc <- FillCache <- Main"); the first few frames if
-  // none is the application's, or with SummaryStyle::kAll.
+  // none is the application's, or with SummaryStyle::kAll; frames --hide
+  // matches left out.
   std::string ShortStack(const index::CallEvent& ev, size_t max_frames);
 
  private:
@@ -86,7 +87,7 @@ class OriginRenderer {
 
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
-  SummaryStyle style_;
+  SummaryOptions summary_;
   struct CachedStack {
     std::vector<const void*> keys;  // Symbolizer::FrameKey of each ip
     // Leaf first; an ip's inlined frames come before its own frame.

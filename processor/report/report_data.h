@@ -43,7 +43,7 @@ struct ReportOptions {
   uint32_t process = 0;          // the process entry shown
   uint64_t at = index::kLive;    // the flame graph's and the address strip's moment
   std::string title;             // the trace's name
-  SummaryStyle frames = SummaryStyle::kApp;  // how stack labels are said
+  SummaryOptions frames;  // how stack labels are said
   std::optional<Attribution> attribution;  // with a region table or a diff
   std::string attribution_title;
   size_t buckets = 400;          // time axis resolution
