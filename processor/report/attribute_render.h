@@ -5,8 +5,12 @@
 //   ASSIGN_OR_RETURN(Attribution a, Attribute(trace.index(), regions, options));
 //   Json j = AttributeJson(trace, a);
 //   // {"regions": [{"start","end","bytes","stacks":[{"bytes","origin"}],
-//   //               "before_trace_bytes","unmapped_bytes"}],
-//   //  "stacks": [{"bytes","regions","origin"}]}
+//   //               "before_trace_bytes","unmapped_bytes","table_rss"}],
+//   //  "stacks": [{"bytes","regions","table_rss","table_rss_partly","origin"}]}
+//
+// "table_rss" is the table's resident bytes (Region::rss; per stack exact
+// for regions it made whole, "table_rss_partly" bounds the rest), null when
+// the table has none.
 //   std::string t = AttributeText(trace, a);
 //
 // Origins are OriginRenderer::OriginJson of the creating call (per region) or

@@ -21,6 +21,12 @@
 // address space at that time), so the split is exact; Attribute() checks the
 // sum for every region and fails with an internal error if it is ever off.
 //
+// Resident bytes from the table (pmap -X/-XX, smaps: Region::rss) pass
+// through: each region keeps its rss, and when some region has one, each
+// stack gets StackTotal::table_rss and the total Attribution::table_rss. The
+// table says how much of a region is resident, not where, so a stack that
+// made only part of a region gets bounds for it, never a proportion.
+//
 // Regions are attributed independently and kept in the given order; if they
 // overlap, the shared bytes count in each (the per-stack totals add region
 // bytes), so callers merge overlapping rows first (regions::RegionMerger, as
@@ -39,6 +45,7 @@
 #include "absl/types/span.h"
 #include "processor/index/trace_index.h"
 #include "processor/regions/region.h"
+#include "processor/regions/resident_bytes.h"
 
 namespace pageblame::report {
 
@@ -93,6 +100,12 @@ struct StackTotal {
   uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
   uint32_t regions = 0;  // regions it made bytes of
   uint32_t calls = 0;    // distinct credited calls with this stack
+  // The table's resident bytes (Region::rss) in what this stack made, when
+  // some region has rss: exact for regions with rss it made whole, bounds
+  // for those it made in part and for its bytes in regions without rss (a
+  // diff piece that is part of a row: 0 to its bytes). ResidentBytes counts
+  // regions as rows. Unset when no region has rss.
+  std::optional<regions::ResidentBytes> table_rss;
 };
 
 struct Attribution {
@@ -107,6 +120,9 @@ struct Attribution {
   uint64_t before_trace_bytes = 0;
   uint64_t before_trace_committed = 0;
   uint64_t unmapped_bytes = 0;
+  // The regions' table rss, counted as StackTotal::table_rss counts it (each
+  // region whole); unset when no region has rss.
+  std::optional<regions::ResidentBytes> table_rss;
 };
 
 absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
