@@ -116,8 +116,9 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
     for (const auto& [k, v] : reg.items()) keys.insert(k);
     keys.erase("started_by");  // thread stacks only
     EXPECT_EQ(keys, (std::set<std::string>{"start", "end", "bytes", "kind", "stacks", "before_trace_bytes",
-                                           "unmapped_bytes", "rss"}));
+                                           "unmapped_bytes", "rss", "table_rss"}));
     EXPECT_TRUE(reg["rss"].is_null());
+    EXPECT_TRUE(reg["table_rss"].is_null());  // a maps file has no Rss: unknown, not 0
     EXPECT_EQ(std::stoull(reg["start"].get<std::string>(), nullptr, 16), maps[i].start);
     EXPECT_EQ(reg["bytes"].get<uint64_t>(), maps[i].end - maps[i].start);
     uint64_t sum = reg["before_trace_bytes"].get<uint64_t>() + reg["unmapped_bytes"].get<uint64_t>();
@@ -133,8 +134,10 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
   uint64_t ranked = 0;
   std::pair<uint64_t, uint64_t> last{UINT64_MAX, UINT64_MAX};  // committed first, then bytes
   for (const auto& s : j["stacks"]) {
-    ASSERT_EQ(s.size(), 6u);
+    ASSERT_EQ(s.size(), 8u);
     EXPECT_TRUE(s["rss"].is_null());
+    EXPECT_TRUE(s["table_rss"].is_null());
+    EXPECT_TRUE(s["table_rss_partly"].is_null());
     uint64_t b = s["bytes"];
     const std::pair<uint64_t, uint64_t> rank{s["committed_bytes"].get<uint64_t>(), b};
     EXPECT_LE(rank, last);

@@ -37,7 +37,8 @@ const CommandSpec& GrowthSpec();
 const CommandSpec& ReportSpec();
 
 // Region tables (diff_command.cc, shared with attribute): prints the parser's
-// skipped-row count and first reason to stderr, if any.
+// skipped-row count and first reason to stderr, if any, and why a pmap or
+// smaps table has no resident bytes (RegionTable::rss_note), if it has none.
 void PrintSkipped(const regions::RegionTable& t, const std::string& name);
 
 // The regions of --regions FILE (free rows left out, overlapping rows

@@ -21,6 +21,9 @@ const CommandSpec& DiffSpec() {
         "/proc/PID/maps or smaps, a list of addresses / START-END ranges, or an ELF core\n"
         "file (dotnet-dump collect, createdump, gcore, the kernel), detected from the\n"
         "content; text may be UTF-8 or UTF-16 with a byte-order mark.\n"
+        "A table with an Rss column (pmap -x/-X/-XX, smaps) adds its resident bytes:\n"
+        "exact for rows wholly in the result, bounds for rows partly in it\n"
+        "(docs/regions.md).\n"
         "  --json                JSON output (docs/cli.md)\n";
     s.bool_flags = {"--json"};
     s.min_positional = 2;
@@ -30,8 +33,9 @@ const CommandSpec& DiffSpec() {
 }
 
 void PrintSkipped(const regions::RegionTable& t, const std::string& name) {
-  std::string note = report::SkippedNote(t, name);
-  if (!note.empty()) std::fprintf(stderr, "pageblame: %s\n", note.c_str());
+  for (const std::string& note : {report::SkippedNote(t, name), report::RssNote(t, name)}) {
+    if (!note.empty()) std::fprintf(stderr, "pageblame: %s\n", note.c_str());
+  }
 }
 
 int RunDiff(const std::vector<std::string>& argv) {

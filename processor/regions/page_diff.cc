@@ -33,17 +33,26 @@ DiffList Uncovered(const RegionTable& table, const RangeSet& cover) {
     return std::tie(a->start, a->line) < std::tie(b->start, b->line);
   });
   DiffList out;
+  if (table.has_rss) out.resident.emplace();
   RangeSet seen;  // committed bytes already attributed to an earlier region
   for (const Region* r : committed) {
+    const size_t first = out.pieces.size();
+    uint64_t bytes = 0;
     for (const auto& [gs, ge] : cover.Gaps(r->start, r->end)) {
       for (const auto& [s, e] : seen.Gaps(gs, ge)) {
         Region piece = *r;
         piece.start = s;
         piece.end = e;
+        bytes += e - s;
         out.pieces.push_back(std::move(piece));
       }
     }
     seen.Add(r->start, r->end);
+    // A piece's rss is the row's only if the piece is the whole row.
+    if (bytes != r->size()) {
+      for (size_t i = first; i < out.pieces.size(); ++i) out.pieces[i].rss.reset();
+    }
+    if (out.resident && r->rss) out.resident->Add(r->size(), *r->rss, bytes);
   }
   SortAndTotal(&out);
   return out;

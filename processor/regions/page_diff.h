@@ -28,6 +28,11 @@
 // sums of the pieces, hence the size of their union.
 // Order: bytes descending, then start ascending (then source line).
 //
+// Resident bytes (pmap -X/-XX, smaps: Region::rss per row): a row wholly
+// unaccounted contributes its Rss exactly; a row only partly unaccounted
+// contributes bounds (the table does not say where in the row its resident
+// pages are), kept apart in DiffList::resident.
+//
 // For comparison, the seed tool's rule is also computed: a committed region
 // counts as accounted iff some region of the other table STARTS at the same
 // address (no partial coverage, no coverage by ranges that start elsewhere).
@@ -37,15 +42,22 @@
 #define PAGEBLAME_REGIONS_PAGE_DIFF_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "processor/regions/region.h"
+#include "processor/regions/resident_bytes.h"
 
 namespace pageblame::regions {
 
 struct DiffList {
   std::vector<Region> pieces;  // disjoint; bytes descending, then start
   uint64_t bytes = 0;          // sum of pieces' sizes
+  // Resident bytes of the pieces, when the counted table has Rss (has_rss):
+  // exact for rows wholly in the list (such a piece keeps the row's rss),
+  // bounds for rows only partly in it (their pieces' rss is unset). See
+  // ResidentBytes. Unset when the table has no Rss.
+  std::optional<ResidentBytes> resident;
 };
 
 struct DiffResult {

@@ -278,5 +278,40 @@ TEST(DiffTest, DotnetRecordingLeavesTheNativeLeaksUnaccounted) {
   EXPECT_EQ(by_truth.unaccounted.bytes, native + (56u << 20));
 }
 
+
+// Resident bytes of a table with Rss: a row wholly unaccounted keeps its
+// Rss, exact; a row partly covered gives bounds and its pieces no rss.
+TEST(DiffTest, ResidentBytesExactForWholeRowsBoundedForParts) {
+  absl::StatusOr<RegionTable> a = RegionTableReader::ParseString(
+      "7f0000000000-7f0000010000 rw-p 00000000 00:00 0\nRss: 40 kB\n"   // 64 KiB, whole
+      "7f0000010000-7f0000020000 rw-p 00000000 00:00 0\nRss: 60 kB\n"   // 64 KiB, half covered
+      "7f0000020000-7f0000030000 ---p 00000000 00:00 0\nRss: 0 kB\n"    // reservation: not counted
+      "7f0000030000-7f0000031000 rw-p 00000000 00:00 0\nRss: 4 kB\n",   // covered
+      "a.smaps");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(a->has_rss);
+  absl::StatusOr<RegionTable> m =
+      RegionTableReader::ParseString("0x7f0000018000-0x7f0000020000\n0x7f0000030000-0x7f0000031000\n", "m");
+  ASSERT_TRUE(m.ok()) << m.status();
+  DiffResult d = Diff(*a, *m);
+  ASSERT_EQ(d.unaccounted.pieces.size(), 2u);
+  EXPECT_EQ(d.unaccounted.pieces[0].start, 0x7f0000000000u);
+  EXPECT_EQ(d.unaccounted.pieces[0].rss, 40u * 1024);
+  EXPECT_EQ(d.unaccounted.pieces[1].start, 0x7f0000010000u);
+  EXPECT_FALSE(d.unaccounted.pieces[1].rss.has_value());
+  ASSERT_TRUE(d.unaccounted.resident.has_value());
+  const ResidentBytes& r = *d.unaccounted.resident;
+  EXPECT_EQ(r.whole_rows, 1u);
+  EXPECT_EQ(r.rss, 40u * 1024);
+  EXPECT_EQ(r.partly_rows, 1u);
+  EXPECT_EQ(r.partly_bytes, 32u * 1024);
+  EXPECT_EQ(r.partly_at_least, 28u * 1024);  // 60 KiB resident, the covered half holds <= 32
+  EXPECT_EQ(r.partly_at_most, 32u * 1024);
+  // The other direction counts the ranges table: no Rss.
+  EXPECT_FALSE(d.runtime_only.resident.has_value());
+  // A table without Rss: unknown.
+  EXPECT_FALSE(Diff(*m, *a).unaccounted.resident.has_value());
+}
+
 }  // namespace
 }  // namespace pageblame::regions

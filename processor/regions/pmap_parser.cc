@@ -58,11 +58,68 @@ size_t NumericRun(const std::vector<absl::string_view>& f) {
 struct Layout {
   int perm = 1;
   int size = 5;
+  int rss = -1;          // the Rss column; -1: none (rss unknown)
   size_t fixed = 0;      // positional columns before VmFlags / Mapping
   bool flags = true;     // VmFlags tokens follow the positional columns
   int header_line = 0;   // 0: headerless
   std::string header;    // positional column names, for messages
 };
+
+// A KernelPageSize / MMUPageSize value: a power of two, at least 4 KiB.
+bool IsPageSizeKib(absl::string_view s) {
+  uint64_t kib = 0;
+  return IsDecimal(s) && absl::SimpleAtoi(s, &kib) && kib >= 4 && (kib & (kib - 1)) == 0;
+}
+
+// Whether the four decimal fields from `first` add up to `total` (without
+// wrapping: each value is below 2^62 or the answer is no).
+bool FourAddUpTo(const std::vector<absl::string_view>& f, size_t first, uint64_t total) {
+  uint64_t sum = 0;
+  for (size_t i = first; i < first + 4; ++i) {
+    uint64_t v = 0;
+    if (!absl::SimpleAtoi(f[i], &v) || v >= (uint64_t{1} << 62)) return false;
+    sum += v;
+  }
+  return sum == total;
+}
+
+// Headerless -X/-XX rows name no column, and which fields pmap prints
+// depends on the option (-X leaves KernelPageSize, MMUPageSize, the
+// Shared_/Private_ fields and VmFlags out), on the kernel (before 4.14
+// smaps put KernelPageSize/MMUPageSize after Swap, so Rss followed Size)
+// and on -f/-c field lists. Rss is read only from the layout of -XX on
+// kernels since 4.14, recognized on every row by: VmFlags present (only
+// -XX prints them); the two fields after Size are page sizes
+// (KernelPageSize, MMUPageSize); and the next, Rss, equals the sum of
+// Shared_Clean + Shared_Dirty + Private_Clean + Private_Dirty (the kernel
+// adds each resident page to exactly one of them: task_mmu.c
+// smaps_account), found right after Pss or after Pss and Pss_Dirty (6.x).
+// Returns the Rss field index, or the first line that does not fit, with why.
+constexpr int kHeaderlessRss = 8;  // Address Perm Offset Device Inode Size KPS MMU Rss
+
+struct RssGuess {
+  int column = -1;
+  std::string why_not;  // when column < 0
+};
+
+RssGuess HeaderlessRss(const TextLines& text, const std::vector<int>& rows, size_t fixed) {
+  bool fits[2] = {true, true};  // Shared_Clean at Rss + 2 (no Pss_Dirty), Rss + 3
+  for (int n : rows) {
+    std::vector<absl::string_view> f = TextLines::Fields(text.line(n));
+    auto no = [&](absl::string_view why) {
+      return RssGuess{-1, absl::StrCat("line ", n, " ", why)};
+    };
+    if (f.size() <= fixed || !IsVmFlag(f[fixed])) return no("has no VmFlags (only -XX prints them)");
+    if (fixed < kHeaderlessRss + 7 || !IsPageSizeKib(f[6]) || !IsPageSizeKib(f[7]))
+      return no("has no KernelPageSize and MMUPageSize after Size");
+    uint64_t rss = 0;
+    if (!absl::SimpleAtoi(f[kHeaderlessRss], &rss)) return no("has no Rss after the page sizes");
+    for (int k = 0; k < 2; ++k) fits[k] = fits[k] && FourAddUpTo(f, kHeaderlessRss + 2 + k, rss);
+    if (!fits[0] && !fits[1])
+      return no("has no Rss equal to Shared_Clean + Shared_Dirty + Private_Clean + Private_Dirty");
+  }
+  return RssGuess{kHeaderlessRss, ""};
+}
 
 }  // namespace
 
@@ -121,11 +178,12 @@ absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
     if (IsHeader(t)) {
       if (layout.header_line != 0 || !rows.empty())
         return text.Error(n, "pmap header after the table started");
-      int perm = -1, size = -1, flags = -1, mapping = -1;
+      int perm = -1, size = -1, rss = -1, flags = -1, mapping = -1;
       for (size_t i = 0; i < f.size(); ++i) {
         int k = static_cast<int>(i);
         if (f[i] == "Perm" || f[i] == "Mode") perm = k;
         else if (f[i] == "Size" || f[i] == "Kbytes") size = k;
+        else if (f[i] == "Rss" || f[i] == "RSS") rss = k;  // -X/-XX, -x
         else if (f[i] == "VmFlags") flags = k;
         else if (f[i] == "Mapping") mapping = k;
       }
@@ -136,6 +194,11 @@ absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
       layout.size = size;
       layout.flags = flags >= 0;
       layout.fixed = flags >= 0 ? flags : mapping >= 0 ? mapping : f.size();
+      if (rss >= static_cast<int>(layout.fixed))
+        return text.Error(n, absl::StrCat("pmap header with Rss after VmFlags/Mapping: ",
+                                          TextLines::Quote(line)));
+      layout.rss = rss;
+      if (rss < 0) table.rss_note = "the pmap header has no Rss column";
       layout.header_line = n;
       layout.header = absl::StrJoin(f.begin(), f.begin() + layout.fixed, " ");
       continue;
@@ -160,7 +223,13 @@ absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
                   })->first;
     layout.fixed = 5 + mode;
     layout.header = absl::StrFormat("Address Perm Offset Device Inode Size +%d fields", mode - 1);
+    RssGuess guess = HeaderlessRss(text, rows, layout.fixed);
+    layout.rss = guess.column;
+    if (guess.column < 0)
+      table.rss_note = absl::StrCat("headerless pmap: no Rss column identified without doubt (",
+                                    guess.why_not, "); keep pmap -XX's header (no -q)");
   }
+  table.has_rss = layout.rss >= 0;
   // Pass 2: the rows.
   for (int n : rows) {
     absl::string_view line = text.line(n);
@@ -192,6 +261,16 @@ absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
     r.start = *start;
     r.end = *start + kib * 1024;
     r.protect = std::string(perm);
+    if (layout.rss >= 0) {
+      absl::string_view rss = f[layout.rss];
+      uint64_t rss_kib = 0;
+      if (!IsDecimal(rss) || !absl::SimpleAtoi(rss, &rss_kib))
+        return expected(absl::StrCat("bad Rss '", rss, "'"));
+      if (rss_kib > kib)
+        return text.Error(n, absl::StrFormat("Rss %d KiB is more than the row's Size %d KiB",
+                                             rss_kib, kib));
+      r.rss = rss_kib * 1024;
+    }
     size_t j = layout.fixed;
     while (layout.flags && j < f.size() && IsVmFlag(f[j])) ++j;
     if (j < f.size()) r.usage = std::string(TextLines::RestFrom(line, f[j]));

@@ -18,7 +18,16 @@
 // a row with fewer is an error), then two-letter VmFlags, then Mapping.
 //
 // Region: [Address, Address + Size KiB), protect = Perm ("r-xp"), usage =
-// Mapping, no type/state (every pmap row is mapped, so all count).
+// Mapping, no type/state (every pmap row is mapped, so all count), rss =
+// the Rss column (KiB; -x's RSS) found by name in the header. Without a
+// header rss is read only where the column is certain: the -XX layout of
+// kernels since 4.14 (VmFlags on every row, KernelPageSize and MMUPageSize
+// after Size, then Rss = Shared_Clean + Shared_Dirty + Private_Clean +
+// Private_Dirty on every row). Headerless -X, -XX of older kernels (Rss
+// right after Size there) and -f/-c field lists cannot be told apart
+// without the header, so their rss is unset (unknown, not 0) and
+// RegionTable::rss_note says why. An Rss that is not a number or exceeds
+// the row's Size is an error naming the line.
 // The "PID: command" line is read; output for a second process is an error
 // (regions of two address spaces must not be mixed). The footer (a "====" or
 // "----" line and the totals under it) ends the table; lines after it and

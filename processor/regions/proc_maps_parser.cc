@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "processor/base/status_macros.h"
 #include "processor/regions/address.h"
 
 namespace pageblame::regions {
@@ -37,6 +38,39 @@ bool IsSmapsField(absl::string_view first_field) {
 bool StartsLikeRange(absl::string_view f0) {
   size_t dash = f0.find('-');
   return dash != absl::string_view::npos && dash > 0 && IsBareHex(f0.substr(0, dash));
+}
+
+// "Rss: N kB" of the entry whose mapping line is table->regions.back().
+absl::Status ReadRss(const TextLines& text, int n, const std::vector<absl::string_view>& f,
+                     RegionTable* table) {
+  uint64_t kib = 0;
+  if (table->regions.empty() || f.size() != 3 || f[2] != "kB" || !absl::SimpleAtoi(f[1], &kib))
+    return text.Error(n, absl::StrCat("expected 'Rss: N kB' in the entry of a mapping line, got ",
+                                      TextLines::Quote(text.line(n))));
+  Region& r = table->regions.back();
+  if (r.rss)
+    return text.Error(n, absl::StrFormat("a second Rss: line in the entry of line %d", r.line));
+  if (kib > r.size() / 1024)
+    return text.Error(n, absl::StrFormat("Rss: %d kB is more than the mapping 0x%x-0x%x above "
+                                         "(%d kB)", kib, r.start, r.end, r.size() / 1024));
+  r.rss = kib * 1024;
+  return absl::OkStatus();
+}
+
+// Every entry has an Rss: line or none has (then rss is unknown).
+absl::Status CheckRssEverywhere(const TextLines& text, RegionTable* table) {
+  size_t with = 0;
+  for (const Region& r : table->regions) with += r.rss.has_value();
+  if (with == 0) {
+    if (table->format == "smaps") table->rss_note = "no Rss: lines in these smaps entries";
+    return absl::OkStatus();
+  }
+  for (const Region& r : table->regions) {
+    if (!r.rss)
+      return text.Error(r.line, "this smaps entry has no Rss: line (other entries have one)");
+  }
+  table->has_rss = true;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -70,6 +104,8 @@ absl::StatusOr<RegionTable> ProcMapsParser::Parse(const TextLines& text) {
           return text.Error(n, absl::StrFormat("Size: %d kB does not match the mapping "
                                                "0x%x-0x%x above (%d kB)",
                                                kib, r.start, r.end, r.size() / 1024));
+      } else if (f[0] == "Rss:") {
+        RETURN_IF_ERROR(ReadRss(text, n, f, &table));
       }
       continue;
     }
@@ -100,6 +136,7 @@ absl::StatusOr<RegionTable> ProcMapsParser::Parse(const TextLines& text) {
     table.regions.push_back(std::move(r));
   }
   if (table.regions.empty()) return text.FileError(absl::StrCat("no maps lines found (", kExpected, ")"));
+  RETURN_IF_ERROR(CheckRssEverywhere(text, &table));
   return table;
 }
 

@@ -10,7 +10,10 @@
 // protect = the perms ("r-xp"), usage = the path / [heap] / [stack] (may
 // contain spaces, e.g. " (deleted)"), no type/state. smaps "Key: value" lines
 // make the format "smaps"; their Size: is checked against the range (a
-// mismatch is an error). Other lines are counted as skipped; a line that
+// mismatch is an error). Each entry's "Rss: N kB" is its region's rss: more
+// than the range, a second Rss: in one entry, or an entry without one when
+// others have one is an error; an smaps without any Rss: line (and a maps
+// file) leaves rss unset. Other lines are counted as skipped; a line that
 // starts like "hex-hex" but does not parse is an error.
 #ifndef PAGEBLAME_REGIONS_PROC_MAPS_PARSER_H_
 #define PAGEBLAME_REGIONS_PROC_MAPS_PARSER_H_

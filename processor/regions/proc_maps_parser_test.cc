@@ -96,5 +96,80 @@ TEST(ProcMapsParserTest, MalformedLines) {
   }
 }
 
+
+std::string Testdata(const std::string& name) {
+  return absl::StrCat(PAGEBLAME_SOURCE_DIR, "/processor/regions/testdata/", name);
+}
+
+// rss-sample.smaps and rss-sample.pmap-XX were read from one stopped
+// process (testdata/make-rss-samples.sh): the same rows with the same Rss,
+// and the touched mapping has the pages the program wrote.
+TEST(ProcMapsParserTest, RealSmapsRss) {
+  absl::StatusOr<RegionTable> smaps = RegionTableReader::DetectAndParse(Testdata("rss-sample.smaps"));
+  ASSERT_TRUE(smaps.ok()) << smaps.status();
+  EXPECT_EQ(smaps->format, "smaps");
+  EXPECT_TRUE(smaps->has_rss);
+  absl::StatusOr<RegionTable> pmap = RegionTableReader::DetectAndParse(Testdata("rss-sample.pmap-XX"));
+  ASSERT_TRUE(pmap.ok()) << pmap.status();
+  ASSERT_EQ(smaps->regions.size(), pmap->regions.size());
+  for (size_t i = 0; i < smaps->regions.size(); ++i) {
+    EXPECT_EQ(smaps->regions[i].start, pmap->regions[i].start);
+    EXPECT_EQ(smaps->regions[i].end, pmap->regions[i].end);
+    ASSERT_TRUE(smaps->regions[i].rss.has_value());
+    EXPECT_EQ(smaps->regions[i].rss, pmap->regions[i].rss) << i;
+  }
+  std::ifstream truth(Testdata("rss-sample.truth"));
+  std::string word;
+  uint64_t start = 0, end = 0, pages = 0;
+  truth >> word >> std::hex >> start >> end >> std::dec >> pages;
+  bool found = false;
+  for (const Region& r : smaps->regions) {
+    if (r.start != start) continue;
+    found = true;
+    EXPECT_EQ(r.end, end);
+    EXPECT_EQ(r.rss, pages * kPageSize);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(ProcMapsParserTest, SmapsRssChecks) {
+  const std::string a = "7f0000000000-7f0000004000 rw-p 00000000 00:00 0\nSize: 16 kB\n";
+  const std::string b = "7f0000010000-7f0000011000 rw-p 00000000 00:00 0\nSize: 4 kB\n";
+  // Without any Rss: line: unknown, not 0.
+  absl::StatusOr<RegionTable> t = ProcMapsParser::Parse(TextLines("s", a + b));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_FALSE(t->has_rss);
+  EXPECT_FALSE(t->regions[0].rss.has_value());
+  EXPECT_THAT(t->rss_note, HasSubstr("no Rss: lines"));
+  // A maps file: unknown, nothing to say.
+  t = ProcMapsParser::Parse(TextLines("m", "7f0000000000-7f0000004000 rw-p 00000000 00:00 0\n"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_FALSE(t->has_rss);
+  EXPECT_EQ(t->rss_note, "");
+
+  t = ProcMapsParser::Parse(TextLines("s", a + "Rss: 8 kB\n" + b + "Rss:  0 kB\n"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->has_rss);
+  EXPECT_EQ(t->regions[0].rss, 8192u);
+  EXPECT_EQ(t->regions[1].rss, 0u);
+
+  struct Case {
+    std::string text;
+    const char* message;
+  } cases[] = {
+      {a + "Rss: 20 kB\n", "s:3: Rss: 20 kB is more than the mapping 0x7f0000000000-0x7f0000004000 above (16 kB)"},
+      {a + "Rss: 4 kB\nRss: 4 kB\n", "s:4: a second Rss: line in the entry of line 1"},
+      {a + "Rss: x kB\n", "s:3: expected 'Rss: N kB' in the entry of a mapping line, got 'Rss: x kB'"},
+      {a + "Rss: 4\n", "s:3: expected 'Rss: N kB'"},
+      {"Rss: 4 kB\n" + a, "s:1: expected 'Rss: N kB' in the entry of a mapping line"},
+      {a + "Rss: 4 kB\n" + b, "s:4: this smaps entry has no Rss: line (other entries have one)"},
+  };
+  for (const Case& c : cases) {
+    t = ProcMapsParser::Parse(TextLines("s", c.text));
+    ASSERT_FALSE(t.ok()) << c.text;
+    EXPECT_THAT(std::string(t.status().message()), HasSubstr(c.message)) << c.text;
+  }
+}
+
 }  // namespace
 }  // namespace pageblame::regions

@@ -17,6 +17,7 @@
 #define PAGEBLAME_REGIONS_REGION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,12 @@ struct Region {
   // Other source lines whose rows were merged into this region (RegionMerger:
   // overlapping rows), ascending; empty for a row as parsed.
   std::vector<int> merged_lines;
+  // Resident bytes of exactly [start, end), from the table's own Rss (pmap
+  // -X/-XX, smaps; KiB there). Unset when unknown: the table has no such
+  // column (maps, WinDbg, SOS, ranges, cores), the row was merged with
+  // another, or the region is only part of a row (a diff piece). Never 0 for
+  // "unknown".
+  std::optional<uint64_t> rss;
 
   uint64_t size() const { return end - start; }
 };
@@ -55,6 +62,12 @@ struct RegionTable {
   // ranges) list mapped memory only: every row counts as committed but those
   // no access reaches (protection "---p", reservations).
   bool has_state = false;
+  // True if every row carries rss (pmap with an Rss column, smaps). A table
+  // has it for all rows or for none.
+  bool has_rss = false;
+  // Why a table of a format that can carry Rss has none (a headerless pmap
+  // whose Rss column cannot be identified); empty otherwise.
+  std::string rss_note;
   std::vector<Region> regions;
   int skipped = 0;
   std::vector<std::string> skip_reasons;  // "LINE: why", first kMaxSkipReasons

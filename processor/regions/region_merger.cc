@@ -57,6 +57,8 @@ Region MergeGroup(const std::vector<const Region*>& sorted, const Group& g) {
   Region out = *earliest;
   out.start = g.start;
   out.end = g.end;
+  // The rows' Rss counts the shared bytes more than once: the union's is unknown.
+  out.rss.reset();
   std::sort(lines.begin(), lines.end());
   lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
   lines.erase(std::find(lines.begin(), lines.end(), earliest->line));

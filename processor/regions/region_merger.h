@@ -11,7 +11,8 @@
 // the next starts, as every maps file's rows do) stay separate. A merged
 // region keeps the descriptive columns (type, state, protect, usage) and
 // `line` of its earliest source line, and lists the other lines in
-// `merged_lines`. Regions come out in the order of their first row in the
+// `merged_lines`; its rss is unset (the rows' Rss would count shared bytes
+// twice). Regions come out in the order of their first row in the
 // input, so a table without overlaps comes out unchanged, in its own order.
 //
 // Cost: O(n log n) for n rows.

@@ -94,5 +94,19 @@ TEST(RegionMergerTest, KeepsTheEarliestRowsColumns) {
   EXPECT_EQ(m.overlap_bytes, 0x1000u);
 }
 
+
+// Rows that share bytes: their Rss would count those twice, so the merged
+// region's rss is unknown; a row merged with nothing keeps its own.
+TEST(RegionMergerTest, MergedRegionsHaveNoRss) {
+  std::vector<Region> rows(3);
+  rows[0].start = 0x10000, rows[0].end = 0x20000, rows[0].rss = 0x8000, rows[0].line = 1;
+  rows[1].start = 0x18000, rows[1].end = 0x30000, rows[1].rss = 0x4000, rows[1].line = 2;
+  rows[2].start = 0x40000, rows[2].end = 0x41000, rows[2].rss = 0x1000, rows[2].line = 3;
+  MergedRegions m = RegionMerger::Merge(rows);
+  ASSERT_EQ(m.regions.size(), 2u);
+  EXPECT_FALSE(m.regions[0].rss.has_value());
+  EXPECT_EQ(m.regions[1].rss, 0x1000u);
+}
+
 }  // namespace
 }  // namespace pageblame::regions

@@ -30,6 +30,38 @@ std::string RegionLabel(const regions::Region& r) {
   return absl::StrJoin(parts, " ");
 }
 
+Json OrNull(const std::optional<uint64_t>& n) { return n ? Json(*n) : Json(nullptr); }
+
+// A stack's "table_rss" (exact: regions with rss it made whole) and
+// "table_rss_partly" (bounds: regions it made in part, or whose rss is
+// unknown); null when no region has rss.
+void StackTableRss(const StackTotal& st, Json* s) {
+  (*s)["table_rss"] = nullptr;
+  (*s)["table_rss_partly"] = nullptr;
+  if (!st.table_rss) return;
+  const regions::ResidentBytes& r = *st.table_rss;
+  (*s)["table_rss"] = r.rss;
+  Json partly;
+  partly["regions"] = r.partly_rows;
+  partly["bytes"] = r.partly_bytes;
+  partly["rss_at_least"] = r.partly_at_least;
+  partly["rss_at_most"] = r.partly_at_most;
+  (*s)["table_rss_partly"] = std::move(partly);
+}
+
+// ", table rss 1.0 MiB" (+ " + 0 B to 2.0 MiB in regions made in part"), or "".
+std::string StackTableRssText(const StackTotal& st) {
+  if (!st.table_rss) return "";
+  const regions::ResidentBytes& r = *st.table_rss;
+  std::string out = absl::StrCat(", table rss ", HumanBytes(r.rss));
+  if (r.partly_rows > 0) {
+    absl::StrAppend(&out, " + ", HumanBytes(r.partly_at_least),
+                    r.partly_at_most > r.partly_at_least ? absl::StrCat(" to ", HumanBytes(r.partly_at_most)) : "",
+                    " in regions made in part");
+  }
+  return out;
+}
+
 std::string CallSummary(const index::TraceIndex& idx, OriginRenderer& r, EventId id) {
   const index::CallEvent& ev = idx.event(id);
   return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", FormatTime(ev.time), " by ",
@@ -166,6 +198,7 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     j["before_trace_bytes"] = ra.before_trace_bytes;
     j["unmapped_bytes"] = ra.unmapped_bytes;
     j["rss"] = RssJson(ra.rss);
+    j["table_rss"] = OrNull(ra.region.rss);
     regions.push_back(std::move(j));
   }
   Json stacks = Json::array();
@@ -176,6 +209,7 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     s["committed_bytes"] = st.committed;
     s["regions"] = st.regions;
     s["kind"] = KindJson(st.kind());
+    StackTableRss(st, &s);
     s[key] = r.OriginJson(st.first_call);
     stacks.push_back(std::move(s));
   }
@@ -198,8 +232,9 @@ std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const
 
   for (const RegionAttribution& ra : a.regions) {
     absl::StrAppend(&out, "\n", Hex(ra.region.start), "-", Hex(ra.region.end), "  ",
-                    HumanBytes(ra.region.size()), "  ", RegionLabel(ra.region),
-                    ra.kind ? absl::StrCat("  [", KindName(*ra.kind), "]") : "", "\n");
+                    HumanBytes(ra.region.size()), "  ",
+                    ra.region.rss ? absl::StrCat("rss ", HumanBytes(*ra.region.rss), "  ") : "",
+                    RegionLabel(ra.region), ra.kind ? absl::StrCat("  [", KindName(*ra.kind), "]") : "", "\n");
     // One line per stack: a loop that mapped 20 pages is one line, not 20.
     struct Group {
       size_t rank;
@@ -251,7 +286,7 @@ std::string FullStacks(const index::TraceIndex& idx, OriginRenderer& r, const At
                     HumanBytes(st.committed), " committed",
                     a.snapshot ? absl::StrCat(", ", HumanRss(st.rss), " resident") : "",
                     st.kind() ? absl::StrCat(", ", KindName(*st.kind())) : "",
-                    ") in ", st.regions, st.regions == 1 ? " region" : " regions", ", ", st.calls,
+                    ") in ", st.regions, st.regions == 1 ? " region" : " regions", StackTableRssText(st), ", ", st.calls,
                     st.calls == 1 ? " call" : " calls", "; first: ", r.CallText(ev), "\n");
     absl::StrAppend(&out, r.StackText(ev, "    "));
   }

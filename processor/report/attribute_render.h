@@ -6,9 +6,15 @@
 //
 //   ASSIGN_OR_RETURN(Attribution a, Attribute(trace.index(), regions, options));
 //   Json j = AttributeJson(trace, a);
-//   // {"regions": [{"start","end","bytes","kind","stacks":[{"bytes","origin"}],
-//   //               "before_trace_bytes","unmapped_bytes"}],
-//   //  "stacks": [{"bytes","committed_bytes","regions","kind","origin"}]}
+//   // {"regions": [{"start","end","bytes","rss","kind","stacks":[{"bytes","rss","origin"}],
+//   //               "before_trace_bytes","unmapped_bytes","table_rss"}],
+//   //  "stacks": [{"bytes","committed_bytes","rss","regions","kind","table_rss","table_rss_partly","origin"}],
+//   //  "rss", "rss_snapshot_time"}
+//
+// "rss" is resident bytes from the trace's residency snapshots (null where
+// none read them); "table_rss" the table's own resident bytes (Region::rss;
+// per stack exact for regions it made whole, "table_rss_partly" bounds the
+// rest), null when the table has none.
 //   std::string t = AttributeText(trace, a);
 //
 // Origins are OriginRenderer::OriginJson of the creating call (per region) or

@@ -201,8 +201,9 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
     if (s > cursor) gaps.push_back({cursor, s});
     cursor = e;
     const uint64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? e - s : 0;
-    const std::optional<RegionKind> kind = o.kind_of ? std::optional(o.kind_of(v)) : std::nullopt;
-    if (kind) kinds.Add(*kind, e - s);
+    // Without kind_of no kind is kept (kAnon then is never read).
+    const RegionKind kind = o.kind_of ? o.kind_of(v) : RegionKind::kAnon;
+    if (o.kind_of) kinds.Add(kind, e - s);
     const std::optional<uint64_t> rss = ResidentView::Bytes(snapshot, s, e);
     AddRss(&ra.rss, rss);
     if (const EventId call = CreditedCall(v, o.by); call.valid()) {
@@ -210,7 +211,7 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
       c.bytes += e - s;
       c.committed += committed;
       AddRss(&c.rss, rss);
-      if (kind) c.kinds.Add(*kind, e - s);
+      if (o.kind_of) c.kinds.Add(kind, e - s);
     } else {
       ra.before_trace_bytes += e - s;
       ra.before_trace_committed += committed;
@@ -245,9 +246,11 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
 // The per-stack totals over all regions, region by region.
 class StackTotals {
  public:
-  explicit StackTotals(const index::TraceIndex& idx) : idx_(idx) {}
+  // With `table_rss` (some region has rss), each stack's share is kept.
+  StackTotals(const index::TraceIndex& idx, bool table_rss) : idx_(idx), table_rss_(table_rss) {}
 
   void Add(const RegionAttribution& ra, size_t ri) {
+    std::vector<size_t> touched;  // slots with bytes in this region
     for (const CallBytes& c : ra.calls) {
       const StackId stack = idx_.event(c.call).stack;
       auto [it, inserted] = slot_.try_emplace(stack, totals_.size());
@@ -257,6 +260,7 @@ class StackTotals {
         st.first_call = c.call;
         totals_.push_back(std::move(st));
         last_region_.push_back(SIZE_MAX);
+        region_bytes_.push_back(0);
       }
       StackTotal& st = totals_[it->second];
       st.bytes += c.bytes;
@@ -266,9 +270,22 @@ class StackTotals {
       if (last_region_[it->second] != ri) {
         last_region_[it->second] = ri;
         ++st.regions;
+        touched.push_back(it->second);
+        region_bytes_[it->second] = 0;
       }
+      region_bytes_[it->second] += c.bytes;
       if (calls_seen_.insert(c.call).second) ++st.calls;
       if (EarlierCall(idx_, c.call, st.first_call)) st.first_call = c.call;
+    }
+    if (!table_rss_) return;
+    for (size_t slot : touched) {
+      std::optional<regions::ResidentBytes>& r = totals_[slot].table_rss;
+      if (!r) r.emplace();
+      if (ra.region.rss) {
+        r->Add(ra.region.size(), *ra.region.rss, region_bytes_[slot]);
+      } else {
+        r->AddUnknown(region_bytes_[slot]);
+      }
     }
   }
 
@@ -296,9 +313,11 @@ class StackTotals {
 
  private:
   const index::TraceIndex& idx_;
+  const bool table_rss_;
   absl::flat_hash_map<StackId, size_t> slot_;  // -> index in totals_
   std::vector<StackTotal> totals_;
   std::vector<size_t> last_region_;  // per slot: the last region counted
+  std::vector<uint64_t> region_bytes_;  // per slot: its bytes in that region
   absl::flat_hash_set<EventId> calls_seen_;
 };
 
@@ -336,7 +355,10 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
   out.snapshot = ResidentView(o.rss, idx).SnapshotFor(out.process, o.at);
   out.rank_by = o.rank_by;
   Unmapped unmapped;
-  StackTotals stacks(idx);
+  const bool table_rss = std::any_of(regions.begin(), regions.end(),
+                                     [](const regions::Region& r) { return r.rss.has_value(); });
+  if (table_rss) out.table_rss.emplace();
+  StackTotals stacks(idx, table_rss);
   for (const regions::Region& r : regions) {
     // Indexes of out.regions: regions of other kinds are not kept.
     const size_t ri = out.regions.size();
@@ -351,6 +373,12 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
     }
     stacks.Add(ra, ri);
     RETURN_IF_ERROR(AddRegion(std::move(ra), r.end > r.start ? r.end - r.start : 0, &out));
+    // Bounded by the sizes' sum (Rss <= Size), which AddRegion checked.
+    if (out.table_rss && r.rss) {
+      out.table_rss->Add(r.size(), *r.rss, r.size());
+    } else if (out.table_rss) {
+      out.table_rss->AddUnknown(r.size());
+    }
   }
   if (!unmapped.parts.empty()) {
     const regions::RangeSet ever = EverMappedWithin(idx, out.process, o.at, unmapped.all);

@@ -21,6 +21,12 @@
 // address space at that time), so the split is exact; Attribute() checks the
 // sum for every region and fails with an internal error if it is ever off.
 //
+// Resident bytes from the table (pmap -X/-XX, smaps: Region::rss) pass
+// through: each region keeps its rss, and when some region has one, each
+// stack gets StackTotal::table_rss and the total Attribution::table_rss. The
+// table says how much of a region is resident, not where, so a stack that
+// made only part of a region gets bounds for it, never a proportion.
+//
 // Regions are attributed independently and kept in the given order; if they
 // overlap, the shared bytes count in each (the per-stack totals add region
 // bytes), so callers merge overlapping rows first (regions::RegionMerger, as
@@ -43,6 +49,7 @@
 #include "processor/report/kind_tally.h"
 #include "processor/report/rank_by.h"
 #include "processor/report/region_kind.h"
+#include "processor/regions/resident_bytes.h"
 
 namespace pageblame::report {
 
@@ -119,6 +126,12 @@ struct StackTotal {
   std::optional<uint64_t> rss;  // resident, where a snapshot read it
   KindTally kinds;       // its bytes by kind
   std::optional<RegionKind> kind() const { return kinds.Dominant(); }
+  // The table's resident bytes (Region::rss) in what this stack made, when
+  // some region has rss: exact for regions with rss it made whole, bounds
+  // for those it made in part and for its bytes in regions without rss (a
+  // diff piece that is part of a row: 0 to its bytes). ResidentBytes counts
+  // regions as rows. Unset when no region has rss.
+  std::optional<regions::ResidentBytes> table_rss;
 };
 
 struct Attribution {
@@ -143,6 +156,9 @@ struct Attribution {
   std::optional<uint64_t> rss;  // resident bytes of all regions, where known
   // The snapshot the resident bytes are from; null: none (rss unknown).
   const residency::ResidencySnapshot* snapshot = nullptr;
+  // The regions' table rss, counted as StackTotal::table_rss counts it (each
+  // region whole); unset when no region has rss.
+  std::optional<regions::ResidentBytes> table_rss;
 };
 
 absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,

@@ -8,11 +8,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/regions/region_table_reader.h"
+#include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 regions::RegionTable Sample(const std::string& name) {
   auto t = regions::RegionTableReader::DetectAndParse(std::string(PAGEBLAME_SOURCE_DIR) +
@@ -26,15 +28,19 @@ uint64_t ParseHex(const Json& j) { return std::stoull(j.get<std::string>(), null
 
 void ExpectListMatches(const Json& j, const regions::DiffList& list) {
   ASSERT_TRUE(j.is_object());
-  EXPECT_EQ(j.size(), 2u);
+  EXPECT_EQ(j.size(), 4u);
   EXPECT_EQ(j["bytes"].get<uint64_t>(), list.bytes);
+  // WinDbg and SOS tables have no Rss: resident bytes unknown, null.
+  EXPECT_TRUE(j["rss"].is_null());
+  EXPECT_TRUE(j["rss_partly"].is_null());
   ASSERT_EQ(j["pieces"].size(), list.pieces.size());
   uint64_t sum = 0;
   for (size_t i = 0; i < list.pieces.size(); ++i) {
     const Json& p = j["pieces"][i];
     std::set<std::string> keys;
     for (const auto& [k, v] : p.items()) keys.insert(k);
-    EXPECT_EQ(keys, (std::set<std::string>{"start", "end", "bytes", "type", "state", "protect", "usage"}));
+    EXPECT_EQ(keys, (std::set<std::string>{"start", "end", "bytes", "type", "state", "protect", "usage", "rss"}));
+    EXPECT_TRUE(p["rss"].is_null());
     EXPECT_EQ(ParseHex(p["start"]), list.pieces[i].start);
     EXPECT_EQ(ParseHex(p["end"]), list.pieces[i].end);
     EXPECT_EQ(p["bytes"].get<uint64_t>(), ParseHex(p["end"]) - ParseHex(p["start"]));
@@ -62,6 +68,7 @@ TEST(DiffReportTest, JsonCarriesDiffsNumbersOnThePeerSamples) {
 TEST(DiffReportTest, TextHasBothTotalsAndTheSeedsNumber) {
   regions::DiffResult d = regions::Diff(Sample("windbg-address.output"), Sample("sos-maddress.output"));
   std::string t = DiffText(d, "A.txt", "M.txt");
+  EXPECT_THAT(t, Not(HasSubstr("resident")));  // no Rss in either table
   EXPECT_THAT(t, HasSubstr("unaccounted: " + GroupedNumber(d.unaccounted.bytes) + " bytes"));
   EXPECT_THAT(t, HasSubstr("runtime only: " + GroupedNumber(d.runtime_only.bytes) + " bytes"));
   EXPECT_THAT(t, HasSubstr(GroupedNumber(d.start_match_unaccounted.bytes)));
@@ -83,6 +90,57 @@ TEST(DiffReportTest, MapsTablesHaveNullColumns) {
   EXPECT_TRUE(j["unaccounted"]["pieces"][0]["type"].is_null());
   EXPECT_EQ(j["unaccounted"]["pieces"][0]["protect"], "rw-p");
   EXPECT_EQ(j["runtime_only"]["bytes"], 0);
+}
+
+// A table with Rss (the real pmap -XX of testdata/rss-sample.c) against a
+// range list covering all of one row and half of another.
+TEST(DiffReportTest, ResidentBytesOfATableWithRss) {
+  regions::RegionTable a = Sample("rss-sample.pmap-XX");
+  ASSERT_TRUE(a.has_rss);
+  // The first row whole, and the second half of the biggest rw-p row.
+  const regions::Region* big = nullptr;
+  for (const regions::Region& r : a.regions) {
+    if (r.protect == "rw-p" && (!big || r.size() > big->size())) big = &r;
+  }
+  ASSERT_NE(big, nullptr);
+  const uint64_t mid = big->start + big->size() / 2;
+  auto m = regions::RegionTableReader::ParseString(
+      Hex(a.regions[0].start) + "-" + Hex(a.regions[0].end) + "\n" + Hex(mid) + "-" + Hex(big->end) + "\n", "m");
+  ASSERT_TRUE(m.ok()) << m.status();
+  regions::DiffResult d = regions::Diff(a, *m);
+  uint64_t whole_rss = 0;
+  for (const regions::Region& r : a.regions) {
+    if (&r != &a.regions[0] && &r != big && a.IsCommitted(r)) whole_rss += *r.rss;
+  }
+  Json j = DiffJson(d)["unaccounted"];
+  EXPECT_EQ(j["rss"].get<uint64_t>(), whole_rss);
+  EXPECT_EQ(j["rss_partly"]["rows"], 1);
+  EXPECT_EQ(j["rss_partly"]["bytes"].get<uint64_t>(), mid - big->start);
+  EXPECT_EQ(j["rss_partly"]["rss_at_most"].get<uint64_t>(), std::min(*big->rss, mid - big->start));
+  uint64_t pieces_rss = 0;
+  for (const Json& p : j["pieces"]) {
+    if (ParseHex(p["start"]) == big->start) {
+      EXPECT_TRUE(p["rss"].is_null());  // part of a row: its Rss is the row's
+    } else {
+      pieces_rss += p["rss"].get<uint64_t>();
+    }
+  }
+  EXPECT_EQ(pieces_rss, whole_rss);
+  EXPECT_TRUE(DiffJson(d)["runtime_only"]["rss"].is_null());  // the list has no Rss
+
+  std::string t = DiffText(d, "a.pmap", "m.txt");
+  EXPECT_THAT(t, HasSubstr("  resident (a.pmap's Rss): " + GroupedNumber(whole_rss) + " bytes"));
+  EXPECT_THAT(t, HasSubstr("the 1 row partly in it add "));
+  EXPECT_THAT(t, HasSubstr("        rss  type"));
+  EXPECT_THAT(t, HasSubstr("       part  -"));
+}
+
+TEST(DiffReportTest, RssNote) {
+  auto t = regions::RegionTableReader::ParseString(
+      "5585e95a2000 r--p 00000000  08:01  915517  48  48  24 dotnet\n", "p.txt");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_THAT(RssNote(*t, "p.txt"), HasSubstr("p.txt: resident bytes unknown: headerless pmap"));
+  EXPECT_EQ(RssNote(Sample("rss-sample.pmap-XX"), "x"), "");
 }
 
 TEST(DiffReportTest, SkippedNote) {
