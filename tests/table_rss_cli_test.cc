@@ -221,7 +221,12 @@ TEST(TableRssCliTest, AttributeCarriesTheRowsRss) {
   }
   EXPECT_GT(ExpectStackTableRss(answer), 10u << 20);  // the app's leaks: whole mappings, touched
 
-  CliRun text = Pageblame(kAttribute + " --regions " + kPmap);
+  // The first screen has a resident column from the table; --detail the
+  // per-region and per-stack figures.
+  CliRun top = Pageblame(kAttribute + " --regions " + kPmap);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_THAT(top.out, HasSubstr("committed   resident  regions"));
+  CliRun text = Pageblame(kAttribute + " --detail --regions " + kPmap);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr(", table rss "));
   EXPECT_THAT(text.out, HasSubstr("  rss "));

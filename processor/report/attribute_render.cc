@@ -82,8 +82,18 @@ struct StackRow {
   uint64_t calls = 0;
   std::string kind;
   std::string frames;
-  std::optional<uint64_t> rss;
+  std::string resident;  // ResidentText
 };
+
+// A stack's (or the total's) resident bytes for the top table: from the
+// trace's snapshot; else from the table's Rss column ("12.0 MiB+" when rows
+// counted in part may hold more: ResidentBytes' lower bound); else "?".
+std::string ResidentText(const Attribution& a, std::optional<uint64_t> rss,
+                         const std::optional<regions::ResidentBytes>& table) {
+  if (a.snapshot != nullptr) return HumanRss(rss);
+  if (!table) return "?";
+  return absl::StrCat(HumanBytes(table->at_least()), table->partly_bytes > 0 ? "+" : "");
+}
 
 // The table's columns, in order: add one here (and its field above).
 // `resident`: the trace has a snapshot for this answer.
@@ -92,7 +102,7 @@ std::vector<TableColumn<StackRow>> StackColumns(bool resident) {
       {"#", Align::kRight, [](const StackRow& r) { return r.rank; }},
       {"committed", Align::kRight, [](const StackRow& r) { return HumanBytes(r.committed); }},
   };
-  if (resident) columns.push_back({"resident", Align::kRight, [](const StackRow& r) { return HumanRss(r.rss); }});
+  if (resident) columns.push_back({"resident", Align::kRight, [](const StackRow& r) { return r.resident; }});
   columns.insert(columns.end(), {
       {"regions", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.regions); }},
       {"calls", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.calls); }},
@@ -124,7 +134,7 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Attr
     ++committed_stacks;
     if (rows.size() >= o.top_rows) continue;
     rows.push_back({absl::StrCat(i + 1), st.committed, st.regions, st.calls, KindText(st.kind()),
-                    r.ShortStack(idx.event(st.first_call), 4), st.rss});
+                    r.ShortStack(idx.event(st.first_call), 4), ResidentText(a, st.rss, st.table_rss)});
   }
   std::string out;
   if (committed_stacks == 0) return "  no committed bytes were made by a traced call\n";
@@ -134,8 +144,8 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Attr
   }
   const StackRow total{"", a.committed_bytes, regions, calls, "",
                        absl::StrCat("total: ", committed_stacks, committed_stacks == 1 ? " stack" : " stacks"),
-                       StacksRss(a)};
-  out = RenderTable(StackColumns(a.snapshot != nullptr), rows, &total, o.width);
+                       ResidentText(a, StacksRss(a), a.table_rss)};
+  out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value()), rows, &total, o.width);
   if (committed_stacks > rows.size()) {
     absl::StrAppend(&out, "  ... ", committed_stacks - rows.size(), " more stacks with committed bytes",
                     o.detail ? " (all below)" : " (--detail lists every stack)", "\n");
