@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "processor/recorder/exit_tracer.h"
+#include "processor/recorder/recorded_processes.h"
 #include "processor/recorder/snapshot_loop.h"
 
 namespace pageblame::recorder {
@@ -81,7 +82,11 @@ PerfRunResult RunPerf(const PerfRunOptions& o) {
   loop.Start();
   ExitTracer::ExitHook on_exit;
   if (taker && !o.attach) {
-    on_exit = [&taker](uint32_t pid) { taker->Take({pid}, residency::SnapshotReason::kExit); };
+    // A child that never became the command (its exec failed) still runs
+    // perf: nothing of the command to take.
+    on_exit = [&taker, perf](uint32_t pid) {
+      if (!RunsExecutableOf(pid, perf)) taker->Take({pid}, residency::SnapshotReason::kExit);
+    };
   }
   const int status = ExitTracer::Supervise(perf, on_exit, &result.note);
   // A perf that failed recorded nothing: no snapshot (no file) after it.

@@ -68,6 +68,11 @@ std::vector<ProcessRow> ReadProcessTable(std::optional<pid_t> perf) {
   return rows;
 }
 
+bool RunsExecutableOf(uint32_t pid, pid_t other) {
+  const std::optional<FileId> a = ExecutableOf(pid);
+  return a && a == ExecutableOf(static_cast<uint32_t>(other));
+}
+
 std::vector<uint32_t> ChildrenOf(uint32_t pid) {
   std::vector<uint32_t> out;
   std::ifstream f(absl::StrCat("/proc/", pid, "/task/", pid, "/children"));

@@ -35,6 +35,9 @@ std::optional<ProcessRow> ParseStat(absl::string_view text);
 // The live processes, read from /proc; `perf` marks rows whose executable
 // is the same file as that process's.
 std::vector<ProcessRow> ReadProcessTable(std::optional<pid_t> perf);
+// True if `pid` runs the same executable file as `other` (perf's child
+// before its exec runs perf).
+bool RunsExecutableOf(uint32_t pid, pid_t other);
 // The children of `pid`, from /proc/PID/task/PID/children when the kernel has
 // it (CONFIG_PROC_CHILDREN), else from the whole table.
 std::vector<uint32_t> ChildrenOf(uint32_t pid);

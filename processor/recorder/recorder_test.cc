@@ -86,8 +86,19 @@ TEST(RecordedProcessesTest, ReadsTheLiveTable) {
   ASSERT_GT(child, 0);
   EXPECT_THAT(RecordedProcesses::ForAttach(getpid()).Update(), ::testing::Contains(static_cast<uint32_t>(child)));
   EXPECT_THAT(ChildrenOf(getpid()), ::testing::Contains(static_cast<uint32_t>(child)));
+  // A fork runs its parent's executable until it execs another.
+  EXPECT_TRUE(RunsExecutableOf(child, getpid()));
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
+  const pid_t other = fork();
+  if (other == 0) {
+    execl("/bin/sleep", "sleep", "10", nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 200 && RunsExecutableOf(other, getpid()); ++i) usleep(5000);
+  EXPECT_FALSE(RunsExecutableOf(other, getpid()));
+  kill(other, SIGKILL);
+  waitpid(other, nullptr, 0);
 }
 
 TEST(SnapshotWriterTest, OldSnapshotsGoWithTheOldTrace) {
