@@ -137,9 +137,9 @@ TEST(DamagedTraceCliTest, ATraceOfWhichNoSampleParsesIsBadInput) {
   const uint64_t at = t.FirstSampleTypeOffset();
   t.Write(at, t.Read(at) ^ 1);  // PERF_SAMPLE_IP: the sample id moves
   const std::string path = Saved(t, "bad-sample-type.data");
-  for (const std::string& command : {"maps --json", "query 0x7f0000000000"}) {
+  for (const char* command : {"maps --json", "query 0x7f0000000000"}) {
     SCOPED_TRACE(command);
-    const CliRun r = Pageblame(command + " -i " + path);
+    const CliRun r = Pageblame(std::string(command) + " -i " + path);
     ExpectOneLineError(r, path + ": none of the trace's 80 samples of the events replay reads "
                                  "could be parsed; the first: record at offset 0x");
     EXPECT_EQ(r.exit_code, 1);

@@ -27,7 +27,12 @@ TEST(RecordCliTest, DryRunPrintsThePerfCommand) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("perf record -e syscalls:sys_enter_mmap/call-graph=dwarf,stack-size=16384/"));
   EXPECT_THAT(r.out, HasSubstr("-e syscalls:sys_exit_mprotect/call-graph=no/"));
-  EXPECT_THAT(r.out, HasSubstr("-o t.data -- /bin/true"));
+  // CLOCK_MONOTONIC: the residency snapshots' clock.
+  EXPECT_THAT(r.out, HasSubstr("-k mono -o t.data -- /bin/true"));
+  EXPECT_THAT(r.err, HasSubstr("residency snapshots every 1 s into t.data.rss"));
+  CliRun off = Pageblame("record --dry-run --rss-every 0 -o t.data -- /bin/true");
+  EXPECT_THAT(off.out, HasSubstr("-k mono"));
+  EXPECT_THAT(off.err, ::testing::Not(HasSubstr("snapshots")));
   CliRun attach = Pageblame("record --dry-run --call-graph fp -p 1");
   EXPECT_THAT(attach.out, HasSubstr("call-graph=fp/"));
   EXPECT_THAT(attach.out, HasSubstr("-d -p 1"));
@@ -38,6 +43,9 @@ TEST(RecordCliTest, UsageMistakes) {
   EXPECT_EQ(Pageblame("record -p 1 -- /bin/true").exit_code, 2);         // both
   EXPECT_EQ(Pageblame("record --call-graph lbr -- /bin/true").exit_code, 2);
   ExpectOneLineError(Pageblame("record --call-grpah fp -- /bin/true"), "did you mean --call-graph");
+  for (const char* bad : {"-1", "abc", "0.001", "nan"}) {
+    ExpectOneLineError(Pageblame(std::string("record --rss-every ") + bad + " -- /bin/true"), "bad --rss-every");
+  }
 }
 
 TEST(RecordCliTest, RecordsAProgramWhoseTraceReplaysToItsOwnMaps) {

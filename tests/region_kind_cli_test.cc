@@ -213,7 +213,9 @@ TEST(RegionKindCliTest, GrowthsFirstScreenRanksCommittedBytesAndPutsReservations
   EXPECT_THAT(table, HasSubstr("  malloc        malloc <- Program::LeakHGlobal <- Program::Main"));
   const Json j = RunJson("growth --json" + DotnetArgs());
   for (const Json& s : j["stacks"]) {
-    if (s["to_committed_bytes"] == 0 && s["to_bytes"] != 0) EXPECT_EQ(s["kind"], "reservation") << s.dump();
+    if (s["to_committed_bytes"] == 0 && s["to_bytes"] != 0) {
+      EXPECT_EQ(s["kind"], "reservation") << s.dump();
+    }
   }
 }
 

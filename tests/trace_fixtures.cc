@@ -178,6 +178,39 @@ std::vector<MapsRow> ReadMapsFile(const std::string& path) {
   return rows;
 }
 
+std::vector<SmapsRow> ReadSmapsFile(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  std::vector<SmapsRow> rows;
+  while (std::getline(f, line)) {
+    std::istringstream in(line);
+    std::string first;
+    in >> first;
+    uint64_t kb = 0;
+    if (first == "Rss:" || first == "Swap:") {
+      if (rows.empty() || !(in >> kb)) continue;
+      (first == "Rss:" ? rows.back().rss : rows.back().swap) = kb * 1024;
+      continue;
+    }
+    // A mapping's first line: "start-end perms offset dev inode [path]";
+    // field lines start with "Name:".
+    if (first.empty() || first.back() == ':') continue;
+    std::string range = first, perms, off, dev, inode, name;
+    in >> perms >> off >> dev >> inode;
+    std::getline(in >> std::ws, name);
+    std::vector<std::string> se = absl::StrSplit(range, '-');
+    SmapsRow r;
+    if (se.size() != 2 || !absl::SimpleHexAtoi(se[0], &r.map.start) || !absl::SimpleHexAtoi(se[1], &r.map.end) ||
+        !absl::SimpleHexAtoi(off, &r.map.offset)) {
+      continue;
+    }
+    r.map.perms = perms;
+    r.map.path = name;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 std::vector<TruthRow> ReadTruth(const std::string& path) {
   std::ifstream f(TracePath(path));
   std::string line;

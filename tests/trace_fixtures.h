@@ -60,6 +60,14 @@ struct MapsRow {
 };
 std::vector<MapsRow> ReadMapsFile(const std::string& path);
 
+// One mapping of a /proc/PID/smaps file (the kernel's resident bytes per
+// mapping: the oracle of the residency tests).
+struct SmapsRow {
+  MapsRow map;
+  uint64_t rss = 0, swap = 0;  // bytes
+};
+std::vector<SmapsRow> ReadSmapsFile(const std::string& path);
+
 // One row of a truth file (traces/truth/NAME.PID.tsv, written by the traced
 // program itself; format in traces/MANIFEST.md, "Truth files"): a range it
 // made, the prot it has at the end, the function the creating call's stack

@@ -15,6 +15,9 @@
 #                                      # traces, likewise
 #   sudo traces/record.sh phases       # only phases-fp.data (src/phases.c, the
 #                                      # growth test): builds bin/phases alone
+#   sudo traces/record.sh residency    # only residency.data + .rss (src/residency.c,
+#                                      # recorded by build/bin/pageblame record with
+#                                      # residency snapshots): builds bin/residency alone
 #
 # Outputs (all under traces/): bin/{rules,attach,commit,alloc,vec,Grow.class},
 # buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME, *.data, perf-PID.map,
@@ -36,7 +39,8 @@ case "${1:-}" in
   new) ONLY=new; shift; NEW_ONLY=("$@") ;;
   zstd) ONLY=zstd ;;
   phases) ONLY=phases ;;
-  *) echo "usage: record.sh [--no-node | attach-data | zstd | phases | new [NAME...]]" >&2; exit 2 ;;
+  residency) ONLY=residency ;;
+  *) echo "usage: record.sh [--no-node | attach-data | zstd | phases | residency | new [NAME...]]" >&2; exit 2 ;;
 esac
 
 # The traces name bin/rules by the path perf saw, and every trace here was
@@ -45,11 +49,14 @@ esac
 # checkout name the same paths, `record.sh zstd` run elsewhere re-runs itself
 # in a private mount namespace in which this checkout's traces/ is mounted
 # at /work/main/traces (no one outside the namespace sees the mount).
+# `record.sh residency` does the same, with this checkout's build/bin/pageblame
+# (or $PAGEBLAME).
 RECORDED_ROOT=/work/main/traces
-if [[ $ONLY == zstd && $HERE != "$RECORDED_ROOT" && -z ${RECORD_SH_IN_NS:-} ]]; then
+if [[ ($ONLY == zstd || $ONLY == residency) && $HERE != "$RECORDED_ROOT" && -z ${RECORD_SH_IN_NS:-} ]]; then
   [[ -d $RECORDED_ROOT ]] || { echo "record.sh: no $RECORDED_ROOT to mount over" >&2; exit 1; }
-  exec env RECORD_SH_IN_NS=1 unshare --mount --propagation private -- \
-    bash -c 'mount --bind "$1" "$2" && exec "$2/record.sh" zstd' _ "$HERE" "$RECORDED_ROOT"
+  exec env RECORD_SH_IN_NS=1 PAGEBLAME="${PAGEBLAME:-$HERE/../build/bin/pageblame}" \
+    unshare --mount --propagation private -- \
+    bash -c 'mount --bind "$1" "$2" && exec "$2/record.sh" "$3"' _ "$HERE" "$RECORDED_ROOT" "$ONLY"
 fi
 
 CFLAGS=(-O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread)
@@ -97,13 +104,14 @@ build_new() {
   g++ -std=c++17 "${OPT_CFLAGS[@]}" src/vec.cc -o bin/vec
   javac -d bin src/Grow.java
   gcc "${CFLAGS[@]}" src/phases.c -o bin/phases
+  gcc "${CFLAGS[@]}" src/residency.c -o bin/residency
   link_build_ids
 }
 
 # buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME for each ELF binary.
 link_build_ids() {
   local b id
-  for b in rules attach commit alloc vec teardown phases; do
+  for b in rules attach commit alloc vec teardown phases residency; do
     [[ -f bin/$b ]] || continue
     id=$(readelf -n "bin/$b" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
     mkdir -p "buildid-cache/.build-id/${id:0:2}"
@@ -440,6 +448,54 @@ record_teardown() {
   verify teardown.data teardown "$HERE/bin/teardown" record-zstd
 }
 
+# The residency trace (src/residency.c, issue 28): recorded by `pageblame
+# record --rss-every 0.2` (DWARF stacks, -z, -k mono) with its snapshots,
+# residency.data.rss. While the program waits on its FIFO, a snapshot is
+# requested (SIGUSR1) and the kernel's view of both of its processes is
+# saved at that same pause: maps/residency.PID.pause.{maps,smaps}. The
+# program's own account of its regions and the pages it touched is
+# truth/residency.PID.regions.tsv. Not in manifest.tsv: its maps are of the
+# pause, not the end, which the manifest's other tests expect.
+record_residency() {
+  local pb=${PAGEBLAME:-$HERE/../build/bin/pageblame} work rec pid="" child="" p
+  [[ -x $pb ]] || { log "no $pb: build pageblame first"; return 1; }
+  work=$(mktemp -d /tmp/residency.XXXXXX)
+  "$pb" record --rss-every 0.2 -o residency.data -- "$HERE/bin/residency" "$work" residency \
+    2> "$work/record.err" &
+  rec=$!
+  for _ in $(seq 600); do [[ -s $work/residency.ready ]] && break; sleep 0.1; done
+  if [[ ! -s $work/residency.ready ]]; then
+    log "residency never paused"; kill -INT "$rec"; wait "$rec" || true; cat "$work/record.err" >&2; return 1
+  fi
+  read -r pid child < "$work/residency.ready"
+  sleep 0.5  # periodic snapshots of the pause too
+  kill -USR1 "$rec"
+  for _ in $(seq 100); do grep -q "requested snapshot" "$work/record.err" && break; sleep 0.1; done
+  grep -q "requested snapshot of 2 processes" "$work/record.err" || { log "no requested snapshot"; return 1; }
+  for p in "$pid" "$child"; do
+    cp "/proc/$p/maps" "$MAPS/residency.$p.pause.maps"
+    cp "/proc/$p/smaps" "$MAPS/residency.$p.pause.smaps"
+  done
+  cp "$work/residency.$pid.tsv" "$TRUTH/residency.$pid.regions.tsv"
+  : > "$work/residency.go"  # a writer on the FIFO: the program goes on and ends
+  wait "$rec"
+  cat "$work/record.err" >&2
+  rm -rf "$work"
+}
+
+# record.sh residency: (re)builds bin/residency alone and (re)records
+# residency.data, its .rss and pause files; the rest stays.
+only_residency() {
+  mkdir -p bin "$MAPS" "$TRUTH"
+  gcc "${CFLAGS[@]}" src/residency.c -o bin/residency
+  link_build_ids
+  rm -f residency.data residency.data.old residency.data.rss residency.data.old.rss "$MAPS"/residency.* \
+    "$TRUTH"/residency.*
+  record_residency
+  chmod 644 residency.data residency.data.rss "$MAPS"/residency.* "$TRUTH"/residency.*
+  ls -l residency.data residency.data.rss "$MAPS"/residency.* "$TRUTH"/residency.* >&2
+}
+
 NEW_TRACES=(commit-trace commit-dwarf alloc-fp alloc-dwarf vec-dwarf python-dwarf
             node-dwarf jvm-fp jvm-dwarf teardown)
 
@@ -487,9 +543,10 @@ main() {
   [[ $ONLY == new ]] && { only_new; return; }
   [[ $ONLY == zstd ]] && { only_zstd; return; }
   [[ $ONLY == phases ]] && { only_phases; return; }
+  [[ $ONLY == residency ]] && { only_residency; return; }
   build
   rm -rf maps && mkdir -p maps
-  rm -f ./*.data ./*.data.old perf-*.map
+  rm -f ./*.data ./*.data.old ./*.data.rss ./*.data.old.rss perf-*.map
   printf 'trace\tpid\tmaps\tpre_maps\texe\tmode\trole\tparent\tmmap\tmunmap\tbrk\tmremap\tpages_made\tlost_records\tverify\tmprotect\tpkey_mprotect\tmadvise\ttruth\n' > "$MANIFEST"
   record_rules_trace
   record_rules_record
@@ -507,8 +564,9 @@ main() {
     [[ $WITH_NODE == 0 && $n == node-dwarf ]] || record_new_one "$n"
   done
   record_phases_fp
+  record_residency
   rm -f /tmp/pageblame-rules.*.dat "$MAPS"/*.tmp
-  chmod 644 ./*.data maps/* truth/* perf-*.map 2>/dev/null || true
+  chmod 644 ./*.data ./*.data.rss maps/* truth/* perf-*.map 2>/dev/null || true
   python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"
   ls -l ./*.data perf-*.map 2>/dev/null >&2 || true  # no perf-*.map with --no-node
   du -sh . >&2

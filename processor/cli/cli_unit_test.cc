@@ -42,8 +42,23 @@ TEST(RecordPlanTest, DwarfStacksOnTheEntersOnlyWithABigBuffer) {
                              "-e syscalls:sys_exit_mmap/call-graph=no/"));
   EXPECT_THAT(cmd, HasSubstr("syscalls:sys_enter_madvise/"));
   EXPECT_THAT(cmd, ::testing::Not(HasSubstr("pkey_mprotect")));
-  EXPECT_THAT(cmd, HasSubstr("-m 128M -z -o perf.data -- ./server --port 80"));
+  // CLOCK_MONOTONIC: the clock the residency snapshots are stamped with.
+  EXPECT_THAT(cmd, HasSubstr("-m 128M -z -k mono -o perf.data -- ./server --port 80"));
   EXPECT_EQ(plan.ExtraEnvironment(), std::vector<std::string>{"DOTNET_PerfMapEnabled=1"});
+  EXPECT_EQ(plan.SnapshotPath(), "perf.data.rss");
+}
+
+TEST(RecordPlanTest, NoSnapshotFileWhenOffOrToAPipe) {
+  RecordPlan plan;
+  plan.command = {"./a.out"};
+  plan.rss_every = 0;
+  EXPECT_EQ(plan.SnapshotPath(), "");
+  EXPECT_THAT(absl::StrJoin(plan.PerfArgv(), " "), HasSubstr("-k mono"));  // the clock stays
+  plan.rss_every = 0.2;
+  plan.output = "-";
+  EXPECT_EQ(plan.SnapshotPath(), "");
+  plan.output = "dir/t.data";
+  EXPECT_EQ(plan.SnapshotPath(), "dir/t.data.rss");
 }
 
 TEST(RecordPlanTest, AttachAddsDataMappingsAndFpIsSmaller) {
@@ -54,7 +69,7 @@ TEST(RecordPlanTest, AttachAddsDataMappingsAndFpIsSmaller) {
   plan.output = "t.data";
   const std::string cmd = absl::StrJoin(plan.PerfArgv(), " ");
   EXPECT_THAT(cmd, HasSubstr("syscalls:sys_enter_pkey_mprotect/call-graph=fp/"));
-  EXPECT_THAT(cmd, HasSubstr("-m 16M -o t.data -d -p 4242"));
+  EXPECT_THAT(cmd, HasSubstr("-m 16M -k mono -o t.data -d -p 4242"));
   EXPECT_THAT(cmd, ::testing::Not(HasSubstr("-z")));
   EXPECT_TRUE(plan.ExtraEnvironment().empty());
 }

@@ -1,11 +1,10 @@
 // `pageblame record`: runs perf with the right events, stack mode and
 // buffer (record_plan.h), then says what it got and what to run next.
-#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +20,8 @@
 #include "processor/cli/commands.h"
 #include "processor/cli/record_plan.h"
 #include "processor/cli/usage.h"
+#include "processor/recorder/perf_run.h"
+#include "processor/residency/snapshot_file.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/report/syscall_format.h"
 
@@ -31,24 +32,31 @@ const CommandSpec& RecordSpec() {
     CommandSpec s;
     s.name = "record";
     s.help =
-        "usage: pageblame record [-o FILE] [--call-graph dwarf|fp] (-p PID | -- CMD [ARGS...])\n"
+        "usage: pageblame record [-o FILE] [--call-graph dwarf|fp] [--rss-every SECONDS]\n"
+        "                        (-p PID | -- CMD [ARGS...])\n"
         "Records the memory syscalls (mmap, munmap, brk, mremap, mprotect,\n"
         "pkey_mprotect, madvise: those this kernel has) of a new or running process\n"
         "with their call stacks, by running perf (as root, or with\n"
-        "kernel.perf_event_paranoid=-1). Stop an attached recording with Ctrl-C\n"
-        "(or SIGINT/SIGTERM to this process: perf gets it and writes the trace).\n"
+        "kernel.perf_event_paranoid=-1), and which of their pages are in RAM\n"
+        "(residency snapshots, into FILE.rss). Stop an attached recording with Ctrl-C\n"
+        "(or SIGINT/SIGTERM to this process: a last snapshot, then perf gets it and\n"
+        "writes the trace). Ask for a snapshot at any moment with\n"
+        "  kill -USR1 $(pgrep -f 'pageblame record')\n"
         "  -o, --output FILE     the trace (default perf.data); an existing FILE is kept\n"
-        "                        as FILE.old (perf's rule)\n"
+        "                        as FILE.old (perf's rule), its FILE.rss as FILE.old.rss\n"
         "  -p, --pid PID         attach to a running process (perf record -d: the\n"
         "                        mappings it already has are reported too)\n"
         "  --call-graph dwarf|fp dwarf (default): copies 16 KiB of stack per call and\n"
         "                        unwinds it later, so stacks reach your code through a\n"
         "                        libc without frame pointers (Debian 12, RHEL 8/9,\n"
         "                        Ubuntu before 24.04); fp: frame pointers only, smaller\n"
+        "  --rss-every SECONDS   a residency snapshot of every recorded process this\n"
+        "                        often (default 1; 0: no snapshots at all), one at the\n"
+        "                        stop, one at the command's exit, one per SIGUSR1\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 (.NET then names its JIT\n"
         "frames). Run node with --perf-basic-prof --interpreted-frames-native-stack.\n";
-    s.value_flags = {"--output", "--pid", "--call-graph"};
+    s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every"};
     s.bool_flags = {"--dry-run"};
     s.aliases = {{"-o", "--output"}, {"-p", "--pid"}};
     s.many_positional = true;
@@ -124,61 +132,54 @@ std::vector<std::string> CommandLineOf(uint32_t pid) {
   return absl::StrSplit(ss.str(), '\0', absl::SkipEmpty());
 }
 
-// The perf child, for ForwardToPerf (0: none yet).
-volatile sig_atomic_t perf_child = 0;
-
-// SIGINT or SIGTERM sent to `pageblame record` alone (a script's kill, a
-// service manager's stop) is passed on to perf, which then ends the
-// recording and writes its trace whole. A terminal's Ctrl-C reaches perf
-// directly too; a second SIGINT changes nothing for perf.
-void ForwardToPerf(int sig) {
-  if (perf_child > 0) kill(static_cast<pid_t>(perf_child), sig);
+// When a process's last snapshot was taken, for the summary.
+std::string WhenTaken(const recorder::LastSnapshot& p) {
+  switch (p.reason) {
+    case residency::SnapshotReason::kExit: return " at its exit";
+    case residency::SnapshotReason::kStop: return " at the stop";
+    case residency::SnapshotReason::kRequested:
+    case residency::SnapshotReason::kPeriodic: break;
+  }
+  return absl::StrCat(" at its last snapshot (", report::FormatTime(p.time), ")");
 }
 
-// Runs perf and waits. Ctrl-C goes to perf (and the recorded program), which
-// end the recording; pageblame forwards a stop signal sent to it alone, and
-// summarizes after.
-int RunPerf(const RecordPlan& plan) {
-  const std::vector<std::string> argv = plan.PerfArgv();
-  struct sigaction forward = {}, old_int = {}, old_term = {};
-  forward.sa_handler = ForwardToPerf;
-  sigemptyset(&forward.sa_mask);
-  // Blocked until the child's pid is known, so none is lost in between.
-  sigset_t stop_signals, old_mask;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  sigprocmask(SIG_BLOCK, &stop_signals, &old_mask);
-  sigaction(SIGINT, &forward, &old_int);
-  sigaction(SIGTERM, &forward, &old_term);
-  const pid_t child = fork();
-  if (child == 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    for (const std::string& kv : plan.ExtraEnvironment()) putenv(strdup(kv.c_str()));
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp("perf", args.data());
-    std::fprintf(stderr, "pageblame record: cannot run perf: %s\n", std::strerror(errno));
-    _exit(127);
+// Each process's resident bytes at the stop (its last snapshot, most
+// resident first), how many snapshots were taken and where they are.
+void SummarizeResidency(const recorder::PerfRunResult& run) {
+  if (!run.snapshots) return;
+  const recorder::TakerSummary& s = run.summary;
+  if (!s.error.empty()) {
+    std::fprintf(stderr, "pageblame record: warning: residency snapshots: %s\n", s.error.c_str());
   }
-  perf_child = child > 0 ? child : 0;
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  int status = 0;
-  while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  if (!run.note.empty()) std::fprintf(stderr, "pageblame record: note: %s\n", run.note.c_str());
+  if (s.snapshots == 0) {
+    std::fprintf(stderr, "pageblame record: no residency snapshot was taken\n");
+    return;
   }
-  perf_child = 0;
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  if (child < 0) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? 0 : 128 + WTERMSIG(status);
+  std::vector<recorder::LastSnapshot> procs = s.processes;
+  std::stable_sort(procs.begin(), procs.end(), [](const auto& a, const auto& b) { return a.resident > b.resident; });
+  constexpr size_t kShown = 5;
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < procs.size() && i < kShown; ++i) {
+    parts.push_back(absl::StrCat("pid ", procs[i].pid, " (", procs[i].comm, ") ", report::HumanBytes(procs[i].resident),
+                                 WhenTaken(procs[i])));
+  }
+  if (procs.size() > kShown) parts.push_back(absl::StrCat(procs.size() - kShown, " more"));
+  std::fprintf(stderr, "pageblame record: resident: %s\n", absl::StrJoin(parts, "; ").c_str());
+  std::fprintf(stderr, "pageblame record: %zu residency %s in %s\n", s.snapshots,
+               s.snapshots == 1 ? "snapshot" : "snapshots", s.path.c_str());
+  if (s.mismatch) {
+    std::fprintf(stderr,
+                 "pageblame record: note: pid %u's snapshot at %s counted %s resident where smaps_rollup "
+                 "says %s: PROT_NONE mappings, which snapshots do not read, hold resident pages, or the "
+                 "process changed while it was read\n",
+                 s.mismatch->pid, report::FormatTime(s.mismatch->time).c_str(),
+                 report::HumanBytes(s.mismatch->resident).c_str(), report::HumanBytes(s.mismatch->rollup_rss).c_str());
+  }
 }
 
 // What the recording holds, and the commands to run next.
-int Summarize(const RecordPlan& plan) {
+int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
   replay::LoadOptions o;
   o.path = plan.output;
   o.preload_symbols = false;
@@ -211,6 +212,7 @@ int Summarize(const RecordPlan& plan) {
                      : "");
   }
   const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
+  SummarizeResidency(run);
   std::fprintf(stderr,
                "next: pageblame maps -i %s%s          (the address space, with origins)\n"
                "      pageblame query -i %s%s ADDR    (who made the page at ADDR)\n",
@@ -221,11 +223,19 @@ int Summarize(const RecordPlan& plan) {
 // perf record keeps a trace it would overwrite: it renames FILE to FILE.old
 // (replacing an older FILE.old) before it writes. Say so, so the user knows
 // where the previous recording is.
-void SayWhereTheOldTraceGoes(const std::string& output) {
+// Its snapshots go with it: FILE.rss becomes FILE.old.rss
+// (recorder::SnapshotWriter::SetAside).
+void SayWhereTheOldTraceGoes(const RecordPlan& plan) {
+  const std::string& output = plan.output;
   struct stat st;
   if (::stat(output.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
-  std::fprintf(stderr, "pageblame record: %s exists: perf keeps it as %s.old%s\n", output.c_str(),
-               output.c_str(), ::access((output + ".old").c_str(), F_OK) == 0 ? " (replacing that file)" : "");
+  const std::string rss = residency::SnapshotPathFor(output);
+  const bool has_rss = !plan.SnapshotPath().empty() && ::access(rss.c_str(), F_OK) == 0;
+  std::fprintf(stderr, "pageblame record: %s exists: perf keeps it as %s.old%s%s\n", output.c_str(),
+               output.c_str(), ::access((output + ".old").c_str(), F_OK) == 0 ? " (replacing that file)" : "",
+               has_rss ? absl::StrCat(", and its snapshots ", rss, " go to ",
+                                      residency::SnapshotPathFor(output + ".old")).c_str()
+                       : "");
 }
 
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
@@ -245,6 +255,13 @@ absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
     return UsageError(absl::StrCat("bad --call-graph '", graph, "': expected dwarf or fp"));
   }
   plan.call_graph = graph == "fp" ? RecordPlan::CallGraph::kFp : RecordPlan::CallGraph::kDwarf;
+  if (auto every = args.Value("--rss-every")) {
+    // Below 10 ms the snapshots would be most of what the recorder does.
+    if (!absl::SimpleAtod(*every, &plan.rss_every) || !(plan.rss_every == 0 || plan.rss_every >= 0.01) ||
+        plan.rss_every > 86400) {
+      return UsageError(absl::StrCat("bad --rss-every '", *every, "': expected seconds (0.01 to 86400), or 0 for no snapshots"));
+    }
+  }
   return plan;
 }
 
@@ -265,6 +282,10 @@ int RunRecord(const std::vector<std::string>& argv) {
   plan->compress = PerfHasZstd();
   if (args->Has("--dry-run")) {
     std::printf("%s\n", absl::StrJoin(plan->PerfArgv(), " ").c_str());
+    if (!plan->SnapshotPath().empty()) {
+      std::fprintf(stderr, "pageblame record: and residency snapshots every %g s into %s\n", plan->rss_every,
+                   plan->SnapshotPath().c_str());
+    }
     return 0;
   }
   if (absl::Status s = CheckPermission(); !s.ok()) return ReportError(s);
@@ -272,14 +293,21 @@ int RunRecord(const std::vector<std::string>& argv) {
   for (const std::string& hint : RecordPlan::RuntimeHints(cmdline)) {
     std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
   }
-  SayWhereTheOldTraceGoes(plan->output);
-  const int perf_rc = RunPerf(*plan);
+  SayWhereTheOldTraceGoes(*plan);
+  recorder::PerfRunOptions run_options;
+  run_options.argv = plan->PerfArgv();
+  run_options.env = plan->ExtraEnvironment();
+  run_options.trace = plan->output;
+  run_options.attach = plan->pid;
+  run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
+  const recorder::PerfRunResult run = recorder::RunPerf(run_options);
+  const int perf_rc = run.perf_exit;
   struct stat st;
   if (::stat(plan->output.c_str(), &st) != 0) {
     return ReportError(absl::UnavailableError(
         absl::StrCat("perf record failed (exit ", perf_rc, ") and wrote no ", plan->output)));
   }
-  return Summarize(*plan);
+  return Summarize(*plan, run);
 }
 
 }  // namespace pageblame::cli

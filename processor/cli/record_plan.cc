@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "processor/residency/snapshot_file.h"
 
 namespace pageblame::cli {
 namespace {
@@ -50,6 +51,7 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
   // here (16 KiB per call); frame-pointer chains are small.
   argv.insert(argv.end(), {"-m", call_graph == CallGraph::kDwarf ? "128M" : "16M"});
   if (compress) argv.push_back("-z");
+  argv.insert(argv.end(), {"-k", kClockName});
   argv.insert(argv.end(), {"-o", output});
   if (pid) {
     argv.insert(argv.end(), {"-d", "-p", absl::StrCat(*pid)});
@@ -58,6 +60,11 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
     argv.insert(argv.end(), command.begin(), command.end());
   }
   return argv;
+}
+
+std::string RecordPlan::SnapshotPath() const {
+  if (rss_every <= 0 || output == "-") return "";
+  return residency::SnapshotPathFor(output);
 }
 
 std::vector<std::string> RecordPlan::ExtraEnvironment() const {

@@ -2,7 +2,9 @@
 // exit tracepoints (those the kernel has), call chains on the enters only
 // (DWARF: a 16 KiB stack copy per call; the exits need none), a buffer big
 // enough not to lose samples, zstd compression when perf has it, and -d
-// when attaching (perf then reports the mappings that already exist).
+// when attaching (perf then reports the mappings that already exist), and
+// CLOCK_MONOTONIC for the timestamps (-k mono), the clock the residency
+// snapshots are stamped with (a user program cannot read perf's own clock).
 // Built from plain facts so tests can check it without running perf.
 //
 //   RecordPlan plan;  plan.command = {"./server", "--port", "80"};
@@ -29,12 +31,21 @@ struct RecordPlan {
   // (all seven if unknown).
   std::set<std::string> available;
   bool compress = true;  // perf was built with zstd
+  // Seconds between residency snapshots (0: none at all); they go to
+  // SnapshotPath().
+  double rss_every = 1;
+
+  // perf's --clockid, and the clock the snapshots read.
+  static constexpr const char* kClockName = "mono";
 
   // The seven memory syscalls replay knows, in decode::Syscall order.
   static const std::vector<std::string>& MemorySyscalls();
   // The syscalls to record: MemorySyscalls() that are available.
   std::vector<std::string> Syscalls() const;
   std::vector<std::string> PerfArgv() const;
+  // Where the residency snapshots go: OUTPUT.rss; "" when there are none
+  // (--rss-every 0, or the trace goes to standard output).
+  std::string SnapshotPath() const;
   // The environment the recorded command gets on top of pageblame's own:
   // DOTNET_PerfMapEnabled=1 (.NET writes /tmp/perf-PID.map for its JIT code;
   // other programs ignore it).

@@ -241,6 +241,19 @@ absl::Status ParseFeature(int feature, absl::Span<const uint8_t> bytes, FileInfo
       info->compressed = true;
       return absl::OkStatus();
     }
+    case format::kFeatClockData: {
+      // header.c write_clock_data: u32 version, u32 clockid, u64 wall-clock
+      // ns, u64 clockid ns, both read once as the recording began.
+      ByteReader r(bytes);
+      uint32_t version, clockid;
+      uint64_t tod, clock;
+      if (!r.Read(&version) || !r.Read(&clockid) || !r.Read(&tod) || !r.Read(&clock)) {
+        return absl::DataLossError(absl::StrCat("CLOCK_DATA feature: ", bytes.size(), " bytes, expected 24"));
+      }
+      info->clock_start = clock;
+      info->clock_start_clockid = static_cast<int32_t>(clockid);
+      return absl::OkStatus();
+    }
     default:
       return absl::OkStatus();
   }

@@ -71,6 +71,7 @@ enum Feature : int {
   kFeatCmdline = 11,
   kFeatEventDesc = 12,
   kFeatCompressed = 27,
+  kFeatClockData = 29,
 };
 
 // User-space record types (tools/lib/perf/include/perf/event.h) beyond the

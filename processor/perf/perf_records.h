@@ -261,6 +261,10 @@ struct FileInfo {
   uint32_t compression_level = 0;
   uint32_t compression_ratio = 0;  // perf's estimate, rounded
   uint32_t compression_mmap_len = 0;  // perf's decompression buffer size
+  // HEADER_CLOCK_DATA (perf record -k, perf 5.11+): the recording's start on
+  // attr.clockid's clock (ns) and that clock's id; unset without the feature.
+  std::optional<uint64_t> clock_start;
+  std::optional<int32_t> clock_start_clockid;
 };
 
 }  // namespace pageblame::perf

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "processor/residency/snapshot_file.h"
@@ -19,7 +21,14 @@ residency::TraceFacts FactsOf(const replay::LoadedTrace& trace) {
     }
   }
   const index::TraceIndex& idx = trace.index();
+  // The recording began at perf's clock reference (HEADER_CLOCK_DATA) when it
+  // has one; its first memory call may come much later (an idle process
+  // attached to), or never.
   f.first_time = idx.stats().first_time;
+  const perf::FileInfo& info = trace.info();
+  if (info.clock_start && info.clock_start_clockid == f.clockid && f.clockid) {
+    f.first_time = f.first_time == 0 ? *info.clock_start : std::min(f.first_time, *info.clock_start);
+  }
   for (size_t p = 0; p < idx.num_processes(); ++p) f.pids.push_back(idx.process(p).pid);
   return f;
 }

@@ -1,0 +1,102 @@
+#include "processor/recorder/perf_run.h"
+
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "processor/recorder/exit_tracer.h"
+#include "processor/recorder/recorded_processes.h"
+#include "processor/recorder/snapshot_loop.h"
+
+namespace pageblame::recorder {
+namespace {
+
+// perf record renames a non-empty FILE to FILE.old before it writes
+// (tools/perf/util/data.c, check_backup).
+bool PerfMovesTrace(const std::string& trace) {
+  struct stat st;
+  return ::stat(trace.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+[[noreturn]] void ExecPerf(const PerfRunOptions& o, const sigset_t& old_mask, const struct sigaction& old_usr1) {
+  sigaction(SIGUSR1, &old_usr1, nullptr);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  for (const std::string& kv : o.env) putenv(strdup(kv.c_str()));
+  std::vector<char*> args;
+  for (const std::string& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  std::fprintf(stderr, "pageblame record: cannot run perf: %s\n", std::strerror(errno));
+  _exit(127);
+}
+
+int ExitCode(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (!WIFSIGNALED(status)) return -1;
+  return WTERMSIG(status) == SIGINT ? 0 : 128 + WTERMSIG(status);
+}
+
+// Reads the signals still queued, so none acts once they are unblocked.
+void Drain(int signal_fd) {
+  signalfd_siginfo info;
+  while (::read(signal_fd, &info, sizeof(info)) == sizeof(info)) {
+  }
+}
+
+}  // namespace
+
+PerfRunResult RunPerf(const PerfRunOptions& o) {
+  PerfRunResult result;
+  // Blocked before any thread or child exists, so every thread inherits it
+  // and no signal is lost before the loop reads them.
+  sigset_t signals, old_mask;
+  sigemptyset(&signals);
+  for (int sig : {SIGINT, SIGTERM, SIGUSR1}) sigaddset(&signals, sig);
+  sigprocmask(SIG_BLOCK, &signals, &old_mask);
+  struct sigaction ignore = {}, old_usr1 = {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGUSR1, &ignore, &old_usr1);  // once unblocked: a late request does nothing
+  const int signal_fd = ::signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
+  const bool moves = PerfMovesTrace(o.trace);
+  const pid_t perf = fork();
+  if (perf == 0) ExecPerf(o, old_mask, old_usr1);
+  if (perf < 0 || signal_fd < 0) {
+    if (signal_fd >= 0) ::close(signal_fd);
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    return result;
+  }
+  result.snapshots = o.rss_every > 0 && o.trace != "-";
+  std::unique_ptr<SnapshotTaker> taker;
+  if (result.snapshots) taker = std::make_unique<SnapshotTaker>(o.trace, moves, o.clockid);
+  SnapshotLoop loop(taker.get(),
+                    o.attach ? RecordedProcesses::ForAttach(*o.attach) : RecordedProcesses::ForCommand(perf), perf,
+                    signal_fd, o.rss_every);
+  loop.Start();
+  ExitTracer::ExitHook on_exit;
+  if (taker && !o.attach) {
+    // A child that never became the command (its exec failed) still runs
+    // perf: nothing of the command to take.
+    on_exit = [&taker, perf](uint32_t pid) {
+      if (!RunsExecutableOf(pid, perf)) taker->Take({pid}, residency::SnapshotReason::kExit);
+    };
+  }
+  const int status = ExitTracer::Supervise(perf, on_exit, &result.note);
+  // A perf that failed recorded nothing: no snapshot (no file) after it.
+  loop.Finish(status >= 0 && ExitCode(status) == 0);
+  Drain(signal_fd);
+  ::close(signal_fd);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  result.perf_exit = status < 0 ? -1 : ExitCode(status);
+  if (taker) result.summary = taker->Summary();
+  return result;
+}
+
+}  // namespace pageblame::recorder

@@ -1,0 +1,48 @@
+// PerfRun: runs `perf record` as a child and, while it records, the
+// residency snapshots of the processes it records (snapshot_loop.h: periodic,
+// requested by SIGUSR1, at the stop; exit_tracer.h: at the command's exit)
+// into the trace's snapshot file, TRACE.rss.
+//
+// Signals: SIGINT and SIGTERM to `pageblame record` stop the recording (a
+// stop snapshot, then the signal is passed on to perf, which writes the
+// trace whole); SIGUSR1 asks for a snapshot. They are blocked in every
+// thread and read from a signalfd while perf runs; perf's child gets the
+// mask and dispositions pageblame had. SIGUSR1 stays ignored afterwards, so
+// a late request cannot kill the summary.
+//
+//   PerfRunOptions o;  o.argv = plan.PerfArgv();  o.trace = plan.output;  o.rss_every = 1;
+//   PerfRunResult r = RunPerf(o);
+#ifndef PAGEBLAME_RECORDER_PERF_RUN_H_
+#define PAGEBLAME_RECORDER_PERF_RUN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "processor/recorder/snapshot_taker.h"
+
+namespace pageblame::recorder {
+
+struct PerfRunOptions {
+  std::vector<std::string> argv;  // {"perf", "record", ...}
+  std::vector<std::string> env;   // "NAME=value" added for perf and the command
+  std::string trace;              // perf's -o
+  std::optional<uint32_t> attach;  // -p PID; else perf runs the command
+  // Seconds between snapshots; 0: no snapshots at all (no file, no tracing).
+  double rss_every = 1;
+  clockid_t clockid = CLOCK_MONOTONIC;  // perf's --clockid
+};
+
+struct PerfRunResult {
+  int perf_exit = -1;  // perf's exit code, 128+N if killed by signal N (SIGINT: 0); -1: not run
+  bool snapshots = false;  // snapshots were on
+  TakerSummary summary;
+  std::string note;  // why there is no exit snapshot, if it cannot be had
+};
+
+PerfRunResult RunPerf(const PerfRunOptions& options);
+
+}  // namespace pageblame::recorder
+
+#endif  // PAGEBLAME_RECORDER_PERF_RUN_H_

@@ -1,0 +1,280 @@
+// The recorder's pieces on this machine's real processes: the process table,
+// the snapshot file as written and read back, snapshots of this test's own
+// memory, and the exit tracer on a child that plays perf (it forks the
+// "command" and waits for it, as perf does).
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "processor/base/temp_dir_for_test.h"
+#include "processor/recorder/exit_tracer.h"
+#include "processor/recorder/recorded_processes.h"
+#include "processor/recorder/snapshot_taker.h"
+#include "processor/recorder/snapshot_writer.h"
+#include "processor/residency/pagemap_sampler.h"
+#include "processor/residency/snapshot_file.h"
+
+namespace pageblame::recorder {
+namespace {
+
+using residency::SnapshotReason;
+using ::testing::ElementsAre;
+
+void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+TEST(ParseStatTest, FieldsAfterTheLastParenthesis) {
+  // A command name may hold spaces and parentheses.
+  const std::string stat = "4242 (a) b (c) S 17 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 0 0";
+  std::optional<ProcessRow> row = ParseStat(stat);
+  ASSERT_TRUE(row.has_value());
+  EXPECT_EQ(row->pid, 4242u);
+  EXPECT_EQ(row->ppid, 17u);
+  EXPECT_EQ(row->start, 987654u);
+  EXPECT_FALSE(ParseStat("4242 (a) S 17").has_value());  // cut short
+  EXPECT_FALSE(ParseStat("").has_value());
+  // This process's own row, from the kernel.
+  std::optional<ProcessRow> self = ParseStat(ReadFile("/proc/self/stat"));
+  ASSERT_TRUE(self.has_value());
+  EXPECT_EQ(self->ppid, static_cast<uint32_t>(getppid()));
+}
+
+TEST(RecordedProcessesTest, TheCommandOnceExecdAndItsDescendants) {
+  RecordedProcesses procs = RecordedProcesses::ForCommand(100);
+  // perf (100) has forked the command (101), which still runs perf's code.
+  std::vector<ProcessRow> table = {{1, 0, 1}, {100, 50, 10}, {101, 100, 11, /*runs_perf=*/true}, {7, 1, 5}};
+  EXPECT_TRUE(procs.Update(table).empty());
+  // It has exec'd and forked 102, which forked 103.
+  table[2].runs_perf = false;
+  table.push_back({102, 101, 12});
+  table.push_back({103, 102, 13});
+  EXPECT_THAT(procs.Update(table), ElementsAre(101, 102, 103));
+  // 102 exits; 103 is reparented to init and still followed. 101's pid is
+  // reused by an unrelated process (another start time): not followed.
+  table = {{1, 0, 1}, {100, 50, 10}, {101, 1, 99}, {103, 1, 13}, {7, 1, 5}};
+  EXPECT_THAT(procs.Update(table), ElementsAre(103));
+}
+
+TEST(RecordedProcessesTest, TheAttachedProcessAndItsChildren) {
+  RecordedProcesses procs = RecordedProcesses::ForAttach(200);
+  std::vector<ProcessRow> table = {{1, 0, 1}, {200, 1, 20}, {201, 200, 21}, {300, 1, 30}};
+  EXPECT_THAT(procs.Update(table), ElementsAre(200, 201));
+  EXPECT_TRUE(procs.Update({{1, 0, 1}}).empty());  // all gone
+}
+
+TEST(RecordedProcessesTest, ReadsTheLiveTable) {
+  const pid_t child = fork();
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  ASSERT_GT(child, 0);
+  EXPECT_THAT(RecordedProcesses::ForAttach(getpid()).Update(), ::testing::Contains(static_cast<uint32_t>(child)));
+  EXPECT_THAT(ChildrenOf(getpid()), ::testing::Contains(static_cast<uint32_t>(child)));
+  // A fork runs its parent's executable until it execs another.
+  EXPECT_TRUE(RunsExecutableOf(child, getpid()));
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  const pid_t other = fork();
+  if (other == 0) {
+    execl("/bin/sleep", "sleep", "10", nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 200 && RunsExecutableOf(other, getpid()); ++i) usleep(5000);
+  EXPECT_FALSE(RunsExecutableOf(other, getpid()));
+  kill(other, SIGKILL);
+  waitpid(other, nullptr, 0);
+}
+
+TEST(SnapshotWriterTest, OldSnapshotsGoWithTheOldTrace) {
+  TempDir dir("pb_recorder");
+  const std::string trace = dir.path() + "/t.data";
+  WriteFile(trace + ".rss", "old snapshots");
+  WriteFile(trace + ".old.rss", "older snapshots");
+  ASSERT_TRUE(SnapshotWriter::SetAside(trace, /*trace_moves=*/true).ok());
+  EXPECT_FALSE(Exists(trace + ".rss"));
+  EXPECT_EQ(ReadFile(trace + ".old.rss"), "old snapshots");
+  // No TRACE.rss: the TRACE.old.rss of the trace perf replaces goes too.
+  ASSERT_TRUE(SnapshotWriter::SetAside(trace, true).ok());
+  EXPECT_FALSE(Exists(trace + ".old.rss"));
+  // The trace does not move (there is none): nothing moves.
+  WriteFile(trace + ".rss", "orphan");
+  ASSERT_TRUE(SnapshotWriter::SetAside(trace, false).ok());
+  EXPECT_EQ(ReadFile(trace + ".rss"), "orphan");
+}
+
+// A snapshot of this process: its pages as the kernel has them.
+residency::ResidencySnapshot SnapshotOfSelf(SnapshotReason reason) {
+  residency::PagemapSampler sampler;
+  absl::StatusOr<residency::ResidencySnapshot> s = sampler.Take(getpid(), reason);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *s : residency::ResidencySnapshot();
+}
+
+TEST(SnapshotWriterTest, RecordsReadBackAsWritten) {
+  TempDir dir("pb_recorder");
+  const std::string path = dir.path() + "/t.data.rss";
+  absl::StatusOr<std::unique_ptr<SnapshotWriter>> w = SnapshotWriter::Create(path, CLOCK_MONOTONIC);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const residency::ResidencySnapshot a = SnapshotOfSelf(SnapshotReason::kPeriodic);
+  const residency::ResidencySnapshot b = SnapshotOfSelf(SnapshotReason::kRequested);
+  ASSERT_TRUE((*w)->Append(a).ok());
+  ASSERT_TRUE((*w)->Append(b).ok());
+  absl::StatusOr<residency::SnapshotFile> f = residency::ReadSnapshotFile(path);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->clockid, CLOCK_MONOTONIC);
+  ASSERT_EQ(f->snapshots.size(), 2u);
+  EXPECT_EQ(f->snapshots[1].reason, SnapshotReason::kRequested);
+  EXPECT_EQ(f->snapshots[0].present.ranges(), a.present.ranges());
+  EXPECT_EQ(f->snapshots[1].read.ranges(), b.read.ranges());
+  EXPECT_EQ(f->snapshots[0].time, a.time);
+  EXPECT_FALSE(SnapshotWriter::Create(dir.path() + "/no/such/dir.rss", CLOCK_MONOTONIC).ok());
+}
+
+TEST(SnapshotTakerTest, TakesTouchedPagesAndSkipsTheGone) {
+  TempDir dir("pb_recorder");
+  const std::string trace = dir.path() + "/t.data";
+  const size_t len = 8 << 20;
+  char* p = static_cast<char*>(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  for (size_t off = 0; off < len; off += 2 * 4096) p[off] = 1;  // every other page
+  const uint64_t start = reinterpret_cast<uint64_t>(p);
+
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  SnapshotTaker taker(trace, /*trace_moves=*/false, CLOCK_MONOTONIC);
+  EXPECT_EQ(taker.Take({static_cast<uint32_t>(getpid()), static_cast<uint32_t>(gone)}, SnapshotReason::kStop), 1u);
+  const TakerSummary s = taker.Summary();
+  EXPECT_EQ(s.path, trace + ".rss");
+  EXPECT_EQ(s.snapshots, 1u);
+  EXPECT_TRUE(s.error.empty()) << s.error;
+  ASSERT_EQ(s.processes.size(), 1u);
+  EXPECT_EQ(s.processes[0].pid, static_cast<uint32_t>(getpid()));
+  EXPECT_EQ(s.processes[0].reason, SnapshotReason::kStop);
+  EXPECT_FALSE(s.processes[0].comm.empty());
+
+  absl::StatusOr<residency::SnapshotFile> f = residency::ReadSnapshotFile(trace + ".rss");
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->snapshots.size(), 1u);
+  EXPECT_EQ(f->snapshots[0].ResidentBytes(start, start + len), len / 2);
+  EXPECT_TRUE(f->snapshots[0].Covers(start, start + len));
+  munmap(p, len);
+}
+
+// Pages made inaccessible after they were touched stay resident, in a range
+// a snapshot does not read: its sum falls short of smaps_rollup's Rss.
+TEST(SnapshotTakerTest, ResidentPagesBehindProtNoneAreAMismatch) {
+  TempDir dir("pb_recorder");
+  const size_t len = 64 << 20;
+  char* p = static_cast<char*>(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  memset(p, 1, len);
+  SnapshotTaker taker(dir.path() + "/t.data", false, CLOCK_MONOTONIC);
+  ASSERT_EQ(taker.Take({static_cast<uint32_t>(getpid())}, SnapshotReason::kPeriodic), 1u);
+  EXPECT_FALSE(taker.Summary().mismatch.has_value());
+  ASSERT_EQ(mprotect(p, len, PROT_NONE), 0);
+  ASSERT_EQ(taker.Take({static_cast<uint32_t>(getpid())}, SnapshotReason::kPeriodic), 1u);
+  const TakerSummary s = taker.Summary();
+  ASSERT_TRUE(s.mismatch.has_value());
+  EXPECT_EQ(s.mismatch->pid, static_cast<uint32_t>(getpid()));
+  EXPECT_GE(s.mismatch->rollup_rss, s.mismatch->resident + len);
+  munmap(p, len);
+}
+
+TEST(SnapshotTakerTest, AnUnwritableFileIsSaidOnce) {
+  SnapshotTaker taker("/proc/no-such-dir/t.data", false, CLOCK_MONOTONIC);
+  EXPECT_EQ(taker.Take({static_cast<uint32_t>(getpid())}, SnapshotReason::kPeriodic), 0u);
+  EXPECT_EQ(taker.Take({static_cast<uint32_t>(getpid())}, SnapshotReason::kPeriodic), 0u);
+  const TakerSummary s = taker.Summary();
+  EXPECT_EQ(s.snapshots, 0u);
+  EXPECT_THAT(s.error, ::testing::HasSubstr("/proc/no-such-dir/t.data.rss"));
+}
+
+// What the "command" does in the exit tracer tests.
+enum class Ending { kReturn, kSigterm };
+
+std::atomic<int> g_usr2_seen{0};
+void OnUsr2(int) { ++g_usr2_seen; }
+
+// A child that plays perf: forks the command, which waits for perf's word
+// (a pipe, as perf's go pipe), then maps and writes 8 MiB, signals itself
+// (SIGUSR2, which it handles: a tracer must deliver it), and ends as told;
+// perf exits with the command's status as its code.
+pid_t StartFakePerf(Ending ending) {
+  const pid_t perf = fork();
+  if (perf != 0) return perf;
+  int go[2];
+  if (pipe(go) != 0) _exit(100);
+  const pid_t command = fork();
+  if (command == 0) {
+    close(go[1]);
+    char c;
+    if (read(go[0], &c, 1) != 1) _exit(101);
+    signal(SIGUSR2, OnUsr2);
+    char* p = static_cast<char*>(mmap(nullptr, 8 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    memset(p, 1, 8 << 20);
+    raise(SIGUSR2);
+    if (g_usr2_seen != 1) _exit(102);
+    if (ending == Ending::kSigterm) raise(SIGTERM);
+    _exit(7);
+  }
+  usleep(200 * 1000);  // perf's setup, while the command waits
+  if (write(go[1], "g", 1) != 1) _exit(103);
+  int status;
+  waitpid(command, &status, 0);
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+// The exit snapshot sees the command's memory whole; the command's signals
+// still reach it; perf sees its child end as without a tracer.
+TEST(ExitTracerTest, SnapshotAtTheExitWithMemoryWhole) {
+  for (Ending ending : {Ending::kReturn, Ending::kSigterm}) {
+    SCOPED_TRACE(ending == Ending::kReturn ? "exit" : "SIGTERM");
+    const pid_t perf = StartFakePerf(ending);
+    ASSERT_GT(perf, 0);
+    std::vector<uint32_t> exited;
+    uint64_t resident = 0;
+    std::string note;
+    const int status = ExitTracer::Supervise(
+        perf,
+        [&](uint32_t pid) {
+          exited.push_back(pid);
+          residency::PagemapSampler sampler;
+          absl::StatusOr<residency::ResidencySnapshot> s = sampler.Take(pid, SnapshotReason::kExit);
+          if (s.ok()) resident = s->present.total();
+        },
+        &note);
+    EXPECT_TRUE(note.empty()) << note;
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), ending == Ending::kReturn ? 7 : 128 + SIGTERM);
+    ASSERT_EQ(exited.size(), 1u);
+    EXPECT_GE(resident, uint64_t{8} << 20);
+  }
+}
+
+TEST(ExitTracerTest, WithoutAHookItOnlyWaits) {
+  const pid_t perf = StartFakePerf(Ending::kReturn);
+  std::string note;
+  const int status = ExitTracer::Supervise(perf, nullptr, &note);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+}
+
+}  // namespace
+}  // namespace pageblame::recorder

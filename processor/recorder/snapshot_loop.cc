@@ -1,0 +1,101 @@
+#include "processor/recorder/snapshot_loop.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+
+#include "absl/strings/str_format.h"
+
+namespace pageblame::recorder {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+SnapshotLoop::~SnapshotLoop() {
+  if (thread_.joinable()) Finish(false);
+  for (int fd : wake_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void SnapshotLoop::Start() {
+  if (::pipe2(wake_, O_CLOEXEC) != 0) wake_[0] = wake_[1] = -1;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void SnapshotLoop::Finish(bool stop_snapshot) {
+  if (!thread_.joinable()) return;
+  const char c = 0;
+  while (wake_[1] >= 0 && ::write(wake_[1], &c, 1) < 0 && errno == EINTR) {
+  }
+  thread_.join();
+  if (stop_snapshot && !stopped_) Snapshot(residency::SnapshotReason::kStop, false);
+}
+
+void SnapshotLoop::Run() {
+  const bool periodic = taker_ != nullptr && every_ > 0;
+  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(every_));
+  Clock::time_point due = Clock::now() + period;
+  for (;;) {
+    int timeout = -1;
+    if (periodic && !stopped_) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(due - Clock::now()).count();
+      timeout = left > 0 ? static_cast<int>(left) : 0;
+    }
+    pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    const int n = ::poll(fds, 2, timeout);
+    if (n < 0 && errno != EINTR) return;
+    if (n > 0 && fds[1].revents != 0) return;
+    if (n > 0 && (fds[0].revents & POLLIN)) {
+      signalfd_siginfo info;
+      if (::read(signal_fd_, &info, sizeof(info)) == sizeof(info)) OnSignal(static_cast<int>(info.ssi_signo));
+    }
+    // After the stop snapshot perf is ending: a later one would lie after
+    // the trace.
+    if (periodic && !stopped_ && Clock::now() >= due) {
+      Snapshot(residency::SnapshotReason::kPeriodic, false);
+      // Behind (a snapshot longer than the period): the next is a period
+      // from now, not a burst to catch up.
+      due += period;
+      if (due < Clock::now()) due = Clock::now() + period;
+    }
+  }
+}
+
+void SnapshotLoop::OnSignal(int sig) {
+  if (sig == SIGUSR1) {
+    if (taker_ == nullptr) {
+      std::fprintf(stderr, "pageblame record: snapshots are off (--rss-every 0): SIGUSR1 ignored\n");
+      return;
+    }
+    Snapshot(residency::SnapshotReason::kRequested, true);
+    return;
+  }
+  // SIGINT or SIGTERM: the recording stops. The snapshot first, so that
+  // it lies inside the trace; a second signal is passed on at once.
+  if (!stopped_) Snapshot(residency::SnapshotReason::kStop, false);
+  stopped_ = true;
+  ::kill(perf_, sig);
+}
+
+void SnapshotLoop::Snapshot(residency::SnapshotReason reason, bool say) {
+  if (taker_ == nullptr) return;
+  const std::vector<uint32_t> pids = processes_.Update();
+  const size_t n = taker_->Take(pids, reason);
+  if (say) {
+    const TakerSummary s = taker_->Summary();
+    std::fprintf(stderr, "pageblame record: %s snapshot of %zu %s written to %s\n",
+                 std::string(residency::ReasonName(reason)).c_str(), n, n == 1 ? "process" : "processes",
+                 s.path.empty() ? "(no file)" : s.path.c_str());
+  }
+}
+
+}  // namespace pageblame::recorder

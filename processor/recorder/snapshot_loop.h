@@ -1,0 +1,63 @@
+// SnapshotLoop: the recorder's own thread while perf records. It takes a
+// snapshot of every recorded process every `every` seconds, one when the user
+// asks (SIGUSR1 to `pageblame record`), and one when the recording is
+// stopped (SIGINT or SIGTERM): that one is taken before the signal is passed
+// on to perf, so it falls inside the trace. Without a taker (snapshots off)
+// it only passes the stop signals on.
+//
+// The signals come through a signalfd: the caller blocks SIGINT, SIGTERM and
+// SIGUSR1 in every thread before it starts any (perf's child unblocks them
+// before its exec). A terminal's Ctrl-C reaches perf and the command as well
+// as this loop, so perf may already be stopping while that snapshot is read.
+//
+//   SnapshotLoop loop(&taker, RecordedProcesses::ForCommand(perf), perf, signal_fd, 1.0);
+//   loop.Start();
+//   ... wait for perf ...
+//   loop.Finish(true);   // a stop snapshot of what still lives, if none was taken
+#ifndef PAGEBLAME_RECORDER_SNAPSHOT_LOOP_H_
+#define PAGEBLAME_RECORDER_SNAPSHOT_LOOP_H_
+
+#include <sys/types.h>
+
+#include <thread>
+
+#include "processor/recorder/recorded_processes.h"
+#include "processor/recorder/snapshot_taker.h"
+
+namespace pageblame::recorder {
+
+class SnapshotLoop {
+ public:
+  // `taker` may be null (snapshots off); `every` 0: no periodic snapshots.
+  SnapshotLoop(SnapshotTaker* taker, RecordedProcesses processes, pid_t perf, int signal_fd, double every)
+      : taker_(taker), processes_(std::move(processes)), perf_(perf), signal_fd_(signal_fd), every_(every) {}
+  ~SnapshotLoop();
+  SnapshotLoop(const SnapshotLoop&) = delete;
+  SnapshotLoop& operator=(const SnapshotLoop&) = delete;
+
+  void Start();
+  // Ends the thread. With `stop_snapshot` (perf ended by itself, and well:
+  // the command or the attached process ended) then takes a stop snapshot
+  // of the recorded processes still alive, if no stop snapshot was taken.
+  void Finish(bool stop_snapshot);
+
+ private:
+  void Run();
+  // One snapshot of every recorded process; says on stderr what it took
+  // when `say` (a requested one: the user waits for it).
+  void Snapshot(residency::SnapshotReason reason, bool say);
+  void OnSignal(int sig);
+
+  SnapshotTaker* taker_;
+  RecordedProcesses processes_;
+  const pid_t perf_;
+  const int signal_fd_;
+  const double every_;
+  int wake_[2] = {-1, -1};  // Finish() writes to wake_[1]
+  bool stopped_ = false;    // a stop snapshot was taken
+  std::thread thread_;
+};
+
+}  // namespace pageblame::recorder
+
+#endif  // PAGEBLAME_RECORDER_SNAPSHOT_LOOP_H_

@@ -1,0 +1,100 @@
+#include "processor/recorder/snapshot_taker.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "processor/residency/pagemap_sampler.h"
+#include "processor/residency/snapshot_file.h"
+
+namespace pageblame::recorder {
+namespace {
+
+std::string CommOf(uint32_t pid) {
+  std::ifstream f(absl::StrCat("/proc/", pid, "/comm"));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return std::string(absl::StripTrailingAsciiWhitespace(ss.str()));
+}
+
+// More than 1 % apart (PROT_NONE mappings holding resident pages, which a
+// snapshot does not read, or a process that changed while it was read).
+bool FarApart(uint64_t a, uint64_t b) {
+  const uint64_t diff = a > b ? a - b : b - a;
+  return diff * 100 > std::max(a, b);
+}
+
+}  // namespace
+
+size_t SnapshotTaker::Take(const std::vector<uint32_t>& pids, residency::SnapshotReason reason) {
+  residency::PagemapSampler sampler(clockid_);  // one per call: its buffer is not shared
+  size_t written = 0;
+  for (uint32_t pid : pids) {
+    absl::StatusOr<residency::ResidencySnapshot> s = sampler.Take(pid, reason);
+    if (!s.ok()) {
+      if (!absl::IsNotFound(s.status())) Fail(std::string(s.status().message()));
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!EnsureWriter()) return written;
+    if (absl::Status st = writer_->Append(*s); !st.ok()) {
+      failed_ = true;
+      if (error_.empty()) error_ = std::string(st.message());
+      return written;
+    }
+    ++count_;
+    ++written;
+    Note(*s);
+  }
+  return written;
+}
+
+bool SnapshotTaker::EnsureWriter() {
+  if (failed_) return false;
+  if (writer_) return true;
+  absl::Status aside = SnapshotWriter::SetAside(trace_, trace_moves_);
+  absl::StatusOr<std::unique_ptr<SnapshotWriter>> w =
+      aside.ok() ? SnapshotWriter::Create(residency::SnapshotPathFor(trace_), clockid_)
+                 : absl::StatusOr<std::unique_ptr<SnapshotWriter>>(aside);
+  if (!w.ok()) {
+    failed_ = true;
+    if (error_.empty()) error_ = std::string(w.status().message());
+    return false;
+  }
+  writer_ = std::move(*w);
+  return true;
+}
+
+void SnapshotTaker::Note(const residency::ResidencySnapshot& s) {
+  const uint64_t resident = s.present.total();
+  if (!mismatch_ && s.rollup_rss && FarApart(resident, *s.rollup_rss)) {
+    mismatch_ = RollupMismatch{s.pid, s.time, resident, *s.rollup_rss};
+  }
+  LastSnapshot& last = last_[s.pid];
+  // A periodic snapshot begun before the exit snapshot may end after it.
+  if (last.pid != 0 && s.time < last.time) return;
+  if (std::string comm = CommOf(s.pid); !comm.empty()) last.comm = std::move(comm);
+  last.pid = s.pid;
+  last.time = s.time;
+  last.reason = s.reason;
+  last.resident = resident;
+}
+
+void SnapshotTaker::Fail(const std::string& error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (error_.empty()) error_ = error;
+}
+
+TakerSummary SnapshotTaker::Summary() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  TakerSummary out;
+  out.path = writer_ ? writer_->path() : "";
+  out.snapshots = count_;
+  for (const auto& [pid, last] : last_) out.processes.push_back(last);
+  out.mismatch = mismatch_;
+  out.error = error_;
+  return out;
+}
+
+}  // namespace pageblame::recorder

@@ -1,0 +1,83 @@
+// SnapshotTaker: takes residency snapshots of recorded processes
+// (residency::PagemapSampler) and appends them to the trace's snapshot file,
+// which it makes at the first snapshot (SnapshotWriter: the old file set
+// aside as perf sets the old trace aside). Thread-safe: the snapshot thread
+// takes periodic, requested and stop snapshots while the thread that traces
+// the command takes its exit snapshot. Keeps what record's summary says.
+//
+//   SnapshotTaker taker("t.data", /*trace_moves=*/false, CLOCK_MONOTONIC);
+//   taker.Take({pid}, SnapshotReason::kPeriodic);
+//   for (const auto& p : taker.Summary().processes) ...
+#ifndef PAGEBLAME_RECORDER_SNAPSHOT_TAKER_H_
+#define PAGEBLAME_RECORDER_SNAPSHOT_TAKER_H_
+
+#include <cstdint>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "processor/recorder/snapshot_writer.h"
+#include "processor/residency/residency_snapshot.h"
+
+namespace pageblame::recorder {
+
+// A process's last snapshot, for the closing summary.
+struct LastSnapshot {
+  uint32_t pid = 0;
+  std::string comm;
+  uint64_t time = 0;
+  residency::SnapshotReason reason = residency::SnapshotReason::kPeriodic;
+  uint64_t resident = 0;  // bytes present over the accessible mappings
+};
+
+// A snapshot whose page sum differs from smaps_rollup's Rss by more than 1 %.
+struct RollupMismatch {
+  uint32_t pid = 0;
+  uint64_t time = 0;
+  uint64_t resident = 0, rollup_rss = 0;
+};
+
+struct TakerSummary {
+  std::string path;                    // the snapshot file, "" if none was made
+  size_t snapshots = 0;                // written
+  std::vector<LastSnapshot> processes;  // by pid
+  std::optional<RollupMismatch> mismatch;  // the first
+  std::string error;                   // the first failure (file or pagemap), "" if none
+};
+
+class SnapshotTaker {
+ public:
+  SnapshotTaker(std::string trace, bool trace_moves, clockid_t clockid)
+      : trace_(std::move(trace)), trace_moves_(trace_moves), clockid_(clockid) {}
+
+  // Snapshots each process and appends it; a process gone meanwhile is
+  // skipped. Returns how many were written. After a file error it takes no
+  // more (the error is in Summary()).
+  size_t Take(const std::vector<uint32_t>& pids, residency::SnapshotReason reason);
+  TakerSummary Summary() const;
+
+ private:
+  // Makes the file on first use; false after a file error.
+  bool EnsureWriter();
+  void Note(const residency::ResidencySnapshot& s);
+  void Fail(const std::string& error);
+
+  const std::string trace_;
+  const bool trace_moves_;
+  const clockid_t clockid_;
+  mutable std::mutex mu_;  // guards what follows; never held while reading pagemap
+  std::unique_ptr<SnapshotWriter> writer_;
+  bool failed_ = false;
+  size_t count_ = 0;
+  std::map<uint32_t, LastSnapshot> last_;
+  std::optional<RollupMismatch> mismatch_;
+  std::string error_;
+};
+
+}  // namespace pageblame::recorder
+
+#endif  // PAGEBLAME_RECORDER_SNAPSHOT_TAKER_H_

@@ -1,0 +1,57 @@
+// SnapshotWriter: appends residency snapshots to a trace's snapshot file
+// (TRACE.rss, residency/snapshot_file.h) while perf records the trace.
+//
+//   RETURN_IF_ERROR(SnapshotWriter::SetAside("t.data", /*trace_moves=*/true));
+//   ASSIGN_OR_RETURN(auto w, SnapshotWriter::Create(SnapshotPathFor("t.data"), CLOCK_MONOTONIC));
+//   RETURN_IF_ERROR(w->Append(snapshot));   // from any thread
+//
+// The file is written in place, not through a temporary file: it grows with
+// the recording as perf's trace does, so a recording that is killed still
+// has every snapshot written before (each record is one write(): a kill can
+// only cut the last one short, which the reader reports as truncated).
+#ifndef PAGEBLAME_RECORDER_SNAPSHOT_WRITER_H_
+#define PAGEBLAME_RECORDER_SNAPSHOT_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "processor/residency/residency_snapshot.h"
+
+namespace pageblame::recorder {
+
+class SnapshotWriter {
+ public:
+  // Keeps the snapshots of the trace perf is about to set aside. perf record
+  // renames a non-empty TRACE to TRACE.old (replacing TRACE.old) before it
+  // writes; `trace_moves` says it will. Then TRACE.rss goes to TRACE.old.rss,
+  // where `pageblame ... -i TRACE.old` finds it, and a TRACE.old.rss left
+  // without a TRACE.rss is removed (its trace, the old TRACE.old, is gone).
+  // When the trace does not move, a TRACE.rss there belongs to no trace and
+  // is replaced. Errors name the file.
+  static absl::Status SetAside(const std::string& trace, bool trace_moves);
+  // Creates `path` (truncating a file there; mode 0600, as perf makes the
+  // trace: both show the process's memory) and writes the file header.
+  static absl::StatusOr<std::unique_ptr<SnapshotWriter>> Create(const std::string& path, int32_t clockid);
+  ~SnapshotWriter();
+  SnapshotWriter(const SnapshotWriter&) = delete;
+  SnapshotWriter& operator=(const SnapshotWriter&) = delete;
+
+  // Appends one record with one write(). Thread-safe.
+  absl::Status Append(const residency::ResidencySnapshot& s);
+  const std::string& path() const { return path_; }
+
+ private:
+  SnapshotWriter(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  absl::Status WriteAll(const std::string& bytes);
+  std::string path_;
+  int fd_;
+  std::mutex mu_;
+};
+
+}  // namespace pageblame::recorder
+
+#endif  // PAGEBLAME_RECORDER_SNAPSHOT_WRITER_H_
