@@ -1,0 +1,223 @@
+// Resident bytes in every answer, on the bundled residency recording
+// (traces/residency.data + .rss: traces/src/residency.c, whose snapshot
+// requested while it waited equals the kernel's smaps at that pause,
+// residency_trace_test.cc). Asked at that snapshot's moment:
+//   - maps: per smaps row, the rss of the regions inside it is smaps' Rss;
+//   - attribute --regions SMAPS: per stack, the snapshot's rss equals the
+//     table's own Rss (the kernel's, read at the same pause), and the stacks
+//     of the program's functions hold the pages it says it touched, ranked
+//     by resident bytes by default;
+//   - growth, query, pprof: the same bytes;
+// and without snapshots or with broken ones: null, a warning, or exit 1.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "processor/base/temp_dir_for_test.h"
+#include "processor/residency/snapshot_file.h"
+#include "tests/cli_runner.h"
+#include "tests/residency_fixtures.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+constexpr uint64_t kPage = 4096;
+
+struct Pause {
+  uint32_t pid = 0;
+  std::string at;  // the requested snapshot's time, as --at takes it
+  std::vector<TouchedRegion> regions;
+};
+
+// The program's pid, its regions, and when the requested snapshot was taken.
+Pause FindPause() {
+  Pause p;
+  for (const auto& e : std::filesystem::directory_iterator(TracePath("truth"))) {
+    const std::string name = e.path().filename();
+    if (name.rfind("residency.", 0) == 0) p.regions = ReadTouchedRegions(e.path());
+  }
+  if (p.regions.empty()) return p;
+  p.pid = p.regions[0].pid;
+  auto file = residency::ReadSnapshotFile(TracePath("residency.data.rss"));
+  if (!file.ok()) return p;
+  for (const residency::ResidencySnapshot& s : file->snapshots) {
+    // perf script's microseconds, rounded up: the snapshot is at or before it.
+    if (s.pid == p.pid && s.reason == residency::SnapshotReason::kRequested) {
+      p.at = absl::StrFormat("%.6f", (s.time / 1000 + 1) / 1e6);
+    }
+  }
+  return p;
+}
+
+std::string Args(const Pause& p) {
+  return absl::StrCat(" -i ", TracePath("residency.data"), " --pid ", p.pid, " --at ", p.at);
+}
+
+std::string Smaps(const Pause& p) { return TracePath(absl::StrCat("maps/residency.", p.pid, ".pause.smaps")); }
+
+Json RunJson(const std::string& args) {
+  CliRun r = Pageblame(args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  return r.exit_code == 0 ? Json::parse(r.out) : Json();
+}
+
+uint64_t HexOf(const Json& v) { return std::stoull(v.get<std::string>(), nullptr, 16); }
+
+std::string FirstAppFunction(const Json& call) {
+  const Json& i = call["first_app_frame"];
+  return i.is_null() ? "" : call["stack"][i.get<size_t>()]["symbol"].get<std::string>();
+}
+
+TEST(ResidencyOutputsTest, MapsRssOfEveryRowIsTheKernelsRss) {
+  const Pause p = FindPause();
+  ASSERT_FALSE(p.at.empty());
+  const Json maps = RunJson("maps --json" + Args(p));
+  size_t rows = 0;
+  for (const SmapsRow& row : ReadSmapsFile(Smaps(p))) {
+    if (row.map.perms.substr(0, 3) == "---" || row.map.path == "[vsyscall]") continue;
+    uint64_t rss = 0;
+    bool known = false;
+    for (const Json& v : maps) {
+      if (HexOf(v["start"]) < row.map.start || HexOf(v["end"]) > row.map.end || v["rss"].is_null()) continue;
+      rss += v["rss"].get<uint64_t>();
+      known = true;
+    }
+    SCOPED_TRACE(row.map.path);
+    EXPECT_TRUE(known) << absl::StrCat(absl::Hex(row.map.start));
+    EXPECT_EQ(rss, row.rss) << absl::StrCat(absl::Hex(row.map.start));
+    ++rows;
+  }
+  EXPECT_GT(rows, 20u);
+  // PROT_NONE regions (guard pages) are never read: unknown, not 0.
+  bool none_seen = false;
+  for (const Json& v : maps) {
+    if (v["prot"] == "---") {
+      none_seen = true;
+      EXPECT_TRUE(v["rss"].is_null()) << v["start"];
+    }
+  }
+  EXPECT_TRUE(none_seen);
+  CliRun text = Pageblame("maps" + Args(p));
+  EXPECT_THAT(text.out, HasSubstr("resident: snapshot at "));
+  EXPECT_THAT(text.out, HasSubstr("range                     prot       size   resident"));
+}
+
+TEST(ResidencyOutputsTest, AttributeRanksStacksByTheirResidentPages) {
+  const Pause p = FindPause();
+  ASSERT_FALSE(p.at.empty());
+  const Json a = RunJson("attribute --json --regions " + Smaps(p) + Args(p));
+  ASSERT_FALSE(a["rss"].is_null());
+  // The kernel's own per-row Rss, attributed the same way, agrees stack by
+  // stack where the stack made whole rows.
+  uint64_t previous = UINT64_MAX;
+  std::map<std::string, uint64_t> by_function;
+  for (const Json& s : a["stacks"]) {
+    // Unknown only where no snapshot read a page: PROT_NONE guard pages.
+    if (s["rss"].is_null()) {
+      EXPECT_EQ(s["committed_bytes"], 0) << s.dump();
+      continue;
+    }
+    const uint64_t rss = s["rss"].get<uint64_t>();
+    EXPECT_LE(rss, previous) << "ranked by resident bytes";
+    previous = rss;
+    if (s["table_rss_partly"]["regions"] == 0) EXPECT_EQ(s["table_rss"], s["rss"]) << s["commit"].dump();
+    by_function[FirstAppFunction(s["commit"])] += rss;
+  }
+  for (const TouchedRegion& r : p.regions) {
+    if (r.pid != p.pid) continue;
+    const std::string function = r.name == "every4th" ? "map_every4th"
+                                 : r.name == "cow"    ? "map_cow"
+                                 : r.name == "file"   ? "map_file"
+                                                      : "big_stack";
+    SCOPED_TRACE(function);
+    if (r.name == "every4th" || r.name == "cow") {
+      EXPECT_EQ(by_function[function], r.touched * kPage);
+    } else {
+      // The stack's frames above its array; the file's fault-around.
+      EXPECT_GE(by_function[function], r.touched * kPage);
+      EXPECT_LE(by_function[function], r.touched * kPage + 64 * kPage);
+    }
+  }
+  CliRun text = Pageblame("attribute --regions " + Smaps(p) + Args(p));
+  EXPECT_THAT(text.out, HasSubstr("stacks by resident bytes"));
+  EXPECT_THAT(text.out, HasSubstr("committed   resident"));
+  // The first row is the leak whose pages are in RAM: 8 MiB of map_every4th.
+  const size_t first = text.out.find("\n   1 ");
+  ASSERT_NE(first, std::string::npos) << text.out;
+  EXPECT_THAT(text.out.substr(first, 120), HasSubstr("8.0 MiB"));
+  EXPECT_THAT(text.out.substr(first, 120), HasSubstr("map_every4th"));
+}
+
+TEST(ResidencyOutputsTest, GrowthQueryAndPprofSayTheSameBytes) {
+  const Pause p = FindPause();
+  ASSERT_FALSE(p.at.empty());
+  const TouchedRegion& every4th = p.regions[0];
+  ASSERT_EQ(every4th.name, "every4th");
+  const Json g = RunJson(absl::StrCat("growth --json -i ", TracePath("residency.data"), " --pid ", p.pid,
+                                      " --to ", p.at));
+  ASSERT_FALSE(g["total"]["to_rss"].is_null());
+  const Json& top = g["stacks"][0];
+  EXPECT_EQ(FirstAppFunction(top["commit"]), "map_every4th");
+  EXPECT_EQ(top["to_rss"], every4th.touched * kPage);
+
+  // Every 4th page of the first half was written and kept; the second half
+  // was released (MADV_DONTNEED).
+  const uint64_t written = every4th.start, released = every4th.start + (every4th.end - every4th.start) / 2;
+  const Json q = RunJson(absl::StrCat("query --json", Args(p), " 0x", absl::Hex(written), " 0x",
+                                      absl::Hex(written + kPage), " 0x", absl::Hex(released)));
+  ASSERT_EQ(q.size(), 3u);
+  EXPECT_EQ(q[0]["resident"]["state"], "resident");
+  EXPECT_EQ(q[1]["resident"]["state"], "not resident");
+  EXPECT_EQ(q[2]["resident"]["state"], "not resident");
+  EXPECT_EQ(q[0]["resident"]["region_rss"], every4th.touched * kPage);
+
+  TempDir dir;
+  const std::string pb = dir.path() + "/m.pb.gz";
+  CliRun pprof = Pageblame("maps --format pprof -o " + pb + Args(p));
+  ASSERT_EQ(pprof.exit_code, 0) << pprof.err;
+  CliRun strings = Shell("gzip -dc " + pb + " | strings");
+  EXPECT_THAT(strings.out, HasSubstr("resident_space"));
+}
+
+TEST(ResidencyOutputsTest, TracesWithoutOrWithBrokenSnapshotsSaySo) {
+  TempDir dir;
+  const std::string trace = dir.path() + "/t.data";
+  std::filesystem::copy_file(TracePath("residency.data"), trace);
+  // No TRACE.rss: rss null, no resident column, exit 0; --sort rss: exit 1.
+  const Json none = RunJson("maps --json -i " + trace);
+  ASSERT_FALSE(none.empty());
+  EXPECT_TRUE(none[0]["rss"].is_null());
+  CliRun sort = Pageblame("growth --sort rss -i " + trace);
+  EXPECT_EQ(sort.exit_code, 1);
+  EXPECT_THAT(sort.err, HasSubstr("t.data.rss does not exist"));
+  // A truncated TRACE.rss beside it: a warning, the answer without rss.
+  std::ifstream in(TracePath("residency.data.rss"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(trace + ".rss", std::ios::binary) << bytes.substr(0, bytes.size() - 5);
+  CliRun cut = Pageblame("maps --json -i " + trace);
+  EXPECT_EQ(cut.exit_code, 0);
+  EXPECT_THAT(cut.err, HasSubstr("truncated"));
+  EXPECT_THAT(cut.err, HasSubstr("resident bytes are left out"));
+  // Named with --rss, the same file is an error.
+  CliRun named = Pageblame("maps -i " + trace + " --rss " + trace + ".rss");
+  EXPECT_EQ(named.exit_code, 1);
+  EXPECT_THAT(named.err, HasSubstr("truncated"));
+  // Snapshots of another trace: its pids and clock do not match.
+  CliRun other = Pageblame("maps -i " + TracePath("phases-fp.data") + " --rss " + TracePath("residency.data.rss"));
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_THAT(other.err, HasSubstr("residency snapshots of another trace"));
+  CliRun both = Pageblame("maps --no-rss --rss x -i " + trace);
+  EXPECT_EQ(both.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace pageblame::testing
