@@ -669,6 +669,30 @@ TEST(PluginPerfTest, SummaryJsonIsQueryJson) {
   }
 }
 
+TEST(PluginPerfTest, SaysWhetherAPageWasResident) {
+  // traces/residency.data has its snapshots beside it (TRACE.rss): the
+  // summary says whether the page was in RAM, as `pageblame query` does.
+  std::string every4th;  // the first page of the region written every 4th page
+  for (const auto& e : std::filesystem::directory_iterator(TracePath("truth"))) {
+    if (e.path().filename().string().rfind("residency.", 0) != 0) continue;
+    std::vector<std::string> f = absl::StrSplit(Slurp(e.path()), '\t');
+    if (f.size() > 2 && f[0] == "every4th") every4th = f[2];
+  }
+  ASSERT_FALSE(every4th.empty());
+  PerfRun text = RunOnTrace("residency.data", {"pages=" + every4th});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.tail, HasSubstr("  resident (snapshot at ")) << text.tail;
+  PerfRun json = RunOnTrace("residency.data", {"pages=" + every4th, "summary=json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::string out = TempPath("query-rss.json");
+  std::string cmd = absl::StrCat(PAGEBLAME_BINARY_DIR, "/bin/pageblame query --json -i ",
+                                 Quote(TracePath("residency.data")), " ", every4th, " >", out, " 2>/dev/null");
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_EQ(json.tail, Slurp(out));
+  EXPECT_EQ(Json::parse(json.tail)[0]["resident"]["state"], "resident");
+  std::remove(out.c_str());
+}
+
 TEST(PluginPerfTest, AtAnswersForThatMoment) {
   // A page unmapped before the end: at=T inside its life answers with its
   // region, as `pageblame query --at T` does; at the end, how it went.
