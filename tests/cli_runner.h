@@ -66,7 +66,7 @@ inline void ExpectOneLineError(const CliRun& r, const std::string& must_contain)
   }
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << r.err;
   EXPECT_THAT(err, ::testing::HasSubstr(must_contain));
-  EXPECT_TRUE(std::regex_search(err, std::regex("^pageblame( [a-z]+)?: "))) << r.err;
+  EXPECT_TRUE(std::regex_search(err, std::regex("^pageblame( [a-z-]+)?: "))) << r.err;
 }
 
 }  // namespace pageblame::testing

@@ -2,7 +2,7 @@
 # dotnet_hunt.sh — the .NET hunt live: builds traces/src/dotnet-leak, records
 # it under perf with DWARF stacks, takes its core dump (dotnet-dump collect)
 # and the runtime's own table from the dump when the app says READY
-# (traces/record-dotnet.sh --hunt), then runs the same checks as on the
+# (traces/record-dotnet.sh --hunt: pageblame dotnet-regions), then runs the same checks as on the
 # bundled recording (tests/dotnet_test.cc: diff of the dump against the
 # runtime table, attribute naming each C# method and its bytes) on the fresh
 # one.
@@ -29,11 +29,11 @@ fi
 
 WORK=$(mktemp -d /tmp/dotnet-hunt.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-timeout 900 "$ROOT/traces/record-dotnet.sh" --hunt "$WORK/out"
+PAGEBLAME="$BUILD/bin/pageblame" timeout 900 "$ROOT/traces/record-dotnet.sh" --hunt "$WORK/out"
 rc=$?
 ((rc == 77)) && exit 77
 ((rc == 0)) || { log "recording failed (exit $rc)"; exit 1; }
-ls "$WORK/out"/dotnet-leak.*.clr-regions.txt >/dev/null 2>&1 ||
-  { log "no runtime table (clr-regions did not build or run)"; exit 1; }
+ls "$WORK/out"/dotnet-leak.*.dotnet-regions.txt >/dev/null 2>&1 ||
+  { log "no runtime table (pageblame dotnet-regions failed: is its helper built? scripts/setup)"; exit 1; }
 log "recorded: $(ls "$WORK/out" | tr '\n' ' ')"
 PAGEBLAME_DOTNET_DIR="$WORK/out" "$BUILD/tests/dotnet_test" --gtest_brief=1

@@ -129,7 +129,9 @@ TEST(ResidencyOutputsTest, AttributeRanksStacksByTheirResidentPages) {
     const uint64_t rss = s["rss"].get<uint64_t>();
     EXPECT_LE(rss, previous) << "ranked by resident bytes";
     previous = rss;
-    if (s["table_rss_partly"]["regions"] == 0) EXPECT_EQ(s["table_rss"], s["rss"]) << s["commit"].dump();
+    if (s["table_rss_partly"]["regions"] == 0) {
+      EXPECT_EQ(s["table_rss"], s["rss"]) << s["commit"].dump();
+    }
     by_function[FirstAppFunction(s["commit"])] += rss;
   }
   for (const TouchedRegion& r : p.regions) {

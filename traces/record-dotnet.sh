@@ -28,8 +28,8 @@
 #   NAME.PID.core.trim.xz      the core dump without its memory contents (trim-core.py), xz
 #   NAME.PID.eeheap.txt        dotnet-dump analyze: eeheap (loader, code and GC heaps)
 #   NAME.PID.maddress.txt      dotnet-dump analyze: maddress (see docs/dotnet.md: needs WinDbg)
-#   NAME.PID.clr-regions.txt   the runtime's own ranges from the dump (src/clr-regions, ClrMD):
-#                              the runtime table for `pageblame diff`, in place of maddress
+#   NAME.PID.dotnet-regions.txt  the runtime's own table from the dump (`pageblame dotnet-regions`,
+#                              ClrMD): the runtime table for `pageblame diff`, in place of maddress
 #   dotnet-leak-wxoff.PID.maps, perf-PID.map   the app once more without perf and with
 #                              DOTNET_EnableWriteXorExecute=0: JIT code in anonymous rwx
 #                              mappings instead of the memfd double mapping
@@ -49,9 +49,10 @@ HUNT_ONLY=0
 OUT=${1:-$HERE/dotnet}
 APP_DIR=$HERE/src/dotnet-leak
 APP_DLL=$APP_DIR/bin/Release/net10.0/dotnet-leak.dll
-CLR_REGIONS_DIR=$HERE/src/clr-regions
-CLR_REGIONS_DLL=$CLR_REGIONS_DIR/bin/Release/net10.0/clr-regions.dll
-# Only for the app: dotnet build, dotnet-dump and clr-regions would write maps of their own.
+# The runtime's table comes from `pageblame dotnet-regions` (its ClrMD helper is
+# built by scripts/setup): $PAGEBLAME, else the build tree's.
+PAGEBLAME=${PAGEBLAME:-$HERE/../build/bin/pageblame}
+# Only for the app: dotnet build, dotnet-dump and dotnet-regions would write maps of their own.
 PERFMAP_ENV=(DOTNET_PerfMapEnabled=1 DOTNET_PerfMapStubGranularity=2)
 SYSCALLS=(mmap munmap brk mremap mprotect pkey_mprotect madvise)
 
@@ -82,9 +83,6 @@ timeout 30 perf record -q "${probe_events[@]}" -o "$WORK/probe.data" /bin/true >
 log "building $APP_DIR (dotnet build -c Release)"
 (cd "$APP_DIR" && timeout 300 dotnet build -c Release --nologo -v q -nodeReuse:false -p:UseSharedCompilation=false) >"$WORK/build.log" 2>&1 ||
   { cat "$WORK/build.log" >&2; die "dotnet build"; }
-# clr-regions needs ClrMD from NuGet: without it the run goes on without that table.
-(cd "$CLR_REGIONS_DIR" && timeout 300 dotnet build -c Release --nologo -v q -nodeReuse:false -p:UseSharedCompilation=false) >"$WORK/build-clr-regions.log" 2>&1 ||
-  { tail -5 "$WORK/build-clr-regions.log" >&2; log "clr-regions did not build: no NAME.PID.clr-regions.txt"; }
 mkdir -p "$OUT"
 rm -f "$OUT"/dotnet-leak* "$OUT"/perf-*.map "$OUT"/jit-*.dump.xz
 cp "$APP_DIR/bin/Release/net10.0/libleaknative.so" "$OUT/"
@@ -159,10 +157,8 @@ run_traced() {
       timeout 180 dotnet-dump analyze "$core" -c "$variant" -c exit >>"$OUT/$name.$pid.maddress.txt" 2>&1
     done
     timeout 180 dotnet-dump analyze "$core" -c "eeheap" -c exit >"$OUT/$name.$pid.eeheap.txt" 2>&1
-    if [[ -f $CLR_REGIONS_DLL ]]; then
-      timeout 180 dotnet "$CLR_REGIONS_DLL" "$core" >"$OUT/$name.$pid.clr-regions.txt" 2>"$WORK/clr-regions.err" ||
-        { cat "$WORK/clr-regions.err" >&2; log "$name: clr-regions failed"; }
-    fi
+    timeout 180 "$PAGEBLAME" dotnet-regions "$core" -o "$OUT/$name.$pid.dotnet-regions.txt" 2>"$WORK/dotnet-regions.err" ||
+      { cat "$WORK/dotnet-regions.err" >&2; log "$name: pageblame dotnet-regions failed (no NAME.PID.dotnet-regions.txt)"; }
     python3 "$HERE/trim-core.py" "$core" "$WORK/$name.$pid.core.trim" >>"$OUT/$name.log"
     xz -9 -c "$WORK/$name.$pid.core.trim" >"$OUT/$name.$pid.core.trim.xz"
   fi

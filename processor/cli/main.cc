@@ -34,7 +34,7 @@ std::string Usage() {
       "\n"
       "commands:\n";
   for (const pageblame::cli::Command& c : pageblame::cli::AllCommands()) {
-    absl::StrAppend(&out, absl::StrFormat("  %-10s %s\n", c.spec->name, c.summary));
+    absl::StrAppend(&out, absl::StrFormat("  %-14s %s\n", c.spec->name, c.summary));
   }
   absl::StrAppend(&out,
                   "\n"

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "processor/cli/child_process.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/record_plan.h"
@@ -66,17 +67,6 @@ const CommandSpec& RecordSpec() {
 }
 
 namespace {
-
-// The program a name runs, looked up in PATH as execvp would, or "".
-std::string FindInPath(const std::string& name) {
-  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
-  const char* path = std::getenv("PATH");
-  for (absl::string_view dir : absl::StrSplit(path ? path : "/usr/bin:/bin", ':')) {
-    std::string candidate = absl::StrCat(dir, "/", name);
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 // perf needs the syscall tracepoints: root (or CAP_PERFMON), or a paranoid
 // level of -1 for others.
@@ -273,7 +263,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   if (!args) return rc;
   absl::StatusOr<RecordPlan> plan = PlanFrom(*args);
   if (!plan.ok()) return CommandUsage(RecordSpec(), std::string(plan.status().message()));
-  if (FindInPath("perf").empty()) {
+  if (ChildProcess::FindInPath("perf").empty()) {
     return ReportError(absl::NotFoundError(
         "perf is not installed: on Debian/Ubuntu 'apt-get install linux-perf' (Ubuntu: "
         "linux-tools-$(uname -r)), on Fedora/RHEL 'dnf install perf'"));

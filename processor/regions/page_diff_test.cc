@@ -244,7 +244,7 @@ TEST(DiffTest, DotnetRecordingMapsAndPmapAgree) {
   }
 }
 
-// Against the runtime's own ranges (src/clr-regions, ClrMD): every committed
+// Against the runtime's own ranges (a ClrMD range list, as bundled): every committed
 // byte the app got from native code (NativeMemory.Alloc, AllocHGlobal, the
 // MemoryMappedFile view, its own mmaps) is unaccounted, and none of its
 // managed arrays are, nor the PROT_NONE part of its own reservation (a

@@ -14,6 +14,7 @@
 #include "processor/regions/pmap_parser.h"
 #include "processor/regions/proc_maps_parser.h"
 #include "processor/regions/range_list_parser.h"
+#include "processor/regions/sos_eeheap_parser.h"
 #include "processor/regions/sos_maddress_parser.h"
 #include "processor/regions/text_encoding.h"
 #include "processor/regions/windbg_address_parser.h"
@@ -22,8 +23,9 @@ namespace pageblame::regions {
 namespace {
 
 constexpr RegionFormat kDetectionOrder[] = {
-    RegionFormat::kWindbgAddress, RegionFormat::kSosMaddress, RegionFormat::kPageDiff,
-    RegionFormat::kPmap,          RegionFormat::kProcMaps,    RegionFormat::kRangeList};
+    RegionFormat::kWindbgAddress, RegionFormat::kSosMaddress, RegionFormat::kSosEeheap,
+    RegionFormat::kPageDiff,      RegionFormat::kPmap,        RegionFormat::kProcMaps,
+    RegionFormat::kRangeList};
 
 // The line starts with an address (after a WinDbg '+'), maybe the START of
 // "START-END": what a data row of every format does, and prose does not.
@@ -37,7 +39,7 @@ bool LooksLikeData(absl::string_view line) {
 
 absl::Status Unrecognized(const TextLines& text, int first_nonblank) {
   return text.FileError(absl::StrCat(
-      "not a recognized region table (WinDbg !address, SOS maddress, page-diff result, "
+      "not a recognized region table (WinDbg !address, SOS maddress or eeheap, page-diff result, "
       "pmap -X/-XX, /proc/PID/maps or smaps, an address/range list, or an ELF core file): no line "
       "looks like one; line ",
       first_nonblank, " is ", TextLines::Quote(text.line(first_nonblank))));
@@ -63,6 +65,7 @@ absl::StatusOr<RegionFormat> RegionTableReader::Detect(const TextLines& text, in
     if (line) *line = n;
     if (WindbgAddressParser::IsHeader(l)) return RegionFormat::kWindbgAddress;
     if (SosMaddressParser::IsHeader(l)) return RegionFormat::kSosMaddress;
+    if (SosEeheapParser::IsSignature(l)) return RegionFormat::kSosEeheap;
     if (PageDiffOutputParser::IsSummaryLine(l) || PageDiffOutputParser::LooksLikeRow(l))
       return RegionFormat::kPageDiff;
     if (PmapParser::IsHeader(l)) return RegionFormat::kPmap;
@@ -82,9 +85,9 @@ absl::StatusOr<RegionFormat> RegionTableReader::Detect(const TextLines& text, in
       return text.Error(
           n, absl::StrCat(
                  "SOS maddress did not run here (", TextLines::Quote(text.line(n)),
-                 "): maddress needs WinDbg or cdb; dotnet-dump and lldb cannot run it. Run "
-                 "!maddress on the dump in WinDbg, or list the runtime's own ranges from the dump "
-                 "with traces/src/clr-regions (ClrMD) and pass that file instead"));
+                 "): maddress needs WinDbg or cdb; dotnet-dump and lldb cannot run it. Make the "
+                 "runtime's table with 'pageblame dotnet-regions DUMP -o regions.txt' (or "
+                 "'dotnet-dump analyze DUMP -c eeheap') and pass that file instead"));
     }
   }
   return ClosestError(text, first_nonblank);
@@ -114,6 +117,7 @@ absl::StatusOr<RegionTable> RegionTableReader::ParseAs(RegionFormat format,
   switch (format) {
     case RegionFormat::kWindbgAddress: return WindbgAddressParser::Parse(text);
     case RegionFormat::kSosMaddress: return SosMaddressParser::Parse(text);
+    case RegionFormat::kSosEeheap: return SosEeheapParser::Parse(text);
     case RegionFormat::kPageDiff: return PageDiffOutputParser::Parse(text);
     case RegionFormat::kPmap: return PmapParser::Parse(text);
     case RegionFormat::kProcMaps: return ProcMapsParser::Parse(text);
@@ -150,6 +154,7 @@ absl::string_view RegionTableReader::FormatName(RegionFormat format) {
   switch (format) {
     case RegionFormat::kWindbgAddress: return WindbgAddressParser::kFormat;
     case RegionFormat::kSosMaddress: return SosMaddressParser::kFormat;
+    case RegionFormat::kSosEeheap: return SosEeheapParser::kFormat;
     case RegionFormat::kPageDiff: return PageDiffOutputParser::kFormat;
     case RegionFormat::kPmap: return PmapParser::kFormat;
     case RegionFormat::kProcMaps: return "maps";

@@ -10,6 +10,7 @@
 // order for each line):
 //   1. WinDbg header  "BaseAddress EndAddress+1 ..." (or BaseAddr EndAddr+1) -> windbg-address
 //   2. SOS header     "| ... | StartAddr | ... |"                            -> sos-maddress
+//   2b. SOS eeheap    "Loader Heap:", "Number of GC Heaps:", a heap line     -> sos-eeheap
 //   3. page-diff line "Memory regions found by ..." or "A - B Size: ..."     -> page-diff
 //   4. pmap header    "Address Perm ..." / "Address Kbytes ..."               -> pmap
 //   5. maps line      "start-end perms offset maj:min inode ..."             -> maps/smaps
@@ -41,7 +42,9 @@
 
 namespace pageblame::regions {
 
-enum class RegionFormat { kWindbgAddress, kSosMaddress, kPageDiff, kPmap, kProcMaps, kRangeList };
+enum class RegionFormat {
+  kWindbgAddress, kSosMaddress, kSosEeheap, kPageDiff, kPmap, kProcMaps, kRangeList
+};
 
 class RegionTableReader {
  public:

@@ -56,6 +56,9 @@ TEST(RegionTableReaderTest, PeerSamplesDetectTheirFormats) {
     const char* format;
   } samples[] = {{"windbg-address.output", "windbg-address"},
                  {"sos-maddress.output", "sos-maddress"},
+                 {"sos-eeheap-regions.output", "sos-eeheap"},
+                 {"sos-eeheap-server.output", "sos-eeheap"},
+                 {"sos-eeheap-segments.output", "sos-eeheap"},
                  {"pmap-XX.output", "pmap"}};
   for (const auto& s : samples) {
     absl::StatusOr<RegionTable> t = RegionTableReader::DetectAndParse(
@@ -99,7 +102,7 @@ TEST(RegionTableReaderTest, DotnetDumpMaddressRefusalSaysWhy) {
   EXPECT_THAT(m, StartsWith("maddress.txt:2: SOS maddress did not run here ('The memory region "
                             "service does not exists."));
   EXPECT_THAT(m, HasSubstr("maddress needs WinDbg or cdb"));
-  EXPECT_THAT(m, HasSubstr("clr-regions"));
+  EXPECT_THAT(m, HasSubstr("pageblame dotnet-regions DUMP"));
   // A real table that merely mentions the phrase later is still a table.
   EXPECT_EQ(DetectOrDie("0x1000-0x2000\n# The memory region service does not exists.\n"),
             RegionFormat::kRangeList);

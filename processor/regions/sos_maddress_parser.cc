@@ -100,7 +100,8 @@ absl::StatusOr<RegionTable> SosMaddressParser::Parse(const TextLines& text) {
     absl::string_view t = absl::StripAsciiWhitespace(line);
     switch (where) {
       case kBefore: {
-        if (t.empty()) continue;
+        // '#' comments: `pageblame dotnet-regions` says what the table is.
+        if (t.empty() || t[0] == '#') continue;
         if (IsHeader(t)) {
           if (!last_was_border)
             return text.Error(n, "maddress header without the top border '+---+' above it");
@@ -178,7 +179,7 @@ absl::StatusOr<RegionTable> SosMaddressParser::Parse(const TextLines& text) {
         continue;
       }
       case kAfter:
-        if (!t.empty()) table.Skip(n, "after the end of the maddress table");
+        if (!t.empty() && t[0] != '#') table.Skip(n, "after the end of the maddress table");
         continue;
     }
   }

@@ -27,7 +27,8 @@
 // row without its '|' borders, a wrong cell count, a blank line inside the
 // table or a missing bottom border (a truncated copy) are errors. Lines
 // before the table and everything after its bottom border (the summary tables
-// maddress prints next) are counted as skipped.
+// maddress prints next) are counted as skipped, except '#' comment lines
+// (`pageblame dotnet-regions` writes what its table is that way).
 #ifndef PAGEBLAME_REGIONS_SOS_MADDRESS_PARSER_H_
 #define PAGEBLAME_REGIONS_SOS_MADDRESS_PARSER_H_
 
