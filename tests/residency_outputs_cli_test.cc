@@ -9,6 +9,7 @@
 //     by resident bytes by default;
 //   - growth, query, pprof: the same bytes;
 // and without snapshots or with broken ones: null, a warning, or exit 1.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -188,6 +189,50 @@ TEST(ResidencyOutputsTest, GrowthQueryAndPprofSayTheSameBytes) {
   ASSERT_EQ(pprof.exit_code, 0) << pprof.err;
   CliRun strings = Shell("gzip -dc " + pb + " | strings");
   EXPECT_THAT(strings.out, HasSubstr("resident_space"));
+}
+
+// Two moments each just after a snapshot: both ends known, and per stack the
+// growth is the difference; a moment between snapshots takes the earlier
+// one and says how old it is.
+TEST(ResidencyOutputsTest, GrowthBetweenTwoSnapshotsAndAMomentBetweenThem) {
+  const Pause p = FindPause();
+  ASSERT_FALSE(p.at.empty());
+  auto file = residency::ReadSnapshotFile(TracePath("residency.data.rss"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::vector<uint64_t> times;
+  for (const residency::ResidencySnapshot& s : file->snapshots) {
+    if (s.pid == p.pid) times.push_back(s.time);
+  }
+  ASSERT_GE(times.size(), 3u);
+  auto spelled = [](uint64_t ns) { return absl::StrFormat("%.6f", (ns / 1000 + 1) / 1e6); };
+  const Json g = RunJson(absl::StrCat("growth --json -i ", TracePath("residency.data"), " --pid ", p.pid,
+                                      " --from ", spelled(times[0]), " --to end"));
+  ASSERT_FALSE(g["total"]["from_rss"].is_null());
+  ASSERT_FALSE(g["total"]["to_rss"].is_null());
+  EXPECT_EQ(g["total"]["growth_rss"].get<int64_t>(),
+            g["total"]["to_rss"].get<int64_t>() - g["total"]["from_rss"].get<int64_t>());
+  bool every4th_seen = false;
+  for (const Json& s : g["stacks"]) {
+    if (s["from_rss"].is_null() || s["to_rss"].is_null()) {
+      EXPECT_TRUE(s["growth_rss"].is_null());
+      continue;
+    }
+    EXPECT_EQ(s["growth_rss"].get<int64_t>(), s["to_rss"].get<int64_t>() - s["from_rss"].get<int64_t>());
+    if (FirstAppFunction(s["commit"]) == "map_every4th") {
+      every4th_seen = true;
+      EXPECT_EQ(s["to_rss"], p.regions[0].touched * kPage);  // still whole at the exit snapshot
+    }
+  }
+  EXPECT_TRUE(every4th_seen);
+
+  // Between the second and third snapshots: the second speaks, 0.1 s old.
+  const uint64_t between = (times[1] + times[2]) / 2;
+  const Json a = RunJson(absl::StrCat("attribute --json --regions ", Smaps(p), " -i ", TracePath("residency.data"),
+                                      " --pid ", p.pid, " --at ", spelled(between)));
+  EXPECT_EQ(a["rss_snapshot_time"], std::floor(times[1] / 1000) / 1e6);
+  CliRun text = Pageblame(absl::StrCat("maps -i ", TracePath("residency.data"), " --pid ", p.pid, " --at ",
+                                       spelled(between)));
+  EXPECT_THAT(text.out, HasSubstr(" s before the moment asked"));
 }
 
 TEST(ResidencyOutputsTest, TracesWithoutOrWithBrokenSnapshotsSaySo) {
