@@ -61,5 +61,13 @@ TEST(ReadmeTest, TheGrowthExampleIsWhatTheToolPrints) {
   EXPECT_EQ(r.out, e.output);
 }
 
+TEST(ReadmeTest, TheResidentExampleIsWhatTheToolPrints) {
+  Example e = ExampleIn("Resident memory");
+  ASSERT_FALSE(e.command.empty()) << "no '$ build/bin/pageblame' line in README's 'Resident memory'";
+  CliRun r = Shell("cd " + SourceDir() + " && " + PAGEBLAME_BINARY_DIR + "/bin/pageblame " + e.command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, e.output);
+}
+
 }  // namespace
 }  // namespace pageblame::testing
