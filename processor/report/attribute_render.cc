@@ -1,3 +1,4 @@
+#include "processor/report/diff_report.h"
 #include "processor/report/resident_view.h"
 #include "processor/report/attribute_render.h"
 
@@ -41,12 +42,7 @@ void StackTableRss(const StackTotal& st, Json* s) {
   if (!st.table_rss) return;
   const regions::ResidentBytes& r = *st.table_rss;
   (*s)["table_rss"] = r.rss;
-  Json partly;
-  partly["regions"] = r.partly_rows;
-  partly["bytes"] = r.partly_bytes;
-  partly["rss_at_least"] = r.partly_at_least;
-  partly["rss_at_most"] = r.partly_at_most;
-  (*s)["table_rss_partly"] = std::move(partly);
+  (*s)["table_rss_partly"] = PartlyJson(r, "regions");
 }
 
 // ", table rss 1.0 MiB" (+ " + 0 B to 2.0 MiB in regions made in part"), or "".
@@ -146,10 +142,7 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Attr
                        absl::StrCat("total: ", committed_stacks, committed_stacks == 1 ? " stack" : " stacks"),
                        ResidentText(a, StacksRss(a), a.table_rss)};
   out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value()), rows, &total, o.width);
-  if (committed_stacks > rows.size()) {
-    absl::StrAppend(&out, "  ... ", committed_stacks - rows.size(), " more stacks with committed bytes",
-                    o.detail ? " (all below)" : " (--detail lists every stack)", "\n");
-  }
+  absl::StrAppend(&out, MoreStacksLine(committed_stacks - rows.size(), o.detail));
   return out;
 }
 

@@ -21,12 +21,7 @@ void ResidentJson(const regions::DiffList& list, Json* out) {
   if (!list.resident) return;
   const regions::ResidentBytes& r = *list.resident;
   (*out)["rss"] = r.rss;
-  Json partly;
-  partly["rows"] = r.partly_rows;
-  partly["bytes"] = r.partly_bytes;
-  partly["rss_at_least"] = r.partly_at_least;
-  partly["rss_at_most"] = r.partly_at_most;
-  (*out)["rss_partly"] = std::move(partly);
+  (*out)["rss_partly"] = PartlyJson(r, "rows");
 }
 
 Json ListJson(const regions::DiffList& list) {
@@ -107,6 +102,15 @@ std::string GroupedNumber(uint64_t n) {
     out += digits[i];
   }
   return out;
+}
+
+Json PartlyJson(const regions::ResidentBytes& r, const char* count_key) {
+  Json partly;
+  partly[count_key] = r.partly_rows;
+  partly["bytes"] = r.partly_bytes;
+  partly["rss_at_least"] = r.partly_at_least;
+  partly["rss_at_most"] = r.partly_at_most;
+  return partly;
 }
 
 Json DiffJson(const regions::DiffResult& d) {

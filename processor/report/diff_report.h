@@ -22,11 +22,15 @@
 
 #include "processor/regions/page_diff.h"
 #include "processor/regions/region.h"
+#include "processor/regions/resident_bytes.h"
 #include "processor/report/origin_renderer.h"
 
 namespace pageblame::report {
 
 Json DiffJson(const regions::DiffResult& d);
+// The part of `r` counted in part, as JSON: {count_key: rows, "bytes",
+// "rss_at_least", "rss_at_most"} (diff says "rows", attribute "regions").
+Json PartlyJson(const regions::ResidentBytes& r, const char* count_key);
 // Totals, a table of each direction's pieces, then the seed's start-address
 // match totals with a line on why they differ.
 std::string DiffText(const regions::DiffResult& d, const std::string& address_name,

@@ -151,10 +151,7 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Grow
                         StackRssOf(g.total_from, g.before_from),
                         StackRssOf(g.total_to, g.before_to)};
   std::string out = RenderTable(GrowthColumns(g.total_from.rss || g.total_to.rss), rows, &total, o.width);
-  if (shown_stacks > rows.size()) {
-    absl::StrAppend(&out, "  ... ", shown_stacks - rows.size(), " more stacks with committed bytes",
-                    o.detail ? " (all below)" : " (--detail lists every stack)", "\n");
-  }
+  absl::StrAppend(&out, MoreStacksLine(shown_stacks - rows.size(), o.detail));
   return out;
 }
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace pageblame::report {
 
 enum class Align { kLeft, kRight };
@@ -53,6 +55,14 @@ std::string RenderTable(const std::vector<TableColumn<Row>>& columns, const std:
     add(*total);
   }
   return RenderCells(align, lines, rule, width);
+}
+
+// "  ... 12 more stacks with committed bytes (--detail lists every stack)",
+// or "" when `more` is 0: under a top table cut at its row limit.
+inline std::string MoreStacksLine(size_t more, bool detail) {
+  if (more == 0) return "";
+  return absl::StrCat("  ... ", more, " more stacks with committed bytes",
+                      detail ? " (all below)" : " (--detail lists every stack)", "\n");
 }
 
 }  // namespace pageblame::report
