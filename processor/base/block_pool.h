@@ -1,19 +1,15 @@
 // Blocks for a ChunkedVector, made ahead by whichever thread has time.
 //
 // A ChunkedVector block is a populated anonymous mapping: the kernel zeroes
-// and maps every page of it, ~0.45 ms per MB on the benchmark machine. The
-// index's tables take ~80 MB on the bench trace, and making their blocks was
-// a sixth of the replay thread's time while the reading thread sat waiting
-// for it. With a pool, the reader makes blocks while it would wait anyway
+// and maps every page of it, a cost that lands on whichever thread makes
+// it. With a pool, the reader makes blocks while it would wait anyway
 // (TraceIndex::PrepareBlocks), and the replay thread takes them ready.
 //
 // Blocks whose size is a multiple of 2 MiB are huge pages where the kernel
 // has them (transparent huge pages, asked for with MADV_HUGEPAGE; it needs
-// THP "always" or "madvise", the default). Populating 4 KiB pages is not
-// all of their cost: on the benchmark machine (a VM) the first write to each
-// page from user space costs ~5 us more, whoever populated it, so that the
-// replay thread's stores into fresh blocks were a fifth of its time; a 2 MiB
-// page is one such cost instead of 512 (replay thread -0.1 s on the bench).
+// THP "always" or "madvise", the default): on a VM the first write to each
+// 4 KiB page costs extra whoever populated it, and a 2 MiB page is one such
+// cost instead of 512 (the measurements: bench/HISTORY.md).
 //
 //   BlockPool pool(1 << 20);
 //   pool.Prepare(/*total=*/4, /*max_ready=*/2);  // any thread: 2 made ahead

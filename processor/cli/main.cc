@@ -71,11 +71,10 @@ int UnknownCommand(const std::string& cmd) {
 int main(int argc, char** argv) {
   // glibc returns freed memory to the kernel (blocks from 128 KiB up are
   // mappings of their own, and the heap's free top is trimmed), and every
-  // allocation after that takes fresh pages: on the bench machine (a VM) a
-  // fresh 4 KiB page costs ~5 us however it is faulted in. Symbol tables
-  // and answers grow by doubling, so printing the bench trace's map spent
-  // 20 ms (of 50) faulting pages it had had before. Kept in the heap, freed
-  // memory is reused instead; a command's peak memory is the same.
+  // allocation after that takes fresh pages, which cost a fault each.
+  // Symbol tables and answers grow by doubling, so they would fault in again
+  // pages they had just freed. Kept in the heap, freed memory is reused
+  // instead; a command's peak memory is the same (bench/HISTORY.md).
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   if (argc < 2) {

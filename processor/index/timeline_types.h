@@ -118,10 +118,12 @@ struct LiveRegion {
 // Process::live: absl::btree_map with 1 KiB nodes instead of its fixed 256
 // bytes (7 of these 32-byte entries). Replay searches the live map a few
 // times per call, a million times on a big trace; with 31 entries per node
-// the tree of a few thousand regions is two levels shallower: replay thread
-// CPU 0.225 -> 0.210 s on the bench trace (9 interleaved runs; 512-byte
-// nodes: 0.217). absl has no public parameter for the node size, so this
-// is btree_map's own definition (absl/container/btree_map.h) with another.
+// the tree of a few thousand regions is two levels shallower (measured:
+// bench/HISTORY.md). absl has no public parameter for the node size, so
+// this is btree_map's own definition (absl/container/btree_map.h) with
+// another: it depends on absl's internal namespace, pinned by the Debian
+// package the build uses; an absl upgrade that changes it breaks the build
+// here, not the behaviour.
 using LiveMap = absl::container_internal::btree_map_container<
     absl::container_internal::btree<absl::container_internal::map_params<
         uint64_t, LiveRegion, std::less<uint64_t>,

@@ -90,13 +90,11 @@ void ReplayWorker::Run() {
     std::atomic<bool>* done;
     ~Done() { done->store(true, std::memory_order_release); }
   } done{&done_};
-  // Each buffer the loader fills is fresh memory it would fault in itself
-  // (~0.3 ms per 900 KB buffer on the bench machine), on the path that sets
-  // the end of the run. This thread has nothing to do until the first batch
-  // comes, and time to spare early on: it makes them, and the loader takes
-  // them from the spares as it hands batches over (maps on the bench trace
-  // 138.6 -> 132.1 ms, median of 41 interleaved runs; making 12 or 16 was
-  // less good, this thread then starts too late).
+  // Each buffer the loader fills is fresh memory it would otherwise fault in
+  // itself, on the path that sets the end of the run. This thread has
+  // nothing to do until the first batch comes: it makes `buffers_ahead_` of
+  // them, and the loader takes them from the spares as it hands batches over
+  // (the count and its measurements: bench/HISTORY.md, "Design measurements").
   for (size_t i = 0; i < buffers_ahead_; ++i) {
     std::vector<TraceEvent> buffer;
     buffer.resize(kBatch);  // touches every page; clear() keeps them

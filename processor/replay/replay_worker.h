@@ -114,8 +114,8 @@ class ReplayWorker {
   // Two round ends with no event between them release everything pushed
   // (both orderings deliver up to the newest time of the round before), and
   // further ones change nothing: they are not handed over, since each
-  // handover wakes the replay thread (~1 us: 115 s for a -z trace that
-  // decompressed to 2^27 FINISHED_ROUND records).
+  // handover wakes the replay thread, and a hostile trace may hold millions
+  // of empty rounds (bench/HISTORY.md).
   void FinishedRound() {
     if (current_.events.empty() && quiet_rounds_ >= 2) return;
     quiet_rounds_ = current_.events.empty() ? quiet_rounds_ + 1 : 1;

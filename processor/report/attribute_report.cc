@@ -84,9 +84,8 @@ std::string Describe(const index::TraceIndex& idx, uint32_t p, uint64_t mapped) 
 // The bytes of `within` that some version of `p` covered at some time up
 // to `at`. Only the unmapped parts of the regions asked about need this
 // answer, a few ranges: each version is one compare against their bounds,
-// and only the few that meet them go into the set. (Building the set of
-// every byte ever mapped, a hash map of every distinct start, took 9 ms on
-// the bench trace; this pass takes 2.)
+// and only the few that meet them go into the set, rather than a set of
+// every byte ever mapped.
 regions::RangeSet EverMappedWithin(const index::TraceIndex& idx, uint32_t p, uint64_t at,
                                    const regions::RangeSet& within) {
   regions::RangeSet out;
