@@ -27,6 +27,7 @@
 #include "gtest/gtest.h"
 #include "processor/regions/region_table_reader.h"
 #include "tests/cli_runner.h"
+#include "tests/dotnet_truth.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {
@@ -54,30 +55,12 @@ std::string FindFile(const std::string& prefix, const std::string& suffix) {
   return found;
 }
 
-struct TruthRange {
-  std::string method, what;
-  uint64_t start, end;
-};
-
 // The recording: the dwarf trace, the pid the app ran as, its truth file,
 // the core dump (decompressed once) and the runtime's table.
 struct Hunt {
   std::string trace, pid, core, runtime_table, truth_ranges;
   std::vector<TruthRange> truth;
 };
-
-std::vector<TruthRange> ReadTruth(const std::string& path) {
-  std::vector<TruthRange> out;
-  std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line)) {
-    std::vector<std::string> c = absl::StrSplit(line, '\t');
-    if (line.empty() || line[0] == '#' || c.size() < 5 || c[0] == "method") continue;
-    TruthRange t{c[0], c[1], std::stoull(c[2], nullptr, 16), std::stoull(c[3], nullptr, 16)};
-    out.push_back(t);
-  }
-  return out;
-}
 
 const Hunt& TheHunt() {
   static const Hunt h = [] {
@@ -87,7 +70,7 @@ const Hunt& TheHunt() {
     const std::string name = truth.substr(DataDir().size() + 1);
     h.pid = name.substr(std::string("dotnet-leak.").size(),
                         name.size() - std::string("dotnet-leak..truth.tsv").size());
-    h.truth = ReadTruth(truth);
+    h.truth = ReadDotnetTruth(truth);
     h.truth_ranges = FindFile("dotnet-leak." + h.pid, ".truth.ranges");
     // `pageblame dotnet-regions` of the dump (a live recording); the bundled
     // recording has the range list of the ClrMD tool that came before it.
@@ -101,10 +84,6 @@ const Hunt& TheHunt() {
   }();
   return h;
 }
-
-// The GC's memory (managed arrays) and the app's native memory.
-bool IsManaged(const TruthRange& t) { return t.method == "GrowManagedHeap"; }
-bool IsReservedOnly(const TruthRange& t) { return absl::StrContains(t.what, "reserved part"); }
 
 uint64_t Hex(const Json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
 

@@ -9,6 +9,11 @@
 #   sudo traces/record-dotnet.sh --hunt OUTDIR # only what the hunt needs: the
 #                                              # DWARF run, its dump and tables
 #                                              # (tests/dotnet_hunt.sh)
+#   sudo traces/record-dotnet.sh --rss OUTDIR  # the DWARF run under `pageblame record
+#                                              # --rss-every 0.5` instead of perf, with a
+#                                              # requested snapshot (SIGUSR1) at READY and
+#                                              # /proc/PID/smaps of that moment; no dump
+#                                              # (tests/dotnet_rss_test.cc)
 #
 # Exit status: 0 recorded; 77 skipped (not root, perf cannot record the
 # syscall tracepoints, or dotnet / dotnet-dump / gcc / pmap / xz is missing:
@@ -34,6 +39,8 @@
 #                              DOTNET_EnableWriteXorExecute=0: JIT code in anonymous rwx
 #                              mappings instead of the memfd double mapping
 #   libleaknative.so           the app's native library as built (the traces name it by build-id)
+#   NAME.data.rss, NAME.PID.smaps  (--rss) the residency snapshots, and /proc/PID/smaps
+#                              just after the requested one
 #   NAME.log                   what this script saw: pids, times, sizes, perf's lost counts
 # The runtime runs with DOTNET_PerfMapEnabled=1 (perf map and jitdump) and
 # DOTNET_PerfMapStubGranularity=2: .NET 10's default stub granularity leaves a
@@ -44,8 +51,9 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-HUNT_ONLY=0
+HUNT_ONLY=0 RSS_MODE=0
 [[ ${1:-} == --hunt ]] && { HUNT_ONLY=1; shift; }
+[[ ${1:-} == --rss ]] && { HUNT_ONLY=1 RSS_MODE=1; shift; }
 OUT=${1:-$HERE/dotnet}
 APP_DIR=$HERE/src/dotnet-leak
 APP_DLL=$APP_DIR/bin/Release/net10.0/dotnet-leak.dll
@@ -69,8 +77,9 @@ export PATH="$PATH:$HOME/.dotnet/tools"
 for tool in perf dotnet gcc pmap xz python3 readelf; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
-command -v dotnet-dump >/dev/null ||
+((RSS_MODE)) || command -v dotnet-dump >/dev/null ||
   skip "dotnet-dump is not installed (dotnet tool install -g dotnet-dump)"
+((RSS_MODE)) && [[ ! -x $PAGEBLAME ]] && die "no $PAGEBLAME (build it, or set PAGEBLAME)"
 WORK=$(mktemp -d /tmp/record-dotnet.XXXXXX)
 cleanup() { [[ ${KEEP_WORK:-0} == 1 ]] && log "kept $WORK" || rm -rf "$WORK"; }
 trap cleanup EXIT
@@ -94,8 +103,12 @@ run_traced() {
   local name=$1 dump=$2
   shift 2
   rm -f "$OUT/$name".* "$WORK/$name".*
-  log "$name: perf record $*"
-  env "${PERFMAP_ENV[@]}" timeout 400 perf record -z -m 128M "$@" -o "$OUT/$name.data" -- \
+  # --rss: pageblame record (DWARF stacks, -z, -m 128M, -k mono) with its
+  # residency snapshots in $name.data.rss.
+  local recorder=(perf record -z -m 128M "$@" -o "$OUT/$name.data")
+  ((RSS_MODE)) && recorder=("$PAGEBLAME" record --rss-every 0.5 -o "$OUT/$name.data")
+  log "$name: ${recorder[*]}"
+  env "${PERFMAP_ENV[@]}" timeout 400 "${recorder[@]}" -- \
     dotnet "$APP_DLL" "$WORK" "$name" >"$WORK/$name.stdout" 2>"$WORK/$name.perf.err" &
   local perf_pid=$! pid="" t0=$SECONDS core=$WORK/$name.core
   while [[ -z $pid ]] && ((SECONDS - t0 < 180)); do
@@ -113,7 +126,7 @@ run_traced() {
     echo "# dotnet $(dotnet --version) (SDK), runtime $(dotnet --list-runtimes | grep NETCore.App | tail -1)"
     echo "# dotnet-dump $(dotnet-dump --version 2>/dev/null | head -1)"
     echo "${PERFMAP_ENV[*]}"
-    echo "perf record -z -m 128M $* -o $name.data -- dotnet dotnet-leak.dll OUTDIR $name"
+    echo "${recorder[*]} -- dotnet dotnet-leak.dll OUTDIR $name"
     echo "pid $pid ready after $((SECONDS - t0)) s"
   } >"$OUT/$name.log"
   # The snapshot: maps and pmap first (reading them maps nothing in the app).
@@ -121,6 +134,8 @@ run_traced() {
   pmap -XX "$pid" >"$OUT/$name.$pid.pmap"
   cp "$WORK/$name.truth.tsv" "$OUT/$name.$pid.truth.tsv"
   truth_ranges "$OUT/$name.$pid.truth.tsv" >"$OUT/$name.$pid.truth.ranges"
+  local snap_ok=1
+  ((RSS_MODE)) && { request_snapshot "$name" "$perf_pid" "$pid" || snap_ok=0; }
   if [[ $dump == 1 ]]; then
     core=$WORK/$name.$pid.core
     log "$name: dotnet-dump collect -p $pid (Full, the default)"
@@ -163,7 +178,25 @@ run_traced() {
     xz -9 -c "$WORK/$name.$pid.core.trim" >"$OUT/$name.$pid.core.trim.xz"
   fi
   echo "pid $pid" >"$WORK/$name.pid"
+  ((snap_ok)) || die "$name: no requested snapshot (above)"
   log "$name: done (pid $pid)"
+}
+
+# request_snapshot NAME TIMEOUT_PID APP_PID (--rss): SIGUSR1 to pageblame
+# record (timeout's child; timeout passes no SIGUSR1 on), then, once record
+# says the snapshot is written, /proc/APP_PID/smaps of the same pause.
+# Fails (after saying why) without stopping anything: the caller releases the app.
+request_snapshot() {
+  local name=$1 recorder t1=$SECONDS
+  recorder=$(pgrep -P "$2" -x pageblame | head -1)
+  [[ -n $recorder ]] || { log "$name: no pageblame record under timeout (pid $2)"; return 1; }
+  kill -USR1 "$recorder" || return 1
+  until grep -q "requested snapshot of .* written" "$WORK/$name.perf.err"; do
+    ((SECONDS - t1 < 30)) || { log "$name: pageblame record wrote no requested snapshot in 30 s"; return 1; }
+    sleep 0.1
+  done
+  echo "requested snapshot $((SECONDS - t1)) s after the request" >>"$OUT/$name.log"
+  cp "/proc/$3/smaps" "$OUT/$name.$3.smaps"
 }
 
 dwarf_events=()
@@ -172,7 +205,7 @@ for s in "${SYSCALLS[@]}"; do
   dwarf_events+=(-e "syscalls:sys_enter_$s/call-graph=dwarf,stack-size=16384/" -e "syscalls:sys_exit_$s/call-graph=no/")
   fp_events+=(-e "syscalls:sys_enter_$s/call-graph=fp/" -e "syscalls:sys_exit_$s/call-graph=no/")
 done
-run_traced dotnet-leak 1 "${dwarf_events[@]}"
+run_traced dotnet-leak $((1 - RSS_MODE)) "${dwarf_events[@]}"
 if ((HUNT_ONLY)); then
   chmod 644 "$OUT"/*
   exit 0

@@ -177,6 +177,23 @@ TEST(SnapshotTakerTest, TakesTouchedPagesAndSkipsTheGone) {
   munmap(p, len);
 }
 
+// Once a process's exit snapshot is written, the process is let go and its
+// memory torn down: a periodic or stop snapshot of it after that would read
+// pages going away and, being later, speak for its end. None is written.
+TEST(SnapshotTakerTest, NothingFollowsAnExitSnapshot) {
+  TempDir dir("pb_recorder");
+  SnapshotTaker taker(dir.path() + "/t.data", /*trace_moves=*/false, CLOCK_MONOTONIC);
+  const uint32_t self = static_cast<uint32_t>(getpid());
+  EXPECT_EQ(taker.Take({self}, SnapshotReason::kPeriodic), 1u);
+  EXPECT_EQ(taker.Take({self}, SnapshotReason::kExit), 1u);
+  EXPECT_EQ(taker.Take({self}, SnapshotReason::kPeriodic), 0u);
+  EXPECT_EQ(taker.Take({self}, SnapshotReason::kStop), 0u);
+  const TakerSummary s = taker.Summary();
+  EXPECT_EQ(s.snapshots, 2u);
+  ASSERT_EQ(s.processes.size(), 1u);
+  EXPECT_EQ(s.processes[0].reason, SnapshotReason::kExit);
+}
+
 // Pages made inaccessible after they were touched stay resident, in a range
 // a snapshot does not read: its sum falls short of smaps_rollup's Rss.
 TEST(SnapshotTakerTest, ResidentPagesBehindProtNoneAreAMismatch) {

@@ -37,12 +37,18 @@ size_t SnapshotTaker::Take(const std::vector<uint32_t>& pids, residency::Snapsho
       continue;
     }
     std::lock_guard<std::mutex> lock(mu_);
+    // After a process's exit snapshot only its memory's teardown is left: a
+    // periodic snapshot read while the exit one was written and the process
+    // let go reads pages going away (seen live on .NET: 135.6 MiB of 214.5,
+    // begun 13 ms after the exit snapshot, so it was the "last").
+    if (reason != residency::SnapshotReason::kExit && exited_.count(pid) > 0) continue;
     if (!EnsureWriter()) return written;
     if (absl::Status st = writer_->Append(*s); !st.ok()) {
       failed_ = true;
       if (error_.empty()) error_ = std::string(st.message());
       return written;
     }
+    if (reason == residency::SnapshotReason::kExit) exited_.insert(pid);
     ++count_;
     ++written;
     Note(*s);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,9 @@ class SnapshotTaker {
   bool failed_ = false;
   size_t count_ = 0;
   std::map<uint32_t, LastSnapshot> last_;
+  // Pids whose exit snapshot is written: no other snapshot of them follows
+  // (the command's pid, not reused while perf, its parent, runs).
+  std::set<uint32_t> exited_;
   std::optional<RollupMismatch> mismatch_;
   std::string error_;
 };

@@ -80,8 +80,9 @@ absl::StatusOr<ResidencySnapshot> PagemapSampler::Take(uint32_t pid, SnapshotRea
   if (!maps.ok()) return maps.status();
   const int fd = ::open((proc + "/pagemap").c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return errno == ENOENT ? absl::NotFoundError(absl::StrCat(proc, ": no such process"))
-                           : absl::PermissionDeniedError(absl::StrCat(proc, "/pagemap: ", std::strerror(errno)));
+    // ESRCH: a zombie (exited, not reaped) has maps but no memory left to read.
+    if (errno == ENOENT || errno == ESRCH) return absl::NotFoundError(absl::StrCat(proc, ": no such process"));
+    return absl::PermissionDeniedError(absl::StrCat(proc, "/pagemap: ", std::strerror(errno)));
   }
   std::vector<PageRange> read, present, swapped;
   buffer_.resize(kEntriesPerRead);
