@@ -24,10 +24,12 @@ const CommandSpec& ReportSpec() {
         "usage: pageblame report -i TRACE -o FILE.html [--pid PID] [--at T]\n"
         "                        [--regions FILE | --address A --maddress M] [-v]\n"
         "One self-contained HTML page (it opens offline: nothing is fetched) about one\n"
-        "process: mapped and committed bytes over time by stack, with the growth of\n"
-        "any time range you pick; a flame graph of the live bytes at T; the address\n"
-        "space at T, region by region; with a region table or a diff, its bytes by\n"
-        "stack (docs/report.md).\n"
+        "process: committed bytes over time by stack (PROT_NONE reservations as an\n"
+        "optional band; resident bytes from the residency snapshots, when the trace\n"
+        "has them), with the growth of any time range you pick; a flame graph of the\n"
+        "live bytes at T; the address space at T, region by region, shaded by its\n"
+        "resident pages; with a region table or a diff, its bytes by stack\n"
+        "(docs/report.md).\n"
         "  -o, --output FILE     the page to write (required)\n"
         "  --regions FILE        a region table to attribute, as for pageblame attribute\n"
         "  --address A --maddress M\n"
@@ -100,6 +102,8 @@ int RunReport(const std::vector<std::string>& argv) {
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
+  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
+  if (!rss.ok()) return ReportError(rss.status());
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
   if (!resolved.ok()) return ReportError(resolved.status());
   const index::TraceIndex& idx = (*trace)->index();
@@ -112,6 +116,7 @@ int RunReport(const std::vector<std::string>& argv) {
   o.at = resolved->at;
   o.title = args->Value("--input").value_or("perf.data");
   o.frames = *frames;
+  o.rss = *rss;
   if (with_regions) {
     report::AttributeOptions ao;
     ao.pid = idx.process(*process).pid;
