@@ -35,7 +35,7 @@ const CommandSpec& ReportSpec() {
         "  --address A --maddress M\n"
         "                        the unaccounted pieces of 'pageblame diff A M'\n"
         "  (without --pid, a trace of several processes shows the one with the most\n"
-        "  bytes mapped at its peak, and says so)\n",
+        "  bytes committed at its peak, and says so)\n",
         kFramesHelp,
         // The answer is a page: no --json.
         absl::StrReplaceAll(kTraceOptionsHelp, {{"  --json                JSON output (docs/cli.md)\n", ""}}));
@@ -55,7 +55,8 @@ namespace {
 
 // The process the page is about: the one --pid or the regions choose (as
 // attribute chooses), else the trace's only one, else the one with the most
-// bytes mapped at its peak (noted on stderr).
+// bytes committed at its peak (noted on stderr): a runtime's PROT_NONE
+// reservation is no reason to show a process.
 absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const Selection& sel,
                                              const std::vector<regions::Region>& regions) {
   if (sel.pid || !regions.empty() || idx.num_processes() <= 1) {
@@ -69,14 +70,14 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
   const std::vector<report::BytesTimeline> timelines = report::BytesTimeline::OfEach(idx, all);
   uint32_t best = 0;
   for (uint32_t p = 1; p < all.size(); ++p) {
-    if (timelines[p].Peak(false).mapped > timelines[best].Peak(false).mapped) best = p;
+    if (timelines[p].Peak(true).committed > timelines[best].Peak(true).committed) best = p;
   }
   const index::Process& proc = idx.process(best);
   std::fprintf(stderr,
                "pageblame: note: the trace has %zu processes; the report shows pid %u (%s), which had the "
-               "most bytes mapped (%s at its peak); choose another with --pid\n",
+               "most bytes committed (%s at its peak); choose another with --pid\n",
                all.size(), proc.pid, std::string(idx.strings().Get(proc.comm)).c_str(),
-               report::HumanBytes(timelines[best].Peak(false).mapped).c_str());
+               report::HumanBytes(timelines[best].Peak(true).committed).c_str());
   return best;
 }
 
