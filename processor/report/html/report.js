@@ -86,8 +86,10 @@
   var RESERVED = '#d9dde4';
   var T0 = TL.times[0], T1 = TL.times[N - 1];
   // layers: [{values: [per time], color, name, cls}], bottom first; lines:
-  // [{values, cls}] drawn over them. Returns the x scale and the root.
-  function stackedChart(box, times, layers, lines) {
+  // [{values, cls}] drawn over them; the axis from T0 to t1 (default T1).
+  // Returns the scales and the root.
+  function stackedChart(box, times, layers, lines, t1) {
+    var T1 = Math.max(t1 || 0, TL.times[N - 1]);
     var W = Math.max(600, Math.min(box.clientWidth || 1100, 1400)), H = 300;
     var m = {l: 70, r: 12, t: 8, b: 26};
     var n = times.length, tops = new Array(n).fill(0), ymax = 1;
@@ -228,7 +230,8 @@
       layers.push({values: s.bytes, color: colorOf(s.stack), name: stackName(s.stack, 6)});
     });
     layers.push({values: other, color: OTHER, name: 'other stacks'});
-    var c = stackedChart(box, R.times, layers, [{values: R.total, cls: 'resident-total'}]);
+    // A snapshot at the recording's stop may come after the last memory call.
+    var c = stackedChart(box, R.times, layers, [{values: R.total, cls: 'resident-total'}], R.times[n - 1]);
     // A dot per snapshot (one snapshot alone draws no area).
     R.times.forEach(function (t, k) {
       var dot = svg('circle', {cx: c.x(t), cy: c.y(R.total[k]), r: 2.5, 'class': 'snapshot'});
