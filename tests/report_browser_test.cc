@@ -6,6 +6,7 @@
 // one element per region, and the growth table adds up as `growth` does.
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -13,10 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/residency/snapshot_file.h"
 #include "tests/cli_runner.h"
 #include "tests/tool_runner.h"
 #include "tests/trace_fixtures.h"
@@ -55,13 +59,13 @@ struct Browsed {
   std::string dom, log;
   Json selftest;
 };
-Browsed Browse(const std::string& page) {
+Browsed Browse(const std::string& page, const std::string& hash = "selftest") {
   const std::string profile = ScratchPath("chromium-profile");
   CliRun r = Shell(absl::StrCat(
       kChromium, " --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking",
       " --disable-component-update --disable-sync --user-data-dir=", profile,
       " --enable-logging=stderr --v=0 --virtual-time-budget=10000 --window-size=1280,900",
-      " --dump-dom 'file://", page, "#selftest'"));
+      " --dump-dom 'file://", page, "#", hash, "'"));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   Browsed b{r.out, r.err, Json()};
   std::smatch m;
@@ -127,15 +131,21 @@ TEST(ReportBrowserTest, PhasesPageShowsWhatMapsAndGrowthSay) {
   EXPECT_THAT(b.selftest["flame_names"].get<std::vector<std::string>>(), ::testing::Contains("grow_cache"));
   EXPECT_THAT(b.dom, HasSubstr("data-name=\"grow_cache\""));
 
-  // The growth table over the whole trace is `growth` from start to end.
-  CliRun g = Pageblame("growth --json " + TraceArgs(row));
+  // The growth table over the whole trace is `growth` from start to end,
+  // in committed bytes, credited as the page credits (the creating call).
+  CliRun g = Pageblame("growth --json --by create --sort committed " + TraceArgs(row));
   ASSERT_EQ(g.exit_code, 0);
   const Json growth = Json::parse(g.out);
-  EXPECT_EQ(b.selftest["growth_from"], growth["total"]["from_bytes"]);
-  EXPECT_EQ(b.selftest["growth_to"], growth["total"]["to_bytes"]);
+  EXPECT_EQ(b.selftest["growth_from"], growth["total"]["from_committed_bytes"]);
+  EXPECT_EQ(b.selftest["growth_to"], growth["total"]["to_committed_bytes"]);
   EXPECT_EQ(b.selftest["growth_rows"][0]["leaf"], "grow_cache");
-  EXPECT_EQ(b.selftest["growth_rows"][0]["growth"], growth["stacks"][0]["growth_bytes"]);
+  EXPECT_EQ(b.selftest["growth_rows"][0]["growth"], growth["stacks"][0]["growth_committed_bytes"]);
+  EXPECT_EQ(b.selftest["growth_rows"][0]["mapped_growth"], growth["stacks"][0]["growth_bytes"]);
   EXPECT_EQ(b.selftest["attribution_rows"], 0) << "no region table given";
+  // No snapshots beside this trace: a note, no resident chart, no shading.
+  EXPECT_THAT(b.selftest["resident_note"].get<std::string>(), HasSubstr("no residency snapshots"));
+  EXPECT_EQ(b.selftest["resident_points"], 0);
+  EXPECT_EQ(b.selftest["strip_shaded"], 0);
 }
 
 TEST(ReportBrowserTest, WithARegionTableThePageAttributesIt) {
@@ -152,6 +162,104 @@ TEST(ReportBrowserTest, WithARegionTableThePageAttributesIt) {
   // A header row, one per stack, and [before trace] / [not mapped] rows.
   EXPECT_GE(b.selftest["attribution_rows"].get<size_t>(), attribution["stacks"].size() + 1);
   EXPECT_THAT(b.dom, HasSubstr("do_map_fixed_over"));
+}
+
+// The pid in the name of the .NET recording's runtime table
+// (dotnet-leak.PID.clr-regions.txt).
+std::string DotnetPid() {
+  for (const auto& e : std::filesystem::directory_iterator(TracePath("dotnet"))) {
+    const std::string n = e.path().filename();
+    if (absl::StartsWith(n, "dotnet-leak.") && absl::EndsWith(n, ".clr-regions.txt")) {
+      return n.substr(12, n.size() - 12 - 16);
+    }
+  }
+  return "";
+}
+
+// Bytes of the regions of `maps --json` that are not PROT_NONE.
+uint64_t CommittedOf(const Json& maps) {
+  uint64_t sum = 0;
+  for (const Json& r : maps) {
+    if (r["prot"] == "---") continue;
+    sum += std::stoull(r["end"].get<std::string>(), nullptr, 16) - std::stoull(r["start"].get<std::string>(), nullptr, 16);
+  }
+  return sum;
+}
+
+// Issue 31: a .NET app's chart is its committed bytes (hundreds of MiB),
+// not the GC's 48 GiB PROT_NONE reservation, unless the user asks for the
+// reservations; the legend names the leaking C# method.
+TEST(ReportBrowserTest, DotnetChartDrawsCommittedBytesAndNamesTheAppFrames) {
+  PB_REQUIRE_TOOL(kChromium);
+  const std::string args = "-i " + TracePath("dotnet/dotnet-leak.data") + " --pid " + DotnetPid();
+  const std::string page = ScratchPath("dotnet.html");
+  CliRun r = Pageblame("report " + args + " -o " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Browsed b = Browse(page);
+  ExpectNoPageErrors(b);
+  CliRun maps = Pageblame("maps --json " + args);
+  ASSERT_EQ(maps.exit_code, 0);
+  const uint64_t committed_end = CommittedOf(Json::parse(maps.out));
+  // The committed peak, as growth finds it (--by commit: --from peak is the
+  // moment with the most bytes committed).
+  CliRun g = Pageblame("growth --json --by commit --from peak " + args);
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  const uint64_t committed_peak = Json::parse(g.out)["total"]["from_committed_bytes"].get<uint64_t>();
+  EXPECT_EQ(b.selftest["drawn"], "committed");
+  const uint64_t drawn_max = b.selftest["drawn_max"].get<uint64_t>();
+  // The page samples 400 boundaries: its highest is at most the peak, at
+  // least the end.
+  EXPECT_LE(drawn_max, committed_peak);
+  EXPECT_GE(drawn_max, committed_end);
+  EXPECT_LT(drawn_max, uint64_t{1} << 30);
+  EXPECT_EQ(b.selftest["final_committed"].get<uint64_t>(), committed_end);
+  bool leak = false;
+  for (const Json& e : b.selftest["legend"]) leak |= absl::StrContains(e.get<std::string>(), "Program::LeakNativeMemory");
+  EXPECT_TRUE(leak) << b.selftest["legend"].dump();
+  EXPECT_THAT(b.selftest["resident_note"].get<std::string>(), HasSubstr("no residency snapshots"));
+
+  // Ticked (#reserved), the reservations come on top: the whole mapped total.
+  const Browsed reserved = Browse(page, "selftest&reserved");
+  ExpectNoPageErrors(reserved);
+  EXPECT_EQ(reserved.selftest["drawn"], "mapped");
+  EXPECT_GT(reserved.selftest["drawn_max"].get<uint64_t>(), uint64_t{40} << 30);
+}
+
+// Issue 28: with residency snapshots, resident bytes at each snapshot (the
+// last equals `maps --json`'s rss summed at that snapshot) and a shaded strip.
+TEST(ReportBrowserTest, ResidencyPageDrawsResidentBytesOfTheSnapshots) {
+  PB_REQUIRE_TOOL(kChromium);
+  std::string pid;
+  for (const auto& e : std::filesystem::directory_iterator(TracePath("truth"))) {
+    const std::string n = e.path().filename();
+    if (absl::StartsWith(n, "residency.") && absl::EndsWith(n, ".regions.tsv")) pid = n.substr(10, n.size() - 22);
+  }
+  ASSERT_FALSE(pid.empty());
+  const std::string args = "-i " + TracePath("residency.data") + " --pid " + pid;
+  const std::string page = ScratchPath("residency.html");
+  CliRun r = Pageblame("report " + args + " -o " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Browsed b = Browse(page);
+  ExpectNoPageErrors(b);
+  // The process's last snapshot, and maps at it (--at end past the trace).
+  auto file = residency::ReadSnapshotFile(TracePath("residency.data.rss"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  uint64_t last = 0;
+  for (const residency::ResidencySnapshot& s : file->snapshots) {
+    if (std::to_string(s.pid) == pid) last = std::max(last, s.time);
+  }
+  ASSERT_GT(last, 0u);
+  CliRun end = Pageblame("maps --json " + args);
+  ASSERT_EQ(end.exit_code, 0);
+  CliRun at = Pageblame(absl::StrFormat("maps --json %s --at %.6f", args, (last / 1000 + 1) / 1e6));
+  const Json maps = Json::parse(at.exit_code == 0 ? at.out : end.out);  // past the trace's end: the end
+  uint64_t rss = 0;
+  for (const Json& reg : maps) rss += reg["rss"].is_null() ? 0 : reg["rss"].get<uint64_t>();
+  ASSERT_GT(rss, 0u);
+  EXPECT_EQ(b.selftest["resident_last"].get<uint64_t>(), rss);
+  EXPECT_GE(b.selftest["resident_points"].get<size_t>(), 2u);
+  EXPECT_GT(b.selftest["strip_shaded"].get<size_t>(), 10u);
+  EXPECT_THAT(b.dom, HasSubstr("id=\"resident-chart\"><svg"));
 }
 
 TEST(ReportCliTest, UsageAndOutputErrors) {

@@ -24,16 +24,18 @@ const CommandSpec& ReportSpec() {
         "usage: pageblame report -i TRACE -o FILE.html [--pid PID] [--at T]\n"
         "                        [--regions FILE | --address A --maddress M] [-v]\n"
         "One self-contained HTML page (it opens offline: nothing is fetched) about one\n"
-        "process: mapped and committed bytes over time by stack, with the growth of\n"
-        "any time range you pick; a flame graph of the live bytes at T; the address\n"
-        "space at T, region by region; with a region table or a diff, its bytes by\n"
-        "stack (docs/report.md).\n"
+        "process: committed bytes over time by stack (PROT_NONE reservations as an\n"
+        "optional band; resident bytes from the residency snapshots, when the trace\n"
+        "has them), with the growth of any time range you pick; a flame graph of the\n"
+        "live bytes at T; the address space at T, region by region, shaded by its\n"
+        "resident pages; with a region table or a diff, its bytes by stack\n"
+        "(docs/report.md).\n"
         "  -o, --output FILE     the page to write (required)\n"
         "  --regions FILE        a region table to attribute, as for pageblame attribute\n"
         "  --address A --maddress M\n"
         "                        the unaccounted pieces of 'pageblame diff A M'\n"
         "  (without --pid, a trace of several processes shows the one with the most\n"
-        "  bytes mapped at its peak, and says so)\n",
+        "  bytes committed at its peak, and says so)\n",
         kFramesHelp,
         // The answer is a page: no --json.
         absl::StrReplaceAll(kTraceOptionsHelp, {{"  --json                JSON output (docs/cli.md)\n", ""}}));
@@ -53,7 +55,8 @@ namespace {
 
 // The process the page is about: the one --pid or the regions choose (as
 // attribute chooses), else the trace's only one, else the one with the most
-// bytes mapped at its peak (noted on stderr).
+// bytes committed at its peak (noted on stderr): a runtime's PROT_NONE
+// reservation is no reason to show a process.
 absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const Selection& sel,
                                              const std::vector<regions::Region>& regions) {
   if (sel.pid || !regions.empty() || idx.num_processes() <= 1) {
@@ -67,14 +70,14 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
   const std::vector<report::BytesTimeline> timelines = report::BytesTimeline::OfEach(idx, all);
   uint32_t best = 0;
   for (uint32_t p = 1; p < all.size(); ++p) {
-    if (timelines[p].Peak(false).mapped > timelines[best].Peak(false).mapped) best = p;
+    if (timelines[p].Peak(true).committed > timelines[best].Peak(true).committed) best = p;
   }
   const index::Process& proc = idx.process(best);
   std::fprintf(stderr,
                "pageblame: note: the trace has %zu processes; the report shows pid %u (%s), which had the "
-               "most bytes mapped (%s at its peak); choose another with --pid\n",
+               "most bytes committed (%s at its peak); choose another with --pid\n",
                all.size(), proc.pid, std::string(idx.strings().Get(proc.comm)).c_str(),
-               report::HumanBytes(timelines[best].Peak(false).mapped).c_str());
+               report::HumanBytes(timelines[best].Peak(true).committed).c_str());
   return best;
 }
 
@@ -100,6 +103,8 @@ int RunReport(const std::vector<std::string>& argv) {
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
+  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
+  if (!rss.ok()) return ReportError(rss.status());
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
   if (!resolved.ok()) return ReportError(resolved.status());
   const index::TraceIndex& idx = (*trace)->index();
@@ -112,6 +117,7 @@ int RunReport(const std::vector<std::string>& argv) {
   o.at = resolved->at;
   o.title = args->Value("--input").value_or("perf.data");
   o.frames = *frames;
+  o.rss = *rss;
   if (with_regions) {
     report::AttributeOptions ao;
     ao.pid = idx.process(*process).pid;

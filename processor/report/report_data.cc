@@ -12,7 +12,10 @@
 #include "absl/strings/str_split.h"
 #include "processor/report/folded_stacks.h"
 #include "processor/report/history.h"
+#include "processor/report/kind_classifier.h"
 #include "processor/report/maps_report.h"
+#include "processor/report/resident_timeline.h"
+#include "processor/report/resident_view.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
@@ -76,13 +79,21 @@ struct Series {
     int64_t mapped, committed;
   };
   std::vector<Change> changes;
-  uint64_t max_mapped = 0;  // at any boundary
+  uint64_t max_mapped = 0, max_committed = 0;  // at any boundary
+  // Its largest committed version (else its largest): says its kind.
+  const index::Version* largest = nullptr;
 
-  // Sorts the changes and sums those at one boundary; sets max_mapped.
+  void Consider(const index::Version& v) {
+    auto weight = [](const index::Version& x) {
+      return std::make_pair(Accessible(x), x.end - x.start);
+    };
+    if (largest == nullptr || weight(v) > weight(*largest)) largest = &v;
+  }
+  // Sorts the changes and sums those at one boundary; sets the maxima.
   void Settle() {
     std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.k < b.k; });
     std::vector<Change> out;
-    int64_t m = 0;
+    int64_t m = 0, cm = 0;
     for (const Change& c : changes) {
       if (!out.empty() && out.back().k == c.k) {
         out.back().mapped += c.mapped;
@@ -93,7 +104,9 @@ struct Series {
     }
     for (const Change& c : out) {
       m += c.mapped;
+      cm += c.committed;
       max_mapped = std::max<uint64_t>(max_mapped, m);
+      max_committed = std::max<uint64_t>(max_committed, cm);
     }
     changes = std::move(out);
   }
@@ -117,8 +130,11 @@ bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
   return std::make_tuple(idx.event(a).time, a.value()) < std::make_tuple(idx.event(b).time, b.value());
 }
 
+// The stacks with a series of their own, by their index in the page.
+using NamedStacks = absl::flat_hash_map<StackId, int>;
+
 Json Timeline(const index::TraceIndex& idx, uint32_t p, size_t buckets, size_t series_stacks,
-              StackCatalog& catalog) {
+              StackCatalog& catalog, KindClassifier& kinds, NamedStacks* named) {
   const std::vector<uint64_t> t = Boundaries(idx.stats(), buckets);
   // The first boundary at or after a time (t.size() if none).
   auto at_or_after = [&](uint64_t time) {
@@ -138,6 +154,7 @@ Json Timeline(const index::TraceIndex& idx, uint32_t p, size_t buckets, size_t s
     const int64_t acc = Accessible(v) ? size : 0;
     Series& s = v.origin.valid() ? by_stack[idx.event(v.origin).stack] : before;
     if (v.origin.valid() && EarlierCall(idx, v.origin, s.first_call)) s.first_call = v.origin;
+    s.Consider(v);
     s.changes.push_back({lo, size, acc});
     mapped[lo] += size;
     committed[lo] += acc;
@@ -153,7 +170,10 @@ Json Timeline(const index::TraceIndex& idx, uint32_t p, size_t buckets, size_t s
     ranked.push_back(&s);
   }
   before.Settle();
+  // By committed bytes first: a runtime's PROT_NONE reservation (a .NET
+  // GC's 48 GiB) takes no colour from the stacks that hold memory.
   std::sort(ranked.begin(), ranked.end(), [&](const Series* a, const Series* b) {
+    if (a->max_committed != b->max_committed) return a->max_committed > b->max_committed;
     if (a->max_mapped != b->max_mapped) return a->max_mapped > b->max_mapped;
     return EarlierCall(idx, a->first_call, b->first_call);
   });
@@ -173,12 +193,17 @@ Json Timeline(const index::TraceIndex& idx, uint32_t p, size_t buckets, size_t s
   auto add = [&](int stack, const Series& s) {
     Json j;
     j["stack"] = stack;
+    j["kind"] = s.largest ? Json(std::string(KindName(kinds.Of(*s.largest)))) : Json(nullptr);
     j["mapped"] = s.Sparse(false);
     j["committed"] = s.Sparse(true);
     series.push_back(std::move(j));
   };
   add(-1, before);
-  for (const Series* s : ranked) add(catalog.Index(s->first_call), *s);
+  for (const Series* s : ranked) {
+    const int stack = catalog.Index(s->first_call);
+    (*named)[idx.event(s->first_call).stack] = stack;
+    add(stack, *s);
+  }
   out["times"] = std::move(times);
   out["mapped"] = std::move(total_m);
   out["committed"] = std::move(total_c);
@@ -226,7 +251,8 @@ struct StripItem {
   uint64_t bytes = 0;
   uint32_t count = 0;
   int origin = -1, commit = -1;
-  std::string prot, label;
+  std::string prot, label, kind;
+  std::optional<uint64_t> rss;  // resident bytes, unknown without a snapshot that read them
 };
 
 Json StripItemJson(const index::TraceIndex& idx, uint32_t p, uint64_t at, size_t history_entries,
@@ -239,6 +265,8 @@ Json StripItemJson(const index::TraceIndex& idx, uint32_t p, uint64_t at, size_t
   j["count"] = item.count;
   j["prot"] = item.prot;
   j["label"] = item.label;
+  j["kind"] = item.kind;
+  j["rss"] = item.rss ? Json(*item.rss) : Json(nullptr);
   j["origin"] = item.origin;
   j["origin_call"] = v.origin.valid() ? ShortCall(idx.event(v.origin)) : "before the trace";
   j["commit"] = item.commit;
@@ -254,8 +282,10 @@ Json StripItemJson(const index::TraceIndex& idx, uint32_t p, uint64_t at, size_t
   return j;
 }
 
+// `snapshot`: the residency snapshot at or before `at` (null: none).
 Json Regions(const index::TraceIndex& idx, uint32_t p, uint64_t at, const std::vector<VersionId>& alive,
-             const ReportOptions& o, StackCatalog& catalog) {
+             const ReportOptions& o, StackCatalog& catalog, KindClassifier& kinds,
+             const residency::ResidencySnapshot* snapshot) {
   // Past max_strip_regions the page would weigh MBs (a churning process
   // holds ten thousand regions): runs of alike neighbours become one element.
   const bool merge = alive.size() > o.max_strip_regions;
@@ -272,12 +302,15 @@ Json Regions(const index::TraceIndex& idx, uint32_t p, uint64_t at, const std::v
     next.commit = catalog.Index(v.commit);
     next.prot = RegionProt(v.attrs);
     next.label = RegionLabel(idx, v);
+    next.kind = std::string(KindName(kinds.Of(v)));
+    next.rss = ResidentView::Bytes(snapshot, v.start, v.end);
     // Not the commit stack: a churning heap's pages are each committed by
     // their own call, and the run would be the region again.
     if (merge && cur.first != nullptr && cur.end == v.start && cur.origin == next.origin &&
-        cur.prot == next.prot && cur.label == next.label) {
+        cur.prot == next.prot && cur.label == next.label && cur.kind == next.kind) {
       cur.end = v.end;
       cur.bytes += next.bytes;
+      AddRss(&cur.rss, next.rss);
       ++cur.count;
       continue;
     }
@@ -324,6 +357,8 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer(), o.frames);
   StackCatalog catalog(idx, r);
+  KindClassifier kinds(idx, r);
+  const ResidentView view(o.rss, idx);
   const index::Process& proc = idx.process(o.process);
   Json out;
   out["title"] = o.title;
@@ -334,7 +369,13 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o) {
   out["at"] = o.at == index::kLive ? TimeSeconds(idx.stats().last_time) : TimeSeconds(o.at);
   out["at_text"] = FormatTime(o.at);
   // Timeline first: its top stacks get the low indices (and colours).
-  out["timeline"] = Timeline(idx, o.process, std::max<size_t>(o.buckets, 1), o.series_stacks, catalog);
+  NamedStacks named;
+  out["timeline"] =
+      Timeline(idx, o.process, std::max<size_t>(o.buckets, 1), o.series_stacks, catalog, kinds, &named);
+  out["resident"] = ResidentTimeline(idx, view, o.process, named, std::max<size_t>(o.buckets, 2));
+  const residency::ResidencySnapshot* snapshot = view.SnapshotFor(o.process, o.at);
+  out["snapshots"] = view.has_snapshots();  // of any process of the trace
+  out["strip_snapshot"] = snapshot ? Json(TimeSeconds(snapshot->time)) : Json(nullptr);
   Json lost = Json::array();
   for (const index::LostSpan& l : idx.stats().lost) {
     lost.push_back(Json{{"from", TimeSeconds(l.t_from)}, {"to", TimeSeconds(l.t_to)}, {"count", l.count}});
@@ -343,7 +384,7 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o) {
   const std::vector<VersionId> alive = idx.RegionsAt(o.process, o.at);
   out["live"] = Live(idx, alive, catalog);
   out["region_count"] = alive.size();
-  out["regions"] = Regions(idx, o.process, o.at, alive, o, catalog);
+  out["regions"] = Regions(idx, o.process, o.at, alive, o, catalog, kinds, snapshot);
   out["attribution"] =
       o.attribution ? AttributionJson(idx, *o.attribution, o.attribution_title, catalog) : Json(nullptr);
   out["stacks"] = catalog.Take();

@@ -7,15 +7,21 @@
 //   Json data = ReportData(trace, o);
 //
 // {"title", "pid", "comm", "start", "end", "at",            // seconds as perf prints them
-//  "stacks": [{"frames": [root..leaf], "call": "mmap at T by PID/TID"}],
+//  "stacks": [{"frames": [root..leaf], "summary": [app frames, leaf first],
+//              "call": "mmap at T by PID/TID"}],
 //  "timeline": {"times": [N+1 seconds],                      // the boundaries
 //               "mapped": [N+1], "committed": [N+1],         // totals at each
-//               "series": [{"stack": i | -1 (before trace), "mapped": [k, v, ...],
+//               "series": [{"stack": i | -1 (before trace), "kind": "malloc" | null,
+//                           "mapped": [k, v, ...],
 //                           "committed": [k, v, ...]}]},     // sparse: value v from boundary k on
+//  "resident": null | {"times", "total", "series": [{"stack", "bytes"}]},  // resident_timeline.h
+//  "snapshots": bool,                                       // the trace has residency snapshots
+//  "strip_snapshot": seconds | null,                        // the snapshot the strip's rss is from
 //  "lost": [{"from", "to", "count"}],
 //  "live": [{"stack": i | -1, "bytes", "committed"}],      // at `at`, for the flame graph
 //  "region_count": N,                                       // regions at `at`
-//  "regions": [{"start", "end", "bytes", "count", "prot", "label", "origin": i | -1,
+//  "regions": [{"start", "end", "bytes", "count", "prot", "label", "kind", "rss": n | null,
+//               "origin": i | -1,
 //               "origin_call", "commit": i | -1, "commit_call", "history": ["..."]}],
 //                                     // count > 1: a run of alike neighbours (max_strip_regions)
 //  "attribution": null | {"title", "bytes", "before_trace_bytes", "unmapped_bytes",
@@ -24,8 +30,11 @@
 // Values at boundary k are the exact totals of `maps --at times[k]` (the
 // last boundary is the end of the trace): a growth table between any two
 // boundaries is exact. Stacks are credited by their creating call; the
-// series hold the `series_stacks` stacks that had the most bytes at any
-// boundary, the rest is their total's remainder ("other").
+// series hold the `series_stacks` stacks that had the most committed bytes
+// (then mapped bytes) at any boundary, the rest is their total's remainder
+// ("other"). A series' kind is that of its stack's largest committed region
+// (else its largest). A region's rss is that of the latest snapshot at or
+// before `at` (ResidentView; null: not read, or no snapshot).
 #ifndef PAGEBLAME_REPORT_REPORT_DATA_H_
 #define PAGEBLAME_REPORT_REPORT_DATA_H_
 
@@ -34,6 +43,7 @@
 #include <string>
 
 #include "processor/replay/trace_loader.h"
+#include "processor/residency/residency_index.h"
 #include "processor/report/attribute_report.h"
 #include "processor/report/origin_renderer.h"
 
@@ -45,6 +55,7 @@ struct ReportOptions {
   std::string title;             // the trace's name
   SummaryOptions frames;  // how stack labels are said
   std::optional<Attribution> attribution;  // with a region table or a diff
+  const residency::ResidencyIndex* rss = nullptr;  // residency snapshots, or null
   std::string attribution_title;
   size_t buckets = 400;          // time axis resolution
   size_t series_stacks = 80;     // stacks with a series of their own

@@ -28,6 +28,7 @@ class ResidentView {
   // `rss` may be null (a trace without snapshots): every answer is unknown.
   ResidentView(const residency::ResidencyIndex* rss, const index::TraceIndex& idx) : rss_(rss), idx_(idx) {}
   bool has_snapshots() const { return rss_ != nullptr && rss_->size() > 0; }
+  const residency::ResidencyIndex* index() const { return rss_; }  // may be null
   const residency::ResidencySnapshot* SnapshotFor(uint32_t process, uint64_t at) const;
   static std::optional<uint64_t> Bytes(const residency::ResidencySnapshot* s, uint64_t start, uint64_t end);
   // The page at `addr` per the snapshot: "resident", "swapped" or "not

@@ -68,12 +68,13 @@
     document.getElementById('title').textContent = D.title;
     document.title = 'pageblame: ' + D.title + ' pid ' + D.pid;
     var peak = 0, peakT = TL.times[0];
-    for (var k = 0; k < N; k++) if (TL.mapped[k] > peak) { peak = TL.mapped[k]; peakT = TL.times[k]; }
+    for (var k = 0; k < N; k++) if (TL.committed[k] > peak) { peak = TL.committed[k]; peakT = TL.times[k]; }
     document.getElementById('summary').textContent =
       'pid ' + D.pid + ' (' + D.comm + '), trace ' + secs(D.start) + ' to ' + secs(D.end) + ' (' +
-      (D.end - D.start).toFixed(3) + ' s): at the end ' + human(TL.mapped[N - 1]) + ' mapped, ' +
-      human(TL.committed[N - 1]) + ' committed, in ' + D.region_count + ' regions at ' + D.at_text +
-      '; peak ' + human(peak) + ' mapped at ' + secs(peakT) + '.';
+      (D.end - D.start).toFixed(3) + ' s): at the end ' + human(TL.committed[N - 1]) + ' committed, ' +
+      human(TL.mapped[N - 1]) + ' mapped' +
+      (D.resident ? ', ' + human(D.resident.total[D.resident.total.length - 1]) + ' resident at the last snapshot' : '') +
+      '; ' + D.region_count + ' regions at ' + D.at_text + '; peak ' + human(peak) + ' committed at ' + secs(peakT) + '.';
     var w = document.getElementById('warnings');
     D.lost.forEach(function (l) {
       w.appendChild(el('div', {'class': 'warn'}, l.count + ' events lost between ' + secs(l.from) + ' and ' +
@@ -81,17 +82,23 @@
     });
   }
 
-  // ---- the chart
-  var chart = {};
-  function drawChart() {
-    var box = document.getElementById('chart');
+  // ---- the charts: stacked layers over a time axis, into a box
+  var RESERVED = '#d9dde4';
+  var T0 = TL.times[0], T1 = TL.times[N - 1];
+  // layers: [{values: [per time], color, name, cls}], bottom first; lines:
+  // [{values, cls}] drawn over them; the axis from T0 to t1 (default T1).
+  // Returns the scales and the root.
+  function stackedChart(box, times, layers, lines, t1) {
+    var T1 = Math.max(t1 || 0, TL.times[N - 1]);
     var W = Math.max(600, Math.min(box.clientWidth || 1100, 1400)), H = 300;
     var m = {l: 70, r: 12, t: 8, b: 26};
-    var t0 = TL.times[0], t1 = TL.times[N - 1];
-    var ymax = 1;
-    for (var k = 0; k < N; k++) ymax = Math.max(ymax, TL.mapped[k], TL.committed[k]);
+    var n = times.length, tops = new Array(n).fill(0), ymax = 1;
+    layers.forEach(function (s) { for (var k = 0; k < n; k++) tops[k] += s.values[k]; });
+    for (var k = 0; k < n; k++) ymax = Math.max(ymax, tops[k]);
+    lines.forEach(function (l) { l.values.forEach(function (v) { ymax = Math.max(ymax, v); }); });
+    var drawnMax = ymax;
     ymax *= 1.05;
-    function x(t) { return m.l + (t1 > t0 ? (t - t0) / (t1 - t0) : 0) * (W - m.l - m.r); }
+    function x(t) { return m.l + (T1 > T0 ? (t - T0) / (T1 - T0) : 0) * (W - m.l - m.r); }
     function y(v) { return H - m.b - v / ymax * (H - m.t - m.b); }
     var root = svg('svg', {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H});
     var grid = svg('g', {'class': 'grid'}), axis = svg('g', {'class': 'axis'});
@@ -105,37 +112,31 @@
       axis.appendChild(tx);
     }
     for (var i = 0; i <= 6; i++) {
-      var t = t0 + (t1 - t0) * i / 6;
+      var t = T0 + (T1 - T0) * i / 6;
       var lx = svg('text', {x: x(t), y: H - 8, 'text-anchor': i === 0 ? 'start' : i === 6 ? 'end' : 'middle'});
-      lx.textContent = i === 0 ? secs(t) : '+' + (t - t0).toFixed(3) + ' s';
+      lx.textContent = i === 0 ? secs(t) : '+' + (t - T0).toFixed(3) + ' s';
       axis.appendChild(lx);
     }
     axis.appendChild(svg('line', {x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b}));
     root.appendChild(grid);
-    // Layers from the bottom: before the trace, the top stacks, the rest.
-    var layers = [series[0]].concat(series.slice(1, TOP + 1));
-    var other = {stack: 'other', mapped: rest.mapped.slice()};
-    series.slice(TOP + 1).forEach(function (s) {
-      for (var k = 0; k < N; k++) other.mapped[k] += s.mapped[k];
-    });
-    layers.push(other);
-    var base = new Array(N).fill(0);
+    var base = new Array(n).fill(0);
     layers.forEach(function (s) {
-      var top = base.map(function (b, k) { return b + s.mapped[k]; });
-      var d = 'M' + x(TL.times[0]) + ',' + y(top[0]);
-      for (var k = 1; k < N; k++) d += 'L' + x(TL.times[k]) + ',' + y(top[k]);
-      for (k = N - 1; k >= 0; k--) d += 'L' + x(TL.times[k]) + ',' + y(base[k]);
-      var color = s.stack === 'other' ? OTHER : colorOf(s.stack);
-      var p = svg('path', {d: d + 'Z', fill: color, 'class': 'layer'});
+      var top = base.map(function (b, k) { return b + s.values[k]; });
+      var d = 'M' + x(times[0]) + ',' + y(top[0]);
+      for (var k = 1; k < n; k++) d += 'L' + x(times[k]) + ',' + y(top[k]);
+      for (k = n - 1; k >= 0; k--) d += 'L' + x(times[k]) + ',' + y(base[k]);
+      var p = svg('path', {d: d + 'Z', fill: s.color, 'class': 'layer' + (s.cls ? ' ' + s.cls : '')});
       var tt = svg('title', {});
-      tt.textContent = s.stack === 'other' ? 'other stacks' : stackName(s.stack, 6);
+      tt.textContent = s.name;
       p.appendChild(tt);
       root.appendChild(p);
       base = top;
     });
-    var dc = 'M' + x(TL.times[0]) + ',' + y(TL.committed[0]);
-    for (k = 1; k < N; k++) dc += 'L' + x(TL.times[k]) + ',' + y(TL.committed[k]);
-    root.appendChild(svg('path', {d: dc, 'class': 'committed'}));
+    lines.forEach(function (l) {
+      var d = 'M' + x(times[0]) + ',' + y(l.values[0]);
+      for (var k = 1; k < n; k++) d += 'L' + x(times[k]) + ',' + y(l.values[k]);
+      root.appendChild(svg('path', {d: d, 'class': l.cls}));
+    });
     D.lost.forEach(function (l) {
       var r = svg('rect', {x: x(l.from), y: m.t, width: Math.max(2, x(l.to) - x(l.from)), height: H - m.t - m.b, 'class': 'lost'});
       var tt = svg('title', {});
@@ -144,13 +145,44 @@
       root.appendChild(r);
     });
     root.appendChild(axis);
-    var sel = svg('rect', {x: 0, y: m.t, width: 0, height: H - m.t - m.b, 'class': 'sel'});
-    root.appendChild(sel);
     box.appendChild(root);
-    var fin = el('div', {id: 'chart-final', 'data-mapped': TL.mapped[N - 1], 'data-committed': TL.committed[N - 1]},
-      'At the end: ' + human(TL.mapped[N - 1]) + ' mapped, ' + human(TL.committed[N - 1]) + ' committed.');
+    return {x: x, y: y, root: root, W: W, m: m, H: H, drawnMax: drawnMax};
+  }
+
+  // Committed bytes by stack; with the box ticked, the PROT_NONE
+  // reservations (mapped minus committed) as a band on top.
+  var chart = {};
+  function committedLayers() {
+    var layers = [{values: series[0].committed, color: BEFORE, name: stackName(-1)}];
+    series.slice(1, TOP + 1).forEach(function (s) {
+      layers.push({values: s.committed, color: colorOf(s.stack), name: stackName(s.stack, 6)});
+    });
+    var other = rest.committed.slice();
+    series.slice(TOP + 1).forEach(function (s) { for (var k = 0; k < N; k++) other[k] += s.committed[k]; });
+    layers.push({values: other, color: OTHER, name: 'other stacks'});
+    return layers;
+  }
+  function drawChart() {
+    var box = document.getElementById('chart');
+    box.textContent = '';
+    var reserved = document.getElementById('show-reserved').checked;
+    var layers = committedLayers(), lines = [];
+    if (reserved) {
+      layers.push({values: TL.mapped.map(function (v, k) { return v - TL.committed[k]; }), color: RESERVED,
+                   name: 'reserved (PROT_NONE): mapped, not committed', cls: 'reserved'});
+      lines.push({values: TL.committed, cls: 'committed'});
+    }
+    var c = stackedChart(box, TL.times, layers, lines);
+    var sel = svg('rect', {x: 0, y: c.m.t, width: 0, height: c.H - c.m.t - c.m.b, 'class': 'sel'});
+    c.root.appendChild(sel);
+    var fin = el('div', {id: 'chart-final', 'data-mapped': TL.mapped[N - 1], 'data-committed': TL.committed[N - 1],
+      'data-drawn': reserved ? 'mapped' : 'committed', 'data-drawn-max': c.drawnMax},
+      'At the end: ' + human(TL.committed[N - 1]) + ' committed, ' + human(TL.mapped[N - 1]) + ' mapped (' +
+      human(TL.mapped[N - 1] - TL.committed[N - 1]) + ' of it reserved, PROT_NONE).');
     box.appendChild(fin);
+    var root = c.root, x = c.x, W = c.W;
     chart = {x: x, root: root, sel: sel, W: W};
+    if (growthShown) showSelection(growthShown.from, growthShown.to);
 
     // Picking a range: the boundary nearest to the pointer at each end.
     function nearest(evt) {
@@ -158,59 +190,107 @@
       for (var k = 1; k < N; k++) if (Math.abs(x(TL.times[k]) - px) < Math.abs(x(TL.times[best]) - px)) best = k;
       return best;
     }
-    var dragFrom = null;
-    root.addEventListener('mousedown', function (e) { dragFrom = nearest(e); e.preventDefault(); });
+    root.addEventListener('mousedown', function (e) { dragFrom = nearest(e); dragNearest = nearest; e.preventDefault(); });
     root.addEventListener('mousemove', function (e) {
       if (dragFrom === null) return;
       showSelection(dragFrom, nearest(e));
     });
-    window.addEventListener('mouseup', function (e) {
-      if (dragFrom === null) return;
-      var to = nearest(e), from = dragFrom;
-      dragFrom = null;
-      if (to === from) return;
-      pickRange(Math.min(from, to), Math.max(from, to));
-    });
     root.addEventListener('dblclick', function () { pickRange(0, N - 1); });
   }
+  var dragFrom = null, dragNearest = null;
+  window.addEventListener('mouseup', function (e) {
+    if (dragFrom === null) return;
+    var to = dragNearest(e), from = dragFrom;
+    dragFrom = null;
+    if (to === from) return;
+    pickRange(Math.min(from, to), Math.max(from, to));
+  });
   function showSelection(i, j) {
     var a = chart.x(TL.times[Math.min(i, j)]), b = chart.x(TL.times[Math.max(i, j)]);
     chart.sel.setAttribute('x', a);
     chart.sel.setAttribute('width', Math.max(1, b - a));
   }
 
+  // Resident bytes at each residency snapshot, by the same stacks (and
+  // colours); without snapshots, a note.
+  var residentShown = null;
+  function drawResident() {
+    var R = D.resident, box = document.getElementById('resident-chart');
+    var note = document.getElementById('resident-note');
+    if (!R) {
+      note.textContent = D.snapshots
+        ? 'No residency snapshot of this process: resident bytes are not known.'
+        : 'The trace has no residency snapshots (TRACE.rss, taken by pageblame record; docs/residency.md): ' +
+          'resident bytes are not known, so this page shows committed bytes only.';
+      return;
+    }
+    var n = R.times.length, layers = [], other = R.total.slice();
+    R.series.forEach(function (s) {
+      for (var k = 0; k < n; k++) other[k] -= s.bytes[k];
+      layers.push({values: s.bytes, color: colorOf(s.stack), name: stackName(s.stack, 6)});
+    });
+    layers.push({values: other, color: OTHER, name: 'other stacks'});
+    // A snapshot at the recording's stop may come after the last memory call.
+    var c = stackedChart(box, R.times, layers, [{values: R.total, cls: 'resident-total'}], R.times[n - 1]);
+    // A dot per snapshot (one snapshot alone draws no area).
+    R.times.forEach(function (t, k) {
+      var dot = svg('circle', {cx: c.x(t), cy: c.y(R.total[k]), r: 2.5, 'class': 'snapshot'});
+      var tt = svg('title', {});
+      tt.textContent = 'snapshot at ' + secs(t) + ': ' + human(R.total[k]) + ' resident';
+      dot.appendChild(tt);
+      c.root.appendChild(dot);
+    });
+    note.textContent = n + ' residency snapshot' + (n === 1 ? '' : 's') + '; at the last (' + secs(R.times[n - 1]) +
+      '): ' + human(R.total[n - 1]) + ' resident.';
+    residentShown = {last: R.total[n - 1], points: n, drawnMax: c.drawnMax};
+  }
+
   function legend() {
     var box = document.getElementById('legend');
-    var items = [[-1, BEFORE]];
-    for (var i = 1; i < series.length && i <= TOP; i++) items.push([series[i].stack, colorOf(series[i].stack)]);
+    box.textContent = '';
+    var items = [[-1, BEFORE, null]];
+    for (var i = 1; i < series.length && i <= TOP; i++) {
+      items.push([series[i].stack, colorOf(series[i].stack), TL.series[i].kind]);
+    }
     items.forEach(function (it) {
-      var s = el('span', {title: frames(it[0]).slice().reverse().join('\n')});
+      var s = el('span', {'class': 'entry', title: frames(it[0]).slice().reverse().join('\n')});
       s.appendChild(swatch(it[1]));
       s.appendChild(document.createTextNode(stackName(it[0], 2)));
+      if (it[2]) s.appendChild(el('span', {'class': 'kind'}, it[2]));
       box.appendChild(s);
     });
-    var o = el('span');
+    var o = el('span', {'class': 'entry'});
     o.appendChild(swatch(OTHER));
     o.appendChild(document.createTextNode('other stacks'));
     box.appendChild(o);
+    if (document.getElementById('show-reserved').checked) {
+      var r = el('span', {'class': 'entry'});
+      r.appendChild(swatch(RESERVED));
+      r.appendChild(document.createTextNode('reserved (PROT_NONE)'));
+      box.appendChild(r);
+    }
   }
 
   // ---- the growth table between boundaries i and j
   var growthShown = null;
   function pickRange(i, j) {
     showSelection(i, j);
-    var rows = series.concat([rest]).map(function (s) {
-      return {stack: s.stack, from: s.mapped[i], to: s.mapped[j], cfrom: s.committed[i], cto: s.committed[j]};
-    }).filter(function (r) { return r.from !== 0 || r.to !== 0; });
-    rows.sort(function (a, b) { return (b.to - b.from) - (a.to - a.from) || b.to - a.to; });
-    var total = {from: TL.mapped[i], to: TL.mapped[j], cfrom: TL.committed[i], cto: TL.committed[j]};
+    var rows = series.concat([rest]).map(function (s, n) {
+      return {stack: s.stack, kind: n < TL.series.length ? TL.series[n].kind : null,
+              from: s.committed[i], to: s.committed[j], mfrom: s.mapped[i], mto: s.mapped[j]};
+    }).filter(function (r) { return r.mfrom !== 0 || r.mto !== 0; });
+    // Committed growth first; stacks that only reserved (PROT_NONE) after.
+    rows.sort(function (a, b) {
+      return (b.to - b.from) - (a.to - a.from) || b.to - a.to || (b.mto - b.mfrom) - (a.mto - a.mfrom);
+    });
+    var total = {from: TL.committed[i], to: TL.committed[j], mfrom: TL.mapped[i], mto: TL.mapped[j]};
     growthShown = {from: i, to: j, total: total, rows: rows};
     document.getElementById('growth-title').textContent = 'Growth from ' + secs(TL.times[i]) +
       (i === 0 ? ' (start)' : '') + ' to ' + secs(TL.times[j]) + (j === N - 1 ? ' (end)' : '') + ': ' +
-      signed(total.to - total.from) + ' mapped, ' + signed(total.cto - total.cfrom) + ' committed';
+      signed(total.to - total.from) + ' committed, ' + signed(total.mto - total.mfrom) + ' mapped';
     var t = el('table', {id: 'growth'});
     var h = el('tr');
-    ['growth', 'from', 'to', 'committed', 'stack'].forEach(function (c, k) {
+    ['committed growth', 'from', 'to', 'mapped growth', 'kind', 'stack (application frames)'].forEach(function (c, k) {
       h.appendChild(el('th', {'class': k < 4 ? 'num' : ''}, c));
     });
     t.appendChild(h);
@@ -221,7 +301,8 @@
       tr.appendChild(el('td', {'class': 'num ' + (g > 0 ? 'pos' : g < 0 ? 'neg' : '')}, signed(g)));
       tr.appendChild(el('td', {'class': 'num'}, human(r.from)));
       tr.appendChild(el('td', {'class': 'num'}, human(r.to)));
-      tr.appendChild(el('td', {'class': 'num'}, signed(r.cto - r.cfrom)));
+      tr.appendChild(el('td', {'class': 'num'}, signed(r.mto - r.mfrom)));
+      tr.appendChild(el('td', {'class': 'kind'}, r.kind || ''));
       var td = el('td', {'class': 'stack'});
       if (r.stack === 'rest') {
         td.appendChild(swatch(OTHER));
@@ -236,15 +317,16 @@
     });
     var tot = el('tr', {'class': 'total'});
     var g = total.to - total.from;
-    [signed(g), human(total.from), human(total.to), signed(total.cto - total.cfrom), 'total (as pageblame maps counts it)']
+    [signed(g), human(total.from), human(total.to), signed(total.mto - total.mfrom), '', 'total (as pageblame maps counts it)']
       .forEach(function (c, k) { tot.appendChild(el('td', {'class': k < 4 ? 'num' : ''}, c)); });
     t.appendChild(tot);
     var box = document.getElementById('growth-table');
     box.textContent = '';
     box.appendChild(t);
     if (rows.length > shown) box.appendChild(el('p', {'class': 'hint'}, (rows.length - shown) + ' more rows: see pageblame growth'));
-    box.appendChild(el('p', {'class': 'hint'}, 'The same, exactly: pageblame growth --from ' + secs(TL.times[i]) +
-      ' --to ' + (j === N - 1 ? 'end' : secs(TL.times[j])) + ' --pid ' + D.pid));
+    // The page credits the creating call; growth's default is the committing one.
+    box.appendChild(el('p', {'class': 'hint'}, 'The same, exactly: pageblame growth --by create --sort committed --from ' +
+      secs(TL.times[i]) + ' --to ' + (j === N - 1 ? 'end' : secs(TL.times[j])) + ' --pid ' + D.pid));
   }
 
   // ---- the icicle graph of live bytes
@@ -317,6 +399,13 @@
       var d = el('div', {'class': 'region' + (r.prot === '---' ? ' none' : ''), 'data-i': i});
       d.style.width = Math.max(3, Math.round(6 * Math.log2(r.bytes / 4096 + 1) + 3)) + 'px';
       d.style.backgroundColor = colorOf(r.origin);  // not `background`: it would drop the hatching of .none
+      // The resident fraction, as a dark band from the bottom (unknown: none).
+      if (r.rss !== null && r.rss !== undefined) {
+        var f = r.bytes ? r.rss / r.bytes : 0;
+        var shade = el('div', {'class': 'rss', 'data-fraction': f.toFixed(4)});
+        shade.style.height = (100 * f).toFixed(1) + '%';
+        d.appendChild(shade);
+      }
       box.appendChild(d);
     });
     var tip = document.getElementById('tooltip');
@@ -336,7 +425,13 @@
     box.addEventListener('mouseout', function () { tip.style.display = 'none'; });
   }
   function regionTip(r, tip) {
-    tip.appendChild(el('div', {'class': 'tt'}, r.start + '-' + r.end + '  ' + human(r.bytes) + '  ' + r.prot + '  ' + r.label));
+    tip.appendChild(el('div', {'class': 'tt'}, r.start + '-' + r.end + '  ' + human(r.bytes) + '  ' + r.prot + '  ' +
+      r.kind + '  ' + r.label));
+    if (D.strip_snapshot !== null) {
+      tip.appendChild(el('div', {}, 'resident: ' + (r.rss === null ? 'not read (PROT_NONE, or mapped after the snapshot)'
+        : human(r.rss) + ' (' + (r.bytes ? (100 * r.rss / r.bytes).toFixed(1) : '0') + '%)') +
+        ', snapshot at ' + secs(D.strip_snapshot)));
+    }
     if (r.count > 1) {
       tip.appendChild(el('div', {}, r.count + ' neighbouring regions with the same creating stack, prot and label, shown as one ' +
         '(the page has too many to show each); the calls and history below are the first one\'s'));
@@ -397,12 +492,19 @@
 
   applyView();
   header();
+  var reservedBox = document.getElementById('show-reserved');
+  reservedBox.checked = /reserved/.test(location.hash);
+  reservedBox.addEventListener('change', function () { drawChart(); legend(); });
   drawChart();
   legend();
+  drawResident();
   pickRange(0, N - 1);
   flameRoot = buildFlame();
   document.getElementById('flame-at').textContent = D.at_text;
   document.getElementById('strip-at').textContent = D.at_text;
+  document.getElementById('strip-rss').textContent = D.strip_snapshot === null ? '' :
+    '; the dark band at the bottom of each region is its resident fraction, from the residency snapshot at ' +
+    secs(D.strip_snapshot) + ' (none: not read)';
   drawFlame(flameRoot);
   drawStrip();
   drawAttribution();
@@ -420,12 +522,20 @@
       render_ms: ms,
       final_mapped: +document.getElementById('chart-final').getAttribute('data-mapped'),
       final_committed: +document.getElementById('chart-final').getAttribute('data-committed'),
+      drawn: document.getElementById('chart-final').getAttribute('data-drawn'),
+      drawn_max: +document.getElementById('chart-final').getAttribute('data-drawn-max'),
+      legend: Array.prototype.map.call(document.querySelectorAll('#legend .entry'), function (e) { return e.textContent; }),
+      resident_last: residentShown ? residentShown.last : null,
+      resident_points: residentShown ? residentShown.points : 0,
+      resident_note: document.getElementById('resident-note').textContent,
+      strip_shaded: document.querySelectorAll('#strip .rss').length,
       regions: document.querySelectorAll('#strip .region').length,
       flame_names: Object.keys(names),
       growth_from: growthShown.total.from,
       growth_to: growthShown.total.to,
       growth_rows: growthShown.rows.map(function (r) {
-        return {leaf: r.stack === 'rest' ? '[other]' : frames(r.stack)[frames(r.stack).length - 1], growth: r.to - r.from};
+        return {leaf: r.stack === 'rest' ? '[other]' : frames(r.stack)[frames(r.stack).length - 1], growth: r.to - r.from,
+                mapped_growth: r.mto - r.mfrom};
       }),
       attribution_rows: document.querySelectorAll('#attribution-stacks tr').length
     });
