@@ -249,6 +249,22 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
   }
 }
 
+// What recording cost the machine, for an attached recording (under
+// `-- CMD` perf's CPU time includes the command's). perf 6.1 spins once a
+// thread that existed at the attach ends (docs/performance.md "Attaching"):
+// a share that high has no other cause seen so far.
+void SummarizePerfCost(const recorder::PerfRunResult& run) {
+  if (run.wall_seconds <= 0) return;
+  const double share = run.perf_cpu_seconds / run.wall_seconds;
+  std::fprintf(stderr, "pageblame record: perf used %.1f s of CPU in %.1f s (%.0f%% of a core)\n",
+               run.perf_cpu_seconds, run.wall_seconds, 100 * share);
+  if (share > 0.2) {
+    std::fprintf(stderr,
+                 "pageblame record: note: perf (6.1 at least) spins once a thread that existed at the attach "
+                 "ends; keep attached recordings short on an idle service (docs/performance.md)\n");
+  }
+}
+
 // What the recording holds, and the commands to run next.
 int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
   replay::LoadOptions o;
@@ -265,8 +281,8 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
   if (s.lost_records > 0) {
     std::fprintf(stderr,
                  "pageblame record: warning: perf lost %llu events; pages changed then may be "
-                 "misattributed (pageblame says which spans); a bigger buffer helps: perf record -m\n",
-                 (unsigned long long)s.lost_records);
+                 "misattributed (pageblame says which spans); a bigger buffer helps: perf record -m (%s here)\n",
+                 (unsigned long long)s.lost_records, plan.BufferSize());
   } else {
     std::fprintf(stderr, "pageblame record: no events lost\n");
   }
@@ -283,6 +299,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
                      : "");
   }
   const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
+  if (plan.pid) SummarizePerfCost(run);
   SummarizeResidency(run);
   std::fprintf(stderr,
                "next: pageblame maps -i %s%s          (the address space, with origins)\n"

@@ -6,9 +6,12 @@
 // first managed frame is the method. Both are compiled long before anyone
 // attaches: it prints "READY <pid>" after 50 rounds.
 //
-// usage: dotnet dotnet-attach.dll [SECONDS [CALLS_PER_SECOND]]
+// usage: dotnet dotnet-attach.dll [SECONDS [CALLS_PER_SECOND [THREAD_EXIT]]]
 //   SECONDS (default 300) then it exits; CALLS_PER_SECOND (default 100)
-//   memory calls after READY, 0: idle (sleeps, nothing else).
+//   memory calls after READY, 0: idle (sleeps, nothing else); THREAD_EXIT
+//   (default none): a thread started before READY ends this many seconds
+//   after it, as an idle thread-pool worker does (perf 6.1 attached with -p
+//   then spins: bench/attach_overhead.sh).
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -51,6 +54,12 @@ static class Program
         double seconds = args.Length > 0 ? double.Parse(args[0]) : 300;
         int rate = args.Length > 1 ? int.Parse(args[1]) : 100;
         int perRound = Math.Max(1, rate / 50 / 2);
+        double threadExit = args.Length > 2 ? double.Parse(args[2]) : -1;
+        if (threadExit >= 0)
+        {
+            var waiter = new Thread(() => Thread.Sleep(TimeSpan.FromSeconds(threadExit + 1.2)));
+            waiter.Start();  // READY comes after 50 rounds of 20 ms: about 1.2 s
+        }
         var sw = Stopwatch.StartNew();
         for (int round = 0; sw.Elapsed.TotalSeconds < seconds; ++round)
         {
