@@ -250,9 +250,9 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
 }
 
 // What recording cost the machine, for an attached recording (under
-// `-- CMD` perf's CPU time includes the command's). perf 6.1 spins once a
-// thread that existed at the attach ends (docs/performance.md "Attaching"):
-// a share that high has no other cause seen so far.
+// `-- CMD` perf's CPU time includes the command's). perf 6.1 can spin once
+// a thread that existed at the attach ends (docs/performance.md
+// "Attaching"): a share that high has no other cause seen so far.
 void SummarizePerfCost(const recorder::PerfRunResult& run) {
   if (run.wall_seconds <= 0) return;
   const double share = run.perf_cpu_seconds / run.wall_seconds;
@@ -260,8 +260,8 @@ void SummarizePerfCost(const recorder::PerfRunResult& run) {
                run.perf_cpu_seconds, run.wall_seconds, 100 * share);
   if (share > 0.2) {
     std::fprintf(stderr,
-                 "pageblame record: note: perf (6.1 at least) spins once a thread that existed at the attach "
-                 "ends; keep attached recordings short on an idle service (docs/performance.md)\n");
+                 "pageblame record: note: perf (6.1 at least) can spin once a thread that existed at the "
+                 "attach ends; keep attached recordings short on an idle service (docs/performance.md)\n");
   }
 }
 
