@@ -22,7 +22,9 @@ PB=$BUILD/bin/pageblame
 [[ $EUID -eq 0 ]] || { echo "run as root" >&2; exit 77; }
 OUT=$(mktemp -d /tmp/attach-overhead.XXXXXX)
 APP=
-trap '[[ -n $APP ]] && kill $APP 2>/dev/null; rm -rf "$OUT"' EXIT
+# The app's perf map and jitdump (`pageblame record -p` turns them on) go with it.
+stop_app() { [[ -n $APP ]] && { kill "$APP" 2>/dev/null; wait "$APP" 2>/dev/null; rm -f "/tmp/perf-$APP.map" "/tmp/jit-$APP.dump"; }; }
+trap 'stop_app; rm -rf "$OUT"' EXIT
 HZ=$(getconf CLK_TCK)
 (cd "$ROOT/traces/src/dotnet-attach" && dotnet build -c Release --nologo -v q -nodeReuse:false \
   -p:UseSharedCompilation=false >/dev/null) || exit 1
@@ -30,7 +32,7 @@ HZ=$(getconf CLK_TCK)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 start_app() {  # RATE [THREAD_EXIT]
-  [[ -n $APP ]] && { kill "$APP"; wait "$APP" 2>/dev/null; }
+  stop_app
   dotnet "$ROOT/traces/src/dotnet-attach/bin/Release/net10.0/dotnet-attach.dll" 600 "$@" >"$OUT/app.out" &
   APP=$!
   for _ in $(seq 1 300); do grep -q READY "$OUT/app.out" && break; sleep 0.1; done
