@@ -74,6 +74,15 @@ TEST(RecordPlanTest, AttachAddsDataMappingsAndFpIsSmaller) {
   EXPECT_TRUE(plan.ExtraEnvironment().empty());
 }
 
+TEST(RecordPlanTest, AnAttachedDwarfRecordingPinsLessThanACommands) {
+  RecordPlan plan;
+  plan.pid = 4242;
+  EXPECT_THAT(absl::StrJoin(plan.PerfArgv(), " "), HasSubstr("-m 32M -z -k mono -o perf.data -d -p 4242"));
+  plan.pid.reset();
+  plan.command = {"./a.out"};
+  EXPECT_STREQ(plan.BufferSize(), "128M");
+}
+
 TEST(RecordPlanTest, RuntimeHints) {
   EXPECT_EQ(RecordPlan::RuntimeHints({"/usr/bin/node", "app.js"}).size(), 1u);
   EXPECT_TRUE(RecordPlan::RuntimeHints({"node", "--perf-basic-prof", "app.js"}).empty());

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -21,6 +22,7 @@
 #include "processor/cli/commands.h"
 #include "processor/cli/record_plan.h"
 #include "processor/cli/usage.h"
+#include "processor/recorder/dotnet_ipc_client.h"
 #include "processor/recorder/perf_run.h"
 #include "processor/residency/snapshot_file.h"
 #include "processor/replay/trace_loader.h"
@@ -56,7 +58,9 @@ const CommandSpec& RecordSpec() {
         "                        stop, one at the command's exit, one per SIGUSR1\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 (.NET then names its JIT\n"
-        "frames). Run node with --perf-basic-prof --interpreted-frames-native-stack.\n";
+        "frames); an attached .NET 8+ process gets its perf map turned on through\n"
+        "its diagnostics socket while it is recorded. Run node with --perf-basic-prof\n"
+        "--interpreted-frames-native-stack.\n";
     s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every"};
     s.bool_flags = {"--dry-run"};
     s.aliases = {{"-o", "--output"}, {"-p", "--pid"}};
@@ -122,6 +126,83 @@ std::vector<std::string> CommandLineOf(uint32_t pid) {
   return absl::StrSplit(ss.str(), '\0', absl::SkipEmpty());
 }
 
+// The attached process's environment (as it was at exec), NAME=value each.
+std::vector<std::string> EnvironmentOf(uint32_t pid) {
+  std::ifstream f(absl::StrCat("/proc/", pid, "/environ"), std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return absl::StrSplit(ss.str(), '\0', absl::SkipEmpty());
+}
+
+// The value of NAME in `env`, "" when it is not set.
+std::string ValueOf(const std::vector<std::string>& env, absl::string_view name) {
+  for (const std::string& var : env) {
+    absl::string_view v = var;
+    if (absl::ConsumePrefix(&v, name) && absl::ConsumePrefix(&v, "=")) return std::string(v);
+  }
+  return "";
+}
+
+// A runtime that embeds coreclr in its executable (single-file apps) maps
+// no libcoreclr.so; its diagnostics socket tells it apart instead.
+bool MapsLibCoreclr(uint32_t pid) {
+  std::ifstream f(absl::StrCat("/proc/", pid, "/maps"));
+  std::string line;
+  while (std::getline(f, line)) {
+    if (absl::EndsWith(line, "/libcoreclr.so")) return true;
+  }
+  return false;
+}
+
+constexpr char kDotnetFix[] =
+    "its JIT frames will show as [unknown] /memfd:doublemapper; start it with "
+    "DOTNET_PerfMapEnabled=1 to name them";
+
+// A .NET 8+ process attached to names its JIT code only if its runtime
+// writes the perf map: turned on here through the runtime's diagnostics
+// socket (the runtime then lists the methods it has already compiled too),
+// unless the process was started with it on. Returns the client to turn it
+// off with after the recording; nothing when it was not turned on here (not
+// .NET, on already, or impossible: then a warning with the fix).
+std::optional<recorder::DotnetIpcClient> TurnOnDotnetPerfMap(uint32_t pid) {
+  const std::vector<std::string> env = EnvironmentOf(pid);
+  for (const char* name : {"DOTNET_PerfMapEnabled", "COMPlus_PerfMapEnabled"}) {
+    const std::string v = ValueOf(env, name);
+    if (!v.empty() && v != "0") return std::nullopt;
+  }
+  absl::StatusOr<std::string> socket = recorder::DotnetIpcClient::SocketOf(pid);
+  if (!socket.ok()) {
+    if (MapsLibCoreclr(pid)) {
+      std::fprintf(stderr,
+                   "pageblame record: warning: pid %u runs .NET without a diagnostics socket "
+                   "(DOTNET_EnableDiagnostics=0?): %s\n",
+                   pid, kDotnetFix);
+    }
+    return std::nullopt;
+  }
+  recorder::DotnetIpcClient client(*socket);
+  if (absl::Status s = client.EnablePerfMap(recorder::DotnetIpcClient::PerfMapType::kAll); !s.ok()) {
+    std::fprintf(stderr, "pageblame record: warning: could not turn on pid %u's perf map (%s): %s\n", pid,
+                 std::string(s.message()).c_str(), kDotnetFix);
+    return std::nullopt;
+  }
+  std::fprintf(stderr,
+               "pageblame record: pid %u's .NET runtime writes its perf map and jitdump (/tmp/perf-%u.map, "
+               "/tmp/jit-%u.dump) while recording: turned on through its diagnostics socket\n",
+               pid, pid, pid);
+  return client;
+}
+
+// After the recording: the perf map goes off again, as it was; the files
+// stay for `maps` and `attribute` to read.
+void TurnOffDotnetPerfMap(uint32_t pid, const std::optional<recorder::DotnetIpcClient>& client) {
+  if (!client) return;
+  if (absl::Status s = client->DisablePerfMap(); !s.ok()) {
+    std::fprintf(stderr, "pageblame record: warning: could not turn pid %u's perf map off again (%s)\n", pid,
+                 std::string(s.message()).c_str());
+  }
+}
+
 // When a process's last snapshot was taken, for the summary.
 std::string WhenTaken(const recorder::LastSnapshot& p) {
   switch (p.reason) {
@@ -168,6 +249,22 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
   }
 }
 
+// What recording cost the machine, for an attached recording (under
+// `-- CMD` perf's CPU time includes the command's). perf 6.1 can spin once
+// a thread that existed at the attach ends (docs/performance.md
+// "Attaching"): a share that high has no other cause seen so far.
+void SummarizePerfCost(const recorder::PerfRunResult& run) {
+  if (run.wall_seconds <= 0) return;
+  const double share = run.perf_cpu_seconds / run.wall_seconds;
+  std::fprintf(stderr, "pageblame record: perf used %.1f s of CPU in %.1f s (%.0f%% of a core)\n",
+               run.perf_cpu_seconds, run.wall_seconds, 100 * share);
+  if (share > 0.2) {
+    std::fprintf(stderr,
+                 "pageblame record: note: perf (6.1 at least) can spin once a thread that existed at the "
+                 "attach ends; keep attached recordings short on an idle service (docs/performance.md)\n");
+  }
+}
+
 // What the recording holds, and the commands to run next.
 int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
   replay::LoadOptions o;
@@ -184,8 +281,8 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
   if (s.lost_records > 0) {
     std::fprintf(stderr,
                  "pageblame record: warning: perf lost %llu events; pages changed then may be "
-                 "misattributed (pageblame says which spans); a bigger buffer helps: perf record -m\n",
-                 (unsigned long long)s.lost_records);
+                 "misattributed (pageblame says which spans); a bigger buffer helps: perf record -m (%s here)\n",
+                 (unsigned long long)s.lost_records, plan.BufferSize());
   } else {
     std::fprintf(stderr, "pageblame record: no events lost\n");
   }
@@ -202,6 +299,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
                      : "");
   }
   const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
+  if (plan.pid) SummarizePerfCost(run);
   SummarizeResidency(run);
   std::fprintf(stderr,
                "next: pageblame maps -i %s%s          (the address space, with origins)\n"
@@ -279,7 +377,12 @@ int RunRecord(const std::vector<std::string>& argv) {
     return 0;
   }
   if (absl::Status s = CheckPermission(); !s.ok()) return ReportError(s);
-  const std::vector<std::string> cmdline = plan->pid ? CommandLineOf(*plan->pid) : plan->command;
+  std::vector<std::string> cmdline = plan->pid ? CommandLineOf(*plan->pid) : plan->command;
+  // node also takes its flags from NODE_OPTIONS.
+  const char* own_node_options = std::getenv("NODE_OPTIONS");
+  const std::string node_options = plan->pid ? ValueOf(EnvironmentOf(*plan->pid), "NODE_OPTIONS")
+                                             : std::string(own_node_options ? own_node_options : "");
+  for (absl::string_view opt : absl::StrSplit(node_options, ' ', absl::SkipEmpty())) cmdline.emplace_back(opt);
   for (const std::string& hint : RecordPlan::RuntimeHints(cmdline)) {
     std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
   }
@@ -290,7 +393,10 @@ int RunRecord(const std::vector<std::string>& argv) {
   run_options.trace = plan->output;
   run_options.attach = plan->pid;
   run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
+  const std::optional<recorder::DotnetIpcClient> dotnet =
+      plan->pid ? TurnOnDotnetPerfMap(*plan->pid) : std::nullopt;
   const recorder::PerfRunResult run = recorder::RunPerf(run_options);
+  if (plan->pid) TurnOffDotnetPerfMap(*plan->pid, dotnet);
   const int perf_rc = run.perf_exit;
   struct stat st;
   if (::stat(plan->output.c_str(), &st) != 0) {

@@ -47,9 +47,7 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
     argv.push_back("-e");
     argv.push_back(absl::StrCat("syscalls:sys_exit_", s, "/call-graph=no/"));
   }
-  // At perf's default buffer a DWARF recording lost 87 % of its samples
-  // here (16 KiB per call); frame-pointer chains are small.
-  argv.insert(argv.end(), {"-m", call_graph == CallGraph::kDwarf ? "128M" : "16M"});
+  argv.insert(argv.end(), {"-m", BufferSize()});
   if (compress) argv.push_back("-z");
   argv.insert(argv.end(), {"-k", kClockName});
   argv.insert(argv.end(), {"-o", output});
@@ -60,6 +58,18 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
     argv.insert(argv.end(), command.begin(), command.end());
   }
   return argv;
+}
+
+// perf pins -m bytes per CPU for as long as it records (-p included), so an
+// attached recording takes the smallest size measured to lose nothing
+// (bench/attach_overhead.sh, docs/performance.md "Attaching"): with DWARF
+// stacks at ~12 k calls/s perf's default buffer kept a quarter of the calls,
+// 16M lost none; 32M is twice that. A command's start-up bursts harder: at perf's default a DWARF
+// recording lost 87 % of its samples, so it keeps 128M. Frame-pointer
+// chains are small.
+const char* RecordPlan::BufferSize() const {
+  if (call_graph == CallGraph::kFp) return "16M";
+  return pid ? "32M" : "128M";
 }
 
 std::string RecordPlan::SnapshotPath() const {

@@ -43,6 +43,8 @@ struct RecordPlan {
   // The syscalls to record: MemorySyscalls() that are available.
   std::vector<std::string> Syscalls() const;
   std::vector<std::string> PerfArgv() const;
+  // perf's -m: the ring buffer per CPU, by stack mode and attach.
+  const char* BufferSize() const;
   // Where the residency snapshots go: OUTPUT.rss; "" when there are none
   // (--rss-every 0, or the trace goes to standard output).
   std::string SnapshotPath() const;

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +52,20 @@ void Drain(int signal_fd) {
   }
 }
 
+// CPU seconds of the children waited for so far.
+double ChildrenCpuSeconds() {
+  rusage u = {};
+  ::getrusage(RUSAGE_CHILDREN, &u);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(u.ru_utime) + seconds(u.ru_stime);
+}
+
+double MonotonicSeconds() {
+  timespec t = {};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 }  // namespace
 
 PerfRunResult RunPerf(const PerfRunOptions& o) {
@@ -66,6 +81,7 @@ PerfRunResult RunPerf(const PerfRunOptions& o) {
   sigaction(SIGUSR1, &ignore, &old_usr1);  // once unblocked: a late request does nothing
   const int signal_fd = ::signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
   const bool moves = PerfMovesTrace(o.trace);
+  const double cpu_before = ChildrenCpuSeconds(), start = MonotonicSeconds();
   const pid_t perf = fork();
   if (perf == 0) ExecPerf(o, old_mask, old_usr1);
   if (perf < 0 || signal_fd < 0) {
@@ -89,6 +105,8 @@ PerfRunResult RunPerf(const PerfRunOptions& o) {
     };
   }
   const int status = ExitTracer::Supervise(perf, on_exit, &result.note);
+  result.perf_cpu_seconds = ChildrenCpuSeconds() - cpu_before;
+  result.wall_seconds = MonotonicSeconds() - start;
   // A perf that failed recorded nothing: no snapshot (no file) after it.
   loop.Finish(status >= 0 && ExitCode(status) == 0);
   Drain(signal_fd);

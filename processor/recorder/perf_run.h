@@ -39,6 +39,10 @@ struct PerfRunResult {
   bool snapshots = false;  // snapshots were on
   TakerSummary summary;
   std::string note;  // why there is no exit snapshot, if it cannot be had
+  // perf's CPU time (user+system, with the children it waited for: under
+  // `-- CMD` the command's too) and the recording's wall time, in seconds.
+  double perf_cpu_seconds = 0;
+  double wall_seconds = 0;
 };
 
 PerfRunResult RunPerf(const PerfRunOptions& options);
