@@ -30,7 +30,7 @@ std::string Line(const Cells& c, const std::array<size_t, kColumns>& width) {
   for (size_t i = 0; i < kColumns; ++i) {
     // Addresses and sizes right-aligned, as maddress prints them.
     const bool right = i >= 1 && i <= 3;
-    absl::StrAppend(&out, " ", absl::StrFormat(right ? "%*s" : "%-*s", width[i], c[i]), " |");
+    absl::StrAppend(&out, " ", (right ? absl::StrFormat("%*s", width[i], c[i]) : absl::StrFormat("%-*s", width[i], c[i])), " |");
   }
   return absl::StrCat(out, "\n");
 }
