@@ -153,7 +153,6 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
   const std::string log = ReadText(dir + "/dotnet-leak.log");
   EXPECT_THAT(log, HasSubstr("requested snapshot of 1 process written to " + trace + ".rss")) << log;
   EXPECT_THAT(log, HasSubstr(absl::StrCat("pid ", pid, " (dotnet) "))) << log;
-  EXPECT_THAT(log, HasSubstr(" at its exit")) << log;
 
   // TRACE.rss against the trace: the requested snapshot, then the exit one, last.
   replay::LoadOptions o;
@@ -173,8 +172,19 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
   // The last, which answers "at the end", is the exit one: no periodic
   // snapshot read during the exit's teardown follows it (seen live before
   // SnapshotTaker dropped them: one of 135.6 MiB of 214.5, begun 13 ms later).
-  const ResidencySnapshot& exit = snaps.back();
-  ASSERT_EQ(exit.reason, SnapshotReason::kExit) << "last snapshot at " << exit.time;
+  // The exit snapshot needs the command's exit stop, which the kernel skips
+  // for a thread that dies of a fatal signal: when .NET ends the process by
+  // exit_group from another thread than the one traced (seen once under CI
+  // load), there is none, `record` says "at its last snapshot", and the
+  // checks "at the end" are made at the requested snapshot instead (the
+  // last periodic one may have been read during the teardown).
+  const bool has_exit = snaps.back().reason == SnapshotReason::kExit;
+  if (has_exit) {
+    EXPECT_THAT(log, HasSubstr(" at its exit")) << log;
+  } else {
+    std::cout << "no exit snapshot (the traced thread did not stop at exit): end checks at the requested one\n";
+  }
+  const ResidencySnapshot& exit = has_exit ? snaps.back() : *requested;
 
   // Per method: the truth's filled bytes, and the same widened to pages.
   // NativeMemory.Alloc and AllocHGlobal of 3-4 MiB are glibc mmap'd chunks of
@@ -208,7 +218,8 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
   for (const auto& [start, end] : native_pages.ranges()) all_pages.Add(start, end);
 
   // At the end (the exit snapshot), over the truth widened to pages.
-  const Json at_exit = Attribute(dir, trace, pid_text, WriteRanges(all_pages, dir + "/truth.pages"), "");
+  const Json at_exit =
+      Attribute(dir, trace, pid_text, WriteRanges(all_pages, dir + "/truth.pages"), has_exit ? "" : AtArg(exit));
   ASSERT_TRUE(at_exit.contains("rss_snapshot_time"));
   EXPECT_NEAR(at_exit["rss_snapshot_time"].get<double>(), exit.time / 1e9, 1e-6);
   std::map<std::string, uint64_t> by_method = RssByMethod(at_exit);
