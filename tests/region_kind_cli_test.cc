@@ -28,19 +28,6 @@ constexpr uint64_t kMiB = 1 << 20;
 
 // The .NET recording's pid, from its runtime table's name
 // (dotnet-leak.PID.clr-regions.txt).
-std::string DotnetPid() {
-  std::string pid;
-  DIR* d = opendir(TracePath("dotnet").c_str());
-  if (!d) return "";
-  while (dirent* e = readdir(d)) {
-    const std::string n = e->d_name;
-    if (absl::StartsWith(n, "dotnet-leak.") && absl::EndsWith(n, ".clr-regions.txt")) {
-      pid = n.substr(12, n.size() - 12 - 16);
-    }
-  }
-  closedir(d);
-  return pid;
-}
 
 std::string DotnetArgs() {
   return " -i " + TracePath("dotnet/dotnet-leak.data") + " --pid " + DotnetPid();

@@ -164,17 +164,6 @@ TEST(ReportBrowserTest, WithARegionTableThePageAttributesIt) {
   EXPECT_THAT(b.dom, HasSubstr("do_map_fixed_over"));
 }
 
-// The pid in the name of the .NET recording's runtime table
-// (dotnet-leak.PID.clr-regions.txt).
-std::string DotnetPid() {
-  for (const auto& e : std::filesystem::directory_iterator(TracePath("dotnet"))) {
-    const std::string n = e.path().filename();
-    if (absl::StartsWith(n, "dotnet-leak.") && absl::EndsWith(n, ".clr-regions.txt")) {
-      return n.substr(12, n.size() - 12 - 16);
-    }
-  }
-  return "";
-}
 
 // Bytes of the regions of `maps --json` that are not PROT_NONE.
 uint64_t CommittedOf(const Json& maps) {

@@ -30,17 +30,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// The pid in the name of the .NET recording's runtime table
-// (dotnet-leak.PID.clr-regions.txt).
-std::string DotnetPid() {
-  for (const auto& e : std::filesystem::directory_iterator(TracePath("dotnet"))) {
-    const std::string n = e.path().filename();
-    if (absl::StartsWith(n, "dotnet-leak.") && absl::EndsWith(n, ".clr-regions.txt")) {
-      return n.substr(12, n.size() - 12 - 16);
-    }
-  }
-  return "";
-}
 
 // The residency program's pid (traces/truth/residency.PID.regions.tsv).
 std::string ResidencyPid() {

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -303,6 +305,17 @@ std::string MakeSymfs(const std::string& name, const std::vector<std::string>& r
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const std::string& p : recorded_paths) pairs.emplace_back(p, LocalPath(p));
   return MakeSymfs(name, pairs);
+}
+
+std::string DotnetPid() {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(TracePath("dotnet"), ec)) {
+    const std::string n = e.path().filename();
+    if (absl::StartsWith(n, "dotnet-leak.") && absl::EndsWith(n, ".clr-regions.txt")) {
+      return n.substr(12, n.size() - 12 - 16);
+    }
+  }
+  return "";
 }
 
 }  // namespace pageblame::testing

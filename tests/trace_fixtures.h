@@ -15,6 +15,9 @@ namespace pageblame::testing {
 
 inline std::string SourceDir() { return PAGEBLAME_SOURCE_DIR; }
 inline std::string TracePath(const std::string& name) { return SourceDir() + "/traces/" + name; }
+// The pid of the bundled .NET recording, from its runtime table's name
+// (traces/dotnet/dotnet-leak.PID.clr-regions.txt); "" if there is none.
+std::string DotnetPid();
 
 // A path for a file or directory a test writes: inside a directory of this
 // test process's own (a TempDir, processor/base/temp_dir_for_test.h), which
