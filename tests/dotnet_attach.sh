@@ -4,7 +4,8 @@
 # runtime's perf map on through its diagnostics socket, records a few seconds
 # while the app maps memory, is stopped by a SIGINT sent to it alone, turns
 # the map off again; then `maps` and `attribute` name the app's JIT'd methods
-# (Program::MapAndKeep) instead of [unknown] /memfd:doublemapper.
+# (Program::MapAndKeep) instead of [unknown] /memfd:doublemapper, and the
+# framework's ReadyToRun code from the jitdump (NativeMemory::Alloc).
 #
 #   tests/dotnet_attach.sh BUILD_DIR
 #
@@ -65,5 +66,12 @@ cp "/proc/$APP_PID/maps" "$WORK/app.maps" || fail "the app is gone"
 grep -q "Program::MapAndKeep" "$WORK/attribute.txt" || { cat "$WORK/attribute.txt" >&2; fail "attribute does not name Program::MapAndKeep"; }
 grep -q "Program::MapAndKeep" "$WORK/maps.txt" || { head -50 "$WORK/maps.txt" >&2; fail "maps does not name Program::MapAndKeep"; }
 grep -q "doublemapper" "$WORK/attribute.txt" && { cat "$WORK/attribute.txt" >&2; fail "attribute shows an unnamed doublemapper frame"; }
+# The framework's ReadyToRun code: named by the jitdump the runtime wrote
+# when record turned it on (NativeMemory.Alloc, called by AllocAndKeep).
+[[ -s /tmp/jit-$APP_PID.dump ]] || fail "no /tmp/jit-$APP_PID.dump"
+grep -q "NativeMemory::Alloc <- Program::AllocAndKeep" "$WORK/attribute.txt" ||
+  { cat "$WORK/attribute.txt" >&2; fail "attribute does not name NativeMemory::Alloc <- Program::AllocAndKeep"; }
+grep -q "System.Private.CoreLib.dll)" "$WORK/attribute.txt" &&
+  { cat "$WORK/attribute.txt" >&2; fail "an unnamed System.Private.CoreLib.dll frame"; }
 log "passed: $(grep -c 'Program::' "$WORK/maps.txt") maps lines name Program:: methods"
 exit 0

@@ -222,6 +222,100 @@ TEST(DotnetHuntTest, OneLineStacksNameTheCSharpMethods) {
   EXPECT_THAT(run.out, HasSubstr("Program::LeakMemoryMappedFile <- Program::Main"));
 }
 
+// The frames of a .NET assembly's ReadyToRun code (in JSON: how many have a
+// name, how many not).
+std::pair<int, int> AssemblyFramesNamed(const Json& j) {
+  std::pair<int, int> n{0, 0};
+  if (j.is_object()) {
+    if (j.contains("ip") && j.contains("dso") && j["dso"].is_string() &&
+        absl::EndsWith(j["dso"].get<std::string>(), ".dll")) {
+      (j.contains("symbol") && j["symbol"].is_string() ? n.first : n.second)++;
+    }
+    for (const auto& [k, v] : j.items()) {
+      const std::pair<int, int> m = AssemblyFramesNamed(v);
+      n.first += m.first, n.second += m.second;
+    }
+  } else if (j.is_array()) {
+    for (const Json& v : j) {
+      const std::pair<int, int> m = AssemblyFramesNamed(v);
+      n.first += m.first, n.second += m.second;
+    }
+  }
+  return n;
+}
+
+// A --perf-map-dir holding the run's perf map and `jitdump` bytes as
+// jit-PID.dump.
+std::string MapDirWithJitdump(const Hunt& h, const std::string& name, const std::string& jitdump_cmd) {
+  const std::string dir = ScratchPath(name);
+  CliRun made = Shell("mkdir -p '" + dir + "' && cp '" + DataDir() + "/perf-" + h.pid + ".map' '" + dir + "/' && " +
+                      jitdump_cmd + " > '" + dir + "/jit-" + h.pid + ".dump'");
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return dir;
+}
+
+// The runtime's jitdump names the framework's ReadyToRun code, which runs
+// from the .dll's own mapping (a PE file: no ELF symbols): every such frame
+// of the hunt gets its method, and the one-line stacks start at the
+// framework method the app called (NativeMemory.Alloc, MemoryMappedFile's
+// CreateViewAccessor) instead of malloc. -v counts the .dll files as PE
+// images, not as missing DSOs.
+TEST(DotnetHuntTest, ReadyToRunFramesAreNamedFromTheJitdump) {
+  const Hunt& h = TheHunt();
+  const std::string xz = DataDir() + "/jit-" + h.pid + ".dump.xz";
+  const std::string dir = MapDirWithJitdump(h, "jitdump-whole", "xz -dc '" + xz + "'");
+  const std::string args = "attribute --by commit -i " + h.trace + " --pid " + h.pid + " --address " + h.core +
+                           " --maddress " + h.runtime_table + " --perf-map-dir " + dir;
+  CliRun run = Pageblame(args + " -v");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("NativeMemory::Alloc <- Program::LeakNativeMemory <- Program::Main"));
+  EXPECT_THAT(run.out, HasSubstr("NativeMemory::Alloc <- Program::LeakHGlobal <- Program::Main"));
+  EXPECT_THAT(run.out, HasSubstr("MemoryMappedFile::CreateViewAccessor <- Program::LeakMemoryMappedFile"));
+  // The full name in full stacks.
+  CliRun detail = Pageblame(args + " --detail");
+  EXPECT_THAT(detail.out, HasSubstr("System.Runtime.InteropServices.NativeMemory::Alloc(native uint)[PreJIT]"));
+  EXPECT_THAT(run.err, HasSubstr("0 DSOs not found"));
+  EXPECT_THAT(run.err, HasSubstr("PE images (.NET assemblies, no ELF: ReadyToRun code named by the jitdump): "));
+  EXPECT_THAT(run.err, HasSubstr("/System.Private.CoreLib.dll"));
+  CliRun json = Pageblame(args + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const std::pair<int, int> named = AssemblyFramesNamed(Json::parse(json.out));
+  EXPECT_GT(named.first, 0);
+  EXPECT_EQ(named.second, 0) << named.first << " .dll frames named";
+  // Without the jitdump, the same frames have no name (the control).
+  CliRun bare = Pageblame("attribute --json --by commit -i " + h.trace + " --pid " + h.pid + " --address " + h.core +
+                          " --maddress " + h.runtime_table + kSymbols());
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_EQ(AssemblyFramesNamed(Json::parse(bare.out)).first, 0);
+}
+
+// A jitdump cut short (the runtime was still writing) names what it holds
+// and says where it ends; another process's jitdump under this pid's name
+// is refused with a warning. Either way the answer stands (exit 0).
+TEST(DotnetHuntTest, ACutOrForeignJitdumpIsSaidAndTheAnswerStands) {
+  const Hunt& h = TheHunt();
+  const std::string xz = DataDir() + "/jit-" + h.pid + ".dump.xz";
+  const std::string args = "attribute --by commit -i " + h.trace + " --pid " + h.pid + " --address " + h.core +
+                           " --maddress " + h.runtime_table + " --perf-map-dir ";
+  const std::string cut = MapDirWithJitdump(h, "jitdump-cut", "xz -dc '" + xz + "' | head -c 300001");
+  CliRun run = Pageblame(args + cut);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("jit-" + h.pid + ".dump: offset "));
+  EXPECT_THAT(run.err, HasSubstr("does not fit in the file's 300001 bytes"));
+  EXPECT_THAT(run.out, HasSubstr("Program::LeakNativeMemory <- Program::Main"));
+
+  std::string other;
+  for (const std::string& f : {"jit-23474.dump.xz", "jit-23705.dump.xz"}) {
+    if (f != "jit-" + h.pid + ".dump.xz") other = DataDir() + "/" + f;
+  }
+  const std::string foreign = MapDirWithJitdump(h, "jitdump-foreign", "xz -dc '" + other + "'");
+  run = Pageblame(args + foreign);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("offset 20: the jitdump of pid "));
+  EXPECT_THAT(run.err, HasSubstr("not of pid " + h.pid + "; not used to name frames"));
+  EXPECT_THAT(run.out, HasSubstr("malloc <- Program::LeakNativeMemory <- Program::Main"));
+}
+
 // SOS eeheap (what `dotnet-dump analyze DUMP -c eeheap` prints on Linux) is
 // a runtime table too: the GC's regions and the loader heaps, no images.
 // The diff of the dump against it leaves the app's native memory and none

@@ -44,7 +44,8 @@ TEST(RecordPlanTest, DwarfStacksOnTheEntersOnlyWithABigBuffer) {
   EXPECT_THAT(cmd, ::testing::Not(HasSubstr("pkey_mprotect")));
   // CLOCK_MONOTONIC: the clock the residency snapshots are stamped with.
   EXPECT_THAT(cmd, HasSubstr("-m 128M -z -k mono -o perf.data -- ./server --port 80"));
-  EXPECT_EQ(plan.ExtraEnvironment(), std::vector<std::string>{"DOTNET_PerfMapEnabled=1"});
+  EXPECT_EQ(plan.ExtraEnvironment(),
+            (std::vector<std::string>{"DOTNET_PerfMapEnabled=1", "DOTNET_PerfMapStubGranularity=2"}));
   EXPECT_EQ(plan.SnapshotPath(), "perf.data.rss");
 }
 

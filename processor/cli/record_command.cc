@@ -57,10 +57,11 @@ const CommandSpec& RecordSpec() {
         "                        often (default 1; 0: no snapshots at all), one at the\n"
         "                        stop, one at the command's exit, one per SIGUSR1\n"
         "  --dry-run             print the perf command instead of running it\n"
-        "The command runs with DOTNET_PerfMapEnabled=1 (.NET then names its JIT\n"
-        "frames); an attached .NET 8+ process gets its perf map turned on through\n"
-        "its diagnostics socket while it is recorded. Run node with --perf-basic-prof\n"
-        "--interpreted-frames-native-stack.\n";
+        "The command runs with DOTNET_PerfMapEnabled=1 and\n"
+        "DOTNET_PerfMapStubGranularity=2, unless set (.NET then writes the perf map\n"
+        "and jitdump that name its JIT and ReadyToRun frames); an attached .NET 8+\n"
+        "process gets them turned on through its diagnostics socket while it is\n"
+        "recorded. Run node with --perf-basic-prof --interpreted-frames-native-stack.\n";
     s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every"};
     s.bool_flags = {"--dry-run"};
     s.aliases = {{"-o", "--output"}, {"-p", "--pid"}};

@@ -77,9 +77,14 @@ std::string RecordPlan::SnapshotPath() const {
   return residency::SnapshotPathFor(output);
 }
 
+// DOTNET_PerfMapStubGranularity=2: .NET 10.0.x's jitdump writer stops at
+// the first stub block it cannot read (reserved, not committed), leaving 2
+// records (dotnet/runtime#120419; fixed in main by #122274): with stubs
+// reported one by one the jitdump is whole, ReadyToRun methods included.
+// Older runtimes ignore the variable.
 std::vector<std::string> RecordPlan::ExtraEnvironment() const {
   if (pid) return {};
-  return {"DOTNET_PerfMapEnabled=1"};
+  return {"DOTNET_PerfMapEnabled=1", "DOTNET_PerfMapStubGranularity=2"};
 }
 
 std::vector<std::string> RecordPlan::RuntimeHints(const std::vector<std::string>& command_line) {

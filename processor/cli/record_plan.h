@@ -49,8 +49,10 @@ struct RecordPlan {
   // (--rss-every 0, or the trace goes to standard output).
   std::string SnapshotPath() const;
   // The environment the recorded command gets on top of pageblame's own:
-  // DOTNET_PerfMapEnabled=1 (.NET writes /tmp/perf-PID.map for its JIT code;
-  // other programs ignore it).
+  // DOTNET_PerfMapEnabled=1 (.NET writes /tmp/perf-PID.map for its JIT code
+  // and /tmp/jit-PID.dump, which names ReadyToRun code too) and
+  // DOTNET_PerfMapStubGranularity=2 (a whole jitdump on .NET 10); other
+  // programs ignore them, and a variable the user set is kept.
   std::vector<std::string> ExtraEnvironment() const;
   // Advice for runtimes whose JIT frames need a flag to be named or
   // unwound (node without --perf-basic-prof, java without a perf map agent),

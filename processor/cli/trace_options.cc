@@ -187,6 +187,11 @@ void PrintSymbolStats() {
   if (s.missing_dsos.size() > kNamed) {
     absl::StrAppend(&missing, " and ", s.missing_dsos.size() - kNamed, " more");
   }
+  std::string pe;
+  for (size_t i = 0; i < s.pe_images.size() && i < kNamed; ++i) {
+    absl::StrAppend(&pe, i == 0 ? ": " : ", ", s.pe_images[i]);
+  }
+  if (s.pe_images.size() > kNamed) absl::StrAppend(&pe, " and ", s.pe_images.size() - kNamed, " more");
   std::fprintf(stderr,
                "pageblame: symbols: %llu frames looked up (%llu from the cache), %llu resolved, "
                "%llu in no known mapping, %llu from perf maps; %llu ELF files read (%llu separate "
@@ -201,6 +206,15 @@ void PrintSymbolStats() {
                (unsigned long long)s.perf_maps_missing, (unsigned long long)s.inlined_frames,
                (unsigned long long)s.debug_info_read, (unsigned long long)s.dsos_missing,
                missing.c_str());
+  // .NET assemblies are PE files: their ReadyToRun code is named by the
+  // runtime's jitdump, not by an ELF file that is missing.
+  if (!s.pe_images.empty() || s.jitdumps_loaded > 0) {
+    std::fprintf(stderr,
+                 "pageblame: symbols: jitdumps: %llu read, %llu frames named from them; %zu PE images "
+                 "(.NET assemblies, no ELF: ReadyToRun code named by the jitdump)%s\n",
+                 (unsigned long long)s.jitdumps_loaded, (unsigned long long)s.jitdump_frames,
+                 s.pe_images.size(), pe.c_str());
+  }
   for (const std::string& refused : s.debug_info_refused) {
     std::fprintf(stderr, "pageblame: symbols: DWARF not read: %s\n", refused.c_str());
   }

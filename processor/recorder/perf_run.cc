@@ -30,7 +30,11 @@ bool PerfMovesTrace(const std::string& trace) {
 [[noreturn]] void ExecPerf(const PerfRunOptions& o, const sigset_t& old_mask, const struct sigaction& old_usr1) {
   sigaction(SIGUSR1, &old_usr1, nullptr);
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  for (const std::string& kv : o.env) putenv(strdup(kv.c_str()));
+  // A variable the user set stays theirs (DOTNET_PerfMapEnabled=3, say).
+  for (const std::string& kv : o.env) {
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) setenv(kv.substr(0, eq).c_str(), kv.c_str() + eq + 1, /*overwrite=*/0);
+  }
   std::vector<char*> args;
   for (const std::string& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

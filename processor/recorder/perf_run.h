@@ -26,7 +26,7 @@ namespace pageblame::recorder {
 
 struct PerfRunOptions {
   std::vector<std::string> argv;  // {"perf", "record", ...}
-  std::vector<std::string> env;   // "NAME=value" added for perf and the command
+  std::vector<std::string> env;   // "NAME=value" added for perf and the command, unless already set
   std::string trace;              // perf's -o
   std::optional<uint32_t> attach;  // -p PID; else perf runs the command
   // Seconds between snapshots; 0: no snapshots at all (no file, no tracing).

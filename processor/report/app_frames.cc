@@ -56,7 +56,33 @@ bool IsRuntimeJitSymbol(absl::string_view s) {
   return false;
 }
 
-bool IsPerfMap(absl::string_view dso) { return absl::StartsWith(BaseName(dso), "perf-") && absl::EndsWith(dso, ".map"); }
+// The files that name JIT code: a perf map or a jitdump.
+bool IsPerfMap(absl::string_view dso) {
+  const absl::string_view base = BaseName(dso);
+  return (absl::StartsWith(base, "perf-") && absl::EndsWith(base, ".map")) ||
+         (absl::StartsWith(base, "jit-") && absl::EndsWith(base, ".dump"));
+}
+
+// Where .NET method names come from: JIT code's map or jitdump, and
+// ReadyToRun code in its assembly's own mapping (named by the jitdump).
+bool HasDotnetNames(absl::string_view dso) {
+  return IsPerfMap(dso) || absl::EndsWith(dso, ".dll") || absl::EndsWith(dso, ".exe");
+}
+
+// The length of "System.Runtime.InteropServices." in
+// "System.Runtime.InteropServices.NativeMemory::Alloc": up to the last dot of
+// the type's name outside generic brackets ("List`1[System.Int32]").
+size_t NamespaceLength(absl::string_view method) {
+  const size_t sep = method.find("::");
+  size_t cut = 0;
+  int depth = 0;
+  for (size_t i = 0; i < sep && i < method.size(); ++i) {
+    if (method[i] == '[' || method[i] == '<') ++depth;
+    if ((method[i] == ']' || method[i] == '>') && depth > 0) --depth;
+    if (method[i] == '.' && depth == 0) cut = i + 1;
+  }
+  return cut;
+}
 
 }  // namespace
 
@@ -79,9 +105,12 @@ std::string SummaryName(const symbols::Frame& f) {
   // .NET: "[static] [instance] RET [ASSEMBLY] Namespace.Type::Method(ARGS)[TIER]".
   const size_t asm_end = s.find("] ");
   const size_t sep = s.find("::");
-  if (IsPerfMap(f.dso) && asm_end != absl::string_view::npos && sep != absl::string_view::npos && asm_end < sep) {
+  if (HasDotnetNames(f.dso) && asm_end != absl::string_view::npos && sep != absl::string_view::npos && asm_end < sep) {
     absl::string_view method = s.substr(asm_end + 2);
     method = method.substr(0, method.find('('));
+    // The framework's namespaces are noise in a one-line summary (the full
+    // name is in full stacks and JSON); the app's own are kept.
+    if (KindOf(f) == FrameKind::kRuntime) method.remove_prefix(NamespaceLength(method));
     if (!method.empty()) return std::string(method);
   }
   return f.inlined ? absl::StrCat(s, " (inlined)") : std::string(s);

@@ -6,7 +6,7 @@
 //   libdl, librt), C++ runtimes (libstdc++, libgcc_s, libc++), allocators
 //   (jemalloc, tcmalloc, mimalloc), the .NET runtime (libcoreclr, libclrjit,
 //   the host, libSystem.*.so, framework ReadyToRun code System.*.dll and
-//   Microsoft.*.dll, and perf-map frames of [System.*]/[Microsoft.*]
+//   Microsoft.*.dll, and perf-map or jitdump frames of [System.*]/[Microsoft.*]
 //   assemblies or runtime stubs), the JVM (libjvm and the JDK's libraries,
 //   java.*/jdk.*/sun.* methods, interpreter and stubs), node/V8 (the node
 //   binary, Builtin:/BytecodeHandler:/Stub: frames, node:internal JS),
@@ -67,9 +67,9 @@ FrameKind KindOf(const symbols::Frame& f);
 // The index of the first (innermost) app frame, or nullopt.
 std::optional<size_t> FirstAppFrame(const std::vector<symbols::Frame>& frames);
 
-// A frame's name in a one-line summary: its symbol, with a .NET perf map's
-// signature cut to the method ("void [app] Program::Leak(int32)[QuickJitted]"
-// -> "Program::Leak"); an unnamed frame as its file ("[System.Private.CoreLib.dll]")
+// A frame's name in a one-line summary: its symbol, with a .NET signature
+// (from a perf map or jitdump, JIT or ReadyToRun code) cut to the method
+// ("void [app] Program::Leak(int32)[QuickJitted]" -> "Program::Leak"); an unnamed frame as its file ("[System.Private.CoreLib.dll]")
 // or its address.
 std::string SummaryName(const symbols::Frame& f);
 

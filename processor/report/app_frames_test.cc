@@ -83,6 +83,33 @@ TEST(AppFramesTest, DotnetMethodsAreNamedShortWithTheAllocatorAsContext) {
   EXPECT_EQ(SummaryName(frames[3]), "[System.Private.CoreLib.dll]");
 }
 
+// The same stack with the runtime's jitdump read: the ReadyToRun frame the
+// app called is named, and it is the context instead of malloc.
+TEST(AppFramesTest, ReadyToRunFramesNamedByTheJitdumpAreShortToo) {
+  const std::string corelib = "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/System.Private.CoreLib.dll";
+  const std::vector<symbols::Frame> frames = {
+      F("__mmap", kLibc), F("malloc", kLibc),
+      F("void* [System.Private.CoreLib] System.Runtime.InteropServices.NativeMemory::Alloc(native uint)[PreJIT]",
+        corelib),
+      F("void [dotnet-leak] Program::LeakNativeMemory(int32,int32)[QuickJitted]", "/tmp/perf-23474.map"),
+      F("int32 [dotnet-leak] Program::Main(string[])[QuickJitted]", "/tmp/perf-23474.map")};
+  EXPECT_EQ(KindOf(frames[2]), FrameKind::kRuntime);
+  // The framework's namespace is left out of the summary, the app's kept.
+  EXPECT_THAT(Summary(frames), ElementsAre("NativeMemory::Alloc", "Program::LeakNativeMemory", "Program::Main"));
+  EXPECT_EQ(SummaryName(F("instance void [System.Private.CoreLib] System.Collections.Generic.List`1[System.Int32]"
+                          "::AddWithResize(int32)[PreJIT]",
+                          corelib)),
+            "List`1[System.Int32]::AddWithResize");
+  // A stub only the jitdump names (its frame's file is the jitdump), and an
+  // app's own ReadyToRun assembly.
+  EXPECT_EQ(KindOf(F("stub Allocate<FixupPrecode>", "/tmp/jit-23474.dump")), FrameKind::kRuntime);
+  const symbols::Frame own = F("void [Shop] Contoso.Shop.Cache::Fill(int32)[PreJIT]", "/srv/shop/Shop.dll");
+  EXPECT_EQ(KindOf(own), FrameKind::kApp);
+  EXPECT_EQ(SummaryName(own), "Contoso.Shop.Cache::Fill");
+  // An ELF symbol in a .dll-named file that has no .NET shape is left whole.
+  EXPECT_EQ(SummaryName(F("operator new(unsigned long)", "/opt/x/weird.dll")), "operator new(unsigned long)");
+}
+
 TEST(AppFramesTest, AStackWithoutAppFramesKeepsItsInnermostFrames) {
   const std::vector<symbols::Frame> frames = {F("__brk", kLibc), F("__sbrk", kLibc), F("__default_morecore", kLibc),
                                               F("sysmalloc", kLibc), F("_int_malloc", kLibc)};

@@ -99,12 +99,16 @@ const PerfMap::Entry* PerfMap::Find(uint64_t addr) const {
 
 std::vector<std::string> PerfMap::CandidatePaths(uint32_t pid, std::string_view trace_path,
                                                  std::string_view tmp_dir, std::string_view perf_map_dir) {
-  const std::string file = absl::StrCat("perf-", pid, ".map");
+  return CandidatePathsOf(absl::StrCat("perf-", pid, ".map"), trace_path, tmp_dir, perf_map_dir);
+}
+
+std::vector<std::string> PerfMap::CandidatePathsOf(std::string_view file, std::string_view trace_path,
+                                                   std::string_view tmp_dir, std::string_view perf_map_dir) {
   std::vector<std::string> paths;
   // A trace kept in /tmp has /tmp as its directory: one look, one warning.
   auto add = [&](std::string_view dir) {
     if (dir.empty()) return;
-    std::string path = absl::StrCat(absl::StripSuffix(ToAbsl(dir), "/"), "/", file);
+    std::string path = absl::StrCat(absl::StripSuffix(ToAbsl(dir), "/"), "/", ToAbsl(file));
     if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(std::move(path));
   };
   if (!trace_path.empty()) add(DirectoryOf(trace_path));

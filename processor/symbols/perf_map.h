@@ -54,6 +54,10 @@ class PerfMap {
   // The name perf gives the DSO of JIT code: "/tmp/perf-PID.map" (map__new()
   // in tools/perf/util/map.c), whichever directory the file was read from.
   static std::string DsoName(uint32_t pid);
+  // The same places for any file a JIT writes beside its perf map
+  // ("jit-PID.dump").
+  static std::vector<std::string> CandidatePathsOf(std::string_view file_name, std::string_view trace_path,
+                                                   std::string_view tmp_dir, std::string_view perf_map_dir);
 
   // The entry covering `addr` (the newest, where entries overlap), or nullptr.
   const Entry* Find(uint64_t addr) const;
@@ -61,12 +65,15 @@ class PerfMap {
   size_t size() const { return entries_.size(); }
   size_t bad_lines() const { return bad_lines_; }
 
+  // Adds a blob [start, end); it wins over the part of any earlier one it
+  // covers (the files are logs: later means newer code).
+  void Add(Entry entry);
+
  private:
   struct Piece {
     uint64_t end = 0;
     uint32_t entry = 0;  // index into entries_
   };
-  void Add(Entry entry);
 
   std::vector<Entry> entries_;
   absl::btree_map<uint64_t, Piece> pieces_;  // disjoint, keyed by start

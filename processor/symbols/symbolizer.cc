@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "processor/symbols/elf_symbol_table.h"
 #include "processor/symbols/inline_prefetcher.h"
 #include "processor/symbols/inline_resolver.h"
+#include "processor/symbols/jit_dump.h"
 #include "processor/symbols/perf_map.h"
 #include "processor/symbols/process_maps.h"
 
@@ -41,6 +43,15 @@ bool IsMemfd(absl::string_view path) { return absl::StartsWith(path, "/memfd:");
 // "[vsyscall]", have no ELF and are not "missing").
 bool ExpectsFile(absl::string_view path) {
   return absl::StartsWith(path, "/") || path == "[vdso]";
+}
+
+// A PE file (a .NET assembly: "MZ" first): no ELF to read, its ReadyToRun
+// code is named by the runtime's jitdump.
+bool IsPeFile(const std::string& path) {
+  if (path.empty()) return false;
+  std::ifstream f(path, std::ios::binary);
+  char magic[2] = {};
+  return f.read(magic, 2) && magic[0] == 'M' && magic[1] == 'Z';
 }
 
 std::string DefaultDebugDir() {
@@ -144,7 +155,8 @@ class Symbolizer::Impl {
     if (mapping != nullptr && !IsAnonymous(ToAbsl(mapping->path))) {
       if (IsMemfd(ToAbsl(mapping->path)) && SymbolizeJit(pid, ip, &frame)) return frame;
       frame.dso = std::string(mapping->path);
-      SymbolizeInFile(*mapping, ip, &frame);
+      const DsoId dso = SymbolizeInFile(*mapping, ip, &frame);
+      if (!frame.symbol && pe_images_.contains(dso)) NameFromJitDump(pid, ip, &frame);
       return frame;
     }
     if (SymbolizeJit(pid, ip, &frame)) return frame;
@@ -163,7 +175,8 @@ class Symbolizer::Impl {
     uint64_t offset = 0;
   };
 
-  void SymbolizeInFile(const ProcessMaps::Mapping& mapping, uint64_t ip, Frame* frame) {
+  // Returns the mapping's DSO.
+  DsoId SymbolizeInFile(const ProcessMaps::Mapping& mapping, uint64_t ip, Frame* frame) {
     const DsoId dso = DsoFor(mapping);
     const uint64_t file_offset = mapping.FileOffset(ip);
     auto [it, inserted] = cache_.try_emplace(std::make_pair(dso, file_offset));
@@ -180,16 +193,36 @@ class Symbolizer::Impl {
     frame->symbol = it->second.symbol;
     frame->offset = it->second.offset;
     if (frame->symbol.has_value()) ++stats_.resolved;
+    return dso;
   }
 
+  // Code in no file: the perf map names it, else the jitdump (.NET's stubs
+  // when the map has them not).
   bool SymbolizeJit(uint32_t pid, uint64_t ip, Frame* frame) {
     const PerfMap* map = PerfMapFor(pid);
     const PerfMap::Entry* entry = map != nullptr ? map->Find(ip) : nullptr;
-    if (entry == nullptr) return false;
+    if (entry == nullptr) {
+      if (!NameFromJitDump(pid, ip, frame)) return false;
+      frame->dso = JitDump::DsoName(pid);
+      return true;
+    }
     frame->dso = PerfMap::DsoName(pid);
     frame->symbol = entry->name;
     frame->offset = ip - entry->start;
     ++stats_.jit_frames;
+    ++stats_.resolved;
+    return true;
+  }
+
+  // The jitdump's name for `ip` (absolute: a ReadyToRun method in its .dll's
+  // mapping, or JIT code); the frame's dso is left as it is.
+  bool NameFromJitDump(uint32_t pid, uint64_t ip, Frame* frame) {
+    const JitDump* dump = JitDumpFor(pid);
+    const PerfMap::Entry* entry = dump != nullptr ? dump->map().Find(ip) : nullptr;
+    if (entry == nullptr) return false;
+    frame->symbol = entry->name;
+    frame->offset = ip - entry->start;
+    ++stats_.jitdump_frames;
     ++stats_.resolved;
     return true;
   }
@@ -234,9 +267,15 @@ class Symbolizer::Impl {
       std::fprintf(stderr, "pageblame: warning: %s; not used for %s\n", loc.refused.c_str(),
                    std::string(path).c_str());
     }
-    const ElfSymbolTable* table = LoadTable(loc);
+    // A .NET assembly is neither missing nor a bad ELF file: it has no ELF
+    // symbols to find.
+    const bool pe = IsPeFile(loc.elf_path.empty() ? std::string(path) : loc.elf_path);
+    const ElfSymbolTable* table = pe ? nullptr : LoadTable(loc);
     locations_.push_back(loc);
-    if (table == nullptr && ExpectsFile(ToAbsl(path))) {
+    if (pe) {
+      pe_images_.insert(it->second);
+      stats_.pe_images.emplace_back(path);
+    } else if (table == nullptr && ExpectsFile(ToAbsl(path))) {
       ++stats_.dsos_missing;
       stats_.missing_dsos.emplace_back(path);
     }
@@ -327,6 +366,29 @@ class Symbolizer::Impl {
     return nullptr;
   }
 
+  // The jitdump of `pid`, loaded on first use from PerfMap's places; one
+  // that cannot be used (another process's, no jitdump, untrusted) or is
+  // cut short is said once.
+  const JitDump* JitDumpFor(uint32_t pid) {
+    auto [it, inserted] = jit_dumps_.try_emplace(pid);
+    if (!inserted) return it->second.get();
+    for (const std::string& path :
+         JitDump::CandidatePaths(pid, options_.trace_path, options_.tmp_dir, options_.perf_map_dir)) {
+      absl::StatusOr<JitDump> dump = JitDump::Load(path, pid, options_.force);
+      if (!dump.ok() && !absl::IsNotFound(dump.status())) {
+        std::fprintf(stderr, "pageblame: warning: %s; not used to name frames\n",
+                     std::string(dump.status().message()).c_str());
+      }
+      if (dump.ok()) {
+        if (!dump->warning().empty()) std::fprintf(stderr, "pageblame: warning: %s\n", dump->warning().c_str());
+        ++stats_.jitdumps_loaded;
+        it->second = std::make_unique<JitDump>(*std::move(dump));
+        return it->second.get();
+      }
+    }
+    return nullptr;
+  }
+
   SymbolizerOptions options_;
   DsoLocator locator_;
   ProcessMaps maps_;
@@ -341,6 +403,8 @@ class Symbolizer::Impl {
   absl::flat_hash_map<std::string, std::unique_ptr<ElfSymbolTable>> tables_;
   absl::flat_hash_map<std::pair<DsoId, uint64_t>, CachedSymbol> cache_;  // (dso, file offset)
   absl::flat_hash_map<uint32_t, std::unique_ptr<PerfMap>> perf_maps_;  // nullptr: missing
+  absl::flat_hash_map<uint32_t, std::unique_ptr<JitDump>> jit_dumps_;  // nullptr: none usable
+  absl::flat_hash_set<DsoId> pe_images_;  // DSOs that are .NET assemblies (no ELF)
   SymbolizerStats stats_;
   // Tables loaded ahead by Preload (from another thread), until LoadTable
   // takes them, and the keys LoadTable has handled (Preload skips those).

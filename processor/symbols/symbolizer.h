@@ -18,7 +18,9 @@
 // parameter list (set demangle_params for full signatures). The mapping in
 // effect is the one of `pid` at `time`, following fork and exec (see
 // process_maps.h). JIT frames (ips in no file mapping) come from perf-PID.map, looked for next to the trace file,
-// then in /tmp, then in --perf-map-dir; one in a directory anyone can write
+// then in /tmp, then in --perf-map-dir, else from jit-PID.dump in the same
+// places (jit_dump.h), which also names ReadyToRun code in the mapping of a
+// .NET assembly (a PE file, which has no ELF symbols); one in a directory anyone can write
 // is read only if no other user could have written it, unless `force`
 // (base/side_file_trust.h). Each ELF and each map file is loaded
 // once, on first use; each (dso, address) answer is cached. A file that is
@@ -93,6 +95,11 @@ struct SymbolizerStats {
   uint64_t build_id_mismatches = 0;  // candidate files skipped: another build
   uint64_t perf_maps_loaded = 0;
   uint64_t perf_maps_missing = 0;   // processes with JIT-looking ips but no map file
+  uint64_t jitdumps_loaded = 0;     // jit-PID.dump files read
+  uint64_t jitdump_frames = 0;      // frames named by a jitdump (ReadyToRun code, stubs)
+  // DSOs that are PE files (.NET assemblies): not ELF, not missing; their
+  // ReadyToRun code is named by the jitdump. Recorded paths, first-seen order.
+  std::vector<std::string> pe_images;
   std::vector<std::string> missing_dsos;  // the recorded paths, in first-seen order
 };
 

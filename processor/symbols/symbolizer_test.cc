@@ -362,6 +362,64 @@ TEST(SymbolizerTest, JitFramesFromPerfMapBesideTheTrace) {
   EXPECT_EQ(stats.jit_frames, 3u);
 }
 
+// .NET: ReadyToRun code runs from the r-xp mapping of its assembly, a PE
+// file; only the runtime's jitdump names it. JIT code the perf map names is
+// still named by the map; a stub only the jitdump has is named by it.
+TEST(SymbolizerTest, ReadyToRunFramesInAPeImageFromTheJitdump) {
+  TempDir dir;
+  const std::string dll = dir.path() + "/System.Private.CoreLib.dll";
+  testing::WriteFile(dll, std::string("MZ\x90\0", 4) + std::string(4096, '\0'));
+  testing::WriteFile(dir.path() + "/perf-4242.map", "7f2000001000 100 void [app] Program::Main()[QuickJitted]\n");
+  testing::WriteFile(dir.path() + "/jit-4242.dump",
+                     testing::JitDumpWriter(4242)
+                         .Load(0x7f1000003000, 0x80, 1, "void* [System.Private.CoreLib] NativeMemory::Alloc(native uint)[PreJIT]")
+                         .Load(0x7f2000001000, 0x100, 2, "void [app] Program::Main()[QuickJitted]")
+                         .Load(0x7f2000009000, 0x18, 3, "stub Allocate<FixupPrecode>")
+                         .bytes());
+  SymbolizerOptions options = IsolatedOptions(dir);
+  options.trace_path = dir.path() + "/perf.data";
+  Symbolizer sym(options);
+  sym.AddMapping(kPid, 0, 0x7f1000000000, 0x10000, 0x1000, dll, "");
+  sym.AddMapping(kPid, 0, 0x7f2000000000, 0x10000, 0, "//anon", "");
+  Frame r2r = sym.Symbolize(kPid, 10, 0x7f1000003043);
+  EXPECT_EQ(r2r.symbol, "void* [System.Private.CoreLib] NativeMemory::Alloc(native uint)[PreJIT]");
+  EXPECT_EQ(r2r.offset, 0x43u);
+  EXPECT_EQ(r2r.dso, dll);  // the assembly, as perf prints it
+  Frame jit = sym.Symbolize(kPid, 10, 0x7f2000001010);
+  EXPECT_EQ(jit.dso, "/tmp/perf-4242.map");
+  Frame stub = sym.Symbolize(kPid, 10, 0x7f2000009008);
+  EXPECT_EQ(stub.symbol, "stub Allocate<FixupPrecode>");
+  EXPECT_EQ(stub.dso, "/tmp/jit-4242.dump");
+  // In the assembly but in no method: its file, unnamed.
+  Frame none = sym.Symbolize(kPid, 10, 0x7f1000008000);
+  EXPECT_FALSE(none.symbol.has_value());
+  EXPECT_EQ(none.dso, dll);
+  const SymbolizerStats stats = sym.stats();
+  EXPECT_EQ(stats.jitdumps_loaded, 1u);
+  EXPECT_EQ(stats.jitdump_frames, 2u);
+  EXPECT_EQ(stats.jit_frames, 1u);
+  EXPECT_THAT(stats.pe_images, ::testing::ElementsAre(dll));  // a .NET assembly is not a missing DSO
+  EXPECT_EQ(stats.dsos_missing, 0u);
+  EXPECT_EQ(stats.elfs_bad, 0u);
+}
+
+// Another process's jitdump under this pid's name names nothing.
+TEST(SymbolizerTest, AJitdumpOfAnotherProcessIsNotUsed) {
+  TempDir dir;
+  testing::WriteFile(dir.path() + "/jit-4242.dump",
+                     testing::JitDumpWriter(999).Load(0x7f2000001000, 0x100, 1, "Foreign").bytes());
+  SymbolizerOptions options = IsolatedOptions(dir);
+  options.trace_path = dir.path() + "/perf.data";
+  Symbolizer sym(options);
+  sym.AddMapping(kPid, 0, 0x7f2000000000, 0x10000, 0, "//anon", "");
+  ::testing::internal::CaptureStderr();
+  Frame f = sym.Symbolize(kPid, 10, 0x7f2000001010);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(f.symbol.has_value());
+  EXPECT_THAT(err, ::testing::HasSubstr("the jitdump of pid 999, not of pid 4242; not used to name frames"));
+  EXPECT_EQ(sym.stats().jitdumps_loaded, 0u);
+}
+
 TEST(SymbolizerTest, JitFramesWithoutAnyMapping) {
   TempDir dir;
   testing::WriteFile(dir.path() + "/perf-4242.map", "1000 100 jitted\n");

@@ -64,6 +64,66 @@ struct TestElf {
 };
 absl::Status WriteTestElf(const std::string& path, const TestElf& spec);
 
+// jitdump bytes as a JIT writes them (native order, perf's layout; see
+// jit_dump.h): a header for `pid`, then the records asked for.
+class JitDumpWriter {
+ public:
+  explicit JitDumpWriter(uint32_t pid, uint32_t magic = 0x4A695444, uint32_t header_size = 40) {
+    Put(magic);
+    Put(uint32_t{1});  // version
+    Put(header_size);
+    Put(uint32_t{62});  // EM_X86_64
+    Put(uint32_t{0});
+    Put(pid);
+    Put(uint64_t{123});  // timestamp
+    Put(uint64_t{0});    // flags
+    bytes_.resize(header_size, '\0');
+  }
+  JitDumpWriter& Load(uint64_t addr, uint64_t size, uint64_t index, const std::string& name, size_t code_bytes = 4) {
+    std::string body;
+    Append(&body, uint32_t{7});  // pid
+    Append(&body, uint32_t{8});  // tid
+    Append(&body, addr);         // vma
+    Append(&body, addr);
+    Append(&body, size);
+    Append(&body, index);
+    body += name;
+    body.push_back('\0');
+    body.append(code_bytes, '\x90');
+    return Record(0, body);
+  }
+  JitDumpWriter& Move(uint64_t from, uint64_t to, uint64_t size, uint64_t index) {
+    std::string body;
+    Append(&body, uint32_t{7});
+    Append(&body, uint32_t{8});
+    Append(&body, to);
+    Append(&body, from);
+    Append(&body, to);
+    Append(&body, size);
+    Append(&body, index);
+    return Record(1, body);
+  }
+  JitDumpWriter& Record(uint32_t id, const std::string& body) {
+    Put(id);
+    Put(static_cast<uint32_t>(16 + body.size()));
+    Put(uint64_t{456});
+    bytes_ += body;
+    return *this;
+  }
+  std::string bytes() const { return bytes_; }
+
+ private:
+  template <typename T>
+  static void Append(std::string* s, T v) {
+    s->append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  template <typename T>
+  void Put(T v) {
+    Append(&bytes_, v);
+  }
+  std::string bytes_;
+};
+
 }  // namespace pageblame::symbols::testing
 
 #endif  // PAGEBLAME_SYMBOLS_TEST_UTIL_H_

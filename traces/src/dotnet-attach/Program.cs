@@ -3,7 +3,9 @@
 // MapAndUnmap calls (mmap and munmap of 64 KiB: 2 memory calls each) and,
 // every 8th round, MapAndKeep (an mmap of 64 KiB that it keeps). mmap and
 // munmap are P/Invokes into libc, inlined into the JIT'd methods, so a call's
-// first managed frame is the method. Both are compiled long before anyone
+// first managed frame is the method; every 8th round, four rounds later,
+// AllocAndKeep: 256 KiB of NativeMemory.Alloc (malloc's mmap through the
+// framework's ReadyToRun code), kept. Both are compiled long before anyone
 // attaches: it prints "READY <pid>" after 50 rounds.
 //
 // usage: dotnet dotnet-attach.dll [SECONDS [CALLS_PER_SECOND [THREAD_EXIT]]]
@@ -40,6 +42,17 @@ static class Program
         Kept.Add(p);
     }
 
+    // Through the framework: NativeMemory.Alloc is ReadyToRun code of
+    // System.Private.CoreLib.dll, which only the runtime's jitdump names;
+    // 256 KiB is above glibc's mmap threshold, so malloc maps it.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static unsafe void AllocAndKeep()
+    {
+        byte* p = (byte*)NativeMemory.Alloc(256 << 10);
+        p[0] = 1;
+        Kept.Add((IntPtr)p);
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void MapAndUnmap()
     {
@@ -67,6 +80,7 @@ static class Program
             if (warm || rate > 0)
             {
                 if (round % 8 == 0) MapAndKeep();
+                if (round % 8 == 4) AllocAndKeep();
                 for (int i = 0; i < (warm ? 1 : perRound); ++i) MapAndUnmap();
             }
             if (round == 50)
