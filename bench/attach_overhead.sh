@@ -6,7 +6,9 @@
 # events it loses; and idle again with a thread that existed at the attach
 # exiting during the recording (an idle thread-pool worker does that after
 # 20 s). Prints one table; docs/performance.md has the figures. "calls":
-# the memory calls recorded in the ~12 s.
+# the memory calls recorded in the ~12 s. The app gets a cgroup of its own
+# (when a cgroup v2 hierarchy is there), so `pageblame record -p` records per
+# CPU limited to it; the perf rows and `--per-thread` attach per thread.
 #
 #   sudo bench/attach_overhead.sh [BUILD_DIR] [BUSY_CALLS_PER_SECOND]   (default build, 10000)
 #
@@ -24,8 +26,15 @@ OUT=$(mktemp -d /tmp/attach-overhead.XXXXXX)
 APP=
 # The app's perf map and jitdump (`pageblame record -p` turns them on) go with it.
 stop_app() { [[ -n $APP ]] && { kill "$APP" 2>/dev/null; wait "$APP" 2>/dev/null; rm -f "/tmp/perf-$APP.map" "/tmp/jit-$APP.dump"; }; }
-trap 'stop_app; rm -rf "$OUT"' EXIT
 HZ=$(getconf CLK_TCK)
+# The cgroup v2 hierarchy (perf -G looks there when no v1 perf_event one is mounted).
+CG=
+CG2=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+if [[ -n $CG2 ]] && ! grep -q ' - cgroup .*perf_event' /proc/self/mountinfo; then
+  CG=$CG2/pageblame-bench-$$
+  mkdir -p "$CG" || CG=
+fi
+trap 'stop_app; rm -rf "$OUT"; [[ -n $CG ]] && rmdir "$CG" 2>/dev/null' EXIT
 (cd "$ROOT/traces/src/dotnet-attach" && dotnet build -c Release --nologo -v q -nodeReuse:false \
   -p:UseSharedCompilation=false >/dev/null) || exit 1
 
@@ -37,6 +46,9 @@ start_app() {  # RATE [THREAD_EXIT]
   APP=$!
   for _ in $(seq 1 300); do grep -q READY "$OUT/app.out" && break; sleep 0.1; done
   grep -q READY "$OUT/app.out" || { echo "the app did not start" >&2; exit 1; }
+  # A cgroup of its own, as a service or a container has: `pageblame record
+  # -p` then records per CPU, limited to it (perf -a -G).
+  [[ -n $CG ]] && echo "$APP" >"$CG/cgroup.procs"
   # The runtime's start-up threads (tiered compilation's worker) end a few
   # seconds after start (20 s was enough here); attach once they have, unless a thread is to exit.
   (($# == 1)) && sleep "${SETTLE:-20}"
@@ -75,12 +87,15 @@ sizes=(${SIZES:-default 16M 32M 128M})
 rows() {
   local label=$1 rate=$2 texit=${3:-}
   [[ -z $texit ]] && start_app "$rate"
-  for m in "${sizes[@]}" pageblame; do
+  for m in "${sizes[@]}" pageblame per-thread; do
     [[ -n $texit ]] && start_app "$rate" "$texit"
     local base argv
-    base=$("$PB" record --dry-run -o "$OUT/t.data" -p "$APP" 2>/dev/null)
+    base=$("$PB" record --dry-run --per-thread -o "$OUT/t.data" -p "$APP" 2>/dev/null)
     if [[ $m == pageblame ]]; then
       measure "pageblame record -p ($label)" "$PB" record -o "$OUT/t.data" -p "$APP"
+      continue
+    elif [[ $m == per-thread ]]; then
+      measure "  ... --per-thread ($label)" "$PB" record --per-thread -o "$OUT/t.data" -p "$APP"
       continue
     elif [[ $m == default ]]; then argv=$(sed 's/ -m [^ ]*//' <<<"$base")
     else argv=$(sed "s/ -m [^ ]*/ -m $m/" <<<"$base"); fi

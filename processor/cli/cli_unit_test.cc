@@ -84,6 +84,17 @@ TEST(RecordPlanTest, AnAttachedDwarfRecordingPinsLessThanACommands) {
   EXPECT_STREQ(plan.BufferSize(), "128M");
 }
 
+// A process alone in its cgroup is recorded per CPU, limited to the cgroup:
+// no per-thread descriptors for perf to spin on once a thread ends.
+TEST(RecordPlanTest, AnAttachedProcessAloneInItsCgroupIsRecordedPerCpu) {
+  RecordPlan plan;
+  plan.pid = 4242;
+  plan.cgroup = "system.slice/shop.service";
+  const std::string cmd = absl::StrJoin(plan.PerfArgv(), " ");
+  EXPECT_THAT(cmd, HasSubstr("-m 32M -z -k mono -o perf.data -d -a -G system.slice/shop.service"));
+  EXPECT_THAT(cmd, ::testing::Not(HasSubstr("-p 4242")));
+}
+
 TEST(RecordPlanTest, RuntimeHints) {
   EXPECT_EQ(RecordPlan::RuntimeHints({"/usr/bin/node", "app.js"}).size(), 1u);
   EXPECT_TRUE(RecordPlan::RuntimeHints({"node", "--perf-basic-prof", "app.js"}).empty());

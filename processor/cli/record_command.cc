@@ -24,6 +24,8 @@
 #include "processor/cli/usage.h"
 #include "processor/recorder/dotnet_ipc_client.h"
 #include "processor/recorder/perf_run.h"
+#include "processor/recorder/target_cgroup.h"
+#include "processor/session/selection.h"
 #include "processor/residency/snapshot_file.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/report/syscall_format.h"
@@ -48,7 +50,10 @@ const CommandSpec& RecordSpec() {
         "  -o, --output FILE     the trace (default perf.data); an existing FILE is kept\n"
         "                        as FILE.old (perf's rule), its FILE.rss as FILE.old.rss\n"
         "  -p, --pid PID         attach to a running process (perf record -d: the\n"
-        "                        mappings it already has are reported too)\n"
+        "                        mappings it already has are reported too); per CPU,\n"
+        "                        limited to its cgroup when it is alone in one (a\n"
+        "                        service, a container), else per thread\n"
+        "  --per-thread          with -p: per thread (perf -p) even then\n"
         "  --call-graph dwarf|fp dwarf (default): copies 16 KiB of stack per call and\n"
         "                        unwinds it later, so stacks reach your code through a\n"
         "                        libc without frame pointers (Debian 12, RHEL 8/9,\n"
@@ -63,7 +68,7 @@ const CommandSpec& RecordSpec() {
         "process gets them turned on through its diagnostics socket while it is\n"
         "recorded. Run node with --perf-basic-prof --interpreted-frames-native-stack.\n";
     s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every"};
-    s.bool_flags = {"--dry-run"};
+    s.bool_flags = {"--dry-run", "--per-thread"};
     s.aliases = {{"-o", "--output"}, {"-p", "--pid"}};
     s.many_positional = true;
     return s;
@@ -254,12 +259,12 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
 // `-- CMD` perf's CPU time includes the command's). perf 6.1 can spin once
 // a thread that existed at the attach ends (docs/performance.md
 // "Attaching"): a share that high has no other cause seen so far.
-void SummarizePerfCost(const recorder::PerfRunResult& run) {
+void SummarizePerfCost(const RecordPlan& plan, const recorder::PerfRunResult& run) {
   if (run.wall_seconds <= 0) return;
   const double share = run.perf_cpu_seconds / run.wall_seconds;
   std::fprintf(stderr, "pageblame record: perf used %.1f s of CPU in %.1f s (%.0f%% of a core)\n",
                run.perf_cpu_seconds, run.wall_seconds, 100 * share);
-  if (share > 0.2) {
+  if (share > 0.2 && plan.cgroup.empty()) {
     std::fprintf(stderr,
                  "pageblame record: note: perf (6.1 at least) can spin once a thread that existed at the "
                  "attach ends; keep attached recordings short on an idle service (docs/performance.md)\n");
@@ -275,9 +280,12 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
   if (!trace.ok()) return ReportError(trace.status());
   const index::TraceIndex& idx = (*trace)->index();
   const index::TraceStats& s = idx.stats();
+  // Per CPU (perf -a), perf lists every process of the machine: the ones
+  // recorded are those of the cgroup, with calls.
+  const size_t processes = session::DefaultProcesses(**trace).size();
   std::fprintf(stderr, "pageblame record: %s: %llu memory calls of %zu %s over %s s\n",
-               plan.output.c_str(), (unsigned long long)s.calls, idx.num_processes(),
-               idx.num_processes() == 1 ? "process" : "processes",
+               plan.output.c_str(), (unsigned long long)s.calls, processes,
+               processes == 1 ? "process" : "processes",
                report::FormatTime(s.last_time - s.first_time).c_str());
   if (s.lost_records > 0) {
     std::fprintf(stderr,
@@ -300,7 +308,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
                      : "");
   }
   const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
-  if (plan.pid) SummarizePerfCost(run);
+  if (plan.pid) SummarizePerfCost(plan, run);
   SummarizeResidency(run);
   std::fprintf(stderr,
                "next: pageblame maps -i %s%s          (the address space, with origins)\n"
@@ -327,6 +335,23 @@ void SayWhereTheOldTraceGoes(const RecordPlan& plan) {
                        : "");
 }
 
+// Per CPU limited to the process's cgroup when it is alone in one: perf
+// attached per thread spins once a thread that existed at the attach ends
+// (recorder/target_cgroup.h). Said either way: what is recorded differs.
+void ChooseCgroup(RecordPlan* plan) {
+  std::string why_not;
+  if (std::optional<std::string> g = recorder::TargetCgroup::SoleCgroupOf(*plan->pid, &why_not)) {
+    plan->cgroup = *g;
+    std::fprintf(stderr,
+                 "pageblame record: pid %u is alone in cgroup %s: recording per CPU, limited to that cgroup "
+                 "(perf -a -G), so threads that end cost nothing\n",
+                 *plan->pid, g->c_str());
+    return;
+  }
+  std::fprintf(stderr, "pageblame record: recording pid %u per thread (perf -p): %s\n", *plan->pid,
+               why_not.c_str());
+}
+
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
   RecordPlan plan;
   plan.output = args.Value("--output").value_or("perf.data");
@@ -339,6 +364,7 @@ absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
   if (plan.pid.has_value() == !plan.command.empty()) {
     return UsageError("give either -p PID or a command to run (after --)");
   }
+  if (args.Has("--per-thread") && !plan.pid) return UsageError("--per-thread goes with -p PID");
   const std::string graph = args.Value("--call-graph").value_or("dwarf");
   if (graph != "dwarf" && graph != "fp") {
     return UsageError(absl::StrCat("bad --call-graph '", graph, "': expected dwarf or fp"));
@@ -369,6 +395,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   }
   plan->available = AvailableSyscalls();
   plan->compress = PerfHasZstd();
+  if (plan->pid && !args->Has("--per-thread")) ChooseCgroup(&*plan);
   if (args->Has("--dry-run")) {
     std::printf("%s\n", absl::StrJoin(plan->PerfArgv(), " ").c_str());
     if (!plan->SnapshotPath().empty()) {
@@ -393,6 +420,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   run_options.env = plan->ExtraEnvironment();
   run_options.trace = plan->output;
   run_options.attach = plan->pid;
+  run_options.stop_when_attached_ends = !plan->cgroup.empty();
   run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
   const std::optional<recorder::DotnetIpcClient> dotnet =
       plan->pid ? TurnOnDotnetPerfMap(*plan->pid) : std::nullopt;

@@ -51,7 +51,9 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
   if (compress) argv.push_back("-z");
   argv.insert(argv.end(), {"-k", kClockName});
   argv.insert(argv.end(), {"-o", output});
-  if (pid) {
+  if (pid && !cgroup.empty()) {
+    argv.insert(argv.end(), {"-d", "-a", "-G", cgroup});
+  } else if (pid) {
     argv.insert(argv.end(), {"-d", "-p", absl::StrCat(*pid)});
   } else {
     argv.push_back("--");

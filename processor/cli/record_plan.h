@@ -24,6 +24,9 @@ namespace pageblame::cli {
 struct RecordPlan {
   enum class CallGraph { kDwarf, kFp };
   std::optional<uint32_t> pid;        // -p: attach
+  // With pid: the cgroup it is alone in (recorder/target_cgroup.h), to
+  // record per CPU limited to it (perf -a -G) instead of per thread (-p).
+  std::string cgroup;
   std::vector<std::string> command;   // or run this
   std::string output = "perf.data";
   CallGraph call_graph = CallGraph::kDwarf;

@@ -99,6 +99,7 @@ PerfRunResult RunPerf(const PerfRunOptions& o) {
   SnapshotLoop loop(taker.get(),
                     o.attach ? RecordedProcesses::ForAttach(*o.attach) : RecordedProcesses::ForCommand(perf), perf,
                     signal_fd, o.rss_every);
+  if (o.attach && o.stop_when_attached_ends) loop.StopPerfWhenGone(*o.attach);
   loop.Start();
   ExitTracer::ExitHook on_exit;
   if (taker && !o.attach) {

@@ -29,6 +29,9 @@ struct PerfRunOptions {
   std::vector<std::string> env;   // "NAME=value" added for perf and the command, unless already set
   std::string trace;              // perf's -o
   std::optional<uint32_t> attach;  // -p PID; else perf runs the command
+  // perf records per CPU (-a -G): it does not end when `attach` does, so
+  // the recorder stops it then.
+  bool stop_when_attached_ends = false;
   // Seconds between snapshots; 0: no snapshots at all (no file, no tracing).
   double rss_every = 1;
   clockid_t clockid = CLOCK_MONOTONIC;  // perf's --clockid

@@ -4,11 +4,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/str_format.h"
 
@@ -21,8 +23,18 @@ using Clock = std::chrono::steady_clock;
 
 SnapshotLoop::~SnapshotLoop() {
   if (thread_.joinable()) Finish(false);
-  for (int fd : wake_) {
+  for (int fd : {wake_[0], wake_[1], target_fd_}) {
     if (fd >= 0) ::close(fd);
+  }
+}
+
+void SnapshotLoop::StopPerfWhenGone(uint32_t pid) {
+  target_ = pid;
+  // A pidfd (Linux 5.3) becomes readable when the process ends.
+  target_fd_ = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
+  if (target_fd_ < 0) {
+    std::fprintf(stderr, "pageblame record: warning: cannot watch pid %u (%s): stop the recording yourself\n",
+                 pid, std::strerror(errno));
   }
 }
 
@@ -50,10 +62,11 @@ void SnapshotLoop::Run() {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(due - Clock::now()).count();
       timeout = left > 0 ? static_cast<int>(left) : 0;
     }
-    pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-    const int n = ::poll(fds, 2, timeout);
+    pollfd fds[3] = {{signal_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}, {target_fd_, POLLIN, 0}};
+    const int n = ::poll(fds, target_fd_ >= 0 ? 3 : 2, timeout);
     if (n < 0 && errno != EINTR) return;
     if (n > 0 && fds[1].revents != 0) return;
+    if (n > 0 && target_fd_ >= 0 && fds[2].revents != 0) OnTargetGone();
     if (n > 0 && (fds[0].revents & POLLIN)) {
       signalfd_siginfo info;
       if (::read(signal_fd_, &info, sizeof(info)) == sizeof(info)) OnSignal(static_cast<int>(info.ssi_signo));
@@ -68,6 +81,15 @@ void SnapshotLoop::Run() {
       if (due < Clock::now()) due = Clock::now() + period;
     }
   }
+}
+
+void SnapshotLoop::OnTargetGone() {
+  ::close(target_fd_);
+  target_fd_ = -1;
+  if (stopped_) return;
+  std::fprintf(stderr, "pageblame record: pid %u ended: stopping the recording\n", target_);
+  stopped_ = true;
+  ::kill(perf_, SIGINT);
 }
 
 void SnapshotLoop::OnSignal(int sig) {

@@ -35,6 +35,11 @@ class SnapshotLoop {
   SnapshotLoop(const SnapshotLoop&) = delete;
   SnapshotLoop& operator=(const SnapshotLoop&) = delete;
 
+  // Before Start: when process `pid` ends, stop perf (SIGINT) as a stop
+  // signal would, without a snapshot (nothing is left to take). For a
+  // recording perf does not end by itself when the process does (per CPU,
+  // limited to its cgroup).
+  void StopPerfWhenGone(uint32_t pid);
   void Start();
   // Ends the thread. With `stop_snapshot` (perf ended by itself, and well:
   // the command or the attached process ended) then takes a stop snapshot
@@ -47,6 +52,7 @@ class SnapshotLoop {
   // when `say` (a requested one: the user waits for it).
   void Snapshot(residency::SnapshotReason reason, bool say);
   void OnSignal(int sig);
+  void OnTargetGone();
 
   SnapshotTaker* taker_;
   RecordedProcesses processes_;
@@ -54,6 +60,8 @@ class SnapshotLoop {
   const int signal_fd_;
   const double every_;
   int wake_[2] = {-1, -1};  // Finish() writes to wake_[1]
+  int target_fd_ = -1;      // pidfd of StopPerfWhenGone's process
+  uint32_t target_ = 0;
   bool stopped_ = false;    // a stop snapshot was taken
   std::thread thread_;
 };

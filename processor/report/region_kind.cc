@@ -141,7 +141,10 @@ RegionKind KindOf(const RegionFacts& f) {
   // The committing call knows best what the pages hold now (a GC's reserve
   // committed by its allocator); else the creating one.
   const StackRole role = f.commit != StackRole::kNone ? f.commit : f.origin;
-  if (!f.path.empty() || f.file_backed) {
+  // Shared anonymous memory (MAP_SHARED|MAP_ANONYMOUS) is named
+  // "/dev/zero (deleted)" by the kernel: no file of the user's.
+  const bool shared_anon = absl::StartsWith(f.path, "/dev/zero");
+  if (!shared_anon && (!f.path.empty() || f.file_backed)) {
     // .NET maps executable memory twice through a memfd (W^X).
     if (absl::StrContains(f.path, "memfd:doublemapper")) return RegionKind::kJitCode;
     if (f.origin == StackRole::kLoader || f.executable_file || IsImagePath(f.path) || (f.prot & PROT_EXEC)) {

@@ -330,6 +330,11 @@ TEST(RegionKindTest, FilesAndImages) {
   f.path = "";
   f.file_backed = true;
   EXPECT_EQ(KindOf(f), RegionKind::kFile);
+  // Shared anonymous memory, as the kernel names it (Python's mmap.mmap(-1, n)).
+  f.path = "/dev/zero (deleted)";
+  f.file_backed = false;
+  f.prot = PROT_READ | PROT_WRITE;
+  EXPECT_EQ(KindOf(f), RegionKind::kAnon);
   // ld.so's zero-filled bss of a library: anonymous, but part of the image.
   EXPECT_EQ(RoleOf(kCLdBss), StackRole::kLoader);
   EXPECT_EQ(Anon(kCLdBss), RegionKind::kImage);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -35,6 +36,26 @@ std::optional<std::string> TeardownNote(const index::TraceIndex& idx, const std:
   return std::nullopt;
 }
 
+// perf -a (`pageblame record -p` of a process alone in its cgroup: per CPU,
+// limited to the cgroup) lists every process of the machine at its start.
+bool SystemWide(const perf::FileInfo& info) {
+  for (const std::string& arg : info.cmdline) {
+    if (arg == "-a" || arg == "--all-cpus") return true;
+  }
+  return false;
+}
+
+// Of `procs`, those with a memory call in the trace; all of them if none has.
+std::vector<uint32_t> WithCalls(const index::TraceIndex& idx, const std::vector<uint32_t>& procs) {
+  absl::flat_hash_set<uint32_t> pids;
+  for (size_t i = 0; i < idx.num_events(); ++i) pids.insert(idx.event(EventId(static_cast<uint32_t>(i))).pid);
+  std::vector<uint32_t> out;
+  for (uint32_t p : procs) {
+    if (pids.contains(idx.process(p).pid)) out.push_back(p);
+  }
+  return out.empty() ? procs : out;
+}
+
 }  // namespace
 
 std::vector<uint32_t> ProcessesOf(const index::TraceIndex& idx, std::optional<uint32_t> pid) {
@@ -49,6 +70,11 @@ std::vector<uint32_t> ProcessesOf(const index::TraceIndex& idx, std::optional<ui
 }
 
 std::string PidList(const index::TraceIndex& idx) { return absl::StrJoin(idx.Pids(), ", "); }
+
+std::vector<uint32_t> DefaultProcesses(const replay::LoadedTrace& trace) {
+  std::vector<uint32_t> all = ProcessesOf(trace.index(), std::nullopt);
+  return SystemWide(trace.info()) ? WithCalls(trace.index(), all) : all;
+}
 
 absl::Status CheckPid(const index::TraceIndex& idx, std::optional<uint32_t> pid) {
   if (!pid || !idx.ProcessesWithPid(*pid).empty()) return absl::OkStatus();
@@ -68,7 +94,16 @@ absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const replay:
   RETURN_IF_ERROR(CheckPid(idx, request.pid));
   Selection out;
   out.pid = request.pid;
-  out.processes = ProcessesOf(idx, request.pid);
+  out.processes = request.pid ? ProcessesOf(idx, request.pid) : DefaultProcesses(trace);
+  if (!request.pid) {
+    const size_t all = idx.num_processes();
+    if (out.processes.size() < all) {
+      out.notes.push_back(absl::StrFormat(
+          "note: a system-wide recording: the %u process entries with memory calls are shown, not the %u "
+          "others perf listed at its start (--pid PID shows any one)",
+          out.processes.size(), all - out.processes.size()));
+    }
+  }
   ASSIGN_OR_RETURN(out.at, ResolveMoment(request.at, idx, out.processes, peak));
   if (request.at.kind == TimeSpec::Kind::kEnd) {
     if (std::optional<std::string> note = TeardownNote(idx, out.processes)) out.notes.push_back(*note);

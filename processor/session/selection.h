@@ -8,7 +8,8 @@
 //
 // A pid names every process entry with that pid (a reused pid, an exec'd
 // program: several), ordered by start; no pid names every entry, by pid
-// then start. A pid not in the trace, or a time outside it, is a usage
+// then start — in a system-wide recording (perf -a), every entry that made
+// a memory call (with a note saying how many others there are). A pid not in the trace, or a time outside it, is a usage
 // error (base/usage_error.h) naming the trace's pids or span.
 #ifndef PAGEBLAME_SESSION_SELECTION_H_
 #define PAGEBLAME_SESSION_SELECTION_H_
@@ -46,6 +47,9 @@ enum class PeakOf { kMapped, kCommitted };
 
 // The process entries `pid` names (every entry without one).
 std::vector<uint32_t> ProcessesOf(const index::TraceIndex& idx, std::optional<uint32_t> pid);
+// What no --pid names: every entry, or in a system-wide recording those with
+// a memory call (all if none has one).
+std::vector<uint32_t> DefaultProcesses(const replay::LoadedTrace& trace);
 // The trace's pids, "12115, 12116", for messages.
 std::string PidList(const index::TraceIndex& idx);
 // The usage error for a pid the trace does not have, or OK.

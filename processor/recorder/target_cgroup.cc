@@ -1,0 +1,88 @@
+#include "processor/recorder/target_cgroup.h"
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace pageblame::recorder {
+namespace {
+
+std::string ReadText(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+// mountinfo lines: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS".
+// perf looks for a v1 perf_event hierarchy first (cgroupfs_find_mountpoint()).
+std::optional<TargetCgroup::Mount> TargetCgroup::PerfHierarchy(absl::string_view mountinfo) {
+  std::optional<Mount> v2;
+  for (absl::string_view line : absl::StrSplit(mountinfo, '\n', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> halves = absl::StrSplit(line, " - ");
+    if (halves.size() != 2) continue;
+    const std::vector<absl::string_view> left = absl::StrSplit(halves[0], ' ', absl::SkipEmpty());
+    const std::vector<absl::string_view> right = absl::StrSplit(halves[1], ' ', absl::SkipEmpty());
+    if (left.size() < 5 || right.size() < 3) continue;
+    if (right[0] == "cgroup") {
+      for (absl::string_view opt : absl::StrSplit(right[2], ',')) {
+        if (opt == "perf_event") return Mount{std::string(left[4]), true};
+      }
+    } else if (right[0] == "cgroup2" && !v2) {
+      v2 = Mount{std::string(left[4]), false};
+    }
+  }
+  return v2;
+}
+
+std::optional<std::string> TargetCgroup::PathIn(absl::string_view proc_cgroup, bool v1) {
+  for (absl::string_view line : absl::StrSplit(proc_cgroup, '\n', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> f = absl::StrSplit(line, absl::MaxSplits(':', 2));
+    if (f.size() != 3) continue;
+    bool match = !v1 && f[0] == "0" && f[1].empty();
+    if (v1) {
+      for (absl::string_view c : absl::StrSplit(f[1], ',')) match = match || c == "perf_event";
+    }
+    if (match) return std::string(f[2]);
+  }
+  return std::nullopt;
+}
+
+bool TargetCgroup::OnlyMember(absl::string_view procs, uint32_t pid) {
+  bool found = false;
+  for (absl::string_view line : absl::StrSplit(procs, '\n', absl::SkipEmpty())) {
+    uint32_t p = 0;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &p) || p != pid) return false;
+    found = true;
+  }
+  return found;
+}
+
+std::optional<std::string> TargetCgroup::SoleCgroupOf(uint32_t pid, std::string* why_not) {
+  const std::optional<Mount> mount = PerfHierarchy(ReadText("/proc/self/mountinfo"));
+  if (!mount) {
+    *why_not = "no cgroup hierarchy perf can use is mounted";
+    return std::nullopt;
+  }
+  const std::optional<std::string> path = PathIn(ReadText(absl::StrCat("/proc/", pid, "/cgroup")), mount->v1);
+  if (!path || path->empty() || *path == "/") {
+    *why_not = absl::StrCat("pid ", pid, " is in the root cgroup, with every other process");
+    return std::nullopt;
+  }
+  const std::string procs = ReadText(absl::StrCat(mount->path, *path, "/cgroup.procs"));
+  if (!OnlyMember(procs, pid)) {
+    *why_not = absl::StrCat("its cgroup ", *path, " holds other processes too");
+    return std::nullopt;
+  }
+  return std::string(absl::StripPrefix(*path, "/"));
+}
+
+}  // namespace pageblame::recorder
