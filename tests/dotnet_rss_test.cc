@@ -11,7 +11,10 @@
 //     resident bytes equal the truth's filled bytes, page-rounded at the exit
 //     snapshot and byte-exact at the requested one (--at), and no page of the
 //     managed heap is credited to a native leak's method;
-//   - neither answer warns (the snapshot file is the trace's).
+//   - neither answer warns (the snapshot file is the trace's);
+//   - `attribute --unaccounted` at the requested snapshot, from the runtime
+//     table record saved then (no dump): every native leak's pages, none of
+//     the managed heap's.
 // Skipped (GTEST_SKIP) when the recording script skips: not root, no perf
 // tracepoints, no dotnet (its exit 77 and message).
 #include <dirent.h>
@@ -267,6 +270,38 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
     }
   }
   EXPECT_EQ(reserved_regions, 1);
+
+  // No dump at all: `record` saved the runtime's table (ClrMD) at the
+  // requested snapshot, and `attribute --unaccounted` takes the address
+  // space from the trace at that moment, minus that table. Every native
+  // leak's pages are in the answer, credited to its C# method with all its
+  // filled bytes resident; no page of the managed heap is.
+  // Its moment is the table's own (taken just after the requested snapshot):
+  // --at that moment takes it, and that snapshot.
+  const size_t said = log.find(absl::StrCat("the .NET runtime's table of pid ", pid, " at "));
+  ASSERT_NE(said, std::string::npos) << log;
+  const std::string table_at = log.substr(said, log.find('\n', said) - said);
+  EXPECT_THAT(table_at, HasSubstr(" saved in " + trace + ".runtime/")) << table_at;
+  const std::string at = table_at.substr(table_at.find(" at ") + 4, table_at.find(" saved") - table_at.find(" at ") - 4);
+  CliRun unaccounted = Pageblame("attribute --json --unaccounted -i " + trace + " --pid " + pid_text + " --at " + at +
+                                 " --perf-map-dir " + dir);
+  ASSERT_EQ(unaccounted.exit_code, 0) << unaccounted.err;
+  EXPECT_THAT(unaccounted.err, HasSubstr("saved by record then"));
+  const Json u = Json::parse(unaccounted.out);
+  EXPECT_NEAR(u["rss_snapshot_time"].get<double>(), requested->time / 1e9, 1e-6);
+  PageSet answer_pages;
+  for (const Json& r : u["regions"]) {
+    answer_pages.Add(PageFloor(std::stoull(r["start"].get<std::string>(), nullptr, 16)),
+                     PageCeil(std::stoull(r["end"].get<std::string>(), nullptr, 16)));
+  }
+  EXPECT_TRUE(native_pages.Minus(answer_pages).empty()) << "native pages not unaccounted: "
+                                                        << native_pages.Minus(answer_pages).Describe();
+  EXPECT_TRUE(managed_pages.Intersect(answer_pages).empty())
+      << "managed pages unaccounted: " << managed_pages.Intersect(answer_pages).Describe();
+  by_method = RssByMethod(u);
+  for (const auto& [method, bytes] : filled) {
+    EXPECT_GE(by_method[method], bytes) << method << " in --unaccounted";
+  }
 }
 
 }  // namespace

@@ -316,6 +316,90 @@ TEST(DotnetHuntTest, ACutOrForeignJitdumpIsSaidAndTheAnswerStands) {
   EXPECT_THAT(run.out, HasSubstr("malloc <- Program::LeakNativeMemory <- Program::Main"));
 }
 
+// The pages of an attribute --json answer's regions.
+PageSet AnswerPages(const Json& answer) {
+  PageSet out;
+  for (const Json& r : answer["regions"]) out.Add(Hex(r["start"]) & ~(kPage - 1), (Hex(r["end"]) + kPage - 1) & ~(kPage - 1));
+  return out;
+}
+
+// The truth's pages: the native leaks' and the managed arrays'.
+void TruthPages(const Hunt& h, PageSet* native, PageSet* managed) {
+  for (const TruthRange& t : h.truth) {
+    if (IsReservedOnly(t)) continue;
+    PageSet p = PagesOf(t);
+    for (const auto& [start, end] : p.ranges()) (IsManaged(t) ? managed : native)->Add(start, end);
+  }
+}
+
+// --unaccounted needs no dump: the address space is the trace's own at the
+// moment asked (here the end), minus the runtime's table. Every native
+// leak's pages are in the answer and no managed array's, and the top rows
+// are the five leaking C# methods.
+TEST(DotnetHuntTest, UnaccountedFromTheTraceMinusTheRuntimeTable) {
+  const Hunt& h = TheHunt();
+  CliRun run = Pageblame("attribute --json --unaccounted -i " + h.trace + " --pid " + h.pid + " --maddress " +
+                         h.runtime_table + kSymbols());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("of its"));
+  EXPECT_THAT(run.err, HasSubstr("accessible memory is not in the runtime's table (" + h.runtime_table + ")"));
+  const Json answer = Json::parse(run.out);
+  PageSet native, managed;
+  TruthPages(h, &native, &managed);
+  const PageSet pages = AnswerPages(answer);
+  EXPECT_TRUE(native.Minus(pages).empty()) << native.Minus(pages).Describe();
+  EXPECT_TRUE(managed.Intersect(pages).empty()) << managed.Intersect(pages).Describe();
+  CliRun text = Pageblame("attribute --unaccounted -i " + h.trace + " --pid " + h.pid + " --maddress " +
+                          h.runtime_table + kSymbols());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* method : {"Program::LeakNativeMemory", "Program::LeakNativeMmap", "Program::LeakHGlobal",
+                             "Program::LeakMemoryMappedFile"}) {
+    EXPECT_THAT(text.out, HasSubstr(method));
+  }
+}
+
+// The table `record` saves beside the trace (TRACE.runtime/PID-TIME.txt):
+// the latest at or before the moment asked; one older than the trace is
+// another recording's and is not used.
+TEST(DotnetHuntTest, UnaccountedTakesTheTableRecordSaved) {
+  const Hunt& h = TheHunt();
+  const std::string dir = ScratchPath("saved-table");
+  const std::string trace = dir + "/dotnet-leak.data";
+  ASSERT_EQ(Shell("mkdir -p '" + trace + ".runtime' && ln -s '" + h.trace + "' '" + trace + "' && cp '" +
+                  h.runtime_table + "' '" + trace + ".runtime/" + h.pid + "-99999000000000.txt'")
+                .exit_code,
+            0);
+  CliRun run = Pageblame("attribute --json --unaccounted -i " + trace + " --pid " + h.pid + kSymbols());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr(".runtime/" + h.pid + "-99999000000000.txt, saved by record then"));
+  EXPECT_THAT(run.err, HasSubstr("pid " + h.pid + " at 99999.000000"));
+  PageSet native, managed;
+  TruthPages(h, &native, &managed);
+  EXPECT_TRUE(native.Minus(AnswerPages(Json::parse(run.out))).empty());
+
+  const std::string stale = ScratchPath("stale-table") + "/dotnet-leak.data";
+  ASSERT_EQ(Shell("mkdir -p '" + stale + ".runtime' && ln -s '" + h.trace + "' '" + stale + "' && cp '" +
+                  h.runtime_table + "' '" + stale + ".runtime/" + h.pid + "-1000.txt'")
+                .exit_code,
+            0);
+  run = Pageblame("attribute --unaccounted -i " + stale + " --pid " + h.pid);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("no .NET runtime table of pid " + h.pid + " saved beside " + stale));
+  EXPECT_THAT(run.err, HasSubstr("--maddress FILE"));
+}
+
+// Bad requests: regions from two places, no process chosen among several.
+TEST(DotnetHuntTest, UnaccountedSaysWhatIsMissing) {
+  const Hunt& h = TheHunt();
+  CliRun run = Pageblame("attribute --unaccounted -i " + h.trace + " --pid " + h.pid + " --regions " +
+                         h.runtime_table);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("not with --regions or --address"));
+  run = Pageblame("attribute --unaccounted -i " + h.trace + " --maddress " + h.runtime_table);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("choose it with --pid"));
+}
+
 // SOS eeheap (what `dotnet-dump analyze DUMP -c eeheap` prints on Linux) is
 // a runtime table too: the GC's regions and the loader heaps, no images.
 // The diff of the dump against it leaves the app's native memory and none

@@ -13,6 +13,8 @@
 #include "processor/regions/page_diff.h"
 #include "processor/regions/region_merger.h"
 #include "processor/regions/region_table_reader.h"
+#include "processor/report/syscall_format.h"
+#include "processor/session/unaccounted.h"
 #include "processor/report/attribute_render.h"
 #include "processor/report/attribute_report.h"
 #include "processor/report/diff_report.h"
@@ -27,7 +29,8 @@ const CommandSpec& AttributeSpec() {
     CommandSpec s;
     s.name = "attribute";
     s.help = absl::StrCat(
-        "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M)\n"
+        "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M |\n"
+        "                           --unaccounted [--maddress M])\n"
         "                           [--pid PID] [--at T] [--by commit|create] [--kind K]\n"
         "                           [--detail] [--format text|json|folded|pprof] [-o FILE] [-v]\n"
         "Who made the regions' bytes in process PID at time T: first the call stacks\n"
@@ -41,6 +44,11 @@ const CommandSpec& AttributeSpec() {
         "                        says so)\n"
         "  --address A --maddress M\n"
         "                        the unaccounted pieces of 'pageblame diff A M'\n"
+        "  --unaccounted         the process's memory the .NET runtime does not own, from\n"
+        "                        the trace alone: its mappings as replayed at the moment\n"
+        "                        of the runtime table record saved (the latest at or\n"
+        "                        before --at), minus that table; --maddress M: minus M,\n"
+        "                        at --at\n"
         "  --format text|json|folded|pprof\n"
         "                        folded: flame-graph input (flamegraph.pl, inferno,\n"
         "                        speedscope), bytes as the count; pprof: a gzipped\n"
@@ -56,7 +64,7 @@ const CommandSpec& AttributeSpec() {
     s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by", "--output", "--kind", "--sort"});
     s.value_flags.insert(kFramesFlags.begin(), kFramesFlags.end());
     s.bool_flags = kTraceBoolFlags;
-    s.bool_flags.insert("--detail");
+    s.bool_flags.insert({"--detail", "--unaccounted"});
     s.aliases = kTraceAliases;
     s.aliases["-o"] = "--output";
     return s;
@@ -86,6 +94,15 @@ void PrintOverlap(const regions::MergedRegions& m, const std::string& name) {
 }
 
 int Usage(const std::string& what) { return CommandUsage(AttributeSpec(), what); }
+
+// Where the regions of --unaccounted come from, and how much they are.
+void SayUnaccounted(const session::Unaccounted& u) {
+  std::fprintf(stderr,
+               "pageblame: pid %u at %s: %s of its %s accessible memory is not in the runtime's table (%s%s)\n",
+               u.pid, report::FormatTime(u.time).c_str(), report::HumanBytes(u.bytes).c_str(),
+               report::HumanBytes(u.committed).c_str(), u.table.c_str(),
+               u.saved ? ", saved by record then" : "");
+}
 
 }  // namespace
 
@@ -149,8 +166,15 @@ int RunAttribute(const std::vector<std::string>& argv) {
   if (!kinds.ok()) return Usage(std::string(kinds.status().message()));
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
-  std::optional<std::vector<regions::Region>> regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
-  if (!regions) return rc;
+  const bool unaccounted = args->Has("--unaccounted");
+  if (unaccounted && (args->Value("--regions") || args->Value("--address"))) {
+    return Usage("--unaccounted takes the regions from the trace: not with --regions or --address");
+  }
+  std::optional<std::vector<regions::Region>> regions;
+  if (!unaccounted) {
+    regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
+    if (!regions) return rc;
+  }
   auto out = OutputFile::Open(args->Value("--output"), args->ValuesExcept("--output"));
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
@@ -165,6 +189,15 @@ int RunAttribute(const std::vector<std::string>& argv) {
   o.rank_by = Ranking(*sort, *rss);
   o.pid = resolved->pid;
   o.at = resolved->at;
+  if (unaccounted) {
+    auto u = session::UnaccountedOf(**trace, args->Value("--input").value_or("perf.data"), *resolved,
+                                    args->Value("--maddress"));
+    if (!u.ok()) return ReportError(u.status());
+    SayUnaccounted(*u);
+    o.pid = u->pid;
+    o.at = u->time;
+    regions = std::move(u->pieces);
+  }
   o.by = by_commit ? report::CreditBy::kCommit : report::CreditBy::kCreate;
   // Kinds come from the stacks, symbolized once here and kept for the answer.
   report::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());

@@ -25,6 +25,8 @@
 #include "processor/recorder/dotnet_ipc_client.h"
 #include "processor/recorder/perf_run.h"
 #include "processor/recorder/target_cgroup.h"
+#include "processor/regions/runtime_table_store.h"
+#include "processor/cli/runtime_table_saver.h"
 #include "processor/session/selection.h"
 #include "processor/residency/snapshot_file.h"
 #include "processor/replay/trace_loader.h"
@@ -38,12 +40,14 @@ const CommandSpec& RecordSpec() {
     s.name = "record";
     s.help =
         "usage: pageblame record [-o FILE] [--call-graph dwarf|fp] [--rss-every SECONDS]\n"
-        "                        (-p PID | -- CMD [ARGS...])\n"
+        "                        (-p PID [--per-thread] | -- CMD [ARGS...])\n"
         "Records the memory syscalls (mmap, munmap, brk, mremap, mprotect,\n"
         "pkey_mprotect, madvise: those this kernel has) of a new or running process\n"
         "with their call stacks, by running perf (as root, or with\n"
         "kernel.perf_event_paranoid=-1), and which of their pages are in RAM\n"
-        "(residency snapshots, into FILE.rss). Stop an attached recording with Ctrl-C\n"
+        "(residency snapshots, into FILE.rss; for a .NET process also the runtime's own\n"
+        "table at the stop and at each requested snapshot, into FILE.runtime/, for\n"
+        "'attribute --unaccounted'). Stop an attached recording with Ctrl-C\n"
         "(or SIGINT/SIGTERM to this process: a last snapshot, then perf gets it and\n"
         "writes the trace). Ask for a snapshot at any moment with\n"
         "  kill -USR1 $(pgrep -f 'pageblame record')\n"
@@ -151,14 +155,7 @@ std::string ValueOf(const std::vector<std::string>& env, absl::string_view name)
 
 // A runtime that embeds coreclr in its executable (single-file apps) maps
 // no libcoreclr.so; its diagnostics socket tells it apart instead.
-bool MapsLibCoreclr(uint32_t pid) {
-  std::ifstream f(absl::StrCat("/proc/", pid, "/maps"));
-  std::string line;
-  while (std::getline(f, line)) {
-    if (absl::EndsWith(line, "/libcoreclr.so")) return true;
-  }
-  return false;
-}
+bool MapsLibCoreclr(uint32_t pid) { return RuntimeTableSaver::IsDotnet(pid); }
 
 constexpr char kDotnetFix[] =
     "its JIT frames will show as [unknown] /memfd:doublemapper; start it with "
@@ -335,6 +332,19 @@ void SayWhereTheOldTraceGoes(const RecordPlan& plan) {
                        : "");
 }
 
+// The .NET runtime tables of the trace perf is about to keep as FILE.old go
+// with it (as its snapshots do).
+void SetAsideRuntimeTables(const RecordPlan& plan) {
+  struct stat st;
+  if (plan.SnapshotPath().empty() || ::stat(plan.output.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size == 0) {
+    return;
+  }
+  if (absl::Status s = regions::RuntimeTableStore::SetAside(plan.output, /*trace_moves=*/true); !s.ok()) {
+    std::fprintf(stderr, "pageblame record: warning: %s\n", std::string(s.message()).c_str());
+  }
+}
+
 // Per CPU limited to the process's cgroup when it is alone in one: perf
 // attached per thread spins once a thread that existed at the attach ends
 // (recorder/target_cgroup.h). Said either way: what is recorded differs.
@@ -415,12 +425,17 @@ int RunRecord(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
   }
   SayWhereTheOldTraceGoes(*plan);
+  SetAsideRuntimeTables(*plan);
+  RuntimeTableSaver tables(plan->output);
   recorder::PerfRunOptions run_options;
   run_options.argv = plan->PerfArgv();
   run_options.env = plan->ExtraEnvironment();
   run_options.trace = plan->output;
   run_options.attach = plan->pid;
   run_options.stop_when_attached_ends = !plan->cgroup.empty();
+  run_options.on_snapshot = [&tables](const std::vector<uint32_t>& pids, residency::SnapshotReason reason) {
+    tables.OnSnapshot(pids, reason);
+  };
   run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
   const std::optional<recorder::DotnetIpcClient> dotnet =
       plan->pid ? TurnOnDotnetPerfMap(*plan->pid) : std::nullopt;

@@ -100,6 +100,7 @@ PerfRunResult RunPerf(const PerfRunOptions& o) {
                     o.attach ? RecordedProcesses::ForAttach(*o.attach) : RecordedProcesses::ForCommand(perf), perf,
                     signal_fd, o.rss_every);
   if (o.attach && o.stop_when_attached_ends) loop.StopPerfWhenGone(*o.attach);
+  if (o.on_snapshot) loop.OnSnapshot(o.on_snapshot);
   loop.Start();
   ExitTracer::ExitHook on_exit;
   if (taker && !o.attach) {

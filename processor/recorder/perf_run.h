@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "processor/recorder/snapshot_loop.h"
 #include "processor/recorder/snapshot_taker.h"
 
 namespace pageblame::recorder {
@@ -32,6 +33,9 @@ struct PerfRunOptions {
   // perf records per CPU (-a -G): it does not end when `attach` does, so
   // the recorder stops it then.
   bool stop_when_attached_ends = false;
+  // After each snapshot, on the recorder's thread, before a stop signal is
+  // passed on to perf (SnapshotLoop::OnSnapshot).
+  SnapshotLoop::SnapshotHook on_snapshot;
   // Seconds between snapshots; 0: no snapshots at all (no file, no tracing).
   double rss_every = 1;
   clockid_t clockid = CLOCK_MONOTONIC;  // perf's --clockid

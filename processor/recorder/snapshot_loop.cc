@@ -112,6 +112,7 @@ void SnapshotLoop::Snapshot(residency::SnapshotReason reason, bool say) {
   if (taker_ == nullptr) return;
   const std::vector<uint32_t> pids = processes_.Update();
   const size_t n = taker_->Take(pids, reason);
+  if (on_snapshot_) on_snapshot_(pids, reason);
   if (say) {
     const TakerSummary s = taker_->Summary();
     std::fprintf(stderr, "pageblame record: %s snapshot of %zu %s written to %s\n",

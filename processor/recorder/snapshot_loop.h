@@ -19,7 +19,9 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <thread>
+#include <vector>
 
 #include "processor/recorder/recorded_processes.h"
 #include "processor/recorder/snapshot_taker.h"
@@ -40,6 +42,10 @@ class SnapshotLoop {
   // recording perf does not end by itself when the process does (per CPU,
   // limited to its cgroup).
   void StopPerfWhenGone(uint32_t pid);
+  // Before Start: called on this loop's thread after each snapshot with the
+  // processes it was of (record saves .NET runtime tables then).
+  using SnapshotHook = std::function<void(const std::vector<uint32_t>& pids, residency::SnapshotReason reason)>;
+  void OnSnapshot(SnapshotHook hook) { on_snapshot_ = std::move(hook); }
   void Start();
   // Ends the thread. With `stop_snapshot` (perf ended by itself, and well:
   // the command or the attached process ended) then takes a stop snapshot
@@ -64,6 +70,7 @@ class SnapshotLoop {
   uint32_t target_ = 0;
   bool stopped_ = false;    // a stop snapshot was taken
   std::thread thread_;
+  SnapshotHook on_snapshot_;
 };
 
 }  // namespace pageblame::recorder

@@ -1,0 +1,48 @@
+// RuntimeTableSaver: while `pageblame record` records, the .NET runtime's
+// own table of each recorded .NET process, saved beside the trace at the stop
+// snapshot and at each requested one (SIGUSR1), so that `attribute -i TRACE
+// --unaccounted` needs no dump (regions/runtime_table_store.h). Each table is
+// `pageblame dotnet-regions -p PID` run as a child of this program (ClrMD
+// stops the process while it reads: ~0.1-0.5 s, which is why periodic
+// snapshots do not take one). A failure (no ClrMD helper, no dotnet) is said
+// once, and the recording goes on.
+//
+//   RuntimeTableSaver saver("app.data");
+//   run_options.on_snapshot = [&](auto& pids, auto reason) { saver.OnSnapshot(pids, reason); };
+#ifndef PAGEBLAME_CLI_RUNTIME_TABLE_SAVER_H_
+#define PAGEBLAME_CLI_RUNTIME_TABLE_SAVER_H_
+
+#include <time.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "processor/residency/residency_snapshot.h"
+
+namespace pageblame::cli {
+
+class RuntimeTableSaver {
+ public:
+  // `clock`: the trace's (perf's -k).
+  explicit RuntimeTableSaver(std::string trace, clockid_t clock = CLOCK_MONOTONIC)
+      : trace_(std::move(trace)), clock_(clock) {}
+
+  void OnSnapshot(const std::vector<uint32_t>& pids, residency::SnapshotReason reason);
+  int saved() const { return saved_; }
+
+  // Whether `pid` runs .NET (maps libcoreclr.so).
+  static bool IsDotnet(uint32_t pid);
+
+ private:
+  void Save(uint32_t pid);
+
+  const std::string trace_;
+  const clockid_t clock_;
+  int saved_ = 0;
+  bool failed_ = false;  // said once
+};
+
+}  // namespace pageblame::cli
+
+#endif  // PAGEBLAME_CLI_RUNTIME_TABLE_SAVER_H_

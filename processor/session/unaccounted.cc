@@ -1,0 +1,106 @@
+#include "processor/session/unaccounted.h"
+
+#include <sys/mman.h>
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "processor/base/status_macros.h"
+#include "processor/base/usage_error.h"
+#include "processor/regions/page_diff.h"
+#include "processor/regions/region_table_reader.h"
+#include "processor/regions/runtime_table_store.h"
+#include "processor/report/syscall_format.h"
+
+namespace pageblame::session {
+namespace {
+
+std::string Perms(const index::RegionAttrs& a) {
+  return absl::StrCat((a.prot & PROT_READ) ? "r" : "-", (a.prot & PROT_WRITE) ? "w" : "-",
+                      (a.prot & PROT_EXEC) ? "x" : "-", (a.flags & MAP_SHARED) ? "s" : "p");
+}
+
+// The one pid the answer is about: --pid, else the only process selected.
+absl::StatusOr<uint32_t> OnePid(const index::TraceIndex& idx, const Selection& selection) {
+  if (selection.pid) return *selection.pid;
+  std::set<uint32_t> pids;
+  for (uint32_t p : selection.processes) pids.insert(idx.process(p).pid);
+  if (pids.size() == 1) return *pids.begin();
+  return UsageError(absl::StrCat("--unaccounted is about one process: choose it with --pid (the trace's: ",
+                                 absl::StrJoin(pids, ", "), ")"));
+}
+
+// The entry of `pid` alive at `time` (a reused pid has several), else its last.
+uint32_t EntryAt(const index::TraceIndex& idx, uint32_t pid, uint64_t time) {
+  const std::vector<uint32_t> entries = idx.ProcessesWithPid(pid);
+  for (uint32_t p : entries) {
+    const index::Process& proc = idx.process(p);
+    if (proc.t_start <= time && time < proc.t_exit) return p;
+  }
+  return entries.back();
+}
+
+absl::StatusOr<regions::RuntimeTableStore::Entry> SavedTable(const replay::LoadedTrace& trace,
+                                                               const std::string& trace_path, uint32_t pid,
+                                                               uint64_t at) {
+  const std::vector<regions::RuntimeTableStore::Entry> all = regions::RuntimeTableStore::List(trace_path);
+  std::vector<regions::RuntimeTableStore::Entry> ours;
+  // A table older than the trace is another recording's (a stale directory).
+  for (const auto& e : all) {
+    if (e.time >= trace.index().stats().first_time) ours.push_back(e);
+  }
+  if (std::optional<regions::RuntimeTableStore::Entry> e = regions::RuntimeTableStore::Latest(ours, pid, at)) {
+    return *e;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "no .NET runtime table of pid ", pid, " saved beside ", trace_path, " at or before ",
+      report::FormatTime(at), " (", regions::RuntimeTableStore::DirFor(trace_path),
+      "/): `pageblame record` saves one when it stops recording a .NET process, and on SIGUSR1, with snapshots "
+      "on; or give one: --maddress FILE (pageblame dotnet-regions, SOS eeheap)"));
+}
+
+}  // namespace
+
+regions::RegionTable AddressSpaceAt(const index::TraceIndex& idx, uint32_t process, uint64_t time) {
+  regions::RegionTable t;
+  t.format = "maps";
+  for (VersionId v : idx.RegionsAt(process, time)) {
+    const index::Version& ver = idx.version(v);
+    regions::Region r;
+    r.start = ver.start;
+    r.end = ver.end;
+    r.protect = Perms(ver.attrs);
+    if (ver.attrs.path.valid()) r.usage = std::string(idx.strings().Get(ver.attrs.path));
+    t.regions.push_back(std::move(r));
+  }
+  return t;
+}
+
+absl::StatusOr<Unaccounted> UnaccountedOf(const replay::LoadedTrace& trace, const std::string& trace_path,
+                                          const Selection& selection,
+                                          const std::optional<std::string>& runtime_table) {
+  const index::TraceIndex& idx = trace.index();
+  Unaccounted out;
+  ASSIGN_OR_RETURN(out.pid, OnePid(idx, selection));
+  out.time = selection.at;
+  if (runtime_table) {
+    out.table = *runtime_table;
+  } else {
+    ASSIGN_OR_RETURN(regions::RuntimeTableStore::Entry e, SavedTable(trace, trace_path, out.pid, selection.at));
+    out.table = e.path;
+    out.time = e.time;
+    out.saved = true;
+  }
+  ASSIGN_OR_RETURN(regions::RegionTable runtime, regions::RegionTableReader::DetectAndParse(out.table));
+  const regions::RegionTable space = AddressSpaceAt(idx, EntryAt(idx, out.pid, out.time), out.time);
+  for (const regions::Region& r : space.regions) {
+    if (space.IsCommitted(r)) out.committed += r.size();
+  }
+  regions::DiffResult d = regions::Diff(space, runtime);
+  out.bytes = d.unaccounted.bytes;
+  out.pieces = std::move(d.unaccounted.pieces);
+  return out;
+}
+
+}  // namespace pageblame::session
