@@ -255,7 +255,7 @@ std::vector<DotnetRow> ReadDotnetTruth() {
 }
 
 // The time of the enter of `pid`'s marker call madvise(addr, 0, 0)
-// (docs/dotnet.md), read from the trace's samples; kLive if none.
+// (docs/dotnet-reference.md), read from the trace's samples; kLive if none.
 uint64_t MarkerTime(const std::string& trace, uint32_t pid, uint64_t addr) {
   auto reader = perf::PerfReader::Open(TracePath(trace));
   EXPECT_TRUE(reader.ok()) << reader.status();
@@ -281,7 +281,7 @@ uint64_t MarkerTime(const std::string& trace, uint32_t pid, uint64_t addr) {
   return index::kLive;
 }
 
-// A real .NET 10 app (docs/dotnet.md): DWARF through glibc and
+// A real .NET 10 app (docs/dotnet-reference.md): DWARF through glibc and
 // libcoreclr.so, then the rbp chain through JIT code (memfd:doublemapper,
 // named by perf-23474.map beside the trace) up to the C# method. GC memory
 // is reserved at startup; the method that made it usable is its commit's.
