@@ -88,5 +88,12 @@ grep -q "^pid $APP_PID " "$WORK/maps.txt" || fail "maps does not show pid $APP_P
 # ones are one region: counted by their calls).
 made=$(grep "mmap at .* by $APP_PID" "$WORK/maps.txt" | awk '{n += 1; if (match($0, /\(\+[0-9]+ more calls\)/)) n += substr($0, RSTART + 2, RLENGTH - 14)} END {print n + 0}')
 ((made >= 100)) || { head -40 "$WORK/maps.txt" >&2; fail "only $made mappings made by $APP_PID during the trace"; }
-log "passed: $made mappings of pid $APP_PID recorded per CPU in its cgroup"
+# A crowded cgroup (more than 8 processes) is not recorded whole: per thread.
+SLEEPERS=()
+for _ in $(seq 1 9); do sleep 60 & SLEEPERS+=($!); echo $! >"$CG/cgroup.procs"; done
+"$PAGEBLAME" record --dry-run -o "$WORK/b.data" -p "${SLEEPERS[0]}" >"$WORK/dry.out" 2>"$WORK/dry.err"
+kill "${SLEEPERS[@]}" 2>/dev/null; wait "${SLEEPERS[@]}" 2>/dev/null
+grep -q -- "-d -p ${SLEEPERS[0]}" "$WORK/dry.out" || { cat "$WORK/dry.out" "$WORK/dry.err" >&2; fail "a crowded cgroup was recorded per CPU"; }
+grep -q "holds 9 processes" "$WORK/dry.err" || { cat "$WORK/dry.err" >&2; fail "record did not say why per thread"; }
+log "passed: $made mappings of pid $APP_PID recorded per CPU in its cgroup; a cgroup of 9 processes per thread"
 exit 0

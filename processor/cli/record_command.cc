@@ -55,8 +55,9 @@ const CommandSpec& RecordSpec() {
         "                        as FILE.old (perf's rule), its FILE.rss as FILE.old.rss\n"
         "  -p, --pid PID         attach to a running process (perf record -d: the\n"
         "                        mappings it already has are reported too); per CPU,\n"
-        "                        limited to its cgroup when it is alone in one (a\n"
-        "                        service, a container), else per thread\n"
+        "                        limited to its cgroup when that holds at most 8\n"
+        "                        processes (a service, a container: all recorded),\n"
+        "                        else per thread\n"
         "  --per-thread          with -p: per thread (perf -p) even then\n"
         "  --call-graph dwarf|fp dwarf (default): copies 16 KiB of stack per call and\n"
         "                        unwinds it later, so stacks reach your code through a\n"
@@ -345,17 +346,21 @@ void SetAsideRuntimeTables(const RecordPlan& plan) {
   }
 }
 
-// Per CPU limited to the process's cgroup when it is alone in one: perf
+// Per CPU limited to the process's cgroup when that is small: perf
 // attached per thread spins once a thread that existed at the attach ends
 // (recorder/target_cgroup.h). Said either way: what is recorded differs.
 void ChooseCgroup(RecordPlan* plan) {
   std::string why_not;
-  if (std::optional<std::string> g = recorder::TargetCgroup::SoleCgroupOf(*plan->pid, &why_not)) {
-    plan->cgroup = *g;
+  if (std::optional<recorder::TargetCgroup::Choice> c = recorder::TargetCgroup::SmallCgroupOf(*plan->pid, &why_not)) {
+    plan->cgroup = c->cgroup;
+    const std::string who =
+        c->members == 1 ? absl::StrCat("pid ", *plan->pid, " is alone in cgroup ", c->cgroup)
+                        : absl::StrCat("pid ", *plan->pid, " shares cgroup ", c->cgroup, " with ", c->members - 1,
+                                       c->members == 2 ? " other process (recorded too)" : " other processes (recorded too)");
     std::fprintf(stderr,
-                 "pageblame record: pid %u is alone in cgroup %s: recording per CPU, limited to that cgroup "
-                 "(perf -a -G), so threads that end cost nothing\n",
-                 *plan->pid, g->c_str());
+                 "pageblame record: %s: recording per CPU, limited to that cgroup (perf -a -G), so threads that "
+                 "end cost nothing\n",
+                 who.c_str());
     return;
   }
   std::fprintf(stderr, "pageblame record: recording pid %u per thread (perf -p): %s\n", *plan->pid,

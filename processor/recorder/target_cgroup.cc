@@ -56,17 +56,19 @@ std::optional<std::string> TargetCgroup::PathIn(absl::string_view proc_cgroup, b
   return std::nullopt;
 }
 
-bool TargetCgroup::OnlyMember(absl::string_view procs, uint32_t pid) {
+int TargetCgroup::MembersWith(absl::string_view procs, uint32_t pid) {
+  int members = 0;
   bool found = false;
   for (absl::string_view line : absl::StrSplit(procs, '\n', absl::SkipEmpty())) {
     uint32_t p = 0;
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &p) || p != pid) return false;
-    found = true;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &p)) return 0;
+    found = found || p == pid;
+    ++members;
   }
-  return found;
+  return found ? members : 0;
 }
 
-std::optional<std::string> TargetCgroup::SoleCgroupOf(uint32_t pid, std::string* why_not) {
+std::optional<TargetCgroup::Choice> TargetCgroup::SmallCgroupOf(uint32_t pid, std::string* why_not) {
   const std::optional<Mount> mount = PerfHierarchy(ReadText("/proc/self/mountinfo"));
   if (!mount) {
     *why_not = "no cgroup hierarchy perf can use is mounted";
@@ -77,12 +79,17 @@ std::optional<std::string> TargetCgroup::SoleCgroupOf(uint32_t pid, std::string*
     *why_not = absl::StrCat("pid ", pid, " is in the root cgroup, with every other process");
     return std::nullopt;
   }
-  const std::string procs = ReadText(absl::StrCat(mount->path, *path, "/cgroup.procs"));
-  if (!OnlyMember(procs, pid)) {
-    *why_not = absl::StrCat("its cgroup ", *path, " holds other processes too");
+  const int members = MembersWith(ReadText(absl::StrCat(mount->path, *path, "/cgroup.procs")), pid);
+  if (members == 0) {
+    *why_not = absl::StrCat("cannot read the processes of its cgroup ", *path);
     return std::nullopt;
   }
-  return std::string(absl::StripPrefix(*path, "/"));
+  if (members > kMaxMembers) {
+    *why_not = absl::StrCat("its cgroup ", *path, " holds ", members, " processes (more than ", kMaxMembers,
+                            " would all be recorded)");
+    return std::nullopt;
+  }
+  return Choice{std::string(absl::StripPrefix(*path, "/")), members};
 }
 
 }  // namespace pageblame::recorder

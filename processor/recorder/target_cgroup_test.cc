@@ -48,19 +48,19 @@ TEST(TargetCgroupTest, ThePathInThatHierarchy) {
   EXPECT_FALSE(TargetCgroup::PathIn("", false).has_value());
 }
 
-TEST(TargetCgroupTest, OnlyWhenTheProcessIsAlone) {
-  EXPECT_TRUE(TargetCgroup::OnlyMember("4242\n", 4242));
-  EXPECT_FALSE(TargetCgroup::OnlyMember("4242\n4243\n", 4242));
-  EXPECT_FALSE(TargetCgroup::OnlyMember("17\n", 4242));
-  EXPECT_FALSE(TargetCgroup::OnlyMember("", 4242));  // unreadable or empty
-  EXPECT_FALSE(TargetCgroup::OnlyMember("x\n", 4242));
+TEST(TargetCgroupTest, MembersCountedWhenTheProcessIsOne) {
+  EXPECT_EQ(TargetCgroup::MembersWith("4242\n", 4242), 1);
+  EXPECT_EQ(TargetCgroup::MembersWith("17\n4242\n4243\n", 4242), 3);
+  EXPECT_EQ(TargetCgroup::MembersWith("17\n", 4242), 0);
+  EXPECT_EQ(TargetCgroup::MembersWith("", 4242), 0);  // unreadable or empty
+  EXPECT_EQ(TargetCgroup::MembersWith("4242\nx\n", 4242), 0);
 }
 
 // This test process on this machine: never its cgroup when it shares it
 // (ctest's other processes, a shell) or sits in the root, and always a reason.
 TEST(TargetCgroupTest, SaysWhyNot) {
   std::string why;
-  const std::optional<std::string> g = TargetCgroup::SoleCgroupOf(1u << 30, &why);  // no such pid
+  const std::optional<TargetCgroup::Choice> g = TargetCgroup::SmallCgroupOf(1u << 30, &why);  // no such pid
   EXPECT_FALSE(g.has_value());
   EXPECT_FALSE(why.empty());
 }
