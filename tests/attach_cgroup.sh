@@ -15,12 +15,9 @@
 set -uo pipefail
 BUILD=${1:?usage: tests/attach_cgroup.sh BUILD_DIR}
 PAGEBLAME=$BUILD/bin/pageblame
-log() { echo "attach_cgroup.sh: $*" >&2; }
-skip() { log "SKIP: $*"; exit 77; }
-fail() { log "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/live_lib.sh"
 
-[[ $EUID -eq 0 ]] || skip "run as root (perf needs the syscall tracepoints)"
-command -v perf >/dev/null || skip "perf is not installed"
+need_root_and_perf
 CG2=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
 [[ -n $CG2 ]] || skip "no cgroup v2 hierarchy mounted"
 grep -q ' - cgroup .*perf_event' /proc/self/mountinfo && skip "a cgroup v1 perf_event hierarchy is mounted (perf -G looks there)"

@@ -14,12 +14,9 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:?usage: tests/dotnet_attach.sh BUILD_DIR}
 PAGEBLAME=$BUILD/bin/pageblame
-log() { echo "dotnet_attach.sh: $*" >&2; }
-skip() { log "SKIP: $*"; exit 77; }
-fail() { log "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/live_lib.sh"
 
-[[ $EUID -eq 0 ]] || skip "run as root (perf needs the syscall tracepoints)"
-command -v perf >/dev/null || skip "perf is not installed"
+need_root_and_perf
 command -v dotnet >/dev/null || skip "dotnet is not installed"
 
 WORK=$(mktemp -d /tmp/dotnet-attach.XXXXXX)

@@ -15,8 +15,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:?usage: tests/dotnet_hunt.sh BUILD_DIR}
-log() { echo "dotnet_hunt.sh: $*" >&2; }
-skip() { log "SKIP: $*"; exit 77; }
+. "$(dirname "$0")/live_lib.sh"
 
 [[ $EUID -eq 0 ]] || skip "run as root (perf needs the syscall tracepoints)"
 command -v dotnet >/dev/null || skip "dotnet is not installed"

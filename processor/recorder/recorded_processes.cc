@@ -12,7 +12,6 @@
 #include "absl/strings/str_split.h"
 
 namespace pageblame::recorder {
-namespace {
 
 std::string ReadSmallFile(const std::string& path) {
   std::ifstream f(path);
@@ -20,6 +19,8 @@ std::string ReadSmallFile(const std::string& path) {
   ss << f.rdbuf();
   return ss.str();
 }
+
+namespace {
 
 struct FileId {
   dev_t dev;

@@ -30,6 +30,10 @@ struct ProcessRow {
   bool runs_perf = false;    // its executable is perf's (a child before its exec)
 };
 
+// The whole text of a small file of /proc or /sys (their size is not known
+// before reading); "" if it cannot be read.
+std::string ReadSmallFile(const std::string& path);
+
 // Parses /proc/PID/stat text (the command name may hold spaces and ')').
 std::optional<ProcessRow> ParseStat(absl::string_view text);
 // The live processes, read from /proc; `perf` marks rows whose executable

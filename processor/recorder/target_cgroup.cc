@@ -1,7 +1,5 @@
 #include "processor/recorder/target_cgroup.h"
 
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -9,18 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "processor/recorder/recorded_processes.h"
 
 namespace pageblame::recorder {
-namespace {
-
-std::string ReadText(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-}  // namespace
 
 // mountinfo lines: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS".
 // perf looks for a v1 perf_event hierarchy first (cgroupfs_find_mountpoint()).
@@ -69,17 +58,17 @@ int TargetCgroup::MembersWith(absl::string_view procs, uint32_t pid) {
 }
 
 std::optional<TargetCgroup::Choice> TargetCgroup::SmallCgroupOf(uint32_t pid, std::string* why_not) {
-  const std::optional<Mount> mount = PerfHierarchy(ReadText("/proc/self/mountinfo"));
+  const std::optional<Mount> mount = PerfHierarchy(ReadSmallFile("/proc/self/mountinfo"));
   if (!mount) {
     *why_not = "no cgroup hierarchy perf can use is mounted";
     return std::nullopt;
   }
-  const std::optional<std::string> path = PathIn(ReadText(absl::StrCat("/proc/", pid, "/cgroup")), mount->v1);
+  const std::optional<std::string> path = PathIn(ReadSmallFile(absl::StrCat("/proc/", pid, "/cgroup")), mount->v1);
   if (!path || path->empty() || *path == "/") {
     *why_not = absl::StrCat("pid ", pid, " is in the root cgroup, with every other process");
     return std::nullopt;
   }
-  const int members = MembersWith(ReadText(absl::StrCat(mount->path, *path, "/cgroup.procs")), pid);
+  const int members = MembersWith(ReadSmallFile(absl::StrCat(mount->path, *path, "/cgroup.procs")), pid);
   if (members == 0) {
     *why_not = absl::StrCat("cannot read the processes of its cgroup ", *path);
     return std::nullopt;
