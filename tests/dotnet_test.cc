@@ -376,6 +376,15 @@ TEST(DotnetHuntTest, UnaccountedTakesTheTableRecordSaved) {
   PageSet native, managed;
   TruthPages(h, &native, &managed);
   EXPECT_TRUE(native.Minus(AnswerPages(Json::parse(run.out))).empty());
+  // Without --pid: the one process of the trace with saved tables.
+  CliRun no_pid = Pageblame("attribute --json --unaccounted -i " + trace + kSymbols());
+  ASSERT_EQ(no_pid.exit_code, 0) << no_pid.err;
+  EXPECT_EQ(Json::parse(no_pid.out)["regions"].size(), Json::parse(run.out)["regions"].size());
+  // The HTML report attributes the same regions.
+  const std::string page = dir + "/report.html";
+  CliRun report = Pageblame("report --unaccounted -i " + trace + " -o " + page + kSymbols());
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_THAT(Shell("grep -c \"not in the runtime's table " + trace + ".runtime/\" " + page).out, HasSubstr("1"));
 
   const std::string stale = ScratchPath("stale-table") + "/dotnet-leak.data";
   ASSERT_EQ(Shell("mkdir -p '" + stale + ".runtime' && ln -s '" + h.trace + "' '" + stale + "' && cp '" +

@@ -8,6 +8,7 @@
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
 #include "processor/regions/region.h"
+#include "processor/session/unaccounted.h"
 #include "processor/report/attribute_report.h"
 #include "processor/report/bytes_timeline.h"
 #include "processor/report/html_page.h"
@@ -22,7 +23,8 @@ const CommandSpec& ReportSpec() {
     s.name = "report";
     s.help = absl::StrCat(
         "usage: pageblame report -i TRACE -o FILE.html [--pid PID] [--at T]\n"
-        "                        [--regions FILE | --address A --maddress M] [-v]\n"
+        "                        [--regions FILE | --address A --maddress M |\n"
+        "                         --unaccounted [--maddress M]] [-v]\n"
         "One self-contained HTML page (it opens offline: nothing is fetched) about one\n"
         "process: committed bytes over time by stack (PROT_NONE reservations as an\n"
         "optional band; resident bytes from the residency snapshots, when the trace\n"
@@ -34,6 +36,8 @@ const CommandSpec& ReportSpec() {
         "  --regions FILE        a region table to attribute, as for pageblame attribute\n"
         "  --address A --maddress M\n"
         "                        the unaccounted pieces of 'pageblame diff A M'\n"
+        "  --unaccounted         a .NET process's memory its runtime table does not own,\n"
+        "                        from the trace alone, as for pageblame attribute\n"
         "  (without --pid, a trace of several processes shows the one with the most\n"
         "  bytes committed at its peak, and says so)\n",
         kFramesHelp,
@@ -44,6 +48,7 @@ const CommandSpec& ReportSpec() {
     s.value_flags.insert(kFramesFlags.begin(), kFramesFlags.end());
     s.bool_flags = kTraceBoolFlags;
     s.bool_flags.erase("--json");  // the answer is a page
+    s.bool_flags.insert("--unaccounted");
     s.aliases = kTraceAliases;
     s.aliases["-o"] = "--output";
     return s;
@@ -93,8 +98,13 @@ int RunReport(const std::vector<std::string>& argv) {
   auto frames = ParseFrames(*args);
   if (!frames.ok()) return CommandUsage(ReportSpec(), std::string(frames.status().message()));
   std::vector<regions::Region> regions;
-  const bool with_regions = args->Value("--regions") || args->Value("--address") || args->Value("--maddress");
-  if (with_regions) {
+  const bool unaccounted = args->Has("--unaccounted");
+  if (unaccounted && (args->Value("--regions") || args->Value("--address"))) {
+    return CommandUsage(ReportSpec(), "--unaccounted takes the regions from the trace: not with --regions or --address");
+  }
+  const bool with_regions =
+      unaccounted || args->Value("--regions") || args->Value("--address") || args->Value("--maddress");
+  if (with_regions && !unaccounted) {
     std::optional<std::vector<regions::Region>> read = ReadRegionsFromArgs(ReportSpec(), *args, &rc);
     if (!read) return rc;
     regions = std::move(*read);
@@ -109,6 +119,16 @@ int RunReport(const std::vector<std::string>& argv) {
   if (!resolved.ok()) return ReportError(resolved.status());
   const index::TraceIndex& idx = (*trace)->index();
   if (idx.num_processes() == 0) return ReportError(absl::InvalidArgumentError("the trace has no processes"));
+  std::string unaccounted_title;
+  if (unaccounted) {
+    auto u = session::UnaccountedOf(**trace, args->Value("--input").value_or("perf.data"), *resolved,
+                                    args->Value("--maddress"));
+    if (!u.ok()) return ReportError(u.status());
+    resolved->pid = u->pid;
+    resolved->at = u->time;
+    regions = std::move(u->pieces);
+    unaccounted_title = absl::StrCat("pid ", u->pid, "'s memory not in the runtime's table ", u->table);
+  }
   auto process = ChooseReportProcess(idx, *resolved, regions);
   if (!process.ok()) return ReportError(process.status());
 
@@ -125,7 +145,8 @@ int RunReport(const std::vector<std::string>& argv) {
     auto a = report::Attribute(idx, regions, ao);
     if (!a.ok()) return ReportError(a.status());
     o.attribution = std::move(*a);
-    o.attribution_title = args->Value("--regions")
+    o.attribution_title = unaccounted ? unaccounted_title
+                          : args->Value("--regions")
                               ? *args->Value("--regions")
                               : absl::StrCat(*args->Value("--address"), " minus ", *args->Value("--maddress"));
   }

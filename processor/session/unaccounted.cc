@@ -21,12 +21,19 @@ std::string Perms(const index::RegionAttrs& a) {
                       (a.prot & PROT_EXEC) ? "x" : "-", (a.flags & MAP_SHARED) ? "s" : "p");
 }
 
-// The one pid the answer is about: --pid, else the only process selected.
-absl::StatusOr<uint32_t> OnePid(const index::TraceIndex& idx, const Selection& selection) {
+// The one pid the answer is about: --pid, else the only process selected,
+// else the only one with saved runtime tables (a .NET app among the
+// processes of its recording).
+absl::StatusOr<uint32_t> OnePid(const index::TraceIndex& idx, const Selection& selection,
+                                const std::vector<regions::RuntimeTableStore::Entry>& saved) {
   if (selection.pid) return *selection.pid;
-  std::set<uint32_t> pids;
+  std::set<uint32_t> pids, with_tables;
   for (uint32_t p : selection.processes) pids.insert(idx.process(p).pid);
   if (pids.size() == 1) return *pids.begin();
+  for (const auto& e : saved) {
+    if (pids.count(e.pid) > 0) with_tables.insert(e.pid);
+  }
+  if (with_tables.size() == 1) return *with_tables.begin();
   return UsageError(absl::StrCat("--unaccounted is about one process: choose it with --pid (the trace's: ",
                                  absl::StrJoin(pids, ", "), ")"));
 }
@@ -82,7 +89,9 @@ absl::StatusOr<Unaccounted> UnaccountedOf(const replay::LoadedTrace& trace, cons
                                           const std::optional<std::string>& runtime_table) {
   const index::TraceIndex& idx = trace.index();
   Unaccounted out;
-  ASSIGN_OR_RETURN(out.pid, OnePid(idx, selection));
+  ASSIGN_OR_RETURN(out.pid, OnePid(idx, selection,
+                                   runtime_table ? std::vector<regions::RuntimeTableStore::Entry>()
+                                                 : regions::RuntimeTableStore::List(trace_path)));
   out.time = selection.at;
   if (runtime_table) {
     out.table = *runtime_table;

@@ -9,7 +9,8 @@
 //   ASSIGN_OR_RETURN(Unaccounted u, UnaccountedOf(trace, "app.data", selection, std::nullopt));
 //   Attribute(idx, u.pieces, {.at = u.time, .pid = u.pid, ...});
 //
-// Errors: no pid chosen where the trace has several processes (a usage
+// The process: --pid, else the only one selected, else the only one with
+// saved tables. Errors: no pid chosen where that leaves several (a usage
 // error), no table saved for the process at or before the time (NotFound,
 // saying how to get one), a named table that cannot be read.
 #ifndef PAGEBLAME_SESSION_UNACCOUNTED_H_
