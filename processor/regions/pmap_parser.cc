@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "processor/base/status_macros.h"
 #include "processor/regions/address.h"
 
 namespace pageblame::regions {
@@ -121,6 +122,174 @@ RssGuess HeaderlessRss(const TextLines& text, const std::vector<int>& rows, size
   return RssGuess{kHeaderlessRss, ""};
 }
 
+// What pass 1 finds: the layout the header names (if there is one) and the
+// lines that are rows.
+struct Structure {
+  Layout layout;
+  std::vector<int> rows;
+};
+
+// The layout the header on line `n` names: columns by name (-X/-XX's and
+// -x's). A header without Rss gives rss -1, and table->rss_note says why.
+absl::StatusOr<Layout> HeaderLayout(const TextLines& text, int n, RegionTable* table) {
+  absl::string_view line = text.line(n);
+  std::vector<absl::string_view> f = TextLines::Fields(absl::StripAsciiWhitespace(line));
+  int perm = -1, size = -1, rss = -1, flags = -1, mapping = -1;
+  for (size_t i = 0; i < f.size(); ++i) {
+    int k = static_cast<int>(i);
+    if (f[i] == "Perm" || f[i] == "Mode") perm = k;
+    else if (f[i] == "Size" || f[i] == "Kbytes") size = k;
+    else if (f[i] == "Rss" || f[i] == "RSS") rss = k;  // -X/-XX, -x
+    else if (f[i] == "VmFlags") flags = k;
+    else if (f[i] == "Mapping") mapping = k;
+  }
+  if (perm < 0 || size < 0)
+    return text.Error(n, absl::StrCat("pmap header without Perm/Mode or Size/Kbytes "
+                                      "column: ", TextLines::Quote(line)));
+  Layout layout;
+  layout.perm = perm;
+  layout.size = size;
+  layout.flags = flags >= 0;
+  layout.fixed = flags >= 0 ? flags : mapping >= 0 ? mapping : f.size();
+  if (rss >= static_cast<int>(layout.fixed))
+    return text.Error(n, absl::StrCat("pmap header with Rss after VmFlags/Mapping: ",
+                                      TextLines::Quote(line)));
+  layout.rss = rss;
+  if (rss < 0) table->rss_note = "the pmap header has no Rss column";
+  layout.header_line = n;
+  layout.header = absl::StrJoin(f.begin(), f.begin() + layout.fixed, " ");
+  return layout;
+}
+
+// Whether trimmed line `t` (neither header, footer nor process line) is a
+// row. A short hex-looking word ("add", "Face") starts a row only if the
+// line also has a row's first columns; real user-space addresses are longer.
+bool StartsRow(absl::string_view t) {
+  std::vector<absl::string_view> f = TextLines::Fields(t);
+  return IsBareHex(f[0]) && (f[0].size() >= 8 || f.size() >= 5);
+}
+
+// Pass 1: structure (process line, header, footer) and which lines are rows;
+// the other lines are counted by table->Skip.
+absl::StatusOr<Structure> FindStructure(const TextLines& text, RegionTable* table) {
+  Structure s;
+  int pid_line = 0;
+  enum { kTable, kTotals, kAfter } where = kTable;
+  for (int n = 1; n <= text.size(); ++n) {
+    absl::string_view t = absl::StripAsciiWhitespace(text.line(n));
+    if (t.empty()) continue;
+    // `pmap -XX PID1 PID2` repeats the whole block; two address spaces must
+    // not be merged into one table.
+    if (PmapParser::IsPidLine(t)) {
+      if (pid_line != 0)
+        return text.Error(n, absl::StrFormat("pmap output of a second process (the first "
+                                             "starts at line %d); give one process per file",
+                                             pid_line));
+      pid_line = n;
+    } else if (where == kTotals) {  // the totals line under the footer
+      where = kAfter;
+    } else if (where == kAfter) {
+      table->Skip(n, "after the pmap footer");
+    } else if (IsFooter(t)) {
+      where = kTotals;
+    } else if (PmapParser::IsHeader(t)) {
+      if (s.layout.header_line != 0 || !s.rows.empty())
+        return text.Error(n, "pmap header after the table started");
+      ASSIGN_OR_RETURN(s.layout, HeaderLayout(text, n, table));
+    } else if (StartsRow(t)) {
+      s.rows.push_back(n);
+    } else {
+      table->Skip(n, absl::StrCat("not a pmap row: ", TextLines::Quote(text.line(n))));
+    }
+  }
+  if (s.rows.empty()) return text.FileError("no pmap rows found");
+  return s;
+}
+
+// The layout of a file without a header: -X/-XX's columns, as many numeric
+// ones as most rows have, and Rss only where HeaderlessRss is sure of it
+// (else table->rss_note says why not).
+Layout HeaderlessLayout(const TextLines& text, const std::vector<int>& rows,
+                        RegionTable* table) {
+  // The kernel prints the same fields for every mapping, so the common run
+  // length is the field count; a longer run in some row means its mapping
+  // name happens to be a number.
+  std::map<size_t, int> runs;
+  for (int n : rows) ++runs[NumericRun(TextLines::Fields(text.line(n)))];
+  size_t mode = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+                  return a.second < b.second;
+                })->first;
+  Layout layout;
+  layout.fixed = 5 + mode;
+  layout.header = absl::StrFormat("Address Perm Offset Device Inode Size +%d fields", mode - 1);
+  RssGuess guess = HeaderlessRss(text, rows, layout.fixed);
+  layout.rss = guess.column;
+  if (guess.column < 0)
+    table->rss_note = absl::StrCat("headerless pmap: no Rss column identified without doubt (",
+                                   guess.why_not, "); keep pmap -XX's header (no -q)");
+  return layout;
+}
+
+// "expected '<the layout's columns>' (why), got '<line n>'".
+absl::Status Expected(const TextLines& text, int n, const Layout& layout,
+                      absl::string_view why) {
+  return text.Error(n, absl::StrFormat("expected '%s%s' (%s), got %s", layout.header,
+                                       layout.flags ? " VmFlags Mapping" : " Mapping", why,
+                                       TextLines::Quote(text.line(n))));
+}
+
+// The Rss column of row `n` (fields `f`), in bytes: a decimal KiB count no
+// more than the row's Size, `kib`.
+absl::StatusOr<uint64_t> ParseRss(const TextLines& text, int n, const Layout& layout,
+                                  const std::vector<absl::string_view>& f, uint64_t kib) {
+  absl::string_view rss = f[layout.rss];
+  uint64_t rss_kib = 0;
+  if (!IsDecimal(rss) || !absl::SimpleAtoi(rss, &rss_kib))
+    return Expected(text, n, layout, absl::StrCat("bad Rss '", rss, "'"));
+  if (rss_kib > kib)
+    return text.Error(n, absl::StrFormat("Rss %d KiB is more than the row's Size %d KiB",
+                                         rss_kib, kib));
+  return rss_kib * 1024;
+}
+
+// Pass 2: the region of row line `n`, every field checked.
+absl::StatusOr<Region> ParseRow(const TextLines& text, int n, const Layout& layout) {
+  absl::string_view line = text.line(n);
+  std::vector<absl::string_view> f = TextLines::Fields(line);
+  if (f.size() < layout.fixed)
+    return Expected(text, n, layout,
+                    absl::StrFormat("%d columns, found %d", layout.fixed, f.size()));
+  if (layout.header_line == 0 &&
+      (!PmapParser::LooksLikeRow(line) || NumericRun(f) + 5 < layout.fixed))
+    return Expected(text, n, layout, "a headerless pmap -X/-XX row");
+  Region r;
+  r.line = n;
+  absl::StatusOr<uint64_t> start = ParseAddress(f[0]);
+  if (!start.ok()) return text.Error(n, start.status().message());
+  absl::string_view perm = f[layout.perm], size = f[layout.size];
+  uint64_t kib = 0;
+  if (!IsPerm(perm)) return Expected(text, n, layout, absl::StrCat("bad Perm '", perm, "'"));
+  if (!IsDecimal(size) || !absl::SimpleAtoi(size, &kib))
+    return Expected(text, n, layout, absl::StrCat("bad Size '", size, "'"));
+  if (kib == 0 || kib > (~uint64_t{0} - *start) / 1024)
+    return Expected(text, n, layout,
+                    absl::StrCat("Size '", size, "' KiB is empty or runs past 2^64"));
+  // pmap prints the kernel's mappings: whole pages (see proc_maps_parser.cc).
+  if (*start % kPageSize != 0 || kib * 1024 % kPageSize != 0)
+    return text.Error(n, absl::StrFormat("0x%x, %d KiB is not page-aligned (4 KiB pages)",
+                                         *start, kib));
+  r.start = *start;
+  r.end = *start + kib * 1024;
+  r.protect = std::string(perm);
+  if (layout.rss >= 0) {
+    ASSIGN_OR_RETURN(r.rss, ParseRss(text, n, layout, f, kib));
+  }
+  size_t j = layout.fixed;
+  while (layout.flags && j < f.size() && IsVmFlag(f[j])) ++j;
+  if (j < f.size()) r.usage = std::string(TextLines::RestFrom(line, f[j]));
+  return r;
+}
+
 }  // namespace
 
 bool PmapParser::IsHeader(absl::string_view line) {
@@ -143,137 +312,11 @@ bool PmapParser::LooksLikeRow(absl::string_view line) {
 absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
   RegionTable table;
   table.format = std::string(kFormat);
-  Layout layout;
-  int pid_line = 0;
-  enum { kTable, kTotals, kAfter } where = kTable;
-  std::vector<int> rows;
-  // Pass 1: structure (process line, header, footer) and which lines are rows.
-  for (int n = 1; n <= text.size(); ++n) {
-    absl::string_view line = text.line(n);
-    absl::string_view t = absl::StripAsciiWhitespace(line);
-    if (t.empty()) continue;
-    // `pmap -XX PID1 PID2` repeats the whole block; two address spaces must
-    // not be merged into one table.
-    if (IsPidLine(t)) {
-      if (pid_line != 0)
-        return text.Error(n, absl::StrFormat("pmap output of a second process (the first "
-                                             "starts at line %d); give one process per file",
-                                             pid_line));
-      pid_line = n;
-      continue;
-    }
-    if (where == kTotals) {  // the totals line under the footer
-      where = kAfter;
-      continue;
-    }
-    if (where == kAfter) {
-      table.Skip(n, "after the pmap footer");
-      continue;
-    }
-    if (IsFooter(t)) {
-      where = kTotals;
-      continue;
-    }
-    std::vector<absl::string_view> f = TextLines::Fields(t);
-    if (IsHeader(t)) {
-      if (layout.header_line != 0 || !rows.empty())
-        return text.Error(n, "pmap header after the table started");
-      int perm = -1, size = -1, rss = -1, flags = -1, mapping = -1;
-      for (size_t i = 0; i < f.size(); ++i) {
-        int k = static_cast<int>(i);
-        if (f[i] == "Perm" || f[i] == "Mode") perm = k;
-        else if (f[i] == "Size" || f[i] == "Kbytes") size = k;
-        else if (f[i] == "Rss" || f[i] == "RSS") rss = k;  // -X/-XX, -x
-        else if (f[i] == "VmFlags") flags = k;
-        else if (f[i] == "Mapping") mapping = k;
-      }
-      if (perm < 0 || size < 0)
-        return text.Error(n, absl::StrCat("pmap header without Perm/Mode or Size/Kbytes "
-                                          "column: ", TextLines::Quote(line)));
-      layout.perm = perm;
-      layout.size = size;
-      layout.flags = flags >= 0;
-      layout.fixed = flags >= 0 ? flags : mapping >= 0 ? mapping : f.size();
-      if (rss >= static_cast<int>(layout.fixed))
-        return text.Error(n, absl::StrCat("pmap header with Rss after VmFlags/Mapping: ",
-                                          TextLines::Quote(line)));
-      layout.rss = rss;
-      if (rss < 0) table.rss_note = "the pmap header has no Rss column";
-      layout.header_line = n;
-      layout.header = absl::StrJoin(f.begin(), f.begin() + layout.fixed, " ");
-      continue;
-    }
-    // A short hex-looking word ("add", "Face") starts a row only if the line
-    // also has a row's first columns; real user-space addresses are longer.
-    if (IsBareHex(f[0]) && (f[0].size() >= 8 || f.size() >= 5)) {
-      rows.push_back(n);
-      continue;
-    }
-    table.Skip(n, absl::StrCat("not a pmap row: ", TextLines::Quote(line)));
-  }
-  if (rows.empty()) return text.FileError("no pmap rows found");
-  if (layout.header_line == 0) {
-    // Headerless: the kernel prints the same fields for every mapping, so the
-    // common run length is the field count; a longer run in some row means its
-    // mapping name happens to be a number.
-    std::map<size_t, int> runs;
-    for (int n : rows) ++runs[NumericRun(TextLines::Fields(text.line(n)))];
-    size_t mode = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
-                    return a.second < b.second;
-                  })->first;
-    layout.fixed = 5 + mode;
-    layout.header = absl::StrFormat("Address Perm Offset Device Inode Size +%d fields", mode - 1);
-    RssGuess guess = HeaderlessRss(text, rows, layout.fixed);
-    layout.rss = guess.column;
-    if (guess.column < 0)
-      table.rss_note = absl::StrCat("headerless pmap: no Rss column identified without doubt (",
-                                    guess.why_not, "); keep pmap -XX's header (no -q)");
-  }
-  table.has_rss = layout.rss >= 0;
-  // Pass 2: the rows.
-  for (int n : rows) {
-    absl::string_view line = text.line(n);
-    std::vector<absl::string_view> f = TextLines::Fields(line);
-    auto expected = [&](absl::string_view why) {
-      return text.Error(n, absl::StrFormat("expected '%s%s' (%s), got %s", layout.header,
-                                           layout.flags ? " VmFlags Mapping" : " Mapping", why,
-                                           TextLines::Quote(line)));
-    };
-    if (f.size() < layout.fixed)
-      return expected(absl::StrFormat("%d columns, found %d", layout.fixed, f.size()));
-    if (layout.header_line == 0 && (!LooksLikeRow(line) || NumericRun(f) + 5 < layout.fixed))
-      return expected("a headerless pmap -X/-XX row");
-    Region r;
-    r.line = n;
-    absl::StatusOr<uint64_t> start = ParseAddress(f[0]);
-    if (!start.ok()) return text.Error(n, start.status().message());
-    absl::string_view perm = f[layout.perm], size = f[layout.size];
-    uint64_t kib = 0;
-    if (!IsPerm(perm)) return expected(absl::StrCat("bad Perm '", perm, "'"));
-    if (!IsDecimal(size) || !absl::SimpleAtoi(size, &kib))
-      return expected(absl::StrCat("bad Size '", size, "'"));
-    if (kib == 0 || kib > (~uint64_t{0} - *start) / 1024)
-      return expected(absl::StrCat("Size '", size, "' KiB is empty or runs past 2^64"));
-    // pmap prints the kernel's mappings: whole pages (see proc_maps_parser.cc).
-    if (*start % kPageSize != 0 || kib * 1024 % kPageSize != 0)
-      return text.Error(n, absl::StrFormat("0x%x, %d KiB is not page-aligned (4 KiB pages)",
-                                           *start, kib));
-    r.start = *start;
-    r.end = *start + kib * 1024;
-    r.protect = std::string(perm);
-    if (layout.rss >= 0) {
-      absl::string_view rss = f[layout.rss];
-      uint64_t rss_kib = 0;
-      if (!IsDecimal(rss) || !absl::SimpleAtoi(rss, &rss_kib))
-        return expected(absl::StrCat("bad Rss '", rss, "'"));
-      if (rss_kib > kib)
-        return text.Error(n, absl::StrFormat("Rss %d KiB is more than the row's Size %d KiB",
-                                             rss_kib, kib));
-      r.rss = rss_kib * 1024;
-    }
-    size_t j = layout.fixed;
-    while (layout.flags && j < f.size() && IsVmFlag(f[j])) ++j;
-    if (j < f.size()) r.usage = std::string(TextLines::RestFrom(line, f[j]));
+  ASSIGN_OR_RETURN(Structure s, FindStructure(text, &table));
+  if (s.layout.header_line == 0) s.layout = HeaderlessLayout(text, s.rows, &table);
+  table.has_rss = s.layout.rss >= 0;
+  for (int n : s.rows) {
+    ASSIGN_OR_RETURN(Region r, ParseRow(text, n, s.layout));
     table.regions.push_back(std::move(r));
   }
   return table;

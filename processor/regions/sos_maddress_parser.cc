@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "processor/base/status_macros.h"
 #include "processor/regions/address.h"
 
 namespace pageblame::regions {
@@ -35,6 +36,138 @@ struct Columns {
 
 absl::string_view Cell(const std::vector<absl::string_view>& cells, int col) {
   return col < 0 ? absl::string_view() : cells[col];
+}
+
+// Where in the table a line is: each part has its own handler below.
+enum class Where { kBefore, kAfterHeader, kRows, kAfter };
+
+// What the lines read so far have set.
+struct Reading {
+  Where where = Where::kBefore;
+  bool last_was_border = false;  // the last line not blank or '#' (kBefore only)
+  int header_line = 0;
+  Columns col;
+};
+
+// The columns the header row `cells` (line `n`) names; EndAddr-1 is required.
+absl::StatusOr<Columns> HeaderColumns(const TextLines& text, int n,
+                                      const std::vector<absl::string_view>& cells) {
+  Columns col;
+  col.count = cells.size();
+  for (size_t i = 0; i < cells.size(); ++i) {
+    absl::string_view c = cells[i];
+    int k = static_cast<int>(i);
+    if (c == "Memory Kind") col.kind = k;
+    else if (c == "StartAddr") col.start = k;
+    else if (c == "EndAddr-1" || c == "EndAddr") col.end = k;
+    else if (c == "Size") col.size = k;
+    else if (c == "Type") col.type = k;
+    else if (c == "State") col.state = k;
+    else if (c == "Protect") col.protect = k;
+    else if (c == "Image") col.image = k;
+  }
+  if (col.end < 0)
+    return text.Error(n, absl::StrCat("maddress header has no EndAddr-1 column: ",
+                                      TextLines::Quote(text.line(n))));
+  return col;
+}
+
+// Before the header: skipped lines, '#' comments and the top border, which
+// must be right above the header.
+absl::Status OnBefore(const TextLines& text, int n, absl::string_view t, Reading* r,
+                      RegionTable* table) {
+  // '#' comments: `pageblame dotnet-regions` says what the table is.
+  if (t.empty() || t[0] == '#') return absl::OkStatus();
+  if (SosMaddressParser::IsHeader(t)) {
+    if (!r->last_was_border)
+      return text.Error(n, "maddress header without the top border '+---+' above it");
+    ASSIGN_OR_RETURN(r->col, HeaderColumns(text, n, Cells(t)));
+    r->header_line = n;
+    r->where = Where::kAfterHeader;
+    return absl::OkStatus();
+  }
+  r->last_was_border = IsBorder(t);
+  if (!r->last_was_border) table->Skip(n, "before the maddress table");
+  return absl::OkStatus();
+}
+
+// The line under the header: its border, nothing else.
+absl::Status OnAfterHeader(const TextLines& text, int n, absl::string_view t, Reading* r) {
+  if (!IsBorder(t))
+    return text.Error(n, absl::StrCat("expected the border '+---+' under the maddress "
+                                      "header, got ", TextLines::Quote(text.line(n))));
+  r->where = Where::kRows;
+  return absl::OkStatus();
+}
+
+// The region of row line `n`, split into `cells` as the header's columns.
+absl::StatusOr<Region> RowRegion(const TextLines& text, int n, const Columns& col,
+                                 const std::vector<absl::string_view>& cells) {
+  Region r;
+  r.line = n;
+  for (auto [c, out] : {std::pair{col.start, &r.start}, std::pair{col.end, &r.end}}) {
+    absl::StatusOr<uint64_t> a = ParseAddress(cells[c]);
+    if (!a.ok()) return text.Error(n, a.status().message());
+    *out = *a;
+  }
+  if (r.end <= r.start)
+    return text.Error(n, absl::StrFormat("EndAddr-1 0x%x is not above StartAddr 0x%x",
+                                         r.end, r.start));
+  if (col.size >= 0) {
+    absl::Status s = SosMaddressParser::CheckSize(cells[col.size], r.end - r.start);
+    if (!s.ok()) return text.Error(n, s.message());
+  }
+  r.type = std::string(Cell(cells, col.type));
+  r.state = std::string(Cell(cells, col.state));
+  r.protect = std::string(Cell(cells, col.protect));
+  r.usage = std::string(Cell(cells, col.kind));
+  absl::string_view image = Cell(cells, col.image);
+  if (!image.empty())
+    r.usage = r.usage.empty() ? absl::StrCat("[", image, "]")
+                              : absl::StrCat(r.usage, " [", image, "]");
+  return r;
+}
+
+// Inside the table: a row with as many cells as the header, or the bottom
+// border that ends the table.
+absl::Status OnRows(const TextLines& text, int n, absl::string_view t, Reading* r,
+                    RegionTable* table) {
+  if (IsBorder(t)) {
+    r->where = Where::kAfter;
+    return absl::OkStatus();
+  }
+  if (t.empty())
+    return text.Error(n, "blank line inside the maddress table (bottom border missing?)");
+  std::vector<absl::string_view> cells = Cells(t);
+  if (cells.empty())
+    return text.Error(n, absl::StrCat("expected a row '| Memory Kind | StartAddr | "
+                                      "EndAddr-1 | ... |' or the bottom border '+---+', got ",
+                                      TextLines::Quote(text.line(n))));
+  if (cells.size() != r->col.count)
+    return text.Error(n, absl::StrFormat("expected %d cells as in the header (line %d), "
+                                         "got %d in %s",
+                                         r->col.count, r->header_line, cells.size(),
+                                         TextLines::Quote(text.line(n))));
+  ASSIGN_OR_RETURN(Region region, RowRegion(text, n, r->col, cells));
+  table->regions.push_back(std::move(region));
+  return absl::OkStatus();
+}
+
+// After the bottom border: the summary tables maddress prints next.
+void OnAfter(int n, absl::string_view t, RegionTable* table) {
+  if (!t.empty() && t[0] != '#') table->Skip(n, "after the end of the maddress table");
+}
+
+// Line `n`, by its handler for the part of the table the lines before it reached.
+absl::Status ReadLine(const TextLines& text, int n, Reading* r, RegionTable* table) {
+  absl::string_view t = absl::StripAsciiWhitespace(text.line(n));
+  switch (r->where) {
+    case Where::kBefore: return OnBefore(text, n, t, r, table);
+    case Where::kAfterHeader: return OnAfterHeader(text, n, t, r);
+    case Where::kRows: return OnRows(text, n, t, r, table);
+    case Where::kAfter: OnAfter(n, t, table); break;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -91,105 +224,15 @@ absl::StatusOr<RegionTable> SosMaddressParser::Parse(const TextLines& text) {
   RegionTable table;
   table.format = std::string(kFormat);
   table.has_state = true;
-  enum { kBefore, kAfterHeader, kRows, kAfter } where = kBefore;
-  bool last_was_border = false;
-  int header_line = 0;
-  Columns col;
-  for (int n = 1; n <= text.size(); ++n) {
-    absl::string_view line = text.line(n);
-    absl::string_view t = absl::StripAsciiWhitespace(line);
-    switch (where) {
-      case kBefore: {
-        // '#' comments: `pageblame dotnet-regions` says what the table is.
-        if (t.empty() || t[0] == '#') continue;
-        if (IsHeader(t)) {
-          if (!last_was_border)
-            return text.Error(n, "maddress header without the top border '+---+' above it");
-          std::vector<absl::string_view> cells = Cells(t);
-          col.count = cells.size();
-          for (size_t i = 0; i < cells.size(); ++i) {
-            absl::string_view c = cells[i];
-            int k = static_cast<int>(i);
-            if (c == "Memory Kind") col.kind = k;
-            else if (c == "StartAddr") col.start = k;
-            else if (c == "EndAddr-1" || c == "EndAddr") col.end = k;
-            else if (c == "Size") col.size = k;
-            else if (c == "Type") col.type = k;
-            else if (c == "State") col.state = k;
-            else if (c == "Protect") col.protect = k;
-            else if (c == "Image") col.image = k;
-          }
-          if (col.end < 0)
-            return text.Error(n, absl::StrCat("maddress header has no EndAddr-1 column: ",
-                                              TextLines::Quote(line)));
-          header_line = n;
-          where = kAfterHeader;
-          continue;
-        }
-        last_was_border = IsBorder(t);
-        if (!last_was_border) table.Skip(n, "before the maddress table");
-        continue;
-      }
-      case kAfterHeader:
-        if (!IsBorder(t))
-          return text.Error(n, absl::StrCat("expected the border '+---+' under the maddress "
-                                            "header, got ", TextLines::Quote(line)));
-        where = kRows;
-        continue;
-      case kRows: {
-        if (IsBorder(t)) {
-          where = kAfter;
-          continue;
-        }
-        if (t.empty())
-          return text.Error(n, "blank line inside the maddress table (bottom border missing?)");
-        std::vector<absl::string_view> cells = Cells(t);
-        if (cells.empty())
-          return text.Error(n, absl::StrCat("expected a row '| Memory Kind | StartAddr | "
-                                            "EndAddr-1 | ... |' or the bottom border '+---+', got ",
-                                            TextLines::Quote(line)));
-        if (cells.size() != col.count)
-          return text.Error(n, absl::StrFormat("expected %d cells as in the header (line %d), "
-                                               "got %d in %s",
-                                               col.count, header_line, cells.size(),
-                                               TextLines::Quote(line)));
-        Region r;
-        r.line = n;
-        for (auto [c, out] : {std::pair{col.start, &r.start}, std::pair{col.end, &r.end}}) {
-          absl::StatusOr<uint64_t> a = ParseAddress(cells[c]);
-          if (!a.ok()) return text.Error(n, a.status().message());
-          *out = *a;
-        }
-        if (r.end <= r.start)
-          return text.Error(n, absl::StrFormat("EndAddr-1 0x%x is not above StartAddr 0x%x",
-                                               r.end, r.start));
-        if (col.size >= 0) {
-          absl::Status s = CheckSize(cells[col.size], r.end - r.start);
-          if (!s.ok()) return text.Error(n, s.message());
-        }
-        r.type = std::string(Cell(cells, col.type));
-        r.state = std::string(Cell(cells, col.state));
-        r.protect = std::string(Cell(cells, col.protect));
-        r.usage = std::string(Cell(cells, col.kind));
-        absl::string_view image = Cell(cells, col.image);
-        if (!image.empty())
-          r.usage = r.usage.empty() ? absl::StrCat("[", image, "]")
-                                    : absl::StrCat(r.usage, " [", image, "]");
-        table.regions.push_back(std::move(r));
-        continue;
-      }
-      case kAfter:
-        if (!t.empty() && t[0] != '#') table.Skip(n, "after the end of the maddress table");
-        continue;
-    }
-  }
-  if (where == kBefore)
+  Reading reading;
+  for (int n = 1; n <= text.size(); ++n) RETURN_IF_ERROR(ReadLine(text, n, &reading, &table));
+  if (reading.where == Where::kBefore)
     return text.FileError("no SOS maddress table (header '| Memory Kind | StartAddr | "
                           "EndAddr-1 | ... |') found");
-  if (where != kAfter)
+  if (reading.where != Where::kAfter)
     return text.Error(text.size(), "maddress table not closed: no bottom border '+---+' "
                                    "(truncated copy?)");
-  if (table.regions.empty()) return text.Error(header_line, "maddress table has no rows");
+  if (table.regions.empty()) return text.Error(reading.header_line, "maddress table has no rows");
   return table;
 }
 

@@ -90,6 +90,21 @@ void ReplayWorker::Run() {
     std::atomic<bool>* done;
     ~Done() { done->store(true, std::memory_order_release); }
   } done{&done_};
+  if (!MakeBuffersAhead()) return;
+  while (true) {
+    std::deque<Batch> got;
+    const Take take = TakeBatches(&got);
+    if (take == Take::kAbandon) return;
+    if (take == Take::kClosed) break;
+    if (!got.empty()) wake_loader_.notify_one();
+    SortBatches(&got);
+    if (!DeliverSlice()) return;
+    ReturnSpares();
+  }
+  FinishReplay();
+}
+
+bool ReplayWorker::MakeBuffersAhead() {
   // Each buffer the loader fills is fresh memory it would otherwise fault in
   // itself, on the path that sets the end of the run. This thread has
   // nothing to do until the first batch comes: it makes `buffers_ahead_` of
@@ -100,62 +115,70 @@ void ReplayWorker::Run() {
     buffer.resize(kBatch);  // touches every page; clear() keeps them
     buffer.clear();
     std::lock_guard<std::mutex> lock(mu_);
-    if (abandon_) return;
+    if (abandon_) return false;
     spare_.push_back(std::move(buffer));
   }
-  while (true) {
-    std::deque<Batch> got;
-    {
-      // kLanes: while there are events to replay, only a look at the queue
-      // (and none while enough are held, so that a slow replay makes the
-      // loader wait instead of piling up events).
-      const bool busy = lane_sorter_ && lane_sorter_->HasDue();
-      if (lane_sorter_ && !busy) {
-        // Nothing to replay until the loader reads further (the CPUs of a
-        // big round are read one after the other): make the index's blocks
-        // for what is held now, instead of in the middle of replaying it.
-        // A call is two events and makes about one version.
-        const size_t calls = lane_sorter_->held() / 2;
-        idx_->Reserve(calls, calls);
-      }
-      std::unique_lock<std::mutex> lock(mu_);
-      if (!busy) {
-        wake_worker_.wait(lock, [this] { return abandon_ || closing_ || !queue_.empty(); });
-      }
-      if (abandon_) return;
-      if (!busy && queue_.empty()) break;  // closing, and everything is replayed
-      if (!busy || lane_sorter_->held() < kMaxHeld) got.swap(queue_);
-    }
-    if (!got.empty()) wake_loader_.notify_one();
-    for (Batch& b : got) {
-      // The sorters keep the batch as it is (no copy of its events) and hand
-      // it back once all of it is replayed.
-      if (sorter_) {
-        sorter_->Push(std::move(b.events));
-        if (b.round_end) sorter_->FinishedRound();
-      } else {
-        lane_sorter_->Push(std::move(b.events));
-        if (b.round_end) lane_sorter_->FinishedRound();
-      }
-    }
-    if (lane_sorter_) {
-      lane_sorter_->Deliver(kSlice);
-      if (lane_sorter_->diverged()) {
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          diverged_ = true;
-        }
-        wake_loader_.notify_one();
-        return;
-      }
-    }
-    // Emptied buffers go back to the loader.
-    std::vector<std::vector<TraceEvent>> done =
-        sorter_ ? sorter_->TakeSpares() : lane_sorter_->TakeSpares();
-    if (done.empty()) continue;
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto& v : done) spare_.push_back(std::move(v));
+  return true;
+}
+
+ReplayWorker::Take ReplayWorker::TakeBatches(std::deque<Batch>* got) {
+  // kLanes: while there are events to replay, only a look at the queue
+  // (and none while enough are held, so that a slow replay makes the
+  // loader wait instead of piling up events).
+  const bool busy = lane_sorter_ && lane_sorter_->HasDue();
+  if (lane_sorter_ && !busy) {
+    // Nothing to replay until the loader reads further (the CPUs of a
+    // big round are read one after the other): make the index's blocks
+    // for what is held now, instead of in the middle of replaying it.
+    // A call is two events and makes about one version.
+    const size_t calls = lane_sorter_->held() / 2;
+    idx_->Reserve(calls, calls);
   }
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!busy) {
+    wake_worker_.wait(lock, [this] { return abandon_ || closing_ || !queue_.empty(); });
+  }
+  if (abandon_) return Take::kAbandon;
+  if (!busy && queue_.empty()) return Take::kClosed;  // closing, and everything is replayed
+  if (!busy || lane_sorter_->held() < kMaxHeld) got->swap(queue_);
+  return Take::kReplay;
+}
+
+void ReplayWorker::SortBatches(std::deque<Batch>* got) {
+  for (Batch& b : *got) {
+    // The sorters keep the batch as it is (no copy of its events) and hand
+    // it back once all of it is replayed.
+    if (sorter_) {
+      sorter_->Push(std::move(b.events));
+      if (b.round_end) sorter_->FinishedRound();
+    } else {
+      lane_sorter_->Push(std::move(b.events));
+      if (b.round_end) lane_sorter_->FinishedRound();
+    }
+  }
+}
+
+bool ReplayWorker::DeliverSlice() {
+  if (!lane_sorter_) return true;
+  lane_sorter_->Deliver(kSlice);
+  if (!lane_sorter_->diverged()) return true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    diverged_ = true;
+  }
+  wake_loader_.notify_one();
+  return false;
+}
+
+void ReplayWorker::ReturnSpares() {
+  std::vector<std::vector<TraceEvent>> done =
+      sorter_ ? sorter_->TakeSpares() : lane_sorter_->TakeSpares();
+  if (done.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& v : done) spare_.push_back(std::move(v));
+}
+
+void ReplayWorker::FinishReplay() {
   if (sorter_) {
     sorter_->FlushAll();
   } else {

@@ -137,7 +137,22 @@ class ReplayWorker {
     bool round_end = false;
   };
   void Submit(bool round_end);
+  // The replay thread: sorts and replays the batches the loader queues,
+  // until Finish (then ends the replay), the destructor, or divergence.
   void Run();
+  // Run's steps. Makes the loader's first buffers; false if abandoned.
+  bool MakeBuffersAhead();
+  // Waits for batches (unless kLanes has events due) and moves the queued
+  // ones to `got`; kClosed once Finish was called and none is left.
+  enum class Take { kReplay, kClosed, kAbandon };
+  Take TakeBatches(std::deque<Batch>* got);
+  void SortBatches(std::deque<Batch>* got);
+  // kLanes: replays a slice; false if the trace diverged (the loader is told).
+  bool DeliverSlice();
+  // Hands the emptied buffers back to the loader.
+  void ReturnSpares();
+  // Replays what the sorter still holds, then ends the replay.
+  void FinishReplay();
 
   // Used by the replay thread only, once it runs (the loader thread calls
   // only idx_->PrepareBlocks, which is safe alongside it).
