@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "processor/decode/memory_event_kind.h"
 
 namespace pageblame::decode {
 namespace {
@@ -33,43 +34,10 @@ const std::vector<const char*>& ArgNames(Syscall sc) {
 // syscall's enter or exit, or raw_syscalls'. "" otherwise.
 std::string ReplayedEvent(const std::string& attr_name) {
   absl::string_view name = attr_name;
-  name = name.substr(0, name.find('/'));
-  if (name == "raw_syscalls:sys_enter" || name == "raw_syscalls:sys_exit") {
-    return std::string(name.substr(name.find(':') + 1));
-  }
-  for (int s = 0; s < kSyscallCount; ++s) {
-    const std::string sc(SyscallName(static_cast<Syscall>(s)));
-    for (const char* phase : {"sys_enter_", "sys_exit_"}) {
-      if (name == absl::StrCat("syscalls:", phase, sc)) return absl::StrCat(phase, sc);
-    }
-  }
-  return "";
+  return MemoryEventKind::Of(name.substr(0, name.find('/'))).TracepointName();
 }
 
 }  // namespace
-
-std::optional<SyscallNumbers> RawSyscallNumbers(const std::string& arch) {
-  // mmap, munmap, brk, mremap, mprotect, pkey_mprotect, madvise.
-  if (arch.empty() || arch == "x86_64") return SyscallNumbers{9, 11, 12, 25, 10, 329, 28};
-  if (arch == "aarch64" || arch == "arm64" || arch.rfind("riscv64", 0) == 0) {
-    return SyscallNumbers{222, 215, 214, 216, 226, 288, 233};
-  }
-  return std::nullopt;
-}
-
-std::string_view SyscallName(Syscall sc) {
-  switch (sc) {
-    case Syscall::kMmap: return "mmap";
-    case Syscall::kMunmap: return "munmap";
-    case Syscall::kBrk: return "brk";
-    case Syscall::kMremap: return "mremap";
-    case Syscall::kMprotect: return "mprotect";
-    case Syscall::kPkeyMprotect: return "pkey_mprotect";
-    case Syscall::kMadvise: return "madvise";
-    case Syscall::kCount: break;
-  }
-  return "?";
-}
 
 absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info,
                                                       const TracingData& td) {
@@ -139,14 +107,15 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
     }
     AttrDecoder& d = dec.decoders_[i];
     d.has_callchain = (attr.sample_type & perf::kSampleCallchain) != 0;
-    if (system == "raw_syscalls") {
+    const MemoryEventKind kind = MemoryEventKind::Of(system, name);
+    if (kind.is_raw()) {
       if (!have_raw_numbers) continue;
-      if (name == "sys_enter") {
+      if (kind.kind() == MemoryEventKind::Kind::kRawEnter) {
         d.kind = Kind::kRawEnter;
         d.nr = field(ev, "id");
         d.args[0] = field(ev, "args");
         if (!d.nr.valid() || !d.args[0].valid() || d.args[0].size < 48) d.kind = Kind::kIgnore;
-      } else if (name == "sys_exit") {
+      } else {
         d.kind = Kind::kRawExit;
         d.nr = field(ev, "id");
         d.ret = field(ev, "ret");
@@ -156,32 +125,28 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
       if (d.kind == Kind::kRawExit) dec.has_raw_exit_ = true;
       continue;
     }
-    if (system != "syscalls") continue;
-    for (int s = 0; s < kSyscallCount; ++s) {
-      Syscall sc = static_cast<Syscall>(s);
-      std::string scname(SyscallName(sc));
-      if (name == absl::StrCat("sys_enter_", scname)) {
-        d.kind = Kind::kEnter;
-        d.syscall = sc;
-        const auto& names = ArgNames(sc);
-        for (size_t a = 0; a < names.size(); ++a) {
-          d.args[a] = field(ev, names[a]);
-          if (!d.args[a].valid()) d.kind = Kind::kIgnore;  // unknown layout: don't guess
-        }
-        d.contiguous_args = static_cast<int>(names.size());
-        for (size_t a = 0; a < names.size(); ++a) {
-          if (d.args[a].size != 8 || d.args[a].offset != d.args[0].offset + 8 * static_cast<int>(a)) {
-            d.contiguous_args = 0;
-          }
-        }
-        if (d.kind == Kind::kEnter) dec.has_enter_[s] = true;
-      } else if (name == absl::StrCat("sys_exit_", scname)) {
-        d.kind = Kind::kExit;
-        d.syscall = sc;
-        d.ret = field(ev, "ret");
-        if (!d.ret.valid()) d.kind = Kind::kIgnore;
-        if (d.kind == Kind::kExit) dec.has_exit_[s] = true;
+    const int s = static_cast<int>(kind.syscall());
+    if (kind.kind() == MemoryEventKind::Kind::kEnter) {
+      d.kind = Kind::kEnter;
+      d.syscall = kind.syscall();
+      const auto& names = ArgNames(kind.syscall());
+      for (size_t a = 0; a < names.size(); ++a) {
+        d.args[a] = field(ev, names[a]);
+        if (!d.args[a].valid()) d.kind = Kind::kIgnore;  // unknown layout: don't guess
       }
+      d.contiguous_args = static_cast<int>(names.size());
+      for (size_t a = 0; a < names.size(); ++a) {
+        if (d.args[a].size != 8 || d.args[a].offset != d.args[0].offset + 8 * static_cast<int>(a)) {
+          d.contiguous_args = 0;
+        }
+      }
+      if (d.kind == Kind::kEnter) dec.has_enter_[s] = true;
+    } else if (kind.kind() == MemoryEventKind::Kind::kExit) {
+      d.kind = Kind::kExit;
+      d.syscall = kind.syscall();
+      d.ret = field(ev, "ret");
+      if (!d.ret.valid()) d.kind = Kind::kIgnore;
+      if (d.kind == Kind::kExit) dec.has_exit_[s] = true;
     }
   }
 
@@ -242,12 +207,11 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       // number before anything else is read.
       uint64_t nr;
       if (!ReadField(d.nr, s, &nr)) return out->malformed = true, false;
-      int sc = -1;
-      for (int i = 0; i < kSyscallCount; ++i) {
-        if (static_cast<int64_t>(nr) == raw_nr_[i]) sc = i;
-      }
-      if (sc < 0 || source_[sc] == kNone) return false;
-      out->syscall = static_cast<Syscall>(sc);
+      const std::optional<Syscall> which = SyscallOfNumber(raw_nr_, static_cast<int64_t>(nr));
+      if (!which) return false;
+      const int sc = static_cast<int>(*which);
+      if (source_[sc] == kNone) return false;
+      out->syscall = *which;
       out->twin = source_[sc] != kRaw;
       if (out->twin) {
         out->phase = d.kind == Kind::kRawEnter ? DecodedSyscall::Phase::kEnter
