@@ -1,7 +1,6 @@
 #include "plugin/event_classifier.h"
 
-#include "absl/strings/match.h"
-#include "absl/strings/strip.h"
+#include "absl/strings/string_view.h"
 #include "processor/base/byte_reader.h"
 
 namespace pageblame::plugin {
@@ -11,16 +10,13 @@ std::optional<EventClassifier::Numbers> EventClassifier::NumbersForArch(const st
 }
 
 EventClassifier::Kind EventClassifier::ClassifyName(std::string_view name) {
-  if (name == "raw_syscalls:sys_enter") return Kind::kRawEnter;
-  if (name == "raw_syscalls:sys_exit") return Kind::kRawExit;
-  absl::string_view rest(name.data(), name.size());
-  if (!absl::ConsumePrefix(&rest, "syscalls:sys_")) return Kind::kOther;
-  if (!absl::ConsumePrefix(&rest, "enter_") && !absl::ConsumePrefix(&rest, "exit_")) {
-    return Kind::kOther;
-  }
-  for (int i = 0; i < decode::kSyscallCount; ++i) {
-    std::string_view sc = decode::SyscallName(static_cast<decode::Syscall>(i));
-    if (rest == absl::string_view(sc.data(), sc.size())) return Kind::kMemory;
+  using K = decode::MemoryEventKind::Kind;
+  switch (decode::MemoryEventKind::Of(absl::string_view(name.data(), name.size())).kind()) {
+    case K::kOther: return Kind::kOther;
+    case K::kEnter:
+    case K::kExit: return Kind::kMemory;
+    case K::kRawEnter: return Kind::kRawEnter;
+    case K::kRawExit: return Kind::kRawExit;
   }
   return Kind::kOther;
 }
@@ -37,10 +33,7 @@ std::optional<decode::Syscall> EventClassifier::RawSyscall(absl::Span<const uint
   ByteReader r(raw);
   int64_t id;
   if (!r.Skip(8) || !r.Read(&id)) return std::nullopt;
-  for (int i = 0; i < decode::kSyscallCount; ++i) {
-    if (id == numbers_[i]) return static_cast<decode::Syscall>(i);
-  }
-  return std::nullopt;
+  return decode::SyscallOfNumber(numbers_, id);
 }
 
 bool EventClassifier::IsMemorySyscall(const char* name, absl::Span<const uint8_t> raw) {

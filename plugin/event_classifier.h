@@ -1,10 +1,12 @@
 // Which samples perf script hands the plugin are memory-syscall events:
-// syscalls:sys_{enter,exit}_X by name for the seven syscalls replay reads
-// (mmap, munmap, brk, mremap, mprotect, pkey_mprotect, madvise), or
+// syscalls:sys_{enter,exit}_X for the seven syscalls replay reads (mmap,
+// munmap, brk, mremap, mprotect, pkey_mprotect, madvise), or
 // raw_syscalls:sys_{enter,exit} whose syscall number (the `id` field) is one
-// of those. The name test runs once per event name (perf passes the same
-// evsel name pointer for every sample of an event); the raw test reads one
-// field of the payload.
+// of those. What counts is decode::MemoryEventKind's, the decoder's own
+// definition; this class only adds what the plugin's hot path needs: the
+// name test runs once per event name (perf passes the same evsel name
+// pointer for every sample of an event), and the raw test reads one field of
+// the payload.
 //
 //   EventClassifier c(EventClassifier::NumbersForArch("x86_64").value());
 //   c.IsMemorySyscall("syscalls:sys_enter_mmap", {});            // true
@@ -14,14 +16,14 @@
 #ifndef PAGEBLAME_PLUGIN_EVENT_CLASSIFIER_H_
 #define PAGEBLAME_PLUGIN_EVENT_CLASSIFIER_H_
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
-#include "processor/decode/syscall_event.h"
+#include "processor/decode/memory_event_kind.h"
 
 namespace pageblame::plugin {
 
@@ -32,11 +34,12 @@ class EventClassifier {
 
   explicit EventClassifier(const Numbers& numbers) : numbers_(numbers) {}
 
-  // Syscall numbers of the seven for perf's arch string (the
-  // trace's HEADER_ARCH): decode::RawSyscallNumbers, the decoder's own table.
+  // Syscall numbers of the seven for perf's arch string (the trace's
+  // HEADER_ARCH): decode::RawSyscallNumbers.
   static std::optional<Numbers> NumbersForArch(const std::string& arch);
 
-  // By name only: a specific memory-syscall tracepoint, a raw one, or other.
+  // By name only (decode::MemoryEventKind::Of): a specific memory-syscall
+  // tracepoint, a raw one, or other.
   static Kind ClassifyName(std::string_view name);
 
   // `name` must stay valid while this classifier lives (perf's evsel names do).

@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "processor/decode/memory_event_kind.h"
 #include "processor/residency/snapshot_file.h"
 
 namespace pageblame::cli {
@@ -22,8 +23,13 @@ std::string BaseName(const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& RecordPlan::MemorySyscalls() {
-  static const std::vector<std::string> kAll = {"mmap",     "munmap",        "brk",    "mremap",
-                                                "mprotect", "pkey_mprotect", "madvise"};
+  static const std::vector<std::string> kAll = [] {
+    std::vector<std::string> all;
+    for (int i = 0; i < decode::kSyscallCount; ++i) {
+      all.emplace_back(decode::SyscallName(static_cast<decode::Syscall>(i)));
+    }
+    return all;
+  }();
   return kAll;
 }
 

@@ -41,7 +41,7 @@ struct RecordPlan {
   // perf's --clockid, and the clock the snapshots read.
   static constexpr const char* kClockName = "mono";
 
-  // The seven memory syscalls replay knows, in decode::Syscall order.
+  // The memory syscalls replay knows (decode::SyscallName), in decode::Syscall order.
   static const std::vector<std::string>& MemorySyscalls();
   // The syscalls to record: MemorySyscalls() that are available.
   std::vector<std::string> Syscalls() const;

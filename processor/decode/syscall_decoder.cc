@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "processor/decode/memory_event_kind.h"
 
 namespace pageblame::decode {
 namespace {
@@ -33,43 +34,10 @@ const std::vector<const char*>& ArgNames(Syscall sc) {
 // syscall's enter or exit, or raw_syscalls'. "" otherwise.
 std::string ReplayedEvent(const std::string& attr_name) {
   absl::string_view name = attr_name;
-  name = name.substr(0, name.find('/'));
-  if (name == "raw_syscalls:sys_enter" || name == "raw_syscalls:sys_exit") {
-    return std::string(name.substr(name.find(':') + 1));
-  }
-  for (int s = 0; s < kSyscallCount; ++s) {
-    const std::string sc(SyscallName(static_cast<Syscall>(s)));
-    for (const char* phase : {"sys_enter_", "sys_exit_"}) {
-      if (name == absl::StrCat("syscalls:", phase, sc)) return absl::StrCat(phase, sc);
-    }
-  }
-  return "";
+  return MemoryEventKind::Of(name.substr(0, name.find('/'))).TracepointName();
 }
 
 }  // namespace
-
-std::optional<SyscallNumbers> RawSyscallNumbers(const std::string& arch) {
-  // mmap, munmap, brk, mremap, mprotect, pkey_mprotect, madvise.
-  if (arch.empty() || arch == "x86_64") return SyscallNumbers{9, 11, 12, 25, 10, 329, 28};
-  if (arch == "aarch64" || arch == "arm64" || arch.rfind("riscv64", 0) == 0) {
-    return SyscallNumbers{222, 215, 214, 216, 226, 288, 233};
-  }
-  return std::nullopt;
-}
-
-std::string_view SyscallName(Syscall sc) {
-  switch (sc) {
-    case Syscall::kMmap: return "mmap";
-    case Syscall::kMunmap: return "munmap";
-    case Syscall::kBrk: return "brk";
-    case Syscall::kMremap: return "mremap";
-    case Syscall::kMprotect: return "mprotect";
-    case Syscall::kPkeyMprotect: return "pkey_mprotect";
-    case Syscall::kMadvise: return "madvise";
-    case Syscall::kCount: break;
-  }
-  return "?";
-}
 
 absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info,
                                                       const TracingData& td) {
@@ -78,18 +46,7 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
   dec.attrs_base_ = info.attrs.empty() ? nullptr : &info.attrs[0];
   dec.decoders_.resize(info.attrs.size());
   std::optional<SyscallNumbers> numbers = RawSyscallNumbers(info.arch);
-  bool have_raw_numbers = numbers.has_value();
   if (numbers) dec.raw_nr_ = *numbers;
-
-  auto field = [](const EventFormat* ev, const char* name) {
-    Field f;
-    if (const FieldFormat* ff = ev->FindField(name)) {
-      f.offset = ff->offset;
-      f.size = ff->size;
-      f.is_signed = ff->is_signed;
-    }
-    return f;
-  };
 
   // perf trace's globs can name one tracepoint twice ('syscalls:*_mprotect'
   // also matches sys_enter_pkey_mprotect): the same call then comes as two
@@ -99,116 +56,142 @@ absl::StatusOr<SyscallDecoder> SyscallDecoder::Create(const perf::FileInfo& info
     const perf::EventAttr& attr = info.attrs[i];
     if (attr.type != kPerfTypeTracepoint) continue;
     if (!tracepoints.insert(attr.config).second) continue;
-    const EventFormat* ev =
-        attr.config <= INT32_MAX ? td.FindEvent(static_cast<int>(attr.config)) : nullptr;
-    if (ev == nullptr) {
-      if (td.events_failed() > 0) {
-        // Its format may be one of those that could not be read.
-        dec.formats_failed_ = td.events_failed();
-        if (dec.format_failure_.empty() && !td.failures().empty()) {
-          dec.format_failure_ = td.failures()[0];
-        }
-        const std::string event = ReplayedEvent(attr.name);
-        if (!event.empty() && dec.unreadable_event_.empty()) {
-          dec.unreadable_event_ = attr.name;
-          // The failure that names it, if its name line could be read.
-          for (const std::string& f : td.failures()) {
-            if (absl::StrContains(f, absl::StrCat("format of ", event, ","))) {
-              dec.unreadable_why_ = f;
-            }
-          }
-        }
-      }
-      continue;
-    }
-    const std::string& system = ev->system();
-    const std::string& name = ev->name();
-    // The attr's name (EVENT_DESC) and its format's must agree on whether
-    // this is an event replay reads, and which: one of them is damaged
-    // otherwise, and the calls would be silently lost or misread.
-    if (absl::StrContains(attr.name, ':') && dec.unreadable_event_.empty()) {
-      const std::string by_attr = ReplayedEvent(attr.name);
-      const std::string by_format = ReplayedEvent(absl::StrCat(system, ":", name));
-      if (by_attr != by_format) {
-        dec.unreadable_event_ = by_attr.empty() ? absl::StrCat(system, ":", name) : attr.name;
-        dec.unreadable_why_ = absl::StrCat("the attr named ", attr.name, " has config ",
-                                           attr.config, ", the ID of the format of ", system, ":",
-                                           name);
-        continue;
-      }
-    }
-    AttrDecoder& d = dec.decoders_[i];
-    d.has_callchain = (attr.sample_type & perf::kSampleCallchain) != 0;
-    if (system == "raw_syscalls") {
-      if (!have_raw_numbers) continue;
-      if (name == "sys_enter") {
-        d.kind = Kind::kRawEnter;
-        d.nr = field(ev, "id");
-        d.args[0] = field(ev, "args");
-        if (!d.nr.valid() || !d.args[0].valid() || d.args[0].size < 48) d.kind = Kind::kIgnore;
-      } else if (name == "sys_exit") {
-        d.kind = Kind::kRawExit;
-        d.nr = field(ev, "id");
-        d.ret = field(ev, "ret");
-        if (!d.nr.valid() || !d.ret.valid()) d.kind = Kind::kIgnore;
-      }
-      if (d.kind == Kind::kRawEnter) dec.has_raw_enter_ = true;
-      if (d.kind == Kind::kRawExit) dec.has_raw_exit_ = true;
-      continue;
-    }
-    if (system != "syscalls") continue;
-    for (int s = 0; s < kSyscallCount; ++s) {
-      Syscall sc = static_cast<Syscall>(s);
-      std::string scname(SyscallName(sc));
-      if (name == absl::StrCat("sys_enter_", scname)) {
-        d.kind = Kind::kEnter;
-        d.syscall = sc;
-        const auto& names = ArgNames(sc);
-        for (size_t a = 0; a < names.size(); ++a) {
-          d.args[a] = field(ev, names[a]);
-          if (!d.args[a].valid()) d.kind = Kind::kIgnore;  // unknown layout: don't guess
-        }
-        d.contiguous_args = static_cast<int>(names.size());
-        for (size_t a = 0; a < names.size(); ++a) {
-          if (d.args[a].size != 8 || d.args[a].offset != d.args[0].offset + 8 * static_cast<int>(a)) {
-            d.contiguous_args = 0;
-          }
-        }
-        if (d.kind == Kind::kEnter) dec.has_enter_[s] = true;
-      } else if (name == absl::StrCat("sys_exit_", scname)) {
-        d.kind = Kind::kExit;
-        d.syscall = sc;
-        d.ret = field(ev, "ret");
-        if (!d.ret.valid()) d.kind = Kind::kIgnore;
-        if (d.kind == Kind::kExit) dec.has_exit_[s] = true;
-      }
-    }
+    dec.AddTracepoint(i, attr, td, numbers.has_value());
   }
+  dec.ChooseSources();
+  return dec;
+}
 
-  for (int s = 0; s < kSyscallCount; ++s) {
-    if (dec.has_enter_[s] && dec.has_exit_[s]) {
-      dec.source_[s] = kSpecific;
-    } else if (dec.has_raw_enter_ && dec.has_raw_exit_) {
-      dec.source_[s] = kRaw;
-    } else {
-      dec.source_[s] = kNone;
+void SyscallDecoder::AddTracepoint(size_t i, const perf::EventAttr& attr, const TracingData& td,
+                                   bool have_raw_numbers) {
+  const EventFormat* ev =
+      attr.config <= INT32_MAX ? td.FindEvent(static_cast<int>(attr.config)) : nullptr;
+  if (ev == nullptr) {
+    if (td.events_failed() > 0) NoteUnreadableFormat(attr, td);
+    return;
+  }
+  if (NamesDisagree(attr, *ev)) return;
+  AttrDecoder& d = decoders_[i];
+  d.has_callchain = (attr.sample_type & perf::kSampleCallchain) != 0;
+  const MemoryEventKind kind = MemoryEventKind::Of(ev->system(), ev->name());
+  switch (kind.kind()) {
+    case MemoryEventKind::Kind::kOther:
+      return;
+    case MemoryEventKind::Kind::kRawEnter:
+    case MemoryEventKind::Kind::kRawExit:
+      if (have_raw_numbers) AddRaw(*ev, kind, &d);
+      return;
+    case MemoryEventKind::Kind::kEnter:
+      AddEnter(*ev, kind.syscall(), &d);
+      return;
+    case MemoryEventKind::Kind::kExit:
+      AddExit(*ev, kind.syscall(), &d);
+      return;
+  }
+}
+
+void SyscallDecoder::NoteUnreadableFormat(const perf::EventAttr& attr, const TracingData& td) {
+  // Its format may be one of those that could not be read.
+  formats_failed_ = td.events_failed();
+  if (format_failure_.empty() && !td.failures().empty()) format_failure_ = td.failures()[0];
+  const std::string event = ReplayedEvent(attr.name);
+  if (event.empty() || !unreadable_event_.empty()) return;
+  unreadable_event_ = attr.name;
+  // The failure that names it, if its name line could be read.
+  for (const std::string& f : td.failures()) {
+    if (absl::StrContains(f, absl::StrCat("format of ", event, ","))) unreadable_why_ = f;
+  }
+}
+
+bool SyscallDecoder::NamesDisagree(const perf::EventAttr& attr, const EventFormat& ev) {
+  // The attr's name (EVENT_DESC) and its format's must agree on whether
+  // this is an event replay reads, and which: one of them is damaged
+  // otherwise, and the calls would be silently lost or misread.
+  if (!absl::StrContains(attr.name, ':') || !unreadable_event_.empty()) return false;
+  const std::string& system = ev.system();
+  const std::string& name = ev.name();
+  const std::string by_attr = ReplayedEvent(attr.name);
+  const std::string by_format = ReplayedEvent(absl::StrCat(system, ":", name));
+  if (by_attr == by_format) return false;
+  unreadable_event_ = by_attr.empty() ? absl::StrCat(system, ":", name) : attr.name;
+  unreadable_why_ = absl::StrCat("the attr named ", attr.name, " has config ", attr.config,
+                                 ", the ID of the format of ", system, ":", name);
+  return true;
+}
+
+SyscallDecoder::Field SyscallDecoder::FieldOf(const EventFormat& ev, const char* name) {
+  Field f;
+  if (const FieldFormat* ff = ev.FindField(name)) {
+    f.offset = ff->offset;
+    f.size = ff->size;
+    f.is_signed = ff->is_signed;
+  }
+  return f;
+}
+
+void SyscallDecoder::AddRaw(const EventFormat& ev, MemoryEventKind kind, AttrDecoder* d) {
+  d->nr = FieldOf(ev, "id");
+  if (kind.kind() == MemoryEventKind::Kind::kRawEnter) {
+    d->kind = Kind::kRawEnter;
+    d->args[0] = FieldOf(ev, "args");
+    if (!d->nr.valid() || !d->args[0].valid() || d->args[0].size < 48) d->kind = Kind::kIgnore;
+  } else {
+    d->kind = Kind::kRawExit;
+    d->ret = FieldOf(ev, "ret");
+    if (!d->nr.valid() || !d->ret.valid()) d->kind = Kind::kIgnore;
+  }
+  if (d->kind == Kind::kRawEnter) has_raw_enter_ = true;
+  if (d->kind == Kind::kRawExit) has_raw_exit_ = true;
+}
+
+void SyscallDecoder::AddEnter(const EventFormat& ev, Syscall sc, AttrDecoder* d) {
+  d->kind = Kind::kEnter;
+  d->syscall = sc;
+  const auto& names = ArgNames(sc);
+  for (size_t a = 0; a < names.size(); ++a) {
+    d->args[a] = FieldOf(ev, names[a]);
+    if (!d->args[a].valid()) d->kind = Kind::kIgnore;  // unknown layout: don't guess
+  }
+  d->contiguous_args = static_cast<int>(names.size());
+  for (size_t a = 0; a < names.size(); ++a) {
+    if (d->args[a].size != 8 || d->args[a].offset != d->args[0].offset + 8 * static_cast<int>(a)) {
+      d->contiguous_args = 0;
     }
   }
-  for (Source s : dec.source_) dec.uses_raw_ |= (s == kRaw);
+  if (d->kind == Kind::kEnter) has_enter_[static_cast<int>(sc)] = true;
+}
+
+void SyscallDecoder::AddExit(const EventFormat& ev, Syscall sc, AttrDecoder* d) {
+  d->kind = Kind::kExit;
+  d->syscall = sc;
+  d->ret = FieldOf(ev, "ret");
+  if (!d->ret.valid()) d->kind = Kind::kIgnore;
+  if (d->kind == Kind::kExit) has_exit_[static_cast<int>(sc)] = true;
+}
+
+void SyscallDecoder::ChooseSources() {
+  for (int s = 0; s < kSyscallCount; ++s) {
+    if (has_enter_[s] && has_exit_[s]) {
+      source_[s] = kSpecific;
+    } else if (has_raw_enter_ && has_raw_exit_) {
+      source_[s] = kRaw;
+    } else {
+      source_[s] = kNone;
+    }
+  }
+  for (Source s : source_) uses_raw_ |= (s == kRaw);
   // Events of a syscall whose source is the other kind are dropped in Decode.
-  for (AttrDecoder& d : dec.decoders_) {
+  for (AttrDecoder& d : decoders_) {
     if ((d.kind == Kind::kEnter || d.kind == Kind::kExit) &&
-        dec.source_[static_cast<int>(d.syscall)] != kSpecific) {
+        source_[static_cast<int>(d.syscall)] != kSpecific) {
       d.kind = Kind::kIgnore;
     }
     // Only the enters need a chain: the loader takes a call's stack from its
     // enter. The recommended DWARF form records the exits with call-graph=no.
-    if ((d.kind == Kind::kEnter || (d.kind == Kind::kRawEnter && dec.uses_raw_)) &&
-        !d.has_callchain) {
-      dec.missing_callchain_ = true;
+    if ((d.kind == Kind::kEnter || (d.kind == Kind::kRawEnter && uses_raw_)) && !d.has_callchain) {
+      missing_callchain_ = true;
     }
   }
-  return dec;
 }
 
 bool SyscallDecoder::ReadField(const Field& f, const perf::Sample& s, uint64_t* out) {
@@ -242,12 +225,11 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       // number before anything else is read.
       uint64_t nr;
       if (!ReadField(d.nr, s, &nr)) return out->malformed = true, false;
-      int sc = -1;
-      for (int i = 0; i < kSyscallCount; ++i) {
-        if (static_cast<int64_t>(nr) == raw_nr_[i]) sc = i;
-      }
-      if (sc < 0 || source_[sc] == kNone) return false;
-      out->syscall = static_cast<Syscall>(sc);
+      const std::optional<Syscall> which = SyscallOfNumber(raw_nr_, static_cast<int64_t>(nr));
+      if (!which) return false;
+      const int sc = static_cast<int>(*which);
+      if (source_[sc] == kNone) return false;
+      out->syscall = *which;
       out->twin = source_[sc] != kRaw;
       if (out->twin) {
         out->phase = d.kind == Kind::kRawEnter ? DecodedSyscall::Phase::kEnter

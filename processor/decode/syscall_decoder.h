@@ -99,6 +99,22 @@ class SyscallDecoder {
 
   static bool ReadField(const Field& f, const perf::Sample& s, uint64_t* out);
 
+  // Create's steps. AddTracepoint: the first attr (FileInfo::attrs[i]) of a
+  // tracepoint; the rest fill decoders_[i] or note why they cannot.
+  void AddTracepoint(size_t i, const perf::EventAttr& attr, const TracingData& td,
+                     bool have_raw_numbers);
+  // The attr's format is missing from TRACING_DATA, some formats failed.
+  void NoteUnreadableFormat(const perf::EventAttr& attr, const TracingData& td);
+  // True (and the event noted unreadable) if attr's name and its format's
+  // name disagree on which event replay reads this is.
+  bool NamesDisagree(const perf::EventAttr& attr, const EventFormat& ev);
+  static Field FieldOf(const EventFormat& ev, const char* name);  // invalid if absent
+  void AddRaw(const EventFormat& ev, MemoryEventKind kind, AttrDecoder* d);
+  void AddEnter(const EventFormat& ev, Syscall sc, AttrDecoder* d);
+  void AddExit(const EventFormat& ev, Syscall sc, AttrDecoder* d);
+  // After every attr: each syscall's source_, and what that leaves unused.
+  void ChooseSources();
+
   const perf::EventAttr* attrs_base_ = nullptr;
   std::vector<AttrDecoder> decoders_;  // indexed like FileInfo::attrs
   std::array<Source, kSyscallCount> source_{};

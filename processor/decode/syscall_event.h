@@ -1,37 +1,13 @@
-// The memory syscalls pageblame replays, as decoded from tracepoint samples.
+// One enter or exit of a memory syscall (memory_event_kind.h), as decoded
+// from a tracepoint sample.
 #ifndef PAGEBLAME_DECODE_SYSCALL_EVENT_H_
 #define PAGEBLAME_DECODE_SYSCALL_EVENT_H_
 
-#include <array>
 #include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
+
+#include "processor/decode/memory_event_kind.h"  // Syscall, SyscallName
 
 namespace pageblame::decode {
-
-// The order is the index of per-syscall tables (argument names, raw
-// syscall numbers, replay rules): append, never reorder.
-enum class Syscall : uint8_t {
-  kMmap,
-  kMunmap,
-  kBrk,
-  kMremap,
-  kMprotect,
-  kPkeyMprotect,
-  kMadvise,
-  kCount
-};
-inline constexpr int kSyscallCount = static_cast<int>(Syscall::kCount);
-
-std::string_view SyscallName(Syscall sc);
-
-// The raw_syscalls numbers of the memory syscalls (indexed by Syscall) for
-// perf's arch string (HEADER_ARCH; "" means x86_64), or nullopt for an arch
-// we don't know. From arch/x86/entry/syscalls/syscall_64.tbl and
-// include/uapi/asm-generic/unistd.h (arm64, riscv64).
-using SyscallNumbers = std::array<int64_t, kSyscallCount>;
-std::optional<SyscallNumbers> RawSyscallNumbers(const std::string& arch);
 
 // One enter or exit of a memory syscall, from either syscalls:sys_{enter,exit}_X
 // or raw_syscalls:sys_{enter,exit}.
