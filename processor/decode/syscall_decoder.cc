@@ -283,7 +283,7 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
 
 absl::Status SyscallDecoder::NoSyscallEvents() {
   return absl::FailedPreconditionError(
-      absl::StrCat("the trace has no memory syscall events (mmap, munmap, brk, mremap, mprotect, madvise); ", kHowToRecord));
+      absl::StrCat("the trace has no memory syscall events (mmap, munmap, brk, mremap, mprotect, pkey_mprotect, madvise); ", kHowToRecord));
 }
 
 absl::Status SyscallDecoder::CheckUsable() const {
@@ -307,7 +307,7 @@ absl::Status SyscallDecoder::CheckUsable() const {
     return absl::FailedPreconditionError(absl::StrCat(
         half ? "the trace has only the enter or only the exit events of the memory syscalls "
                "(both are needed: the arguments come with the enter, the result with the exit); "
-             : "the trace has no memory syscall events (mmap, munmap, brk, mremap, mprotect, madvise); ",
+             : "the trace has no memory syscall events (mmap, munmap, brk, mremap, mprotect, pkey_mprotect, madvise); ",
         kHowToRecord));
   }
   if (missing_callchain_) {
