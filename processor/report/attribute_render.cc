@@ -8,12 +8,27 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "processor/report/kind_classifier.h"
+#include "processor/report/app_frames.h"
+#include "processor/report/rss_text.h"
 #include "processor/report/syscall_format.h"
 #include "processor/report/text_table.h"
 
 namespace pageblame::report {
 namespace {
+
+// For a thread stack: who started the thread, {"tid", "comm", "function"}
+// (the first application frame of the creating call's stack, or null).
+Json StartedByJson(const index::TraceIndex& idx, OriginRenderer& r, EventId origin) {
+  if (!origin.valid()) return nullptr;
+  const index::CallEvent& ev = idx.event(origin);
+  Json j;
+  j["tid"] = ev.tid;
+  j["comm"] = std::string(idx.strings().Get(ev.comm));
+  const std::vector<symbols::Frame>& frames = r.Frames(ev);
+  const std::optional<size_t> app = FirstAppFrame(frames);
+  j["function"] = app ? Json(SummaryName(frames[*app])) : Json(nullptr);
+  return j;
+}
 
 // "rw-p /usr/lib/libc.so.6", "MEM_PRIVATE MEM_COMMIT PAGE_READWRITE <unknown> [...]":
 // what the source table said about the region.
@@ -177,7 +192,6 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
 Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  KindClassifier kinds(idx, r);
   const char* key = a.by == CreditBy::kCommit ? "commit" : "origin";
   Json regions = Json::array();
   for (const RegionAttribution& ra : a.regions) {
@@ -187,7 +201,7 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     j["bytes"] = ra.region.size();
     j["kind"] = KindJson(ra.kind);
     if (ra.kind == RegionKind::kThreadStack && !ra.calls.empty()) {
-      j["started_by"] = kinds.StartedByJson(ra.calls.front().call);
+      j["started_by"] = StartedByJson(idx, r, ra.calls.front().call);
     }
     Json stacks = Json::array();
     for (const CallBytes& c : ra.calls) {
@@ -313,7 +327,7 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
       " unique stacks, ", HumanBytes(a.before_trace_bytes), " from before the trace, ",
       HumanBytes(a.unmapped_bytes), " not mapped\n");
   if (a.snapshot != nullptr) {
-    absl::StrAppend(&out, HumanRss(a.rss), " of it resident (", ResidentView::Describe(a.snapshot, a.at), ")\n");
+    absl::StrAppend(&out, HumanRss(a.rss), " of it resident (", DescribeSnapshot(a.snapshot, a.at), ")\n");
   }
   if (!a.kinds.empty()) {
     std::vector<std::string> names;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "processor/report/folded_stacks.h"
 #include "processor/report/resident_view.h"
+#include "processor/report/rss_text.h"
 #include "processor/report/syscall_format.h"
 #include "processor/report/text_table.h"
 

@@ -2,15 +2,13 @@
 
 #include <sys/mman.h>
 
-#include "processor/report/app_frames.h"
-
 namespace pageblame::report {
 
 StackRole KindClassifier::Role(EventId call) {
   if (!call.valid()) return StackRole::kNone;
   const index::CallEvent& ev = idx_.event(call);
   auto [it, inserted] = roles_.try_emplace({ev.stack.value(), ev.pid}, StackRole::kNone);
-  if (inserted) it->second = RoleOf(renderer_.Frames(ev));
+  if (inserted) it->second = RoleOf(frames_.Frames(ev));
   return it->second;
 }
 
@@ -38,18 +36,6 @@ RegionKind KindClassifier::Of(const index::Version& v) {
   f.origin = Role(v.origin);
   f.commit = Role(v.commit);
   return KindOf(f);
-}
-
-Json KindClassifier::StartedByJson(EventId origin) {
-  if (!origin.valid()) return nullptr;
-  const index::CallEvent& ev = idx_.event(origin);
-  Json j;
-  j["tid"] = ev.tid;
-  j["comm"] = std::string(idx_.strings().Get(ev.comm));
-  const std::vector<symbols::Frame>& frames = renderer_.Frames(ev);
-  const std::optional<size_t> app = FirstAppFrame(frames);
-  j["function"] = app ? Json(SummaryName(frames[*app])) : Json(nullptr);
-  return j;
 }
 
 }  // namespace pageblame::report

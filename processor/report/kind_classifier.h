@@ -1,8 +1,8 @@
 // Says what each region version of a trace is (region_kind.h), from its
 // attributes and the stacks of its creating and committing calls. The
-// stacks are symbolized through an OriginRenderer (its cache is shared) and
-// each stack's role is kept, so classifying every version of a big trace
-// symbolizes each stack once.
+// stacks are symbolized through a FrameSource (an OriginRenderer: its cache
+// is shared) and each stack's role is kept, so classifying every version of
+// a big trace symbolizes each stack once.
 //
 //   OriginRenderer r(idx, sym);
 //   KindClassifier kinds(idx, r);
@@ -17,14 +17,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "processor/index/trace_index.h"
-#include "processor/report/origin_renderer.h"
+#include "processor/report/frame_source.h"
 #include "processor/report/region_kind.h"
 
 namespace pageblame::report {
 
 class KindClassifier {
  public:
-  KindClassifier(const index::TraceIndex& idx, OriginRenderer& renderer) : idx_(idx), renderer_(renderer) {}
+  KindClassifier(const index::TraceIndex& idx, FrameSource& frames) : idx_(idx), frames_(frames) {}
 
   RegionKind Of(const index::Version& v);
   // Of(), as a KindFunction; valid while this classifier lives.
@@ -33,13 +33,10 @@ class KindClassifier {
   }
   // What a call's stack says (kNone for an invalid id).
   StackRole Role(EventId call);
-  // For a thread stack: who started the thread, {"tid", "comm", "function"}
-  // (the first application frame of the creating call's stack, or null).
-  Json StartedByJson(EventId origin);
 
  private:
   const index::TraceIndex& idx_;
-  OriginRenderer& renderer_;
+  FrameSource& frames_;
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, StackRole> roles_;  // by (StackId, pid)
   // (process, path) of every executable file mapping of the trace, made on
   // the first file asked about: one pass over the versions.

@@ -12,6 +12,7 @@
 #include "processor/report/resident_view.h"
 #include "processor/report/kind_classifier.h"
 #include "processor/report/kind_tally.h"
+#include "processor/report/rss_text.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
@@ -171,7 +172,7 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
                     FormatTime(options.at), "; ", HumanBytes(created), " created during the trace, ",
                     HumanBytes(before), " from before it\n");
     if (rss.has_snapshots()) {
-      absl::StrAppend(&out, "  resident: ", ResidentView::Describe(snapshot, options.at), "; ",
+      absl::StrAppend(&out, "  resident: ", DescribeSnapshot(snapshot, options.at), "; ",
                       HumanRss(RunRss(AllOf(runs), snapshot)),
                       " resident in these regions\n",
                       absl::StrFormat("  %-25s %s %10s %10s  %-28s %-12s %s\n", "range", "prot", "size", "resident",

@@ -21,6 +21,7 @@
 
 #include "processor/index/trace_index.h"
 #include "processor/report/app_frames.h"
+#include "processor/report/frame_source.h"
 #include "processor/symbols/symbolizer.h"
 
 namespace pageblame::report {
@@ -49,7 +50,7 @@ void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
 // (inlined)" for an inlined frame (as perf script), the hex ip if unnamed.
 std::string DisplayName(const symbols::Frame& f);
 
-class OriginRenderer {
+class OriginRenderer : public FrameSource {
  public:
   OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym, SummaryOptions summary = {})
       : idx_(idx), sym_(sym), summary_(std::move(summary)) {}
@@ -59,7 +60,7 @@ class OriginRenderer {
   // (checking that is a lookup per frame; symbolizing them again for each
   // region was most of the time of printing a big map or attribution).
   // Valid until the next call.
-  const std::vector<symbols::Frame>& Frames(const index::CallEvent& ev);
+  const std::vector<symbols::Frame>& Frames(const index::CallEvent& ev) override;
   // {"syscall","time","pid","tid","comm","stack":[{"ip","symbol","dso"}]}, or null;
   // an inlined frame has "inlined": true as well.
   Json OriginJson(EventId ev);

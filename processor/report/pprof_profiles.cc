@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "processor/report/pprof_builder.h"
 #include "processor/report/resident_view.h"
+#include "processor/report/rss_text.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
@@ -100,7 +101,7 @@ std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& o) {
     const int64_t pid = idx.process(p).pid;
     const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, o.at);
     if (rss.has_snapshots()) {
-      b.AddComment(absl::StrCat("pid ", pid, ": resident bytes from the ", ResidentView::Describe(snapshot, o.at),
+      b.AddComment(absl::StrCat("pid ", pid, ": resident bytes from the ", DescribeSnapshot(snapshot, o.at),
                                 "; resident_space is 0 where no snapshot read the region"));
     }
     for (VersionId id : idx.RegionsAt(p, o.at)) {

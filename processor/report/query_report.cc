@@ -1,4 +1,3 @@
-#include "processor/report/resident_view.h"
 #include "processor/report/query_report.h"
 
 #include <algorithm>
@@ -6,88 +5,24 @@
 #include "absl/strings/str_cat.h"
 #include "processor/report/history.h"
 #include "processor/report/maps_report.h"
+#include "processor/report/resident_view.h"
+#include "processor/report/rss_text.h"
 #include "processor/report/syscall_format.h"
 
 namespace pageblame::report {
-namespace {
-
-// The processes among `procs` that had addr mapped last before `at` (all
-// whose page there went away at that same latest time: a fork's children
-// exiting together), or none if none ever had it by then.
-std::vector<uint32_t> LastTenants(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
-                                  uint64_t addr, uint64_t at) {
-  std::vector<uint32_t> out;
-  uint64_t latest = 0;
-  for (uint32_t p : procs) {
-    uint64_t gone = 0;
-    bool had = false;
-    for (VersionId id : idx.History(p, addr)) {
-      const index::Version& v = idx.version(id);
-      if (v.t_from > at) continue;
-      had = true;
-      gone = std::max(gone, std::min(v.t_to, at));
-    }
-    if (!had) continue;
-    if (out.empty() || gone > latest) {
-      out = {p};
-      latest = gone;
-    } else if (gone == latest) {
-      out.push_back(p);
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
-                                      const std::vector<uint64_t>& addresses, uint64_t at, bool one_pid) {
-  using Answer = QueryAnswer;
-  std::vector<Answer> out;
-  for (uint64_t addr : addresses) {
-    size_t before = out.size();
-    for (uint32_t p : procs) {
-      VersionId v = idx.Lookup(p, addr, at);
-      if (v.valid()) out.push_back(Answer{addr, p, v});
-    }
-    if (out.size() != before) continue;
-    // Nobody had it mapped then: answer for its last tenant(s), whose
-    // history says when and how the page went away.
-    std::vector<uint32_t> last = LastTenants(idx, procs, addr, at);
-    for (uint32_t p : last) out.push_back(Answer{addr, p, VersionId::Invalid()});
-    if (!last.empty()) continue;
-    // Never mapped there: with --pid, answer for the newest process of that
-    // pid (attach mode may know why not).
-    if (one_pid && !procs.empty()) {
-      out.push_back(Answer{addr, procs.back(), VersionId::Invalid()});
-    } else {
-      out.push_back(Answer{addr, std::nullopt, VersionId::Invalid()});
-    }
-  }
-  return out;
-}
-
 namespace {
 
 std::vector<QueryAnswer> Answers(const index::TraceIndex& idx, const QueryOptions& o) {
   return QueryAnswers(idx, o.processes, o.addresses, o.at, o.pid.has_value());
 }
 
-// Attach mode without -d: the first brk moved the break from a value the
-// trace never saw. A heap page below the new break with no known version may
-// have been made by that call or may predate the trace; say so.
+// Attach mode without -d (UnknownBreakCall): a heap page below the new
+// break with no known version may have been made by that call or may
+// predate the trace; say so.
 std::string UnknownBreakNote(const index::TraceIndex& idx, uint32_t p, uint64_t addr) {
-  const index::Process& proc = idx.process(p);
-  if (!proc.unknown_break_event.valid()) return "";
-  const index::CallEvent& ev = idx.event(proc.unknown_break_event);
-  const uint64_t brk = static_cast<uint64_t>(ev.ret);
-  if (addr >= brk) return "";
-  // The heap is contiguous up to the break, above the executable: nothing
-  // known may lie between addr and the break, and something (the
-  // executable's image) must lie below addr.
-  auto above = proc.live.upper_bound(addr);
-  if (above != proc.live.end() && above->first < brk) return "";
-  if (above == proc.live.begin()) return "";
+  const EventId call = UnknownBreakCall(idx, p, addr);
+  if (!call.valid()) return "";
+  const index::CallEvent& ev = idx.event(call);
   return absl::StrCat("if this is a heap page: brk at ", FormatTime(ev.time), " set the break to ",
                       Hex(static_cast<uint64_t>(ev.ret)),
                       " from a value the trace never saw (attached without -d), so it may have "

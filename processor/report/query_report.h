@@ -9,41 +9,14 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "processor/replay/trace_loader.h"
 #include "processor/report/origin_renderer.h"
+#include "processor/report/query_answers.h"
 #include "processor/report/resident_view.h"
-#include "processor/residency/residency_index.h"
 
 namespace pageblame::report {
-
-struct QueryOptions {
-  std::vector<uint64_t> addresses;
-  std::optional<uint32_t> pid;      // one pid was asked about
-  std::vector<uint32_t> processes;  // the process entries it names, or all (session::ProcessesOf)
-  uint64_t at = index::kLive;
-  bool history = false;  // text: print the page's history (JSON always has it)
-  // Residency snapshots (null: none): whether the page was in RAM, and the
-  // region's resident bytes, as of the latest snapshot at or before `at`.
-  const residency::ResidencyIndex* rss = nullptr;
-};
-
-// One (address, process) answer of a query; `version` is invalid if the page
-// is not mapped there at the time asked (then `process` is its last tenant,
-// or, with one pid asked about, that pid's newest process, or none).
-struct QueryAnswer {
-  uint64_t address;
-  std::optional<uint32_t> process;
-  VersionId version;
-};
-// Each address in every process of `procs` that had it mapped at `at`; if
-// none, its last tenant(s) among them (history says how the page went), or
-// one answer without a process (`one_pid`: for the newest of `procs`).
-std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
-                                      const std::vector<uint64_t>& addresses, uint64_t at, bool one_pid);
 
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options);
 // The text block for the region `v`: its range, the call that created it (or

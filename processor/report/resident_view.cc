@@ -1,8 +1,6 @@
 #include "processor/report/resident_view.h"
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "processor/report/syscall_format.h"
+#include <algorithm>
 
 namespace pageblame::report {
 
@@ -34,18 +32,5 @@ std::optional<std::string> ResidentView::PageState(const residency::ResidencySna
   if (s->present.Contains(addr)) return "resident";
   return s->swapped.Contains(addr) ? "swapped" : "not resident";
 }
-
-std::string ResidentView::Describe(const residency::ResidencySnapshot* s, uint64_t at) {
-  if (s == nullptr) return "no residency snapshot of this process at or before this moment";
-  std::string out = absl::StrCat("snapshot at ", FormatTime(s->time), ", ", residency::ReasonName(s->reason));
-  if (at != index::kLive) {
-    absl::StrAppend(&out, absl::StrFormat(", %.3f s before the moment asked", (at - s->time) / 1e9));
-  }
-  return out;
-}
-
-std::string HumanRss(std::optional<uint64_t> bytes) { return bytes ? HumanBytes(*bytes) : "?"; }
-
-std::string JsonRss(std::optional<uint64_t> bytes) { return bytes ? absl::StrCat(*bytes) : "null"; }
 
 }  // namespace pageblame::report

@@ -8,7 +8,7 @@
 // The snapshot for (process, at) is the latest one of the process's pid
 // taken at or before `at` (index::kLive: the latest) while that process
 // entry lived: a reused pid's snapshots are not mixed. Bytes are unknown
-// (nullopt, "null" in JSON, "?" in text), never 0, where there is no such
+// (nullopt; rss_text.h prints it "null" in JSON, "?" in text), never 0, where there is no such
 // snapshot or it read none of the range (PROT_NONE then, or mapped after
 // it): a reservation's resident bytes are not read.
 #ifndef PAGEBLAME_REPORT_RESIDENT_VIEW_H_
@@ -34,9 +34,6 @@ class ResidentView {
   // The page at `addr` per the snapshot: "resident", "swapped" or "not
   // resident"; nullopt if the snapshot did not read it (or there is none).
   static std::optional<std::string> PageState(const residency::ResidencySnapshot* s, uint64_t addr);
-  // For text: "snapshot at 123.456789, periodic, 0.400 s before the moment
-  // asked" (at the end: without the age), or that there is none.
-  static std::string Describe(const residency::ResidencySnapshot* s, uint64_t at);
 
  private:
   const residency::ResidencyIndex* rss_;
@@ -48,11 +45,6 @@ class ResidentView {
 inline void AddRss(std::optional<uint64_t>* sum, std::optional<uint64_t> bytes) {
   if (bytes) *sum = sum->value_or(0) + *bytes;
 }
-
-// "12.3 MiB", or "?" for unknown.
-std::string HumanRss(std::optional<uint64_t> bytes);
-// JSON: the number, or null.
-std::string JsonRss(std::optional<uint64_t> bytes);
 
 }  // namespace pageblame::report
 
