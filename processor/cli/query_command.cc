@@ -11,7 +11,7 @@
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
 #include "processor/regions/address.h"
-#include "processor/report/query_report.h"
+#include "processor/render/query_report.h"
 
 namespace pageblame::cli {
 
