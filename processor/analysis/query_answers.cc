@@ -42,21 +42,32 @@ std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::v
     size_t before = out.size();
     for (uint32_t p : procs) {
       VersionId v = idx.Lookup(p, addr, at);
-      if (v.valid()) out.push_back(Answer{addr, p, v});
+      if (v.valid()) out.push_back(Answer{addr, p, v, {}, {}});
     }
     if (out.size() != before) continue;
     // Nobody had it mapped then: answer for its last tenant(s), whose
     // history says when and how the page went away.
     std::vector<uint32_t> last = LastTenants(idx, procs, addr, at);
-    for (uint32_t p : last) out.push_back(Answer{addr, p, VersionId::Invalid()});
+    for (uint32_t p : last) out.push_back(Answer{addr, p, VersionId::Invalid(), {}, {}});
     if (!last.empty()) continue;
     // Never mapped there: with --pid, answer for the newest process of that
     // pid (attach mode may know why not).
     if (one_pid && !procs.empty()) {
-      out.push_back(Answer{addr, procs.back(), VersionId::Invalid()});
+      out.push_back(Answer{addr, procs.back(), VersionId::Invalid(), {}, {}});
     } else {
-      out.push_back(Answer{addr, std::nullopt, VersionId::Invalid()});
+      out.push_back(Answer{addr, std::nullopt, VersionId::Invalid(), {}, {}});
     }
+  }
+  return out;
+}
+
+std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions& options) {
+  std::vector<QueryAnswer> out =
+      QueryAnswers(idx, options.processes, options.addresses, options.at, options.pid.has_value());
+  for (QueryAnswer& a : out) {
+    if (!a.process) continue;
+    a.lineage = PageLineage(idx, *a.process, a.address, options.at);
+    if (!a.version.valid()) a.unknown_break = UnknownBreakCall(idx, *a.process, a.address);
   }
   return out;
 }

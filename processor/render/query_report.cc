@@ -12,15 +12,10 @@
 namespace pageblame::report {
 namespace {
 
-std::vector<QueryAnswer> Answers(const index::TraceIndex& idx, const QueryOptions& o) {
-  return QueryAnswers(idx, o.processes, o.addresses, o.at, o.pid.has_value());
-}
-
-// Attach mode without -d (UnknownBreakCall): a heap page below the new
-// break with no known version may have been made by that call or may
-// predate the trace; say so.
-std::string UnknownBreakNote(const index::TraceIndex& idx, uint32_t p, uint64_t addr) {
-  const EventId call = UnknownBreakCall(idx, p, addr);
+// Attach mode without -d (QueryAnswer::unknown_break): a heap page below
+// the new break with no known version may have been made by that call or
+// may predate the trace; say so.
+std::string UnknownBreakNote(const index::TraceIndex& idx, EventId call) {
   if (!call.valid()) return "";
   const index::CallEvent& ev = idx.event(call);
   return absl::StrCat("if this is a heap page: brk at ", FormatTime(ev.time), " set the break to ",
@@ -107,11 +102,16 @@ std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const in
 }
 
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
+  return QueryJson(trace, options, Query(trace.index(), options));
+}
+
+Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
+               const std::vector<QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   const ResidentView rss(options.rss, idx);
   Json out = Json::array();
-  for (const QueryAnswer& a : Answers(idx, options)) {
+  for (const QueryAnswer& a : answers) {
     Json j;
     j["address"] = Hex(a.address);
     j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
@@ -125,14 +125,12 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
       j["region"] = nullptr;
       j["origin"] = nullptr;
       j["commit"] = nullptr;
-      if (a.process) {
-        std::string note = UnknownBreakNote(idx, *a.process, a.address);
-        if (!note.empty()) j["note"] = note;
-      }
+      std::string note = UnknownBreakNote(idx, a.unknown_break);
+      if (!note.empty()) j["note"] = note;
     }
     Json hist = Json::array();
     if (a.process) {
-      for (const HistoryEntry& h : PageLineage(idx, *a.process, a.address, options.at)) {
+      for (const HistoryEntry& h : a.lineage) {
         const index::Version& v = idx.version(h.version);
         Json e;
         e["time"] = TimeSeconds(h.time);
@@ -164,7 +162,10 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
 
 std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
                      uint64_t at) {
-  const std::vector<HistoryEntry> lineage = PageLineage(idx, p, addr, at);
+  return GoneText(idx, r, PageLineage(idx, p, addr, at));
+}
+
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<HistoryEntry>& lineage) {
   if (lineage.empty()) return "";
   const HistoryEntry& gone = lineage.back();
   const index::Version& v = idx.version(gone.version);
@@ -175,13 +176,18 @@ std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p
 }
 
 std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options) {
+  return QueryText(trace, options, Query(trace.index(), options));
+}
+
+std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options,
+                      const std::vector<QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   const ResidentView rss(options.rss, idx);
   std::string out;
   const std::string at = options.at == index::kLive ? "at the end of the trace"
                                                     : absl::StrCat("at ", FormatTime(options.at));
-  for (const QueryAnswer& a : Answers(idx, options)) {
+  for (const QueryAnswer& a : answers) {
     if (!out.empty()) out += "\n";
     if (!a.process) {
       absl::StrAppend(&out, Hex(a.address), ": not mapped in any traced process ", at, "\n");
@@ -190,9 +196,9 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
     const index::Process& proc = idx.process(*a.process);
     absl::StrAppend(&out, Hex(a.address), " in pid ", proc.pid, " (",
                     std::string(idx.strings().Get(proc.comm)), ") ", at, "\n");
-    const std::vector<HistoryEntry> lineage = PageLineage(idx, *a.process, a.address, options.at);
+    const std::vector<HistoryEntry>& lineage = a.lineage;
     if (!a.version.valid() && !lineage.empty()) {
-      absl::StrAppend(&out, GoneText(idx, r, *a.process, a.address, options.at));
+      absl::StrAppend(&out, GoneText(idx, r, lineage));
       if (!options.history) absl::StrAppend(&out, "  (--history for the whole story of the page)\n");
     } else if (!a.version.valid()) {
       absl::StrAppend(&out, "  not mapped", proc.existed_before_trace
@@ -200,7 +206,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
                                                   "attach-mode recording and no event touched it)"
                                                 : "",
                       "\n");
-      std::string note = UnknownBreakNote(idx, *a.process, a.address);
+      std::string note = UnknownBreakNote(idx, a.unknown_break);
       if (!note.empty()) absl::StrAppend(&out, "  note: ", note, "\n");
     } else {
       absl::StrAppend(&out, RegionText(idx, idx.version(a.version), r,
