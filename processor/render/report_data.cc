@@ -12,11 +12,11 @@
 #include "absl/strings/str_split.h"
 #include "processor/analysis/history.h"
 #include "processor/analysis/kind_classifier.h"
+#include "processor/analysis/resident_timeline.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/folded_stacks.h"
 #include "processor/render/maps_report.h"
-#include "processor/render/resident_timeline.h"
 
 namespace pageblame::report {
 namespace {
@@ -351,6 +351,21 @@ Json AttributionJson(const index::TraceIndex& idx, const Attribution& a, const s
   return out;
 }
 
+// {"times": [s, ...], "total": [bytes, ...], "series": [{"stack", "bytes"}]},
+// or null when the process has no snapshot.
+Json ResidentTimelineJson(const std::optional<ResidentTimeline>& t) {
+  if (!t) return Json(nullptr);
+  Json times = Json::array();
+  for (uint64_t time : t->times) times.push_back(TimeSeconds(time));
+  Json series = Json::array();
+  for (const ResidentSeries& s : t->series) series.push_back(Json{{"stack", s.stack}, {"bytes", s.bytes}});
+  Json out;
+  out["times"] = std::move(times);
+  out["total"] = t->total;
+  out["series"] = std::move(series);
+  return out;
+}
+
 }  // namespace
 
 Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o) {
@@ -372,7 +387,8 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o) {
   NamedStacks named;
   out["timeline"] =
       Timeline(idx, o.process, std::max<size_t>(o.buckets, 1), o.series_stacks, catalog, kinds, &named);
-  out["resident"] = ResidentTimeline(idx, view, o.process, named, std::max<size_t>(o.buckets, 2));
+  out["resident"] = ResidentTimelineJson(
+      ComputeResidentTimeline(idx, view, o.process, named, std::max<size_t>(o.buckets, 2)));
   const residency::ResidencySnapshot* snapshot = view.SnapshotFor(o.process, o.at);
   out["snapshots"] = view.has_snapshots();  // of any process of the trace
   out["strip_snapshot"] = snapshot ? Json(TimeSeconds(snapshot->time)) : Json(nullptr);

@@ -14,7 +14,7 @@
 //               "series": [{"stack": i | -1 (before trace), "kind": "malloc" | null,
 //                           "mapped": [k, v, ...],
 //                           "committed": [k, v, ...]}]},     // sparse: value v from boundary k on
-//  "resident": null | {"times", "total", "series": [{"stack", "bytes"}]},  // resident_timeline.h
+//  "resident": null | {"times", "total", "series": [{"stack", "bytes"}]},  // analysis/resident_timeline.h
 //  "snapshots": bool,                                       // the trace has residency snapshots
 //  "strip_snapshot": seconds | null,                        // the snapshot the strip's rss is from
 //  "lost": [{"from", "to", "count"}],

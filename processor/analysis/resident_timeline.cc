@@ -1,9 +1,7 @@
-#include "processor/render/resident_timeline.h"
+#include "processor/analysis/resident_timeline.h"
 
 #include <map>
 #include <vector>
-
-#include "processor/analysis/syscall_format.h"
 
 namespace pageblame::report {
 namespace {
@@ -27,14 +25,16 @@ std::vector<const residency::ResidencySnapshot*> PointsOf(const index::TraceInde
 
 }  // namespace
 
-Json ResidentTimeline(const index::TraceIndex& idx, const ResidentView& view, uint32_t process,
-                      const absl::flat_hash_map<StackId, int>& named, size_t max_points) {
+std::optional<ResidentTimeline> ComputeResidentTimeline(const index::TraceIndex& idx, const ResidentView& view,
+                                                        uint32_t process,
+                                                        const absl::flat_hash_map<StackId, int>& named,
+                                                        size_t max_points) {
   const std::vector<const residency::ResidencySnapshot*> points = PointsOf(idx, view, process, max_points);
-  if (points.empty()) return Json(nullptr);
+  if (points.empty()) return std::nullopt;
   constexpr int kOther = -2;  // stacks without a series: the page's "other"
   // Stack index (or -1, kOther) -> bytes per point; ordered: deterministic.
   std::map<int, std::vector<uint64_t>> by_stack;
-  Json times = Json::array(), total = Json::array();
+  ResidentTimeline out;
   for (size_t k = 0; k < points.size(); ++k) {
     const residency::ResidencySnapshot* s = points[k];
     uint64_t sum = 0;
@@ -52,18 +52,13 @@ Json ResidentTimeline(const index::TraceIndex& idx, const ResidentView& view, ui
       row[k] += *bytes;
       sum += *bytes;
     }
-    times.push_back(TimeSeconds(s->time));
-    total.push_back(sum);
+    out.times.push_back(s->time);
+    out.total.push_back(sum);
   }
-  Json series = Json::array();
-  for (const auto& [stack, bytes] : by_stack) {
+  for (auto& [stack, bytes] : by_stack) {
     if (stack == kOther) continue;  // the page draws total minus the series
-    series.push_back(Json{{"stack", stack}, {"bytes", bytes}});
+    out.series.push_back(ResidentSeries{stack, std::move(bytes)});
   }
-  Json out;
-  out["times"] = std::move(times);
-  out["total"] = std::move(total);
-  out["series"] = std::move(series);
   return out;
 }
 
