@@ -4,8 +4,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "processor/report/history.h"
-#include "processor/report/maps_report.h"
+#include "processor/analysis/history.h"
+#include "processor/render/maps_report.h"
 
 namespace pageblame::plugin {
 namespace {

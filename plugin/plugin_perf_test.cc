@@ -27,11 +27,11 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "processor/session/selection.h"
+#include "processor/analysis/history.h"
+#include "processor/analysis/syscall_format.h"
+#include "processor/render/query_report.h"
 #include "processor/replay/trace_loader.h"
-#include "processor/report/history.h"
-#include "processor/report/query_report.h"
-#include "processor/report/syscall_format.h"
+#include "processor/session/selection.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::plugin {

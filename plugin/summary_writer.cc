@@ -1,9 +1,9 @@
 #include "plugin/summary_writer.h"
 
 #include "absl/strings/str_cat.h"
-#include "processor/report/origin_renderer.h"
-#include "processor/report/query_report.h"
-#include "processor/report/syscall_format.h"
+#include "processor/analysis/syscall_format.h"
+#include "processor/render/origin_renderer.h"
+#include "processor/render/query_report.h"
 
 namespace pageblame::plugin {
 

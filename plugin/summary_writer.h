@@ -23,8 +23,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
+#include "processor/render/query_report.h"
 #include "processor/replay/trace_loader.h"
-#include "processor/report/query_report.h"
 
 namespace pageblame::plugin {
 

@@ -15,9 +15,9 @@
 #include <set>
 
 #include "gtest/gtest.h"
-#include "processor/session/selection.h"
+#include "processor/render/query_report.h"
 #include "processor/replay/trace_loader.h"
-#include "processor/report/query_report.h"
+#include "processor/session/selection.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {

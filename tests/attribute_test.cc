@@ -18,12 +18,12 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/analysis/attribute_report.h"
 #include "processor/regions/range_set.h"
 #include "processor/regions/region_table_reader.h"
+#include "processor/render/attribute_render.h"
+#include "processor/render/folded_stacks.h"
 #include "processor/replay/trace_loader.h"
-#include "processor/report/attribute_render.h"
-#include "processor/report/attribute_report.h"
-#include "processor/report/folded_stacks.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {

@@ -13,8 +13,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "processor/analysis/attribute_report.h"
 #include "processor/regions/region.h"
-#include "processor/report/attribute_report.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {

@@ -210,7 +210,7 @@ TEST(DotnetHuntTest, AttributeOfTheDiffNamesTheLeakingMethods) {
 }
 
 // The text answer says each leaking stack in the app's own words: the
-// allocator entry, then the C# methods (report/app_frames.h), not glibc's
+// allocator entry, then the C# methods (analysis/app_frames.h), not glibc's
 // malloc internals or the framework's unnamed ReadyToRun code.
 TEST(DotnetHuntTest, OneLineStacksNameTheCSharpMethods) {
   const Hunt& h = TheHunt();

@@ -155,7 +155,7 @@ TEST(GrowthCliTest, ByCommitNamesTheCommittingFunction) {
   EXPECT_EQ(growth["reserve_arena"], -int64_t(kMiB));
 }
 
-// One-line stacks are the application's frames (report/app_frames.h);
+// One-line stacks are the application's frames (analysis/app_frames.h);
 // --frames all gives the innermost frames whatever they are.
 TEST(GrowthCliTest, OneLineStacksAreTheApplicationsFramesUnlessAll) {
   for (const char* command : {"growth", "maps"}) {

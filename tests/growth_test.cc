@@ -11,12 +11,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "processor/session/selection.h"
+#include "processor/analysis/bytes_timeline.h"
+#include "processor/analysis/growth_report.h"
+#include "processor/render/maps_report.h"
+#include "processor/render/origin_renderer.h"
 #include "processor/replay/trace_loader.h"
-#include "processor/report/bytes_timeline.h"
-#include "processor/report/growth_report.h"
-#include "processor/report/maps_report.h"
-#include "processor/report/origin_renderer.h"
+#include "processor/session/selection.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {

@@ -1,4 +1,4 @@
-// Every region kind (processor/report/region_kind.h) on a real region of a
+// Every region kind (processor/analysis/region_kind.h) on a real region of a
 // bundled trace, through the CLI: the .NET hunt (traces/dotnet/), HotSpot
 // (jvm-dwarf.data), V8 (node-dwarf.data); and the first screen of
 // attribute/growth on the .NET hunt, --kind, --hide, --detail.

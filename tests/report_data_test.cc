@@ -7,8 +7,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "processor/render/report_data.h"
 #include "processor/replay/trace_loader.h"
-#include "processor/report/report_data.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {
@@ -72,7 +72,7 @@ TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
 }
 
 // Each stack's label is its one-line summary in the application's frames
-// (report/app_frames.h): phases.c's own functions, not libc's start.
+// (analysis/app_frames.h): phases.c's own functions, not libc's start.
 TEST(ReportDataTest, StackLabelsAreTheApplicationsFrames) {
   Loaded l = LoadPhases();
   ASSERT_NE(l.trace, nullptr);

@@ -5,7 +5,7 @@
 #include "processor/cli/commands.h"
 #include "processor/regions/page_diff.h"
 #include "processor/regions/region_table_reader.h"
-#include "processor/report/diff_report.h"
+#include "processor/render/diff_report.h"
 
 namespace pageblame::cli {
 

@@ -3,17 +3,17 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "processor/analysis/bytes_timeline.h"
+#include "processor/analysis/growth_report.h"
+#include "processor/analysis/kind_classifier.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/output_file.h"
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
-#include "processor/report/bytes_timeline.h"
-#include "processor/report/growth_render.h"
-#include "processor/report/growth_report.h"
-#include "processor/report/kind_classifier.h"
-#include "processor/report/maps_report.h"
-#include "processor/report/pprof_profiles.h"
+#include "processor/render/growth_render.h"
+#include "processor/render/maps_report.h"
+#include "processor/render/pprof_profiles.h"
 
 namespace pageblame::cli {
 

@@ -9,8 +9,8 @@
 #include "processor/cli/commands.h"
 #include "processor/cli/output_file.h"
 #include "processor/cli/trace_options.h"
-#include "processor/report/maps_report.h"
-#include "processor/report/pprof_profiles.h"
+#include "processor/render/maps_report.h"
+#include "processor/render/pprof_profiles.h"
 
 namespace pageblame::cli {
 

@@ -11,7 +11,7 @@
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
 #include "processor/regions/address.h"
-#include "processor/report/query_report.h"
+#include "processor/render/query_report.h"
 
 namespace pageblame::cli {
 
@@ -106,10 +106,11 @@ int RunQuery(const std::vector<std::string>& argv) {
   auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
   if (!rss.ok()) return ReportError(rss.status());
   o.rss = *rss;
+  const std::vector<report::QueryAnswer> answers = report::Query((*trace)->index(), o);
   if (args->Has("--json")) {
-    std::printf("%s\n", report::DumpJson(report::QueryJson(**trace, o)).c_str());
+    std::printf("%s\n", report::DumpJson(report::QueryJson(**trace, o, answers)).c_str());
   } else {
-    std::fputs(report::QueryText(**trace, o).c_str(), stdout);
+    std::fputs(report::QueryText(**trace, o, answers).c_str(), stdout);
   }
   return 0;
 }

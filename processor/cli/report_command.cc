@@ -2,18 +2,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "processor/analysis/attribute_report.h"
+#include "processor/analysis/bytes_timeline.h"
+#include "processor/analysis/syscall_format.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/output_file.h"
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
 #include "processor/regions/region.h"
+#include "processor/render/html_page.h"
+#include "processor/render/report_data.h"
 #include "processor/session/unaccounted.h"
-#include "processor/report/attribute_report.h"
-#include "processor/report/bytes_timeline.h"
-#include "processor/report/html_page.h"
-#include "processor/report/report_data.h"
-#include "processor/report/syscall_format.h"
 
 namespace pageblame::cli {
 

@@ -9,9 +9,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "processor/analysis/syscall_format.h"
 #include "processor/cli/child_process.h"
 #include "processor/regions/runtime_table_store.h"
-#include "processor/report/syscall_format.h"
 
 namespace pageblame::cli {
 namespace {

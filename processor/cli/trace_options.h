@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "processor/analysis/app_frames.h"
+#include "processor/analysis/rank_by.h"
+#include "processor/analysis/region_kind.h"
 #include "processor/cli/args.h"
+#include "processor/replay/trace_loader.h"
 #include "processor/residency/residency_index.h"
 #include "processor/session/selection.h"
-#include "processor/replay/trace_loader.h"
-#include "processor/report/app_frames.h"
-#include "processor/report/rank_by.h"
-#include "processor/report/region_kind.h"
 
 namespace pageblame::cli {
 
@@ -69,7 +69,7 @@ using Selection = session::Selection;
 absl::StatusOr<TraceSelection> ParseSelection(const Args& args);
 
 // --frames app|all and --hide REGEX, for the commands that say stacks in one
-// line (maps, attribute, growth, report): report/app_frames.h.
+// line (maps, attribute, growth, report): analysis/app_frames.h.
 inline constexpr char kFramesHelp[] =
     "  --frames app|all      one-line stacks: the application's frames with the\n"
     "                        allocator entry it called (app, default), or the\n"
@@ -79,7 +79,7 @@ inline constexpr char kFramesHelp[] =
 inline const std::set<std::string> kFramesFlags = {"--frames", "--hide"};
 // A usage error for another --frames value or a bad --hide pattern.
 absl::StatusOr<report::SummaryOptions> ParseFrames(const Args& args);
-// --kind K[,K] (maps, attribute, growth): report/region_kind.h.
+// --kind K[,K] (maps, attribute, growth): analysis/region_kind.h.
 inline constexpr char kKindHelp[] =
     "  --kind K[,K]          only regions of these kinds: thread-stack, malloc, heap,\n"
     "                        file, image, jit-code, gc-heap, anon, reservation\n";
@@ -96,7 +96,7 @@ absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::Loade
 // taking apart an index of millions of entries only delays the exit (~5 % of
 // a big load).
 absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args);
-// --sort rss|committed|mapped for attribute and growth (report/rank_by.h).
+// --sort rss|committed|mapped for attribute and growth (analysis/rank_by.h).
 inline constexpr char kSortHelp[] =
     "  --sort rss|committed|mapped\n"
     "                        rank stacks by resident bytes (default when the trace\n"

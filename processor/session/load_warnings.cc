@@ -1,8 +1,8 @@
 #include "processor/session/load_warnings.h"
 
 #include "absl/strings/str_cat.h"
-#include "processor/report/libc_cut.h"
-#include "processor/report/syscall_format.h"
+#include "processor/analysis/libc_cut.h"
+#include "processor/analysis/syscall_format.h"
 
 namespace pageblame::session {
 namespace {

@@ -6,10 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "processor/analysis/bytes_timeline.h"
+#include "processor/analysis/syscall_format.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/usage_error.h"
-#include "processor/report/bytes_timeline.h"
-#include "processor/report/syscall_format.h"
 
 namespace pageblame::session {
 namespace {

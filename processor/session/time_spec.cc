@@ -6,8 +6,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "processor/analysis/syscall_format.h"
 #include "processor/base/usage_error.h"
-#include "processor/report/syscall_format.h"
 
 namespace pageblame::session {
 namespace {

@@ -6,12 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "processor/analysis/syscall_format.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/usage_error.h"
 #include "processor/regions/page_diff.h"
 #include "processor/regions/region_table_reader.h"
 #include "processor/regions/runtime_table_store.h"
-#include "processor/report/syscall_format.h"
 
 namespace pageblame::session {
 namespace {

@@ -1,0 +1,163 @@
+#include "processor/analysis/growth_report.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "processor/analysis/resident_view.h"
+
+namespace pageblame::report {
+namespace {
+
+// One call's bytes in one process.
+struct CallGrowth {
+  BytesAt from, to;
+  uint64_t made = 0;  // made between `from` and `to` (versions it began)
+  KindTally from_kinds, to_kinds;
+};
+
+bool Wanted(const GrowthOptions& o, const index::Version& v) {
+  if (o.kinds.empty() || !o.kind_of) return true;
+  return std::find(o.kinds.begin(), o.kinds.end(), o.kind_of(v)) != o.kinds.end();
+}
+using CallKey = std::pair<uint32_t, EventId>;  // (process entry, credited call)
+
+void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot) {
+  const uint64_t size = v.end - v.start;
+  b->mapped += size;
+  // As BytesTimeline counts it: any access at all is committed memory.
+  if (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) b->committed += size;
+  ++b->regions;
+  AddRss(&b->rss, ResidentView::Bytes(snapshot, v.start, v.end));
+}
+
+void Add(BytesAt* sum, const BytesAt& b) {
+  sum->mapped += b.mapped;
+  sum->committed += b.committed;
+  sum->regions += b.regions;
+  AddRss(&sum->rss, b.rss);
+}
+
+bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
+  return std::make_tuple(idx.event(a).time, a.value()) < std::make_tuple(idx.event(b).time, b.value());
+}
+
+// The bytes at `from` and `to` of every (process, call), and of no call.
+void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
+             absl::flat_hash_map<CallKey, CallGrowth>* calls) {
+  const ResidentView rss(o.rss, idx);
+  for (uint32_t p : o.processes) {
+    for (const bool at_to : {false, true}) {
+      const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, at_to ? o.to : o.from);
+      for (VersionId id : idx.RegionsAt(p, at_to ? o.to : o.from)) {
+        const index::Version& v = idx.version(id);
+        if (!Wanted(o, v)) continue;
+        Add(at_to ? &g->total_to : &g->total_from, v, snapshot);
+        const EventId call = CreditedCall(v, o.by);
+        if (!call.valid()) {
+          Add(at_to ? &g->before_to : &g->before_from, v, snapshot);
+          continue;
+        }
+        CallGrowth& c = (*calls)[{p, call}];
+        Add(at_to ? &c.to : &c.from, v, snapshot);
+        if (o.kind_of) (at_to ? c.to_kinds : c.from_kinds).Add(o.kind_of(v), v.end - v.start);
+      }
+    }
+  }
+}
+
+// What each call began between `from` and `to` that is credited to it: the
+// pages it created (or, by commit, committed). Splits, moves and prot
+// changes begin versions too, but of pages made earlier.
+void AddMade(const index::TraceIndex& idx, const GrowthOptions& o,
+             absl::flat_hash_map<CallKey, CallGrowth>* calls) {
+  std::vector<bool> selected(idx.num_processes(), false);
+  for (uint32_t p : o.processes) {
+    if (p < selected.size()) selected[p] = true;
+  }
+  for (uint32_t i = 0; i < idx.num_versions(); ++i) {
+    const index::Version& v = idx.version(VersionId(i));
+    if (!selected[v.process] || v.t_from == v.t_to || v.t_from <= o.from || v.t_from > o.to) continue;
+    if (v.begin != index::Begin::kCreated && v.begin != index::Begin::kCommitted) continue;
+    if (!v.begin_event.valid() || CreditedCall(v, o.by) != v.begin_event) continue;
+    if (!Wanted(o, v)) continue;
+    (*calls)[{v.process, v.begin_event}].made += v.end - v.start;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthOptions& o) {
+  if (o.from > o.to) {
+    return absl::InvalidArgumentError("the start of a growth range is after its end");
+  }
+  Growth g;
+  g.processes = o.processes;
+  g.from = o.from;
+  g.to = o.to;
+  g.by = o.by;
+  g.kinds = o.kinds;
+  absl::flat_hash_map<CallKey, CallGrowth> calls;
+  AddEnds(idx, o, &g, &calls);
+  AddMade(idx, o, &calls);
+
+  absl::flat_hash_map<StackId, size_t> slot;
+  for (const auto& [key, c] : calls) {
+    const EventId call = key.second;
+    const StackId stack = idx.event(call).stack;
+    auto [it, inserted] = slot.try_emplace(stack, g.stacks.size());
+    if (inserted) {
+      StackGrowth fresh;
+      fresh.stack = stack;
+      fresh.first_call = call;
+      g.stacks.push_back(std::move(fresh));
+    }
+    StackGrowth& s = g.stacks[it->second];
+    Add(&s.from, c.from);
+    Add(&s.to, c.to);
+    const uint64_t kept = std::min(c.from.mapped, c.to.mapped);
+    s.added += c.to.mapped - kept;
+    s.removed += c.from.mapped - kept;
+    if (c.made > c.to.mapped) s.made_gone += c.made - c.to.mapped;
+    if (c.from.mapped || c.to.mapped) ++s.calls;
+    s.from_kinds.Add(c.from_kinds);
+    s.to_kinds.Add(c.to_kinds);
+    if (EarlierCall(idx, call, s.first_call)) s.first_call = call;
+  }
+  // Resident growth with an unknown end counts that end as 0.
+  auto key = [by = o.rank_by](const StackGrowth& s) -> int64_t {
+    if (by == RankBy::kResident) {
+      return static_cast<int64_t>(s.to.rss.value_or(0)) - static_cast<int64_t>(s.from.rss.value_or(0));
+    }
+    return by == RankBy::kMapped ? s.growth() : s.committed_growth();
+  };
+  g.rank_by = o.rank_by;
+  std::sort(g.stacks.begin(), g.stacks.end(), [&](const StackGrowth& a, const StackGrowth& b) {
+    if (key(a) != key(b)) return key(a) > key(b);
+    if (a.committed_growth() != b.committed_growth()) return a.committed_growth() > b.committed_growth();
+    if (a.growth() != b.growth()) return a.growth() > b.growth();
+    if (a.to.mapped != b.to.mapped) return a.to.mapped > b.to.mapped;
+    if (a.made_gone != b.made_gone) return a.made_gone > b.made_gone;
+    if (a.first_call != b.first_call) return EarlierCall(idx, a.first_call, b.first_call);
+    return a.stack < b.stack;
+  });
+
+  BytesAt sum_from = g.before_from, sum_to = g.before_to;
+  for (const StackGrowth& s : g.stacks) {
+    Add(&sum_from, s.from);
+    Add(&sum_to, s.to);
+  }
+  if (sum_from.mapped != g.total_from.mapped || sum_to.mapped != g.total_to.mapped ||
+      sum_from.committed != g.total_from.committed || sum_to.committed != g.total_to.committed) {
+    return absl::InternalError(absl::StrCat("growth does not add up: stacks and before-trace hold ",
+                                            sum_from.mapped, " -> ", sum_to.mapped, " bytes, the totals ",
+                                            g.total_from.mapped, " -> ", g.total_to.mapped));
+  }
+  return g;
+}
+
+}  // namespace pageblame::report

@@ -1,0 +1,122 @@
+// `pageblame growth`: what the address space gained and lost between two
+// moments, per call stack — the difference a leak hunt asks about (JVM NMT's
+// summary.diff, heaptrack_print -d, jeprof --base), from one recording.
+//
+//   GrowthOptions o;  o.processes = session::ProcessesOf(idx, pid);
+//   o.from = t1;  o.to = t2;                  // ns; index::kLive = the end
+//   ASSIGN_OR_RETURN(Growth g, ComputeGrowth(idx, o));
+//   g.stacks[0];      // the stack that grew the most
+//   // sum(stacks.from) + before_trace.from == total.from  (and at `to`)
+//
+// Each byte mapped at `from` or at `to` in one of the processes is credited,
+// as `attribute` credits it (CreditedCall), to a call: the one that created
+// the version holding it, or with CreditBy::kCommit the one that committed
+// it. Bytes of versions with no such call are `before_trace`. The totals are
+// exactly `maps --at from` and `maps --at to` summed over the processes
+// (the same versions: RegionsAt).
+//
+// Per stack, beside the bytes at both ends, where the difference comes from,
+// judged call by call (and process by process: a fork child's copy is its
+// own): of a call's bytes at `from` and at `to`, the smaller part is kept;
+//   added   = bytes at `to` beyond that (made in between, or copied by a
+//             fork, or credited back to it by a decommit);
+//   removed = bytes at `from` beyond that (unmapped, or now credited to
+//             another call: committed by it, or replaced);
+//   made_gone = bytes its calls made between `from` and `to` that were gone
+//             again at `to` (churn: invisible in the net growth).
+// so to - from == added - removed for every stack. Cost: O(v) over all
+// versions (for made_gone) plus two RegionsAt() per process.
+#ifndef PAGEBLAME_ANALYSIS_GROWTH_REPORT_H_
+#define PAGEBLAME_ANALYSIS_GROWTH_REPORT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "processor/analysis/attribute_report.h"
+#include "processor/analysis/kind_tally.h"
+#include "processor/analysis/rank_by.h"
+#include "processor/analysis/region_kind.h"
+#include "processor/index/trace_index.h"
+#include "processor/residency/residency_index.h"
+
+namespace pageblame::report {
+
+struct GrowthOptions {
+  std::vector<uint32_t> processes;  // process entries (session::ProcessesOf)
+  uint64_t from = 0;                // ns, inclusive: the state after every event at or before it
+  uint64_t to = index::kLive;
+  CreditBy by = CreditBy::kCreate;
+  // Residency snapshots (null: none): resident bytes at both ends, each from
+  // the latest snapshot at or before it (resident_view.h).
+  const residency::ResidencyIndex* rss = nullptr;
+  RankBy rank_by = RankBy::kCommitted;  // the order of Growth::stacks
+  // What each version is (KindClassifier::Function); without it no stack
+  // has a kind.
+  KindFunction kind_of;
+  // Only versions of these kinds count, at both ends and in between, as if
+  // the others were not there (needs kind_of); empty: all.
+  std::vector<RegionKind> kinds;
+};
+
+// Bytes at one moment.
+struct BytesAt {
+  uint64_t mapped = 0;
+  uint64_t committed = 0;  // prot other than PROT_NONE
+  uint32_t regions = 0;    // versions (maps --json objects)
+  // Resident bytes of the versions a snapshot read; unknown (nullopt) if
+  // none was read (no snapshot, or all PROT_NONE / mapped after it).
+  std::optional<uint64_t> rss;
+};
+
+struct StackGrowth {
+  StackId stack;
+  EventId first_call;  // its earliest credited call: the stack's representative
+  BytesAt from = {}, to = {};
+  uint64_t added = 0;
+  uint64_t removed = 0;
+  uint64_t made_gone = 0;
+  uint32_t calls = 0;           // distinct credited calls (per process) with bytes at either end
+  KindTally from_kinds, to_kinds;  // bytes by kind at each end
+  // What its memory is: as at `to`, else as at `from`.
+  std::optional<RegionKind> kind() const {
+    std::optional<RegionKind> k = to_kinds.Dominant();
+    return k ? k : from_kinds.Dominant();
+  }
+  // Address spaces are below 2^57 bytes: the differences fit.
+  int64_t growth() const { return static_cast<int64_t>(to.mapped) - static_cast<int64_t>(from.mapped); }
+  int64_t committed_growth() const {
+    return static_cast<int64_t>(to.committed) - static_cast<int64_t>(from.committed);
+  }
+  // Known only when both ends are.
+  std::optional<int64_t> rss_growth() const {
+    if (!from.rss || !to.rss) return std::nullopt;
+    return static_cast<int64_t>(*to.rss) - static_cast<int64_t>(*from.rss);
+  }
+};
+
+struct Growth {
+  std::vector<uint32_t> processes;
+  uint64_t from = 0;
+  uint64_t to = index::kLive;
+  CreditBy by = CreditBy::kCreate;
+  RankBy rank_by = RankBy::kCommitted;
+  BytesAt total_from, total_to;
+  BytesAt before_from, before_to;  // bytes with no credited call (before the trace)
+  std::vector<RegionKind> kinds;   // GrowthOptions::kinds
+  // By GrowthOptions::rank_by descending (committed growth by default: what
+  // the process can touch ranks first, PROT_NONE reservations do not;
+  // resident: an unknown end counts 0), then committed growth, then growth, then bytes at `to`
+  // descending, then made_gone descending, then first call time, then
+  // stack id. Stacks with bytes at either end or churn in between; none
+  // with nothing at all.
+  std::vector<StackGrowth> stacks;
+};
+
+// Fails (InvalidArgument) if from > to, and (Internal) if the stack totals
+// ever differ from the totals.
+absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthOptions& options);
+
+}  // namespace pageblame::report
+
+#endif  // PAGEBLAME_ANALYSIS_GROWTH_REPORT_H_

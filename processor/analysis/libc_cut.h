@@ -1,0 +1,42 @@
+// Whether a frame-pointer trace lost the callers of libc: on distributions
+// whose libc is built without frame pointers (Debian 12, Ubuntu before
+// 24.04, RHEL 8/9), a --call-graph fp chain taken in libc's mmap() wrapper
+// stops there or a few libc frames up, and the answer names no function of
+// the program. This finds such stacks so the CLI can say once what to
+// record instead (--call-graph dwarf on the enter events).
+//
+//   LibcCut cut = FindLibcCut(trace);
+//   if (cut.Mostly()) say(LibcCutHint(cut));   // session/load_warnings.h
+//
+// A stack is cut when its outermost frame is in libc and is not where a
+// process or thread begins (__libc_start_call_main, start_thread, clone3).
+// Two symbol lookups (outermost and leaf) per unique stack, one array read
+// per call. An outermost libc frame without a name is not judged cut.
+#ifndef PAGEBLAME_ANALYSIS_LIBC_CUT_H_
+#define PAGEBLAME_ANALYSIS_LIBC_CUT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "processor/replay/trace_loader.h"
+
+namespace pageblame::report {
+
+struct LibcCut {
+  uint64_t calls = 0;  // calls with a user stack
+  uint64_t cut = 0;    // of which the stack stops inside libc
+  std::vector<std::string> leaves;  // the cut stacks' leaf functions, most calls first (up to 3)
+  // More than half the calls with a stack lost their caller.
+  bool Mostly() const { return calls > 0 && 2 * cut > calls; }
+};
+
+LibcCut FindLibcCut(const replay::LoadedTrace& trace);
+
+// The one-paragraph note ("note: ...", one line) the front ends print on
+// stderr: what happened and the recording that fixes it.
+std::string LibcCutHint(const LibcCut& cut);
+
+}  // namespace pageblame::report
+
+#endif  // PAGEBLAME_ANALYSIS_LIBC_CUT_H_

@@ -1,0 +1,90 @@
+#include "processor/analysis/query_answers.h"
+
+#include <algorithm>
+
+namespace pageblame::report {
+namespace {
+
+// The processes among `procs` that had addr mapped last before `at` (all
+// whose page there went away at that same latest time: a fork's children
+// exiting together), or none if none ever had it by then.
+std::vector<uint32_t> LastTenants(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
+                                  uint64_t addr, uint64_t at) {
+  std::vector<uint32_t> out;
+  uint64_t latest = 0;
+  for (uint32_t p : procs) {
+    uint64_t gone = 0;
+    bool had = false;
+    for (VersionId id : idx.History(p, addr)) {
+      const index::Version& v = idx.version(id);
+      if (v.t_from > at) continue;
+      had = true;
+      gone = std::max(gone, std::min(v.t_to, at));
+    }
+    if (!had) continue;
+    if (out.empty() || gone > latest) {
+      out = {p};
+      latest = gone;
+    } else if (gone == latest) {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
+                                      const std::vector<uint64_t>& addresses, uint64_t at, bool one_pid) {
+  using Answer = QueryAnswer;
+  std::vector<Answer> out;
+  for (uint64_t addr : addresses) {
+    size_t before = out.size();
+    for (uint32_t p : procs) {
+      VersionId v = idx.Lookup(p, addr, at);
+      if (v.valid()) out.push_back(Answer{addr, p, v, {}, {}});
+    }
+    if (out.size() != before) continue;
+    // Nobody had it mapped then: answer for its last tenant(s), whose
+    // history says when and how the page went away.
+    std::vector<uint32_t> last = LastTenants(idx, procs, addr, at);
+    for (uint32_t p : last) out.push_back(Answer{addr, p, VersionId::Invalid(), {}, {}});
+    if (!last.empty()) continue;
+    // Never mapped there: with --pid, answer for the newest process of that
+    // pid (attach mode may know why not).
+    if (one_pid && !procs.empty()) {
+      out.push_back(Answer{addr, procs.back(), VersionId::Invalid(), {}, {}});
+    } else {
+      out.push_back(Answer{addr, std::nullopt, VersionId::Invalid(), {}, {}});
+    }
+  }
+  return out;
+}
+
+std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions& options) {
+  std::vector<QueryAnswer> out =
+      QueryAnswers(idx, options.processes, options.addresses, options.at, options.pid.has_value());
+  for (QueryAnswer& a : out) {
+    if (!a.process) continue;
+    a.lineage = PageLineage(idx, *a.process, a.address, options.at);
+    if (!a.version.valid()) a.unknown_break = UnknownBreakCall(idx, *a.process, a.address);
+  }
+  return out;
+}
+
+EventId UnknownBreakCall(const index::TraceIndex& idx, uint32_t p, uint64_t addr) {
+  const index::Process& proc = idx.process(p);
+  if (!proc.unknown_break_event.valid()) return EventId::Invalid();
+  const index::CallEvent& ev = idx.event(proc.unknown_break_event);
+  const uint64_t brk = static_cast<uint64_t>(ev.ret);
+  if (addr >= brk) return EventId::Invalid();
+  // The heap is contiguous up to the break, above the executable: nothing
+  // known may lie between addr and the break, and something (the
+  // executable's image) must lie below addr.
+  auto above = proc.live.upper_bound(addr);
+  if (above != proc.live.end() && above->first < brk) return EventId::Invalid();
+  if (above == proc.live.begin()) return EventId::Invalid();
+  return proc.unknown_break_event;
+}
+
+}  // namespace pageblame::report

@@ -1,0 +1,63 @@
+// The answers of `pageblame query`, as data: for each address, every
+// process that had it mapped at the chosen time and the region version there,
+// or the page's last tenant when nobody had it, with the page's lineage.
+// render/query_report.h prints them.
+//
+//   QueryOptions o;  o.addresses = {0x78e8c18e7000};  o.processes = ...;
+//   std::vector<QueryAnswer> answers = Query(idx, o);
+#ifndef PAGEBLAME_ANALYSIS_QUERY_ANSWERS_H_
+#define PAGEBLAME_ANALYSIS_QUERY_ANSWERS_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "processor/analysis/history.h"
+#include "processor/index/trace_index.h"
+#include "processor/residency/residency_index.h"
+
+namespace pageblame::report {
+
+struct QueryOptions {
+  std::vector<uint64_t> addresses;
+  std::optional<uint32_t> pid;      // one pid was asked about
+  std::vector<uint32_t> processes;  // the process entries it names, or all (session::ProcessesOf)
+  uint64_t at = index::kLive;
+  bool history = false;  // text: print the page's history (JSON always has it)
+  // Residency snapshots (null: none): whether the page was in RAM, and the
+  // region's resident bytes, as of the latest snapshot at or before `at`.
+  const residency::ResidencyIndex* rss = nullptr;
+};
+
+// One (address, process) answer of a query; `version` is invalid if the page
+// is not mapped there at the time asked (then `process` is its last tenant,
+// or, with one pid asked about, that pid's newest process, or none).
+struct QueryAnswer {
+  uint64_t address;
+  std::optional<uint32_t> process;
+  VersionId version;
+  // Filled by Query() only. The page's lineage in `process` up to the time
+  // asked (PageLineage; empty without a process), which the answers print
+  // as its history and, for a page gone by then, how it went.
+  std::vector<HistoryEntry> lineage;
+  // For an answer with a process and no version: UnknownBreakCall.
+  EventId unknown_break;
+};
+// Each address in every process of `procs` that had it mapped at `at`; if
+// none, its last tenant(s) among them (history says how the page went), or
+// one answer without a process (`one_pid`: for the newest of `procs`).
+std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
+                                      const std::vector<uint64_t>& addresses, uint64_t at, bool one_pid);
+// QueryAnswers for the options' addresses, processes and time, each with
+// its lineage and unknown_break: everything QueryJson and QueryText print.
+std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions& options);
+
+// Attach mode without -d: the brk call whose new break lies above `addr`
+// in process p's heap, having moved it from a value the trace never saw, so
+// that a heap page at addr with no known version may have been made by that
+// call or may predate the trace; invalid when that cannot be so.
+EventId UnknownBreakCall(const index::TraceIndex& idx, uint32_t p, uint64_t addr);
+
+}  // namespace pageblame::report
+
+#endif  // PAGEBLAME_ANALYSIS_QUERY_ANSWERS_H_

@@ -1,0 +1,285 @@
+#include "processor/render/growth_render.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "processor/analysis/resident_view.h"
+#include "processor/analysis/syscall_format.h"
+#include "processor/render/folded_stacks.h"
+#include "processor/render/rss_text.h"
+#include "processor/render/text_table.h"
+
+namespace pageblame::report {
+namespace {
+
+int64_t Diff(uint64_t from, uint64_t to) { return static_cast<int64_t>(to) - static_cast<int64_t>(from); }
+
+// "+1.5 MiB", "-8.0 KiB", "0 B".
+std::string SignedBytes(int64_t n) {
+  if (n == 0) return "0 B";
+  const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  return absl::StrCat(n < 0 ? "-" : "+", HumanBytes(magnitude));
+}
+
+// The fields every level of the JSON shares (total, before_trace, stacks).
+Json BytesJson(const BytesAt& from, const BytesAt& to) {
+  Json j;
+  j["from_bytes"] = from.mapped;
+  j["to_bytes"] = to.mapped;
+  j["growth_bytes"] = Diff(from.mapped, to.mapped);
+  j["from_committed_bytes"] = from.committed;
+  j["to_committed_bytes"] = to.committed;
+  j["growth_committed_bytes"] = Diff(from.committed, to.committed);
+  j["from_regions"] = from.regions;
+  j["regions"] = to.regions;
+  // Resident bytes (null where no snapshot read them: docs/residency.md).
+  j["from_rss"] = from.rss ? Json(*from.rss) : Json(nullptr);
+  j["to_rss"] = to.rss ? Json(*to.rss) : Json(nullptr);
+  j["growth_rss"] = from.rss && to.rss ? Json(Diff(*from.rss, *to.rss)) : Json(nullptr);
+  return j;
+}
+
+// ", resident 1.0 MiB -> 9.0 MiB (+8.0 MiB)" when either end is known.
+std::string RssChange(const BytesAt& from, const BytesAt& to) {
+  if (!from.rss && !to.rss) return "";
+  return absl::StrCat(", resident ", HumanRss(from.rss), " -> ", HumanRss(to.rss),
+                      from.rss && to.rss ? absl::StrCat(" (", SignedBytes(Diff(*from.rss, *to.rss)), ")") : "");
+}
+
+std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& processes) {
+  if (processes.size() == 1) {
+    const index::Process& p = idx.process(processes[0]);
+    return absl::StrCat("pid ", p.pid, " (", std::string(idx.strings().Get(p.comm)), ")");
+  }
+  std::vector<uint32_t> pids;
+  for (uint32_t p : processes) pids.push_back(idx.process(p).pid);
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return absl::StrCat(processes.size(), " processes (pids ", absl::StrJoin(pids, ", "), ")");
+}
+
+std::string TimeText(const index::TraceIndex& idx, uint64_t t) {
+  if (t == index::kLive) return absl::StrCat("end (", FormatTime(idx.stats().last_time), ")");
+  return FormatTime(t);
+}
+
+std::string TableRow(const std::string& growth, const BytesAt& from, const BytesAt& to, const std::string& added,
+                     const std::string& removed, const std::string& made_gone, const std::string& what) {
+  return absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7d  %s\n", growth, HumanBytes(from.mapped),
+                         HumanBytes(to.mapped), SignedBytes(Diff(from.committed, to.committed)), added, removed,
+                         made_gone, to.regions, what);
+}
+
+// A row of the first screen's table: a stack, or the total.
+struct GrowthRow {
+  std::string rank;
+  int64_t committed_growth = 0;
+  uint64_t committed = 0;  // at `to`
+  uint64_t regions = 0;    // at `to`
+  uint64_t calls = 0;
+  std::string kind;
+  std::string frames;
+  BytesAt from_rss_of, to_rss_of;  // only .rss is read: resident at both ends
+};
+
+// "+8.0 MiB", or "?" when either end is unknown.
+std::string RssGrowthText(const GrowthRow& r) {
+  if (!r.from_rss_of.rss || !r.to_rss_of.rss) return "?";
+  return SignedBytes(Diff(*r.from_rss_of.rss, *r.to_rss_of.rss));
+}
+
+// The table's columns, in order: add one here (and its field above).
+// `resident`: a snapshot speaks for either end.
+std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident) {
+  std::vector<TableColumn<GrowthRow>> columns = {
+      {"#", Align::kRight, [](const GrowthRow& r) { return r.rank; }},
+      {"committed", Align::kRight, [](const GrowthRow& r) { return SignedBytes(r.committed_growth); }},
+      {"now", Align::kRight, [](const GrowthRow& r) { return HumanBytes(r.committed); }},
+  };
+  if (resident) {
+    columns.push_back({"resident", Align::kRight, RssGrowthText});
+    columns.push_back({"res now", Align::kRight, [](const GrowthRow& r) { return HumanRss(r.to_rss_of.rss); }});
+  }
+  columns.insert(columns.end(), {
+      {"regions", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.regions); }},
+      {"calls", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.calls); }},
+      {"kind", Align::kLeft, [](const GrowthRow& r) { return r.kind; }},
+      {"app frames", Align::kLeft, [](const GrowthRow& r) { return r.frames; }},
+  });
+  return columns;
+}
+
+// The resident part of `total` minus `before` (bytes credited to stacks).
+BytesAt StackRssOf(const BytesAt& total, const BytesAt& before) {
+  BytesAt b;
+  if (total.rss) b.rss = *total.rss - before.rss.value_or(0);
+  return b;
+}
+
+int64_t ReservedGrowth(const StackGrowth& s) {
+  return Diff(s.from.mapped - s.from.committed, s.to.mapped - s.to.committed);
+}
+
+// The stacks with committed bytes at either end, by committed growth (the
+// order of g.stacks), then the total.
+std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Growth& g, const TextOptions& o) {
+  std::vector<GrowthRow> rows;
+  size_t shown_stacks = 0;
+  uint64_t calls = 0;
+  for (size_t i = 0; i < g.stacks.size(); ++i) {
+    const StackGrowth& s = g.stacks[i];
+    if (s.from.committed == 0 && s.to.committed == 0) continue;
+    ++shown_stacks;
+    calls += s.calls;
+    if (rows.size() >= o.top_rows) continue;
+    const std::optional<RegionKind> k = s.kind();
+    rows.push_back({absl::StrCat(i + 1), s.committed_growth(), s.to.committed, s.to.regions, s.calls,
+                    k ? std::string(KindName(*k)) : "-", r.ShortStack(idx.event(s.first_call), 4), s.from, s.to});
+  }
+  if (shown_stacks == 0) return "  no traced call's committed bytes changed\n";
+  const GrowthRow total{"",
+                        Diff(g.total_from.committed - g.before_from.committed,
+                             g.total_to.committed - g.before_to.committed),
+                        g.total_to.committed - g.before_to.committed,
+                        g.total_to.regions - g.before_to.regions,
+                        calls,
+                        "",
+                        absl::StrCat("total: ", shown_stacks, shown_stacks == 1 ? " stack" : " stacks"),
+                        StackRssOf(g.total_from, g.before_from),
+                        StackRssOf(g.total_to, g.before_to)};
+  std::string out = RenderTable(GrowthColumns(g.total_from.rss || g.total_to.rss), rows, &total, o.width);
+  absl::StrAppend(&out, MoreStacksLine(shown_stacks - rows.size(), o.detail));
+  return out;
+}
+
+// What the reservations (PROT_NONE) did, apart from the ranking.
+std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const Growth& g) {
+  std::vector<size_t> order;
+  int64_t sum = 0;
+  for (size_t i = 0; i < g.stacks.size(); ++i) {
+    const int64_t n = ReservedGrowth(g.stacks[i]);
+    if (n == 0) continue;
+    sum += n;
+    order.push_back(i);
+  }
+  if (order.empty()) return "";
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return ReservedGrowth(g.stacks[x]) > ReservedGrowth(g.stacks[y]); });
+  constexpr size_t kShown = 5;
+  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", SignedBytes(sum),
+                                 " by ", order.size(), order.size() == 1 ? " stack" : " stacks", "\n");
+  for (size_t k = 0; k < order.size() && k < kShown; ++k) {
+    const StackGrowth& s = g.stacks[order[k]];
+    absl::StrAppend(&out, absl::StrFormat("  %11s  #%-4d %s\n", SignedBytes(ReservedGrowth(s)), order[k] + 1,
+                                          r.ShortStack(idx.event(s.first_call), 4)));
+  }
+  if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
+  return out;
+}
+
+}  // namespace
+
+double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
+  return TimeSeconds(t == index::kLive ? idx.stats().last_time : t);
+}
+
+Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  const char* key = g.by == CreditBy::kCommit ? "commit" : "origin";
+  Json out;
+  out["from"] = GrowthTimeSeconds(idx, g.from);
+  out["to"] = GrowthTimeSeconds(idx, g.to);
+  out["total"] = BytesJson(g.total_from, g.total_to);
+  out["before_trace"] = BytesJson(g.before_from, g.before_to);
+  Json stacks = Json::array();
+  for (const StackGrowth& s : g.stacks) {
+    Json j = BytesJson(s.from, s.to);
+    j["added_bytes"] = s.added;
+    j["removed_bytes"] = s.removed;
+    j["made_gone_bytes"] = s.made_gone;
+    j["calls"] = s.calls;
+    const std::optional<RegionKind> kind = s.kind();
+    j["kind"] = kind ? Json(std::string(KindName(*kind))) : Json(nullptr);
+    j[key] = r.OriginJson(s.first_call);
+    stacks.push_back(std::move(j));
+  }
+  out["stacks"] = std::move(stacks);
+  return out;
+}
+
+std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, const TextOptions& o) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer(), o.frames);
+  std::string out = absl::StrCat(
+      "growth of ", Who(idx, g.processes), " from ", TimeText(idx, g.from), " to ", TimeText(idx, g.to), ": mapped ",
+      HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
+      SignedBytes(Diff(g.total_from.mapped, g.total_to.mapped)), "), committed ",
+      HumanBytes(g.total_from.committed), " -> ", HumanBytes(g.total_to.committed), " (",
+      SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")", RssChange(g.total_from, g.total_to), "\n",
+      "each page is credited to the call that ",
+      g.by == CreditBy::kCommit ? "committed it (else the one that created it)" : "created it", "; ",
+      g.stacks.size(), " stacks\n");
+  if (!g.kinds.empty()) {
+    std::vector<std::string> names;
+    for (RegionKind k : g.kinds) names.emplace_back(KindName(k));
+    absl::StrAppend(&out, "only memory of kind ", absl::StrJoin(names, ", "), "\n");
+  }
+  absl::StrAppend(&out, "\nstacks by ", RankByWord(g.rank_by), " growth:\n", TopTable(idx, r, g, o), Reservations(idx, r, g));
+  if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
+    absl::StrAppend(&out, "\nalso: from before the trace, committed ", HumanBytes(g.before_from.committed), " -> ",
+                    HumanBytes(g.before_to.committed), "\n");
+  }
+  if (!o.detail) return out;
+  absl::StrAppend(&out, "\nevery stack, mapped bytes:\n");
+  absl::StrAppend(&out, absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7s  %s\n", "growth", "from", "to",
+                                        "committed", "added", "removed", "made+gone", "regions", "stack"));
+  for (size_t i = 0; i < g.stacks.size(); ++i) {
+    const StackGrowth& s = g.stacks[i];
+    absl::StrAppend(&out, TableRow(SignedBytes(s.growth()), s.from, s.to, HumanBytes(s.added), HumanBytes(s.removed),
+                                   HumanBytes(s.made_gone),
+                                   absl::StrCat("#", i + 1, " ", r.ShortStack(idx.event(s.first_call), 4))));
+  }
+  if (g.total_from.mapped != 0 || g.total_to.mapped != 0) {
+    absl::StrAppend(&out, TableRow(SignedBytes(Diff(g.before_from.mapped, g.before_to.mapped)), g.before_from,
+                                   g.before_to, "-", "-", "-", "[before trace]"));
+  }
+  for (size_t i = 0; i < g.stacks.size(); ++i) {
+    const StackGrowth& s = g.stacks[i];
+    const index::CallEvent& ev = idx.event(s.first_call);
+    absl::StrAppend(&out, "\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", HumanBytes(s.from.mapped), " -> ",
+                    HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()),
+                    RssChange(s.from, s.to), "); first: ",
+                    r.CallText(ev), "\n", r.StackText(ev, "    "));
+  }
+  return out;
+}
+
+std::string GrowthFolded(const replay::LoadedTrace& trace, const Growth& g) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  std::map<std::string, std::pair<uint64_t, uint64_t>> lines;  // frames -> (from, to)
+  std::vector<std::string> order;
+  for (const StackGrowth& s : g.stacks) {
+    auto [it, inserted] = lines.try_emplace(FoldedFrames(idx, r, s.first_call));
+    if (inserted) order.push_back(it->first);
+    it->second.first += s.from.mapped;
+    it->second.second += s.to.mapped;
+  }
+  std::string out;
+  for (const std::string& frames : order) {
+    const auto& [from, to] = lines[frames];
+    if (from == 0 && to == 0) continue;  // churn only: nothing to draw
+    absl::StrAppend(&out, frames, " ", from, " ", to, "\n");
+  }
+  if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
+    absl::StrAppend(&out, "[before trace] ", g.before_from.mapped, " ", g.before_to.mapped, "\n");
+  }
+  return out;
+}
+
+}  // namespace pageblame::report

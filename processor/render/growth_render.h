@@ -1,0 +1,47 @@
+// Renders a Growth (growth_report.h) as the CLI contract's JSON, as text and
+// as a differential folded file.
+//
+//   ASSIGN_OR_RETURN(Growth g, ComputeGrowth(trace.index(), options));
+//   Json j = GrowthJson(trace, g);
+//   // {"from", "to",
+//   //  "total": {"from_bytes", "to_bytes", "growth_bytes", "from_committed_bytes",
+//   //            "to_committed_bytes", "growth_committed_bytes", "from_regions", "regions"},
+//   //  "before_trace": {same},
+//   //  "stacks": [{same, "added_bytes", "removed_bytes", "made_gone_bytes",
+//   //              "origin" (or "commit" with CreditBy::kCommit)}]}
+//   std::string t = GrowthText(trace, g);
+//   std::string f = GrowthFolded(trace, g);   // "main;grow 1048576 9437184\n"
+//
+// Times are seconds as perf prints them; `to` at the end of the trace is its
+// last event's time. Origins are OriginRenderer::OriginJson of the stack's
+// earliest credited call, as in `attribute`.
+#ifndef PAGEBLAME_RENDER_GROWTH_RENDER_H_
+#define PAGEBLAME_RENDER_GROWTH_RENDER_H_
+
+#include <string>
+
+#include "processor/analysis/growth_report.h"
+#include "processor/render/origin_renderer.h"
+#include "processor/render/text_options.h"
+#include "processor/replay/trace_loader.h"
+
+namespace pageblame::report {
+
+Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g);
+// A header with the totals, the first screen (a table of the stacks ranked
+// by committed growth, a total, the PROT_NONE reservations apart); with
+// TextOptions::detail then the table of every stack's mapped bytes at both
+// ends, added, removed and made-and-gone, and each stack's frames.
+std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, const TextOptions& options = {});
+// Brendan Gregg's two-column folded format (difffolded.pl's output):
+// "frames from_bytes to_bytes" per stack, which flamegraph.pl draws as a
+// differential flame graph (red where it grew). Stacks that print the same
+// are merged; "[before trace]" last.
+std::string GrowthFolded(const replay::LoadedTrace& trace, const Growth& g);
+// The seconds of a growth end: `t` as perf prints it; the end of the
+// trace (index::kLive) as its last event's time.
+double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t);
+
+}  // namespace pageblame::report
+
+#endif  // PAGEBLAME_RENDER_GROWTH_RENDER_H_

@@ -1,0 +1,543 @@
+// pageblame report: draws the data of processor/render/report_data.h with
+// plain DOM and SVG (no library, nothing fetched). Views: the time chart with
+// a growth table for a picked range, an icicle graph of live bytes, the
+// address-space strip, the attribution of a region table. Open with
+// #view=NAME to show one view (screenshots), #selftest to write what was
+// drawn into #selftest-result (the browser test reads it).
+(function () {
+  'use strict';
+  var D = JSON.parse(document.getElementById('pageblame-data').textContent);
+  var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948',
+                 '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6', '#8cd17d', '#d37295'];
+  var OTHER = '#c9c3bf', BEFORE = '#6b7686';
+  var TOP = PALETTE.length;
+  var SVGNS = 'http://www.w3.org/2000/svg';
+
+  // ---- helpers
+  function human(b) {
+    var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    var i = 0;
+    while (Math.abs(b) >= 1024 && i < units.length - 1) { b /= 1024; i++; }
+    return i === 0 ? String(b) + ' B' : b.toFixed(1) + ' ' + units[i];
+  }
+  function signed(b) { return b === 0 ? '0 B' : (b > 0 ? '+' : '-') + human(Math.abs(b)); }
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    if (attrs) for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function svg(tag, attrs) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  function colorOf(stack) { return stack < 0 ? BEFORE : stack < TOP ? PALETTE[stack] : OTHER; }
+  function frames(stack) { return stack < 0 ? ['[before trace]'] : D.stacks[stack].frames; }
+  // The application's frames, leaf first: "malloc ← grow_cache ← main"
+  // (the page's data: the rule of processor/analysis/app_frames.h).
+  function stackName(stack, n) {
+    var f = stack < 0 ? frames(stack) : D.stacks[stack].summary;
+    var s = f.slice(0, n || 3).join(' \u2190 ');
+    return f.length > (n || 3) ? s + ' \u2190 \u2026' : s;
+  }
+  function swatch(color) { var s = el('span', {'class': 'sw'}); s.style.background = color; return s; }
+  function secs(t) { return t.toFixed(6); }
+
+  // ---- the time axis and series (values at boundaries, exact)
+  var TL = D.timeline, N = TL.times.length;
+  function dense(sparse) {
+    var a = new Array(N), v = 0, j = 0;
+    for (var k = 0; k < N; k++) {
+      while (j < sparse.length && sparse[j] === k) { v = sparse[j + 1]; j += 2; }
+      a[k] = v;
+    }
+    return a;
+  }
+  var series = TL.series.map(function (s) {
+    return {stack: s.stack, mapped: dense(s.mapped), committed: dense(s.committed)};
+  });
+  // What no series holds: the stacks past the named ones.
+  var rest = {stack: 'rest', mapped: TL.mapped.slice(), committed: TL.committed.slice()};
+  series.forEach(function (s) {
+    for (var k = 0; k < N; k++) { rest.mapped[k] -= s.mapped[k]; rest.committed[k] -= s.committed[k]; }
+  });
+
+  // ---- header
+  function header() {
+    document.getElementById('title').textContent = D.title;
+    document.title = 'pageblame: ' + D.title + ' pid ' + D.pid;
+    var peak = 0, peakT = TL.times[0];
+    for (var k = 0; k < N; k++) if (TL.committed[k] > peak) { peak = TL.committed[k]; peakT = TL.times[k]; }
+    document.getElementById('summary').textContent =
+      'pid ' + D.pid + ' (' + D.comm + '), trace ' + secs(D.start) + ' to ' + secs(D.end) + ' (' +
+      (D.end - D.start).toFixed(3) + ' s): at the end ' + human(TL.committed[N - 1]) + ' committed, ' +
+      human(TL.mapped[N - 1]) + ' mapped' +
+      (D.resident ? ', ' + human(D.resident.total[D.resident.total.length - 1]) + ' resident at the last snapshot' : '') +
+      '; ' + D.region_count + ' regions at ' + D.at_text + '; peak ' + human(peak) + ' committed at ' + secs(peakT) + '.';
+    var w = document.getElementById('warnings');
+    D.lost.forEach(function (l) {
+      w.appendChild(el('div', {'class': 'warn'}, l.count + ' events lost between ' + secs(l.from) + ' and ' +
+        secs(l.to) + ': pages changed then may be misattributed (red band on the chart).'));
+    });
+  }
+
+  // ---- the charts: stacked layers over a time axis, into a box
+  var RESERVED = '#d9dde4';
+  var T0 = TL.times[0], T1 = TL.times[N - 1];
+  // layers: [{values: [per time], color, name, cls}], bottom first; lines:
+  // [{values, cls}] drawn over them; the axis from T0 to t1 (default T1).
+  // Returns the scales and the root.
+  function stackedChart(box, times, layers, lines, t1) {
+    var T1 = Math.max(t1 || 0, TL.times[N - 1]);
+    var W = Math.max(600, Math.min(box.clientWidth || 1100, 1400)), H = 300;
+    var m = {l: 70, r: 12, t: 8, b: 26};
+    var n = times.length, tops = new Array(n).fill(0), ymax = 1;
+    layers.forEach(function (s) { for (var k = 0; k < n; k++) tops[k] += s.values[k]; });
+    for (var k = 0; k < n; k++) ymax = Math.max(ymax, tops[k]);
+    lines.forEach(function (l) { l.values.forEach(function (v) { ymax = Math.max(ymax, v); }); });
+    var drawnMax = ymax;
+    ymax *= 1.05;
+    function x(t) { return m.l + (T1 > T0 ? (t - T0) / (T1 - T0) : 0) * (W - m.l - m.r); }
+    function y(v) { return H - m.b - v / ymax * (H - m.t - m.b); }
+    var root = svg('svg', {width: W, height: H, viewBox: '0 0 ' + W + ' ' + H});
+    var grid = svg('g', {'class': 'grid'}), axis = svg('g', {'class': 'axis'});
+    var step = Math.pow(1024, Math.floor(Math.log(ymax) / Math.log(1024)));
+    while (ymax / step > 8) step *= 2;
+    while (ymax / step < 3) step /= 2;
+    for (var v = 0; v <= ymax; v += step) {
+      grid.appendChild(svg('line', {x1: m.l, x2: W - m.r, y1: y(v), y2: y(v)}));
+      var tx = svg('text', {x: m.l - 6, y: y(v) + 4, 'text-anchor': 'end'});
+      tx.textContent = human(v);
+      axis.appendChild(tx);
+    }
+    for (var i = 0; i <= 6; i++) {
+      var t = T0 + (T1 - T0) * i / 6;
+      var lx = svg('text', {x: x(t), y: H - 8, 'text-anchor': i === 0 ? 'start' : i === 6 ? 'end' : 'middle'});
+      lx.textContent = i === 0 ? secs(t) : '+' + (t - T0).toFixed(3) + ' s';
+      axis.appendChild(lx);
+    }
+    axis.appendChild(svg('line', {x1: m.l, x2: W - m.r, y1: H - m.b, y2: H - m.b}));
+    root.appendChild(grid);
+    var base = new Array(n).fill(0);
+    layers.forEach(function (s) {
+      var top = base.map(function (b, k) { return b + s.values[k]; });
+      var d = 'M' + x(times[0]) + ',' + y(top[0]);
+      for (var k = 1; k < n; k++) d += 'L' + x(times[k]) + ',' + y(top[k]);
+      for (k = n - 1; k >= 0; k--) d += 'L' + x(times[k]) + ',' + y(base[k]);
+      var p = svg('path', {d: d + 'Z', fill: s.color, 'class': 'layer' + (s.cls ? ' ' + s.cls : '')});
+      var tt = svg('title', {});
+      tt.textContent = s.name;
+      p.appendChild(tt);
+      root.appendChild(p);
+      base = top;
+    });
+    lines.forEach(function (l) {
+      var d = 'M' + x(times[0]) + ',' + y(l.values[0]);
+      for (var k = 1; k < n; k++) d += 'L' + x(times[k]) + ',' + y(l.values[k]);
+      root.appendChild(svg('path', {d: d, 'class': l.cls}));
+    });
+    D.lost.forEach(function (l) {
+      var r = svg('rect', {x: x(l.from), y: m.t, width: Math.max(2, x(l.to) - x(l.from)), height: H - m.t - m.b, 'class': 'lost'});
+      var tt = svg('title', {});
+      tt.textContent = l.count + ' events lost';
+      r.appendChild(tt);
+      root.appendChild(r);
+    });
+    root.appendChild(axis);
+    box.appendChild(root);
+    return {x: x, y: y, root: root, W: W, m: m, H: H, drawnMax: drawnMax};
+  }
+
+  // Committed bytes by stack; with the box ticked, the PROT_NONE
+  // reservations (mapped minus committed) as a band on top.
+  var chart = {};
+  function committedLayers() {
+    var layers = [{values: series[0].committed, color: BEFORE, name: stackName(-1)}];
+    series.slice(1, TOP + 1).forEach(function (s) {
+      layers.push({values: s.committed, color: colorOf(s.stack), name: stackName(s.stack, 6)});
+    });
+    var other = rest.committed.slice();
+    series.slice(TOP + 1).forEach(function (s) { for (var k = 0; k < N; k++) other[k] += s.committed[k]; });
+    layers.push({values: other, color: OTHER, name: 'other stacks'});
+    return layers;
+  }
+  function drawChart() {
+    var box = document.getElementById('chart');
+    box.textContent = '';
+    var reserved = document.getElementById('show-reserved').checked;
+    var layers = committedLayers(), lines = [];
+    if (reserved) {
+      layers.push({values: TL.mapped.map(function (v, k) { return v - TL.committed[k]; }), color: RESERVED,
+                   name: 'reserved (PROT_NONE): mapped, not committed', cls: 'reserved'});
+      lines.push({values: TL.committed, cls: 'committed'});
+    }
+    var c = stackedChart(box, TL.times, layers, lines);
+    var sel = svg('rect', {x: 0, y: c.m.t, width: 0, height: c.H - c.m.t - c.m.b, 'class': 'sel'});
+    c.root.appendChild(sel);
+    var fin = el('div', {id: 'chart-final', 'data-mapped': TL.mapped[N - 1], 'data-committed': TL.committed[N - 1],
+      'data-drawn': reserved ? 'mapped' : 'committed', 'data-drawn-max': c.drawnMax},
+      'At the end: ' + human(TL.committed[N - 1]) + ' committed, ' + human(TL.mapped[N - 1]) + ' mapped (' +
+      human(TL.mapped[N - 1] - TL.committed[N - 1]) + ' of it reserved, PROT_NONE).');
+    box.appendChild(fin);
+    var root = c.root, x = c.x, W = c.W;
+    chart = {x: x, root: root, sel: sel, W: W};
+    if (growthShown) showSelection(growthShown.from, growthShown.to);
+
+    // Picking a range: the boundary nearest to the pointer at each end.
+    function nearest(evt) {
+      var r = root.getBoundingClientRect(), px = (evt.clientX - r.left) * W / r.width, best = 0;
+      for (var k = 1; k < N; k++) if (Math.abs(x(TL.times[k]) - px) < Math.abs(x(TL.times[best]) - px)) best = k;
+      return best;
+    }
+    root.addEventListener('mousedown', function (e) { dragFrom = nearest(e); dragNearest = nearest; e.preventDefault(); });
+    root.addEventListener('mousemove', function (e) {
+      if (dragFrom === null) return;
+      showSelection(dragFrom, nearest(e));
+    });
+    root.addEventListener('dblclick', function () { pickRange(0, N - 1); });
+  }
+  var dragFrom = null, dragNearest = null;
+  window.addEventListener('mouseup', function (e) {
+    if (dragFrom === null) return;
+    var to = dragNearest(e), from = dragFrom;
+    dragFrom = null;
+    if (to === from) return;
+    pickRange(Math.min(from, to), Math.max(from, to));
+  });
+  function showSelection(i, j) {
+    var a = chart.x(TL.times[Math.min(i, j)]), b = chart.x(TL.times[Math.max(i, j)]);
+    chart.sel.setAttribute('x', a);
+    chart.sel.setAttribute('width', Math.max(1, b - a));
+  }
+
+  // Resident bytes at each residency snapshot, by the same stacks (and
+  // colours); without snapshots, a note.
+  var residentShown = null;
+  function drawResident() {
+    var R = D.resident, box = document.getElementById('resident-chart');
+    var note = document.getElementById('resident-note');
+    if (!R) {
+      note.textContent = D.snapshots
+        ? 'No residency snapshot of this process: resident bytes are not known.'
+        : 'The trace has no residency snapshots (TRACE.rss, taken by pageblame record; docs/residency.md): ' +
+          'resident bytes are not known, so this page shows committed bytes only.';
+      return;
+    }
+    var n = R.times.length, layers = [], other = R.total.slice();
+    R.series.forEach(function (s) {
+      for (var k = 0; k < n; k++) other[k] -= s.bytes[k];
+      layers.push({values: s.bytes, color: colorOf(s.stack), name: stackName(s.stack, 6)});
+    });
+    layers.push({values: other, color: OTHER, name: 'other stacks'});
+    // A snapshot at the recording's stop may come after the last memory call.
+    var c = stackedChart(box, R.times, layers, [{values: R.total, cls: 'resident-total'}], R.times[n - 1]);
+    // A dot per snapshot (one snapshot alone draws no area).
+    R.times.forEach(function (t, k) {
+      var dot = svg('circle', {cx: c.x(t), cy: c.y(R.total[k]), r: 2.5, 'class': 'snapshot'});
+      var tt = svg('title', {});
+      tt.textContent = 'snapshot at ' + secs(t) + ': ' + human(R.total[k]) + ' resident';
+      dot.appendChild(tt);
+      c.root.appendChild(dot);
+    });
+    note.textContent = n + ' residency snapshot' + (n === 1 ? '' : 's') + '; at the last (' + secs(R.times[n - 1]) +
+      '): ' + human(R.total[n - 1]) + ' resident.';
+    residentShown = {last: R.total[n - 1], points: n, drawnMax: c.drawnMax};
+  }
+
+  function legend() {
+    var box = document.getElementById('legend');
+    box.textContent = '';
+    var items = [[-1, BEFORE, null]];
+    for (var i = 1; i < series.length && i <= TOP; i++) {
+      items.push([series[i].stack, colorOf(series[i].stack), TL.series[i].kind]);
+    }
+    items.forEach(function (it) {
+      var s = el('span', {'class': 'entry', title: frames(it[0]).slice().reverse().join('\n')});
+      s.appendChild(swatch(it[1]));
+      s.appendChild(document.createTextNode(stackName(it[0], 2)));
+      if (it[2]) s.appendChild(el('span', {'class': 'kind'}, it[2]));
+      box.appendChild(s);
+    });
+    var o = el('span', {'class': 'entry'});
+    o.appendChild(swatch(OTHER));
+    o.appendChild(document.createTextNode('other stacks'));
+    box.appendChild(o);
+    if (document.getElementById('show-reserved').checked) {
+      var r = el('span', {'class': 'entry'});
+      r.appendChild(swatch(RESERVED));
+      r.appendChild(document.createTextNode('reserved (PROT_NONE)'));
+      box.appendChild(r);
+    }
+  }
+
+  // ---- the growth table between boundaries i and j
+  var growthShown = null;
+  function pickRange(i, j) {
+    showSelection(i, j);
+    var rows = series.concat([rest]).map(function (s, n) {
+      return {stack: s.stack, kind: n < TL.series.length ? TL.series[n].kind : null,
+              from: s.committed[i], to: s.committed[j], mfrom: s.mapped[i], mto: s.mapped[j]};
+    }).filter(function (r) { return r.mfrom !== 0 || r.mto !== 0; });
+    // Committed growth first; stacks that only reserved (PROT_NONE) after.
+    rows.sort(function (a, b) {
+      return (b.to - b.from) - (a.to - a.from) || b.to - a.to || (b.mto - b.mfrom) - (a.mto - a.mfrom);
+    });
+    var total = {from: TL.committed[i], to: TL.committed[j], mfrom: TL.mapped[i], mto: TL.mapped[j]};
+    growthShown = {from: i, to: j, total: total, rows: rows};
+    document.getElementById('growth-title').textContent = 'Growth from ' + secs(TL.times[i]) +
+      (i === 0 ? ' (start)' : '') + ' to ' + secs(TL.times[j]) + (j === N - 1 ? ' (end)' : '') + ': ' +
+      signed(total.to - total.from) + ' committed, ' + signed(total.mto - total.mfrom) + ' mapped';
+    var t = el('table', {id: 'growth'});
+    var h = el('tr');
+    ['committed growth', 'from', 'to', 'mapped growth', 'kind', 'stack (application frames)'].forEach(function (c, k) {
+      h.appendChild(el('th', {'class': k < 4 ? 'num' : ''}, c));
+    });
+    t.appendChild(h);
+    var shown = 40;
+    rows.slice(0, shown).forEach(function (r) {
+      var tr = el('tr');
+      var g = r.to - r.from;
+      tr.appendChild(el('td', {'class': 'num ' + (g > 0 ? 'pos' : g < 0 ? 'neg' : '')}, signed(g)));
+      tr.appendChild(el('td', {'class': 'num'}, human(r.from)));
+      tr.appendChild(el('td', {'class': 'num'}, human(r.to)));
+      tr.appendChild(el('td', {'class': 'num'}, signed(r.mto - r.mfrom)));
+      tr.appendChild(el('td', {'class': 'kind'}, r.kind || ''));
+      var td = el('td', {'class': 'stack'});
+      if (r.stack === 'rest') {
+        td.appendChild(swatch(OTHER));
+        td.appendChild(document.createTextNode('other stacks (not named in this page)'));
+      } else {
+        td.appendChild(swatch(colorOf(r.stack)));
+        td.appendChild(document.createTextNode(stackName(r.stack, 5)));
+        td.title = frames(r.stack).slice().reverse().join('\n');
+      }
+      tr.appendChild(td);
+      t.appendChild(tr);
+    });
+    var tot = el('tr', {'class': 'total'});
+    var g = total.to - total.from;
+    [signed(g), human(total.from), human(total.to), signed(total.mto - total.mfrom), '', 'total (as pageblame maps counts it)']
+      .forEach(function (c, k) { tot.appendChild(el('td', {'class': k < 4 ? 'num' : ''}, c)); });
+    t.appendChild(tot);
+    var box = document.getElementById('growth-table');
+    box.textContent = '';
+    box.appendChild(t);
+    if (rows.length > shown) box.appendChild(el('p', {'class': 'hint'}, (rows.length - shown) + ' more rows: see pageblame growth'));
+    // The page credits the creating call; growth's default is the committing one.
+    box.appendChild(el('p', {'class': 'hint'}, 'The same, exactly: pageblame growth --by create --sort committed --from ' +
+      secs(TL.times[i]) + ' --to ' + (j === N - 1 ? 'end' : secs(TL.times[j])) + ' --pid ' + D.pid));
+  }
+
+  // ---- the icicle graph of live bytes
+  var flameRoot = null;
+  function buildFlame() {
+    var root = {name: 'all', value: 0, children: {}, parent: null, depth: 0};
+    D.live.forEach(function (item) {
+      var node = root;
+      root.value += item.bytes;
+      frames(item.stack).forEach(function (name) {
+        var c = node.children[name];
+        if (!c) c = node.children[name] = {name: name, value: 0, children: {}, parent: node, depth: node.depth + 1};
+        c.value += item.bytes;
+        node = c;
+      });
+    });
+    return root;
+  }
+  function hue(name) {
+    if (name.charAt(0) === '[') return '#b8bfca';
+    var h = 0;
+    for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+    return 'hsl(' + (10 + h % 45) + ',' + (65 + h % 20) + '%,' + (62 + (h >> 8) % 14) + '%)';
+  }
+  function drawFlame(zoom) {
+    var box = document.getElementById('flame');
+    box.textContent = '';
+    var W = box.clientWidth || 1100, ROW = 18, maxDepth = 0;
+    var total = flameRoot.value || 1;
+    function add(node, x, w) {
+      var d = el('div', {'class': 'fnode', 'data-name': node.name,
+        title: node.name + '\n' + human(node.value) + ' (' + (100 * node.value / total).toFixed(1) + '% of ' + human(total) + ')'});
+      d.style.left = x + 'px';
+      d.style.width = w + 'px';
+      d.style.top = node.depth * ROW + 'px';
+      d.style.background = node.name === 'all' ? '#d6dbe3' : hue(node.name);
+      d.textContent = node.name === 'all' ? 'all: ' + human(node.value) : node.name;
+      d.addEventListener('click', function () { drawFlame(node === zoom && node.parent ? node.parent : node); });
+      box.appendChild(d);
+      maxDepth = Math.max(maxDepth, node.depth);
+    }
+    // The zoomed node's ancestors, full width, then its subtree to scale.
+    for (var a = zoom.parent; a; a = a.parent) add(a, 0, W);
+    (function layout(node, x, w) {
+      add(node, x, w);
+      var kids = Object.keys(node.children).map(function (k) { return node.children[k]; });
+      kids.sort(function (p, q) { return q.value - p.value; });
+      var cx = x;
+      kids.forEach(function (c) {
+        var cw = node.value ? w * c.value / node.value : 0;
+        if (cw >= 1) layout(c, cx, cw);
+        cx += cw;
+      });
+    })(zoom, 0, W);
+    box.style.height = (maxDepth + 1) * ROW + 4 + 'px';
+  }
+
+  // ---- the address-space strip
+  function drawStrip() {
+    var box = document.getElementById('strip');
+    var prevEnd = null;
+    D.regions.forEach(function (r, i) {
+      var start = BigInt(r.start);
+      if (prevEnd !== null && start !== prevEnd) {
+        var gap = start - prevEnd;
+        box.appendChild(el('div', {'class': gap >= BigInt(1) << BigInt(30) ? 'gap big' : 'gap',
+          title: 'gap of ' + human(Number(gap))}));
+      }
+      prevEnd = BigInt(r.end);
+      var d = el('div', {'class': 'region' + (r.prot === '---' ? ' none' : ''), 'data-i': i});
+      d.style.width = Math.max(3, Math.round(6 * Math.log2(r.bytes / 4096 + 1) + 3)) + 'px';
+      d.style.backgroundColor = colorOf(r.origin);  // not `background`: it would drop the hatching of .none
+      // The resident fraction, as a dark band from the bottom (unknown: none).
+      if (r.rss !== null && r.rss !== undefined) {
+        var f = r.bytes ? r.rss / r.bytes : 0;
+        var shade = el('div', {'class': 'rss', 'data-fraction': f.toFixed(4)});
+        shade.style.height = (100 * f).toFixed(1) + '%';
+        d.appendChild(shade);
+      }
+      box.appendChild(d);
+    });
+    var tip = document.getElementById('tooltip');
+    box.addEventListener('mouseover', function (e) {
+      var i = e.target.getAttribute && e.target.getAttribute('data-i');
+      if (i === null || i === undefined) return;
+      tip.textContent = '';
+      regionTip(D.regions[+i], tip);
+      tip.style.display = 'block';
+    });
+    box.addEventListener('mousemove', function (e) {
+      var x = Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
+      var y = e.clientY + 16 + tip.offsetHeight > window.innerHeight ? e.clientY - tip.offsetHeight - 10 : e.clientY + 16;
+      tip.style.left = Math.max(4, x) + 'px';
+      tip.style.top = Math.max(4, y) + 'px';
+    });
+    box.addEventListener('mouseout', function () { tip.style.display = 'none'; });
+  }
+  function regionTip(r, tip) {
+    tip.appendChild(el('div', {'class': 'tt'}, r.start + '-' + r.end + '  ' + human(r.bytes) + '  ' + r.prot + '  ' +
+      r.kind + '  ' + r.label));
+    if (D.strip_snapshot !== null) {
+      tip.appendChild(el('div', {}, 'resident: ' + (r.rss === null ? 'not read (PROT_NONE, or mapped after the snapshot)'
+        : human(r.rss) + ' (' + (r.bytes ? (100 * r.rss / r.bytes).toFixed(1) : '0') + '%)') +
+        ', snapshot at ' + secs(D.strip_snapshot)));
+    }
+    if (r.count > 1) {
+      tip.appendChild(el('div', {}, r.count + ' neighbouring regions with the same creating stack, prot and label, shown as one ' +
+        '(the page has too many to show each); the calls and history below are the first one\'s'));
+    }
+    function call(what, stack, text) {
+      tip.appendChild(el('div', {}, what + ': ' + text));
+      if (stack >= 0) tip.appendChild(el('div', {'class': 'frames'}, frames(stack).slice().reverse().slice(0, 12).join('\n')));
+    }
+    call('created by', r.origin, r.origin_call);
+    if (r.commit >= 0) call('committed by', r.commit, r.commit_call);
+    if (r.history.length) {
+      tip.appendChild(el('div', {}, 'history:'));
+      tip.appendChild(el('div', {'class': 'frames'}, r.history.join('\n')));
+    }
+  }
+
+  // ---- the attribution of a region table
+  function drawAttribution() {
+    var A = D.attribution, box = document.getElementById('attribution');
+    if (!A) { document.getElementById('attribution-view').style.display = 'none'; return; }
+    box.appendChild(el('p', {}, A.title + ': ' + human(A.bytes) + ' in ' + (A.regions.length + A.more_regions) +
+      ' regions: ' + human(A.bytes - A.before_trace_bytes - A.unmapped_bytes) + ' made by the stacks below, ' +
+      human(A.before_trace_bytes) + ' from before the trace, ' + human(A.unmapped_bytes) + ' not mapped.'));
+    var t = el('table', {id: 'attribution-stacks'});
+    var h = el('tr');
+    ['bytes', 'regions', 'stack'].forEach(function (c, k) { h.appendChild(el('th', {'class': k < 2 ? 'num' : ''}, c)); });
+    t.appendChild(h);
+    A.stacks.forEach(function (s) {
+      var tr = el('tr');
+      tr.appendChild(el('td', {'class': 'num'}, human(s.bytes)));
+      tr.appendChild(el('td', {'class': 'num'}, String(s.regions)));
+      var td = el('td', {'class': 'stack', title: frames(s.stack).slice().reverse().join('\n')});
+      td.appendChild(swatch(colorOf(s.stack)));
+      td.appendChild(document.createTextNode(stackName(s.stack, 5)));
+      tr.appendChild(td);
+      t.appendChild(tr);
+    });
+    [['[before trace]', A.before_trace_bytes], ['[not mapped]', A.unmapped_bytes]].forEach(function (p) {
+      if (!p[1]) return;
+      var tr = el('tr');
+      tr.appendChild(el('td', {'class': 'num'}, human(p[1])));
+      tr.appendChild(el('td', {'class': 'num'}, ''));
+      tr.appendChild(el('td', {}, p[0]));
+      t.appendChild(tr);
+    });
+    box.appendChild(t);
+    if (A.more_stacks) box.appendChild(el('p', {'class': 'hint'}, A.more_stacks + ' more stacks: see pageblame attribute'));
+  }
+
+  // ---- one view only (#view=timeline|flame|strip|attribution)
+  function applyView() {
+    var m = /view=([a-z]+)/.exec(location.hash);
+    if (!m) return;
+    document.body.classList.add('view-only');
+    var s = document.getElementById(m[1] + '-view');
+    if (s) s.classList.add('shown');
+  }
+
+  applyView();
+  header();
+  var reservedBox = document.getElementById('show-reserved');
+  reservedBox.checked = /reserved/.test(location.hash);
+  reservedBox.addEventListener('change', function () { drawChart(); legend(); });
+  drawChart();
+  legend();
+  drawResident();
+  pickRange(0, N - 1);
+  flameRoot = buildFlame();
+  document.getElementById('flame-at').textContent = D.at_text;
+  document.getElementById('strip-at').textContent = D.at_text;
+  document.getElementById('strip-rss').textContent = D.strip_snapshot === null ? '' :
+    '; the dark band at the bottom of each region is its resident fraction, from the residency snapshot at ' +
+    secs(D.strip_snapshot) + ' (none: not read)';
+  drawFlame(flameRoot);
+  drawStrip();
+  drawAttribution();
+  var ms = performance.now();
+  document.getElementById('footer').textContent = 'pageblame report; drawn ' + Math.round(ms) +
+    ' ms after the page was opened; ' + D.stacks.length + ' stacks, ' + D.region_count + ' regions (' +
+    D.regions.length + ' in the strip), ' +
+    (N - 1) + ' time buckets.';
+
+  if (/selftest/.test(location.hash)) {
+    var names = {};
+    document.querySelectorAll('#flame .fnode').forEach(function (n) { names[n.getAttribute('data-name')] = 1; });
+    document.getElementById('selftest-result').textContent = JSON.stringify({
+      errors: window.pbErrors,
+      render_ms: ms,
+      final_mapped: +document.getElementById('chart-final').getAttribute('data-mapped'),
+      final_committed: +document.getElementById('chart-final').getAttribute('data-committed'),
+      drawn: document.getElementById('chart-final').getAttribute('data-drawn'),
+      drawn_max: +document.getElementById('chart-final').getAttribute('data-drawn-max'),
+      legend: Array.prototype.map.call(document.querySelectorAll('#legend .entry'), function (e) { return e.textContent; }),
+      resident_last: residentShown ? residentShown.last : null,
+      resident_points: residentShown ? residentShown.points : 0,
+      resident_note: document.getElementById('resident-note').textContent,
+      strip_shaded: document.querySelectorAll('#strip .rss').length,
+      regions: document.querySelectorAll('#strip .region').length,
+      flame_names: Object.keys(names),
+      growth_from: growthShown.total.from,
+      growth_to: growthShown.total.to,
+      growth_rows: growthShown.rows.map(function (r) {
+        return {leaf: r.stack === 'rest' ? '[other]' : frames(r.stack)[frames(r.stack).length - 1], growth: r.to - r.from,
+                mapped_growth: r.mto - r.mfrom};
+      }),
+      attribution_rows: document.querySelectorAll('#attribution-stacks tr').length
+    });
+  }
+})();

@@ -1,0 +1,232 @@
+#include "processor/render/origin_renderer.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "processor/analysis/app_frames.h"
+#include "processor/analysis/syscall_format.h"
+#include "processor/symbols/absl_compat.h"
+
+namespace pageblame::report {
+
+OriginRenderer::CachedStack& OriginRenderer::Cached(const index::CallEvent& ev) {
+  keys_.clear();
+  const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
+  for (size_t i = 0; i < ips.size(); ++i) {
+    // A recursive frame repeats the ip before it: same pid, time and ip, same
+    // key, without the lookup (half the frames of some stacks).
+    keys_.push_back(i > 0 && ips[i] == ips[i - 1] ? keys_.back()
+                                                  : sym_.FrameKey(ev.pid, ev.time, ips[i]));
+  }
+  auto [it, inserted] = stacks_.try_emplace({ev.stack.value(), ev.pid});
+  CachedStack& c = it->second;
+  if (!inserted && c.keys == keys_) return c;
+  c.keys = keys_;
+  c.frames.clear();
+  c.frame_keys.clear();
+  c.frame_parts.clear();
+  const bool inlines = idx_.stacks().Unwound(ev.stack);
+  for (size_t i = 0; i < ips.size(); ++i) {
+    const size_t before = c.frames.size();
+    AppendFrames(sym_, ev, ips, i, inlines, &c.frames);
+    for (size_t k = before; k < c.frames.size(); ++k) {
+      c.frame_keys.push_back(keys_[i]);
+      c.frame_parts.push_back(static_cast<uint32_t>(2 * (k - before) + (i > 0)));
+    }
+  }
+  c.first_app = FirstAppFrame(c.frames);
+  c.json.clear();
+  return c;
+}
+
+void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
+                  absl::Span<const uint64_t> ips, size_t i, bool inlines,
+                  std::vector<symbols::Frame>* out) {
+  if (!inlines) {
+    out->push_back(sym.Symbolize(ev.pid, ev.time, ips[i]));
+    return;
+  }
+  // Every ip but the leaf is a return address: its inlined calls are
+  // found at ip - 1.
+  sym.SymbolizeInlined(ev.pid, ev.time, ips[i], /*return_address=*/i > 0, out);
+}
+
+std::string DisplayName(const symbols::Frame& f) {
+  if (!f.symbol) return Hex(f.ip);
+  return f.inlined ? absl::StrCat(*f.symbol, " (inlined)") : *f.symbol;
+}
+
+const std::vector<symbols::Frame>& OriginRenderer::Frames(const index::CallEvent& ev) {
+  return Cached(ev).frames;
+}
+
+namespace {
+
+Json FramesJson(const std::vector<symbols::Frame>& frames) {
+  Json stack = Json::array();
+  for (const symbols::Frame& f : frames) {
+    Json j;
+    j["ip"] = Hex(f.ip);
+    j["symbol"] = f.symbol ? Json(*f.symbol) : Json(nullptr);
+    j["dso"] = f.dso.empty() ? Json(nullptr) : Json(f.dso);
+    if (f.inlined) j["inlined"] = true;
+    stack.push_back(std::move(j));
+  }
+  return stack;
+}
+
+}  // namespace
+
+Json OriginRenderer::StackJson(const index::CallEvent& ev) { return FramesJson(Frames(ev)); }
+
+Json OriginRenderer::OriginJson(EventId id) {
+  if (!id.valid()) return nullptr;
+  const index::CallEvent& ev = idx_.event(id);
+  Json j;
+  j["syscall"] = std::string(decode::SyscallName(ev.syscall));
+  j["time"] = TimeSeconds(ev.time);
+  j["pid"] = ev.pid;
+  j["tid"] = ev.tid;
+  j["comm"] = std::string(idx_.strings().Get(ev.comm));
+  const CachedStack& c = Cached(ev);
+  j["stack"] = FramesJson(c.frames);
+  // Where the application's own code begins (app_frames.h), for tools that
+  // want its frames without knowing every runtime's libraries.
+  const std::optional<size_t> app = c.first_app;
+  j["first_app_frame"] = app ? Json(*app) : Json(nullptr);
+  return j;
+}
+
+void AppendJsonString(std::string* out, std::string_view s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+  });
+  if (plain) {
+    absl::StrAppend(out, "\"", symbols::ToAbsl(s), "\"");
+  } else {
+    absl::StrAppend(out, DumpJson(Json(std::string(s))));
+  }
+}
+
+void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) {
+  if (!id.valid()) {
+    absl::StrAppend(out, "null");
+    return;
+  }
+  const index::CallEvent& ev = idx_.event(id);
+  // The layout of dump(1): one space more per level, "key": value.
+  const std::string nl = "\n" + std::string(indent, ' ');
+  absl::StrAppend(out, "{", nl, " \"syscall\": \"",
+                  symbols::ToAbsl(decode::SyscallName(ev.syscall)), "\",", nl, " \"time\": ",
+                  Json(TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid, ",", nl,
+                  " \"tid\": ", ev.tid, ",", nl, " \"comm\": ");
+  AppendJsonString(out, idx_.strings().Get(ev.comm));
+  absl::StrAppend(out, ",", nl, " \"stack\": ");
+  // The stack's text is most of the output (kilobytes per region):
+  // std::string::append copies it once, where StrAppend would first
+  // zero-fill the room for it (libstdc++ has no uninitialized resize).
+  const CachedStack& c = StackJsonText(ev, nl);
+  out->append(c.json);
+  absl::StrAppend(out, ",", nl, " \"first_app_frame\": ", c.first_app ? absl::StrCat(*c.first_app) : "null");
+  out->append(nl);
+  out->push_back('}');
+}
+
+const OriginRenderer::CachedStack& OriginRenderer::StackJsonText(const index::CallEvent& ev,
+                                                                 const std::string& nl) {
+  CachedStack& c = Cached(ev);
+  if (!c.json.empty() && c.json_nl == nl) return c;
+  const std::vector<symbols::Frame>& frames = c.frames;
+  std::string& out = c.json;
+  out.clear();
+  if (frames.empty()) {
+    out = "[]";
+  } else {
+    out = "[";
+    for (size_t i = 0; i < frames.size(); ++i) {
+      const symbols::Frame& f = frames[i];
+      auto [it, made] = frame_json_.try_emplace(
+          FrameJsonKey(ev.pid, c.frame_keys[i], f.ip, c.frame_parts[i], nl));
+      std::string& frame = it->second;
+      if (made) {
+        absl::StrAppend(&frame, nl, "  {", nl, "   \"ip\": \"", Hex(f.ip), "\",", nl,
+                        "   \"symbol\": ");
+        if (f.symbol) {
+          AppendJsonString(&frame, *f.symbol);
+        } else {
+          absl::StrAppend(&frame, "null");
+        }
+        absl::StrAppend(&frame, ",", nl, "   \"dso\": ");
+        if (f.dso.empty()) {
+          absl::StrAppend(&frame, "null");
+        } else {
+          AppendJsonString(&frame, f.dso);
+        }
+        if (f.inlined) absl::StrAppend(&frame, ",", nl, "   \"inlined\": true");
+        absl::StrAppend(&frame, nl, "  }");
+      }
+      if (i) out.push_back(',');
+      out.append(frame);
+    }
+    absl::StrAppend(&out, nl, " ]");
+  }
+  c.json_nl = nl;
+  return c;
+}
+
+std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::string& indent) {
+  std::string out;
+  int n = 0;
+  for (const symbols::Frame& f : Frames(ev)) {
+    absl::StrAppend(&out, indent, "#", n++, " ", Hex(f.ip), " ");
+    if (f.inlined) {
+      absl::StrAppend(&out, DisplayName(f), "\n");  // as perf script prints it
+      continue;
+    }
+    if (f.symbol) {
+      absl::StrAppend(&out, *f.symbol, f.offset ? absl::StrCat("+", Hex(f.offset)) : "");
+    } else {
+      absl::StrAppend(&out, "[unknown]");
+    }
+    absl::StrAppend(&out, " (", f.dso.empty() ? "[unknown]" : f.dso, ")\n");
+  }
+  if (n == 0) absl::StrAppend(&out, indent, "(no user stack recorded)\n");
+  return out;
+}
+
+std::string OriginRenderer::CallText(const index::CallEvent& ev) {
+  return absl::StrCat(DescribeCall(ev), " at ", FormatTime(ev.time), " by ",
+                      std::string(idx_.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid);
+}
+
+std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_frames) {
+  // Only the frames the summary needs (app_frames.h: up to the application's
+  // first `max_frames`): symbolizing them directly is cheaper than checking a
+  // whole cached stack.
+  std::vector<symbols::Frame> frames;
+  const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
+  const bool inlines = idx_.stacks().Unwound(ev.stack);
+  const bool all = summary_.style == SummaryStyle::kAll;
+  size_t app = 0;
+  for (size_t i = 0; i < ips.size() && app < max_frames && (!all || frames.size() < max_frames); ++i) {
+    const size_t before = frames.size();
+    AppendFrames(sym_, ev, ips, i, inlines, &frames);
+    if (summary_.hide) {
+      frames.erase(std::remove_if(frames.begin() + before, frames.end(),
+                                  [&](const symbols::Frame& f) { return summary_.Hides(f); }),
+                   frames.end());
+    }
+    for (size_t j = before; j < frames.size(); ++j) app += KindOf(frames[j]) == FrameKind::kApp;
+  }
+  std::vector<std::string> names;
+  if (all) {
+    for (size_t i = 0; i < frames.size() && i < max_frames; ++i) names.push_back(DisplayName(frames[i]));
+  } else {
+    for (size_t i : SummaryFrames(frames, max_frames)) names.push_back(SummaryName(frames[i]));
+  }
+  return names.empty() ? "(no user stack)" : absl::StrJoin(names, " <- ");
+}
+
+}  // namespace pageblame::report

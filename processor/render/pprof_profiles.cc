@@ -1,0 +1,125 @@
+#include "processor/render/pprof_profiles.h"
+
+#include <sys/mman.h>
+
+#include "absl/strings/str_cat.h"
+#include "processor/analysis/resident_view.h"
+#include "processor/analysis/syscall_format.h"
+#include "processor/render/pprof_builder.h"
+#include "processor/render/rss_text.h"
+
+namespace pageblame::report {
+namespace {
+
+int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
+int64_t Diff(uint64_t from, uint64_t to) { return Signed(to) - Signed(from); }
+
+const std::vector<PprofValueType>& SpaceTypes() {
+  static const std::vector<PprofValueType> kTypes = {
+      {"mapped", "bytes"}, {"committed", "bytes"}, {"regions", "count"}};
+  return kTypes;
+}
+
+std::string Who(const index::TraceIndex& idx, uint32_t p) {
+  const index::Process& proc = idx.process(p);
+  return absl::StrCat("pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")");
+}
+
+}  // namespace
+
+std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& a) {
+  std::vector<PprofValueType> types = SpaceTypes();
+  if (a.snapshot != nullptr) types.push_back({"resident_space", "bytes"});
+  PprofBuilder b(trace, types, "mapped");
+  b.AddComment(absl::StrCat("pageblame attribute: ", Who(trace.index(), a.process), " at ", FormatTime(a.at),
+                            a.by == CreditBy::kCommit ? ", by committing call" : ", by creating call"));
+  // With a snapshot, a fourth value: resident bytes (0 where unknown).
+  auto values = [&](uint64_t bytes, uint64_t committed, int64_t regions, std::optional<uint64_t> rss) {
+    std::vector<int64_t> v = {Signed(bytes), Signed(committed), regions};
+    if (a.snapshot != nullptr) v.push_back(Signed(rss.value_or(0)));
+    return v;
+  };
+  uint64_t stacks_rss = 0;
+  for (const StackTotal& st : a.stacks) {
+    b.AddCall(st.first_call, values(st.bytes, st.committed, st.regions, st.rss));
+    stacks_rss += st.rss.value_or(0);
+  }
+  int64_t before_regions = 0, unmapped_regions = 0;
+  for (const RegionAttribution& r : a.regions) {
+    before_regions += r.before_trace_bytes != 0;
+    unmapped_regions += r.unmapped_bytes != 0;
+  }
+  if (a.before_trace_bytes != 0) {
+    // Resident bytes not credited to a stack are those from before the trace.
+    b.AddPseudo({"[before trace]"}, values(a.before_trace_bytes, a.before_trace_committed, before_regions,
+                                           a.rss.value_or(0) - stacks_rss));
+  }
+  if (a.unmapped_bytes != 0) b.AddPseudo({"[not mapped]"}, values(a.unmapped_bytes, 0, unmapped_regions, 0));
+  return b.Gzipped();
+}
+
+std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g) {
+  std::vector<PprofValueType> types = {{"mapped_growth", "bytes"},  {"committed_growth", "bytes"},
+                                       {"regions_growth", "count"}, {"mapped_from", "bytes"},
+                                       {"mapped_to", "bytes"},      {"committed_from", "bytes"},
+                                       {"committed_to", "bytes"}};
+  // Resident bytes when a snapshot speaks for either end (0 where unknown).
+  const bool rss = g.total_from.rss || g.total_to.rss;
+  if (rss) types.insert(types.end(), {{"resident_growth", "bytes"}, {"resident_from", "bytes"}, {"resident_to", "bytes"}});
+  PprofBuilder b(trace, types, "mapped_growth");
+  const index::TraceIndex& idx = trace.index();
+  b.AddComment(absl::StrCat("pageblame growth from ", FormatTime(g.from), " to ", FormatTime(g.to),
+                            g.processes.size() == 1 ? absl::StrCat(" of ", Who(idx, g.processes[0])) : "",
+                            g.by == CreditBy::kCommit ? ", by committing call" : ", by creating call"));
+  auto values = [rss](const BytesAt& from, const BytesAt& to) {
+    std::vector<int64_t> v = {Diff(from.mapped, to.mapped), Diff(from.committed, to.committed),
+                              Diff(from.regions, to.regions), Signed(from.mapped), Signed(to.mapped),
+                              Signed(from.committed), Signed(to.committed)};
+    if (rss) {
+      const uint64_t f = from.rss.value_or(0), t = to.rss.value_or(0);
+      v.insert(v.end(), {Diff(f, t), Signed(f), Signed(t)});
+    }
+    return v;
+  };
+  for (const StackGrowth& s : g.stacks) b.AddCall(s.first_call, values(s.from, s.to));
+  if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
+    b.AddPseudo({"[before trace]"}, values(g.before_from, g.before_to));
+  }
+  return b.Gzipped();
+}
+
+std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& o) {
+  const index::TraceIndex& idx = trace.index();
+  const ResidentView rss(o.rss, idx);
+  // resident_space only when the trace has snapshots: pprof has no "unknown",
+  // so a region no snapshot read counts 0 there (the comment says so).
+  std::vector<PprofValueType> types = SpaceTypes();
+  if (rss.has_snapshots()) types.push_back({"resident_space", "bytes"});
+  PprofBuilder b(trace, types, "mapped");
+  b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(o.at)));
+  for (uint32_t p : o.processes) {
+    const int64_t pid = idx.process(p).pid;
+    const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, o.at);
+    if (rss.has_snapshots()) {
+      b.AddComment(absl::StrCat("pid ", pid, ": resident bytes from the ", DescribeSnapshot(snapshot, o.at),
+                                "; resident_space is 0 where no snapshot read the region"));
+    }
+    for (VersionId id : idx.RegionsAt(p, o.at)) {
+      const index::Version& v = idx.version(id);
+      const int64_t size = Signed(v.end - v.start);
+      const int64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? size : 0;
+      const std::vector<PprofLabel> labels = {PprofLabel::Num("pid", pid),
+                                              PprofLabel::Str("prot", RegionProt(v.attrs))};
+      std::vector<int64_t> values = {size, committed, 1};
+      if (rss.has_snapshots()) values.push_back(Signed(ResidentView::Bytes(snapshot, v.start, v.end).value_or(0)));
+      if (v.origin.valid()) {
+        b.AddCall(v.origin, values, labels);
+      } else {
+        b.AddPseudo({RegionLabel(idx, v), "[before trace]"}, values, labels);
+      }
+    }
+  }
+  return b.Gzipped();
+}
+
+}  // namespace pageblame::report

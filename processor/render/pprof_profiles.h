@@ -1,0 +1,37 @@
+// The pprof profiles of `attribute`, `growth` and `maps --format pprof`:
+// gzipped profile.proto files (PprofBuilder) whose samples are the same
+// stacks and bytes as those commands' JSON.
+//
+//   attribute  mapped/bytes, committed/bytes, regions/count per stack (as
+//              its JSON "stacks"), plus "[before trace]" and "[not mapped]"
+//              samples, so the mapped values add up to the table's bytes;
+//   growth     mapped_growth, committed_growth, regions_growth (the default
+//              sample type is mapped_growth; values can be negative), and
+//              mapped_from, mapped_to, committed_from, committed_to (and
+//              resident_growth, resident_from, resident_to with snapshots),
+//              per stack and for "[before trace]";
+//   maps       mapped, committed, regions (and resident_space when the trace
+//              has residency snapshots) per creating stack, with labels
+//              pid and prot; regions from before the trace as the stack
+//              "[before trace]" <- its path (or [anon], [heap]).
+//
+//   std::string gz = GrowthPprof(trace, growth);   // write to -o FILE
+#ifndef PAGEBLAME_RENDER_PPROF_PROFILES_H_
+#define PAGEBLAME_RENDER_PPROF_PROFILES_H_
+
+#include <string>
+
+#include "processor/analysis/attribute_report.h"
+#include "processor/analysis/growth_report.h"
+#include "processor/render/maps_report.h"
+#include "processor/replay/trace_loader.h"
+
+namespace pageblame::report {
+
+std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& a);
+std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g);
+std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& options);
+
+}  // namespace pageblame::report
+
+#endif  // PAGEBLAME_RENDER_PPROF_PROFILES_H_

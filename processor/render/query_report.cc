@@ -1,0 +1,232 @@
+#include "processor/render/query_report.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "processor/analysis/history.h"
+#include "processor/analysis/resident_view.h"
+#include "processor/analysis/syscall_format.h"
+#include "processor/render/maps_report.h"
+#include "processor/render/rss_text.h"
+
+namespace pageblame::report {
+namespace {
+
+// Attach mode without -d (QueryAnswer::unknown_break): a heap page below
+// the new break with no known version may have been made by that call or
+// may predate the trace; say so.
+std::string UnknownBreakNote(const index::TraceIndex& idx, EventId call) {
+  if (!call.valid()) return "";
+  const index::CallEvent& ev = idx.event(call);
+  return absl::StrCat("if this is a heap page: brk at ", FormatTime(ev.time), " set the break to ",
+                      Hex(static_cast<uint64_t>(ev.ret)),
+                      " from a value the trace never saw (attached without -d), so it may have "
+                      "been created by that call or before the trace; record with "
+                      "`perf trace record -d ...` to know");
+}
+
+Json RangeJson(uint64_t start, uint64_t end) {
+  Json j;
+  j["start"] = Hex(start);
+  j["end"] = Hex(end);
+  return j;
+}
+
+}  // namespace
+
+std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
+                       const std::function<std::string(const index::CallEvent&)>& stack_text) {
+  const index::Process& proc = idx.process(v.process);
+  std::string out = absl::StrCat("  region ", Hex(v.start), "-", Hex(v.end), " ",
+                                 RegionProt(v.attrs), " ", HumanBytes(v.end - v.start), " ",
+                                 RegionLabel(idx, v), "\n");
+  if (v.origin.valid()) {
+    const index::CallEvent& ev = idx.event(v.origin);
+    absl::StrAppend(&out, "  created by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
+                    " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid, "\n",
+                    stack_text(ev));
+  } else {
+    absl::StrAppend(&out, "  existed before the trace: no event in the trace created it",
+                    proc.existed_before_trace ? " (attach mode: the process was already running)"
+                                              : " (mapped by the kernel at exec)",
+                    "\n");
+  }
+  if (v.commit.valid()) {
+    const index::CallEvent& ev = idx.event(v.commit);
+    absl::StrAppend(&out, "  committed by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
+                    " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid,
+                    "\n", stack_text(ev));
+  } else if (v.attrs.prot_known && (v.attrs.prot & 7) == 0) {
+    absl::StrAppend(&out, "  reserved (PROT_NONE): not committed\n");
+  }
+  if (v.begin == index::Begin::kMovedIn && v.begin_event.valid()) {
+    absl::StrAppend(&out, "  moved here by ", r.CallText(idx.event(v.begin_event)), "\n");
+  }
+  return out;
+}
+
+namespace {
+
+// {"state": "resident"|"swapped"|"not resident", "snapshot_time": s,
+// "region_rss": bytes|null}, or null when no snapshot read the page.
+Json ResidentJson(const residency::ResidencySnapshot* s, const QueryAnswer& a, const index::TraceIndex& idx) {
+  const std::optional<std::string> state = ResidentView::PageState(s, a.address);
+  if (!state) return nullptr;
+  Json j;
+  j["state"] = *state;
+  j["snapshot_time"] = TimeSeconds(s->time);
+  std::optional<uint64_t> region;
+  if (a.version.valid()) region = ResidentView::Bytes(s, idx.version(a.version).start, idx.version(a.version).end);
+  j["region_rss"] = region ? Json(*region) : Json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
+                         uint64_t at) {
+  if (!rss.has_snapshots() || !a.process) return "";
+  const residency::ResidencySnapshot* s = rss.SnapshotFor(*a.process, at);
+  const std::optional<std::string> state = ResidentView::PageState(s, a.address);
+  if (!state) {
+    return s == nullptr ? "  residency unknown: no snapshot of this process at or before then\n"
+                        : absl::StrCat("  residency unknown: the snapshot at ", FormatTime(s->time),
+                                       " did not read this page (no access then, or not mapped yet)\n");
+  }
+  std::string region;
+  if (a.version.valid()) {
+    const index::Version& v = idx.version(a.version);
+    region = absl::StrCat("; ", HumanRss(ResidentView::Bytes(s, v.start, v.end)), " of the region resident");
+  }
+  return absl::StrCat("  ", *state, " (snapshot at ", FormatTime(s->time), region, ")\n");
+}
+
+Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
+  return QueryJson(trace, options, Query(trace.index(), options));
+}
+
+Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
+               const std::vector<QueryAnswer>& answers) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  const ResidentView rss(options.rss, idx);
+  Json out = Json::array();
+  for (const QueryAnswer& a : answers) {
+    Json j;
+    j["address"] = Hex(a.address);
+    j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
+    j["resident"] = a.process ? ResidentJson(rss.SnapshotFor(*a.process, options.at), a, idx) : Json(nullptr);
+    if (a.version.valid()) {
+      const index::Version& v = idx.version(a.version);
+      j["region"] = RangeJson(v.start, v.end);
+      j["origin"] = r.OriginJson(v.origin);
+      j["commit"] = r.OriginJson(v.commit);
+    } else {
+      j["region"] = nullptr;
+      j["origin"] = nullptr;
+      j["commit"] = nullptr;
+      std::string note = UnknownBreakNote(idx, a.unknown_break);
+      if (!note.empty()) j["note"] = note;
+    }
+    Json hist = Json::array();
+    if (a.process) {
+      for (const HistoryEntry& h : a.lineage) {
+        const index::Version& v = idx.version(h.version);
+        Json e;
+        e["time"] = TimeSeconds(h.time);
+        e["change"] = h.change;
+        e["pid"] = idx.process(v.process).pid;
+        e["region"] = RangeJson(v.start, v.end);
+        if (h.event.valid()) {
+          const index::CallEvent& ev = idx.event(h.event);
+          e["call"] = DescribeCall(ev);
+          e["tid"] = ev.tid;
+          e["comm"] = std::string(idx.strings().Get(ev.comm));
+          e["stack"] = r.StackJson(ev);
+        } else {
+          e["call"] = nullptr;
+        }
+        if ((h.change == "moved_in" || h.change == "forked") && v.prev.valid()) {
+          const index::Version& from = idx.version(v.prev);
+          e["from"] = RangeJson(from.start, from.end);
+          e["from_pid"] = idx.process(from.process).pid;
+        }
+        hist.push_back(std::move(e));
+      }
+    }
+    j["history"] = std::move(hist);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
+                     uint64_t at) {
+  return GoneText(idx, r, PageLineage(idx, p, addr, at));
+}
+
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<HistoryEntry>& lineage) {
+  if (lineage.empty()) return "";
+  const HistoryEntry& gone = lineage.back();
+  const index::Version& v = idx.version(gone.version);
+  return absl::StrCat("  not mapped; it was in [", Hex(v.start), "-", Hex(v.end), ") until ",
+                      FormatTime(gone.time), ", ", gone.change,
+                      gone.event.valid() ? absl::StrCat(" by ", r.CallText(idx.event(gone.event))) : "",
+                      "\n");
+}
+
+std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options) {
+  return QueryText(trace, options, Query(trace.index(), options));
+}
+
+std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options,
+                      const std::vector<QueryAnswer>& answers) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(idx, trace.symbolizer());
+  const ResidentView rss(options.rss, idx);
+  std::string out;
+  const std::string at = options.at == index::kLive ? "at the end of the trace"
+                                                    : absl::StrCat("at ", FormatTime(options.at));
+  for (const QueryAnswer& a : answers) {
+    if (!out.empty()) out += "\n";
+    if (!a.process) {
+      absl::StrAppend(&out, Hex(a.address), ": not mapped in any traced process ", at, "\n");
+      continue;
+    }
+    const index::Process& proc = idx.process(*a.process);
+    absl::StrAppend(&out, Hex(a.address), " in pid ", proc.pid, " (",
+                    std::string(idx.strings().Get(proc.comm)), ") ", at, "\n");
+    const std::vector<HistoryEntry>& lineage = a.lineage;
+    if (!a.version.valid() && !lineage.empty()) {
+      absl::StrAppend(&out, GoneText(idx, r, lineage));
+      if (!options.history) absl::StrAppend(&out, "  (--history for the whole story of the page)\n");
+    } else if (!a.version.valid()) {
+      absl::StrAppend(&out, "  not mapped", proc.existed_before_trace
+                                                ? " (or mapped before the trace began: this is an "
+                                                  "attach-mode recording and no event touched it)"
+                                                : "",
+                      "\n");
+      std::string note = UnknownBreakNote(idx, a.unknown_break);
+      if (!note.empty()) absl::StrAppend(&out, "  note: ", note, "\n");
+    } else {
+      absl::StrAppend(&out, RegionText(idx, idx.version(a.version), r,
+                                       [&](const index::CallEvent& ev) {
+                                         return r.StackText(ev, "    ");
+                                       }));
+    }
+    absl::StrAppend(&out, ResidentText(rss, a, idx, options.at));
+    if (options.history) {
+      absl::StrAppend(&out, "  history of this page:\n");
+      for (const HistoryEntry& h : lineage) {
+        const index::Version& v = idx.version(h.version);
+        absl::StrAppend(&out, "    ", FormatTime(h.time), " pid ", idx.process(v.process).pid,
+                        " ", h.change, " [", Hex(v.start), "-", Hex(v.end), ")");
+        if (h.event.valid()) absl::StrAppend(&out, " by ", r.CallText(idx.event(h.event)));
+        absl::StrAppend(&out, "\n");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pageblame::report

@@ -1,0 +1,52 @@
+// `pageblame query`: for each address, every process that had it mapped at
+// the chosen time, with the region, the creating call and stack, and (with
+// history) everything that happened to that page.
+//
+//   QueryOptions o;  o.addresses = {0x78e8c18e7000};
+//   std::vector<QueryAnswer> answers = Query(trace.index(), o);   // analysis/query_answers.h
+//   Json j = QueryJson(trace, o, answers);   // [{"address","pid","region","origin","history"}, ...]
+#ifndef PAGEBLAME_RENDER_QUERY_REPORT_H_
+#define PAGEBLAME_RENDER_QUERY_REPORT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "processor/analysis/query_answers.h"
+#include "processor/analysis/resident_view.h"
+#include "processor/render/origin_renderer.h"
+#include "processor/replay/trace_loader.h"
+
+namespace pageblame::report {
+
+// `answers` as Query(trace.index(), options) made them.
+Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
+               const std::vector<QueryAnswer>& answers);
+std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options,
+                      const std::vector<QueryAnswer>& answers);
+// The same, for callers that hold no answers yet: Query() then the above.
+Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options);
+std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options);
+// The text block for the region `v`: its range, the call that created it (or
+// "existed before the trace") with `stack_text(call)`, and the move that
+// brought it here. Shared by `pageblame query` and the perf script plugin,
+// which names frames with perf's own symbols.
+std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
+                       const std::function<std::string(const index::CallEvent&)>& stack_text);
+// "  resident (snapshot at T; 1.2 MiB of the region resident)", why it is
+// unknown, or "" when the trace has no snapshots. Shared with the plugin.
+std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
+                         uint64_t at);
+// For a page not mapped at the time asked that its process had before
+// (`lineage`: the page's PageLineage up to then): "  not mapped; it was in
+// [..) until T, unmapped by ..." (empty if the lineage is).
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<HistoryEntry>& lineage);
+// The same for a caller without the lineage (the plugin): process p's, of
+// the page at addr, up to `at`.
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
+                     uint64_t at);
+
+}  // namespace pageblame::report
+
+#endif  // PAGEBLAME_RENDER_QUERY_REPORT_H_
