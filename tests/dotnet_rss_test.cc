@@ -287,6 +287,7 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
                                  " --perf-map-dir " + dir);
   ASSERT_EQ(unaccounted.exit_code, 0) << unaccounted.err;
   EXPECT_THAT(unaccounted.err, HasSubstr("saved by record then"));
+  EXPECT_THAT(log, HasSubstr("pageblame attribute -i " + trace + " --unaccounted")) << log;
   const Json u = Json::parse(unaccounted.out);
   EXPECT_NEAR(u["rss_snapshot_time"].get<double>(), requested->time / 1e9, 1e-6);
   PageSet answer_pages;

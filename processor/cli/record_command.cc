@@ -270,7 +270,7 @@ void SummarizePerfCost(const RecordPlan& plan, const recorder::PerfRunResult& ru
 }
 
 // What the recording holds, and the commands to run next.
-int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
+int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int runtime_tables) {
   replay::LoadOptions o;
   o.path = plan.output;
   o.preload_symbols = false;
@@ -312,6 +312,12 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run) {
                "next: pageblame maps -i %s%s          (the address space, with origins)\n"
                "      pageblame query -i %s%s ADDR    (who made the page at ADDR)\n",
                plan.output.c_str(), pid.c_str(), plan.output.c_str(), pid.c_str());
+  if (runtime_tables > 0) {
+    std::fprintf(stderr,
+                 "      pageblame attribute -i %s --unaccounted [--at T]   (the .NET memory its runtime does not "
+                 "own, by stack)\n",
+                 plan.output.c_str());
+  }
   return 0;
 }
 
@@ -452,7 +458,7 @@ int RunRecord(const std::vector<std::string>& argv) {
     return ReportError(absl::UnavailableError(
         absl::StrCat("perf record failed (exit ", perf_rc, ") and wrote no ", plan->output)));
   }
-  return Summarize(*plan, run);
+  return Summarize(*plan, run, tables.saved());
 }
 
 }  // namespace pageblame::cli
