@@ -20,7 +20,6 @@
 #include "processor/render/diff_report.h"
 #include "processor/render/folded_stacks.h"
 #include "processor/render/pprof_profiles.h"
-#include "processor/session/unaccounted.h"
 
 namespace pageblame::cli {
 
@@ -111,6 +110,13 @@ std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpe
   auto table = args.Value("--regions");
   auto address = args.Value("--address");
   auto maddress = args.Value("--maddress");
+  if (args.Has("--unaccounted")) {
+    if (table || address) {
+      *rc = CommandUsage(spec, "--unaccounted takes the regions from the trace: not with --regions or --address");
+      return std::nullopt;
+    }
+    return std::vector<regions::Region>();  // RegionsFromTrace, once the trace is loaded
+  }
   if (table && (address || maddress)) {
     *rc = CommandUsage(spec, "give either --regions or --address/--maddress, not both");
     return std::nullopt;
@@ -143,6 +149,17 @@ std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpe
   return regions::Diff(*a, *m).unaccounted.pieces;
 }
 
+absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const replay::LoadedTrace& trace,
+                                                      session::Selection* selection) {
+  absl::StatusOr<session::Unaccounted> u = session::UnaccountedOf(
+      trace, args.Value("--input").value_or("perf.data"), *selection, args.Value("--maddress"));
+  if (u.ok()) {
+    selection->pid = u->pid;
+    selection->at = u->time;
+  }
+  return u;
+}
+
 int RunAttribute(const std::vector<std::string>& argv) {
   int rc = 0;
   std::optional<Args> args = ParseCommand(AttributeSpec(), argv, &rc);
@@ -166,21 +183,20 @@ int RunAttribute(const std::vector<std::string>& argv) {
   if (!kinds.ok()) return Usage(std::string(kinds.status().message()));
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
-  const bool unaccounted = args->Has("--unaccounted");
-  if (unaccounted && (args->Value("--regions") || args->Value("--address"))) {
-    return Usage("--unaccounted takes the regions from the trace: not with --regions or --address");
-  }
-  std::optional<std::vector<regions::Region>> regions;
-  if (!unaccounted) {
-    regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
-    if (!regions) return rc;
-  }
+  std::optional<std::vector<regions::Region>> regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
+  if (!regions) return rc;
   auto out = OutputFile::Open(args->Value("--output"), args->ValuesExcept("--output"));
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
   auto resolved = Resolve(*sel, **trace, by_commit);
   if (!resolved.ok()) return ReportError(resolved.status());
+  if (args->Has("--unaccounted")) {
+    auto u = RegionsFromTrace(*args, **trace, &*resolved);
+    if (!u.ok()) return ReportError(u.status());
+    SayUnaccounted(*u);
+    regions = std::move(u->pieces);
+  }
 
   auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/*sort == report::RankBy::kResident);
   if (!rss.ok()) return ReportError(rss.status());
@@ -189,15 +205,6 @@ int RunAttribute(const std::vector<std::string>& argv) {
   o.rank_by = Ranking(*sort, *rss);
   o.pid = resolved->pid;
   o.at = resolved->at;
-  if (unaccounted) {
-    auto u = session::UnaccountedOf(**trace, args->Value("--input").value_or("perf.data"), *resolved,
-                                    args->Value("--maddress"));
-    if (!u.ok()) return ReportError(u.status());
-    SayUnaccounted(*u);
-    o.pid = u->pid;
-    o.at = u->time;
-    regions = std::move(u->pieces);
-  }
   o.by = by_commit ? report::CreditBy::kCommit : report::CreditBy::kCreate;
   // Kinds come from the stacks, symbolized once here and kept for the answer.
   report::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "processor/session/unaccounted.h"
 
 namespace pageblame::regions {
 struct RegionTable;
@@ -45,11 +47,16 @@ void PrintSkipped(const regions::RegionTable& t, const std::string& name);
 
 // The regions of --regions FILE (free rows left out, overlapping rows
 // merged, with a note on stderr) or the unaccounted pieces of --address A
-// --maddress M (attribute_command.cc, shared with report). nullopt with the
-// exit code in *rc when they cannot be read or the options are misused
-// (usage messages name `spec`'s command).
+// --maddress M (attribute_command.cc, shared with report); with
+// --unaccounted none yet: they come from the trace once it is loaded
+// (RegionsFromTrace). nullopt with the exit code in *rc when they cannot be
+// read or the options are misused (usage messages name `spec`'s command).
 std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpec& spec, const Args& args,
                                                                 int* rc);
+// --unaccounted: session::UnaccountedOf for the trace of -i, minus
+// --maddress if given; `selection` then names its process and moment.
+absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const replay::LoadedTrace& trace,
+                                                      session::Selection* selection);
 
 }  // namespace pageblame::cli
 

@@ -13,7 +13,6 @@
 #include "processor/regions/region.h"
 #include "processor/render/html_page.h"
 #include "processor/render/report_data.h"
-#include "processor/session/unaccounted.h"
 
 namespace pageblame::cli {
 
@@ -99,12 +98,9 @@ int RunReport(const std::vector<std::string>& argv) {
   if (!frames.ok()) return CommandUsage(ReportSpec(), std::string(frames.status().message()));
   std::vector<regions::Region> regions;
   const bool unaccounted = args->Has("--unaccounted");
-  if (unaccounted && (args->Value("--regions") || args->Value("--address"))) {
-    return CommandUsage(ReportSpec(), "--unaccounted takes the regions from the trace: not with --regions or --address");
-  }
   const bool with_regions =
       unaccounted || args->Value("--regions") || args->Value("--address") || args->Value("--maddress");
-  if (with_regions && !unaccounted) {
+  if (with_regions) {
     std::optional<std::vector<regions::Region>> read = ReadRegionsFromArgs(ReportSpec(), *args, &rc);
     if (!read) return rc;
     regions = std::move(*read);
@@ -121,11 +117,8 @@ int RunReport(const std::vector<std::string>& argv) {
   if (idx.num_processes() == 0) return ReportError(absl::InvalidArgumentError("the trace has no processes"));
   std::string unaccounted_title;
   if (unaccounted) {
-    auto u = session::UnaccountedOf(**trace, args->Value("--input").value_or("perf.data"), *resolved,
-                                    args->Value("--maddress"));
+    auto u = RegionsFromTrace(*args, **trace, &*resolved);
     if (!u.ok()) return ReportError(u.status());
-    resolved->pid = u->pid;
-    resolved->at = u->time;
     regions = std::move(u->pieces);
     unaccounted_title = absl::StrCat("pid ", u->pid, "'s memory not in the runtime's table ", u->table);
   }
