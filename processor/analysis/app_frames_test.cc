@@ -7,20 +7,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/analysis/frames_for_test.h"
 
 namespace pageblame::report {
 namespace {
 
 using ::testing::ElementsAre;
-
-symbols::Frame F(const std::string& symbol, const std::string& dso, bool inlined = false) {
-  symbols::Frame f;
-  f.ip = 0x1000;
-  if (!symbol.empty()) f.symbol = symbol;
-  f.dso = dso;
-  f.inlined = inlined;
-  return f;
-}
 
 std::vector<std::string> Summary(const std::vector<symbols::Frame>& frames, size_t max = 4) {
   std::vector<std::string> out;

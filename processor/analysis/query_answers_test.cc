@@ -7,8 +7,7 @@
 #include <sys/mman.h>
 
 #include "gtest/gtest.h"
-#include "processor/replay/call_events_for_test.h"
-#include "processor/replay/replayer.h"
+#include "processor/analysis/replayed_index_for_test.h"
 
 namespace pageblame::report {
 namespace {
@@ -17,26 +16,14 @@ using decode::Syscall;
 
 constexpr uint64_t X = 0x300010000000, Y = 0x300011000000, P = 4096, kNowhere = 0x500000000000;
 
-class QueryAnswersTest : public ::testing::Test {
+class QueryAnswersTest : public ReplayedIndexTest {
  protected:
-  QueryAnswersTest() : replayer_(&idx_, nullptr) {}
-  void Call(uint64_t t, Syscall sc, std::vector<uint64_t> args, int64_t ret) {
-    auto [in, out] = replay::CallEvents(t, 1, 1, sc, args, ret);
-    replayer_.Apply(in);
-    replayer_.Apply(out);
-  }
   void SetUp() override {
     const uint64_t anon = MAP_PRIVATE | MAP_ANONYMOUS;
     Call(30, Syscall::kMmap, {Y, 2 * P, PROT_READ, anon | MAP_FIXED, ~0ull, 0}, Y);
     Call(40, Syscall::kMremap, {Y, 2 * P, 2 * P, MREMAP_MAYMOVE | MREMAP_FIXED, X}, X);
     Call(50, Syscall::kMunmap, {X, P}, 0);
-    replayer_.Finish();
-    idx_.Finalize();
-  }
-  std::vector<std::string> Changes(const std::vector<HistoryEntry>& h) {
-    std::vector<std::string> out;
-    for (const HistoryEntry& e : h) out.push_back(e.change + "@" + std::to_string(e.time));
-    return out;
+    Done();
   }
   std::vector<QueryAnswer> Ask(std::vector<uint64_t> addresses, uint64_t at) {
     QueryOptions o;
@@ -45,8 +32,6 @@ class QueryAnswersTest : public ::testing::Test {
     o.at = at;
     return Query(idx_, o);
   }
-  index::TraceIndex idx_;
-  replay::Replayer replayer_;
 };
 
 TEST_F(QueryAnswersTest, EachAnswerHasItsPagesLineageAsPageLineageGivesIt) {

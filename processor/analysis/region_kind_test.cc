@@ -13,19 +13,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/analysis/frames_for_test.h"
 #include "processor/analysis/kind_tally.h"
 
 namespace pageblame::report {
 namespace {
-
-symbols::Frame F(const std::string& symbol, const std::string& dso, bool inlined = false) {
-  symbols::Frame f;
-  f.ip = 0x1000;
-  if (!symbol.empty()) f.symbol = symbol;
-  f.dso = dso;
-  f.inlined = inlined;
-  return f;
-}
 
 constexpr uint32_t kRw = PROT_READ | PROT_WRITE;
 
