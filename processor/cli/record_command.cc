@@ -27,7 +27,6 @@
 #include "processor/recorder/dotnet_ipc_client.h"
 #include "processor/recorder/perf_run.h"
 #include "processor/recorder/target_cgroup.h"
-#include "processor/regions/runtime_table_store.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/residency/snapshot_file.h"
 #include "processor/session/selection.h"
@@ -326,10 +325,16 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int ru
 // where the previous recording is.
 // Its snapshots go with it: FILE.rss becomes FILE.old.rss
 // (recorder::SnapshotWriter::SetAside).
+// perf's rule (tools/perf/util/data.c, check_backup): a non-empty FILE is
+// renamed FILE.old before perf writes.
+bool PerfKeepsOldTrace(const std::string& output) {
+  struct stat st;
+  return ::stat(output.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
 void SayWhereTheOldTraceGoes(const RecordPlan& plan) {
   const std::string& output = plan.output;
-  struct stat st;
-  if (::stat(output.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
+  if (!PerfKeepsOldTrace(output)) return;
   const std::string rss = residency::SnapshotPathFor(output);
   const bool has_rss = !plan.SnapshotPath().empty() && ::access(rss.c_str(), F_OK) == 0;
   std::fprintf(stderr, "pageblame record: %s exists: perf keeps it as %s.old%s%s\n", output.c_str(),
@@ -337,19 +342,6 @@ void SayWhereTheOldTraceGoes(const RecordPlan& plan) {
                has_rss ? absl::StrCat(", and its snapshots ", rss, " go to ",
                                       residency::SnapshotPathFor(output + ".old")).c_str()
                        : "");
-}
-
-// The .NET runtime tables of the trace perf is about to keep as FILE.old go
-// with it (as its snapshots do).
-void SetAsideRuntimeTables(const RecordPlan& plan) {
-  struct stat st;
-  if (plan.SnapshotPath().empty() || ::stat(plan.output.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_size == 0) {
-    return;
-  }
-  if (absl::Status s = regions::RuntimeTableStore::SetAside(plan.output, /*trace_moves=*/true); !s.ok()) {
-    std::fprintf(stderr, "pageblame record: warning: %s\n", std::string(s.message()).c_str());
-  }
 }
 
 // Per CPU limited to the process's cgroup when that is small: perf
@@ -436,8 +428,7 @@ int RunRecord(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
   }
   SayWhereTheOldTraceGoes(*plan);
-  SetAsideRuntimeTables(*plan);
-  RuntimeTableSaver tables(plan->output);
+  RuntimeTableSaver tables(plan->output, PerfKeepsOldTrace(plan->output));
   recorder::PerfRunOptions run_options;
   run_options.argv = plan->PerfArgv();
   run_options.env = plan->ExtraEnvironment();

@@ -40,14 +40,23 @@ bool RuntimeTableSaver::IsDotnet(uint32_t pid) {
 }
 
 void RuntimeTableSaver::OnSnapshot(const std::vector<uint32_t>& pids, residency::SnapshotReason reason) {
+  if (!set_aside_) {
+    set_aside_ = true;
+    if (absl::Status s = regions::RuntimeTableStore::SetAside(trace_, trace_moves_); !s.ok()) {
+      Warn(std::string(s.message()));
+    }
+  }
   if (reason != residency::SnapshotReason::kStop && reason != residency::SnapshotReason::kRequested) return;
   for (uint32_t pid : pids) {
     if (IsDotnet(pid)) Save(pid);
   }
 }
 
+void RuntimeTableSaver::Warn(const std::string& message) {
+  if (warned_.insert(message).second) std::fprintf(stderr, "pageblame record: warning: %s\n", message.c_str());
+}
+
 void RuntimeTableSaver::Save(uint32_t pid) {
-  if (failed_) return;
   const std::string dir = regions::RuntimeTableStore::DirFor(trace_);
   // Stamped when the reading starts: the table says what the runtime owned
   // then (the process is stopped while ClrMD reads).
@@ -55,9 +64,7 @@ void RuntimeTableSaver::Save(uint32_t pid) {
   const uint64_t now = NowNs(clock_) / 1000 * 1000;
   const std::string path = regions::RuntimeTableStore::PathFor(trace_, pid, now);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    std::fprintf(stderr, "pageblame record: warning: cannot make %s: %s; no .NET runtime tables saved\n",
-                 dir.c_str(), std::strerror(errno));
-    failed_ = true;
+    Warn(absl::StrCat("cannot make ", dir, ": ", std::strerror(errno), "; no .NET runtime tables saved"));
     return;
   }
   absl::StatusOr<ChildProcess::Result> r =
@@ -65,12 +72,9 @@ void RuntimeTableSaver::Save(uint32_t pid) {
   if (!r.ok() || r->exit_code != 0) {
     const std::string why = r.ok() ? std::string(absl::StripTrailingAsciiWhitespace(r->err))
                                    : std::string(r.status().message());
-    std::fprintf(stderr,
-                 "pageblame record: warning: no .NET runtime table of pid %u (%s); attribute --unaccounted "
-                 "will need one: --maddress FILE\n",
-                 pid, why.c_str());
+    Warn(absl::StrCat("no .NET runtime table of pid ", pid, " (", why,
+                      "); attribute --unaccounted will need one: --maddress FILE"));
     ::unlink(path.c_str());
-    failed_ = true;
     return;
   }
   ++saved_;

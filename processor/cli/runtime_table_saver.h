@@ -4,8 +4,10 @@
 // --unaccounted` needs no dump (regions/runtime_table_store.h). Each table is
 // `pageblame dotnet-regions -p PID` run as a child of this program (ClrMD
 // stops the process while it reads: ~0.1-0.5 s, which is why periodic
-// snapshots do not take one). A failure (no ClrMD helper, no dotnet) is said
-// once, and the recording goes on.
+// snapshots do not take one). A failure (no ClrMD helper, no dotnet, the
+// process gone) is said once per message, and the recording goes on. The
+// tables of the trace perf keeps as TRACE.old go with it, when the first
+// snapshot is taken (perf is recording by then), as TRACE.rss does.
 //
 //   RuntimeTableSaver saver("app.data");
 //   run_options.on_snapshot = [&](auto& pids, auto reason) { saver.OnSnapshot(pids, reason); };
@@ -15,6 +17,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,9 +27,10 @@ namespace pageblame::cli {
 
 class RuntimeTableSaver {
  public:
-  // `clock`: the trace's (perf's -k).
-  explicit RuntimeTableSaver(std::string trace, clockid_t clock = CLOCK_MONOTONIC)
-      : trace_(std::move(trace)), clock_(clock) {}
+  // `trace_moves`: perf keeps the existing `trace` as TRACE.old. `clock`:
+  // the trace's (perf's -k).
+  RuntimeTableSaver(std::string trace, bool trace_moves, clockid_t clock = CLOCK_MONOTONIC)
+      : trace_(std::move(trace)), trace_moves_(trace_moves), clock_(clock) {}
 
   void OnSnapshot(const std::vector<uint32_t>& pids, residency::SnapshotReason reason);
   int saved() const { return saved_; }
@@ -36,11 +40,14 @@ class RuntimeTableSaver {
 
  private:
   void Save(uint32_t pid);
+  void Warn(const std::string& message);
 
   const std::string trace_;
+  const bool trace_moves_;
   const clockid_t clock_;
   int saved_ = 0;
-  bool failed_ = false;  // said once
+  bool set_aside_ = false;         // the old trace's tables moved (or nothing to move)
+  std::set<std::string> warned_;   // each message said once
 };
 
 }  // namespace pageblame::cli
