@@ -152,7 +152,7 @@ int stop(void* data, void* ctx) {
 const char* filter_description(const char** long_description) {
   static const char kLong[] =
       "Keeps only the memory-syscall events (mmap, munmap, brk, mremap, mprotect, pkey_mprotect,\n"
-      "madvise: enter, exit and their raw_syscalls twins) of the calls that created, committed,\n"
+      "madvise: enter, exit and their raw_syscalls duplicates) of the calls that created, committed,\n"
       "moved or removed the given pages, so perf prints them with\n"
       "its call chains; at the end prints which call stack created each page.\n"
       "It indexes the same perf.data with the pageblame library (see docs/plugin.md).\n"

@@ -29,7 +29,7 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   lo.symbols.symfs = perf_paths.symfs;
   // perf script -f: perf reads another user's /tmp/perf-PID.map, and so do we.
   lo.symbols.force = ForceFromArgv(env.argv);
-  lo.twin_times = true;  // keep_set.h: a call's samples include its raw twins
+  lo.raw_duplicate_times = true;  // keep_set.h: a call's samples include its raw duplicates
   ASSIGN_OR_RETURN(s->trace_, replay::LoadTrace(lo));
   const index::TraceIndex& idx = s->trace_->index();
 
@@ -77,12 +77,12 @@ EventId FilterSession::CallOf(const SampleView& s) {
     return id;
   }
   if (ended == ended_.end()) return id;
-  // The raw_syscalls exit twin recorded after its call's exit (see header).
+  // The raw_syscalls exit raw_duplicate recorded after its call's exit (see header).
   EventId prev = ended->second;
   ended_.erase(ended);
   std::optional<decode::Syscall> raw_exit = classifier_->RawExit(s.event, s.raw);
   if (!raw_exit || *raw_exit != trace_->index().event(prev).syscall) return id;
-  trailing_twin_[s.tid] = Twin{s.time, prev};
+  trailing_raw_duplicate_[s.tid] = RawDuplicate{s.time, prev};
   return prev;
 }
 
@@ -97,7 +97,7 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
   ++printed_samples_;
   if (options_.keep_all()) return;
   EventId id = keep_.Find(s.tid, s.time);
-  if (auto t = trailing_twin_.find(s.tid); !id.valid() && t != trailing_twin_.end() &&
+  if (auto t = trailing_raw_duplicate_.find(s.tid); !id.valid() && t != trailing_raw_duplicate_.end() &&
                                             t->second.time == s.time) {
     id = t->second.id;
   }

@@ -19,7 +19,7 @@
 // kernel fires raw_syscalls and syscalls:* probes from the same tracepoint
 // in registration order, which differs between recordings (an attached
 // `perf trace record -p` can put syscalls:sys_exit_X first); the library
-// (replay/load_pass.cc) only attaches a twin that precedes its call's
+// (replay/load_pass.cc) only attaches a raw_duplicate that precedes its call's
 // sample, so such a raw exit lies just outside [first_time, last_time].
 #ifndef PAGEBLAME_PLUGIN_FILTER_SESSION_H_
 #define PAGEBLAME_PLUGIN_FILTER_SESSION_H_
@@ -102,15 +102,15 @@ class FilterSession {
   PerfFrameNames names_;
   absl::flat_hash_map<EventId, uint32_t> samples_;  // printed samples per call
   // Per thread: the kept call whose last sample was the thread's latest
-  // memory sample (a raw exit twin may follow), and the last twin kept so.
+  // memory sample (a raw exit raw_duplicate may follow), and the last raw_duplicate kept so.
   absl::flat_hash_map<uint32_t, EventId> ended_;
-  struct Twin {
+  struct RawDuplicate {
     uint64_t time;
     EventId id;
   };
-  absl::flat_hash_map<uint32_t, Twin> trailing_twin_;
+  absl::flat_hash_map<uint32_t, RawDuplicate> trailing_raw_duplicate_;
   std::vector<std::string> warnings_;
-  uint64_t at_ = index::kLive;  // the summary's moment (options_.at, resolved)
+  uint64_t at_ = index::kEndOfTrace;  // the summary's moment (options_.at, resolved)
   uint64_t memory_samples_ = 0;
   uint64_t printed_samples_ = 0;
 };

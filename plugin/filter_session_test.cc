@@ -31,7 +31,7 @@ class FilterSessionTest : public ::testing::Test {
     // Any page created by an mmap: the session keeps its creating call.
     replay::LoadOptions o;
     o.path = kTrace;
-    o.twin_times = true;  // as the session loads it: spans cover the raw twins
+    o.raw_duplicate_times = true;  // as the session loads it: spans cover the raw duplicates
     auto t = replay::LoadTrace(o);
     ASSERT_TRUE(t.ok()) << t.status();
     const index::TraceIndex& idx = (*t)->index();
@@ -80,15 +80,15 @@ TEST_F(FilterSessionTest, KeepsTheCallsSamplesOnly) {
   EXPECT_EQ(session_->memory_samples(), 5u);  // all but the read(2)
 }
 
-TEST_F(FilterSessionTest, RawExitTwinAfterTheCallsExit) {
-  // syscalls:sys_exit_mmap first, then its raw_syscalls twin.
+TEST_F(FilterSessionTest, RawExitDuplicateAfterTheCallsExit) {
+  // syscalls:sys_exit_mmap first, then its raw_syscalls duplicate.
   ASSERT_TRUE(Keep({kExitMmap, call_.last_time}));
   EXPECT_TRUE(Keep({kRawExit, call_.last_time + 2}));
   // Only the one right after: a second raw exit is some other call's.
   EXPECT_FALSE(Keep({kRawExit, call_.last_time + 4}));
 }
 
-TEST_F(FilterSessionTest, TrailingTwinMustMatchTheCall) {
+TEST_F(FilterSessionTest, TrailingRawDuplicateMustMatchTheCall) {
   ASSERT_TRUE(Keep({kExitMmap, call_.last_time}));
   EXPECT_FALSE(Keep({kRawExit, call_.last_time + 2, /*munmap*/ 11}));
   ASSERT_TRUE(Keep({kExitMmap, call_.last_time}));

@@ -2,7 +2,7 @@
 //
 // Each index::CallEvent carries [first_time, last_time]: the first and last
 // sample of that call on its thread (its enter and exit, and the
-// raw_syscalls twins perf trace record writes). A thread makes one syscall at
+// raw_syscalls duplicates perf trace record writes). A thread makes one syscall at
 // a time, so a sample of thread `tid` at time `t` belongs to the kept call
 // whose span contains t, if any.
 //

@@ -72,7 +72,7 @@ std::vector<EventId> PageSelection::HistoryCalls(uint32_t p, uint64_t addr) cons
   for (const report::HistoryEntry& h : report::PageHistory(idx_, p, addr)) {
     add(idx_.version(h.version).origin);
     add(idx_.version(h.version).commit);
-    if (h.change != "split") add(h.event);
+    if (h.change != report::PageChange::kSplit) add(h.event);
   }
   return out;
 }

@@ -216,7 +216,7 @@ std::map<CallKey, decode::Syscall> ExpectedCallsBySyscall(const std::string& tra
     for (const report::HistoryEntry& h : report::PageHistory(idx, p, addr)) {
       add(idx.version(h.version).origin);
       add(idx.version(h.version).commit);
-      if (h.change != "split") add(h.event);
+      if (h.change != report::PageChange::kSplit) add(h.event);
     }
   }
   return out;
@@ -239,7 +239,7 @@ const PerfRun& Unfiltered(const std::string& trace) {
 }
 
 // Samples perf prints per call of `sc`: enter and exit, and with `perf trace
-// record` also their raw_syscalls twins (raw enter, enter, raw exit, exit);
+// record` also their raw_syscalls duplicates (raw enter, enter, raw exit, exit);
 // a syscall recorded only as raw_syscalls (mprotect under the seed's
 // command) has its two raw samples.
 int SamplesPerCall(const std::string& trace, decode::Syscall sc) {
@@ -281,7 +281,7 @@ std::vector<uint64_t> InterestingPages(const std::string& trace, size_t max_page
     if (v.origin.valid()) {
       kind += std::string("/") + std::string(decode::SyscallName(idx.event(v.origin).syscall));
     }
-    if (v.end_kind != index::End::kLive) kind += "/ended";
+    if (v.end_kind != index::End::kNotEnded) kind += "/ended";
     for (uint64_t page : {v.start, v.end - v.start > kPage ? v.start + kPage : v.start}) {
       size_t n = report::PageHistory(idx, v.process, page).size();
       auto [it, inserted] = by_kind.try_emplace(kind + (page == v.start ? "" : "/inner"), n, page);
@@ -732,7 +732,7 @@ TEST(PluginPerfTest, PidNarrowsToOneProcess) {
   uint32_t child = 0;
   for (uint32_t i = 0; i < idx.num_versions() && !page; ++i) {
     const index::Version& v = idx.version(VersionId(i));
-    if (v.begin == index::Begin::kForked && v.origin.valid() && v.end_kind == index::End::kLive) {
+    if (v.begin == index::Begin::kForked && v.origin.valid() && v.end_kind == index::End::kNotEnded) {
       page = v.start;
       child = idx.process(v.process).pid;
     }

@@ -12,7 +12,7 @@ std::vector<report::QueryAnswer> SummaryWriter::Answers(const std::vector<uint64
 }
 
 std::string SummaryWriter::When() const {
-  return at_ == index::kLive ? "at the end of the trace" : absl::StrCat("at ", report::FormatTime(at_));
+  return at_ == index::kEndOfTrace ? "at the end of the trace" : absl::StrCat("at ", report::FormatTime(at_));
 }
 
 std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& targets) const {

@@ -30,7 +30,7 @@ namespace pageblame::plugin {
 
 class SummaryWriter {
  public:
-  // `at`: the moment the answers are for (index::kLive: the end).
+  // `at`: the moment the answers are for (index::kEndOfTrace: the end).
   SummaryWriter(const replay::LoadedTrace& trace, const PageSelection& selection,
                 std::optional<uint32_t> pid, uint64_t at, const PerfFrameNames& names,
                 const absl::flat_hash_map<EventId, uint32_t>& samples,

@@ -46,7 +46,7 @@ uint32_t ProcessOf(const index::TraceIndex& idx, uint32_t pid) {
 
 PageSet LivePages(const index::TraceIndex& idx, uint32_t p, bool with_origin) {
   PageSet s;
-  for (VersionId id : idx.RegionsAt(p, index::kLive)) {
+  for (VersionId id : idx.RegionsAt(p, index::kEndOfTrace)) {
     const index::Version& v = idx.version(id);
     if (v.origin.valid() == with_origin) s.Add(v.start, v.end);
   }
@@ -198,7 +198,7 @@ TEST(AcceptanceTest, AttachModeWithDataMapsAccountsForEveryPage) {
     PageSet not_pre = before.Minus(pre);
     not_pre.Remove(uint64_t{1} << 47, UINT64_MAX);
     for (const auto& [s, e] : not_pre.ranges()) {
-      VersionId v = t.index().Lookup(p, s, index::kLive);
+      VersionId v = t.index().Lookup(p, s, index::kEndOfTrace);
       ASSERT_TRUE(v.valid());
       EXPECT_EQ(t.index().version(v).begin, index::Begin::kMovedIn)
           << std::hex << s << "-" << e << " has no origin, was not there before, and was not moved";
@@ -238,7 +238,7 @@ TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
     report::QueryOptions q;
     q.pid = idx.process(p).pid;
     q.processes = session::ProcessesOf(idx, q.pid);
-    for (VersionId id : idx.RegionsAt(p, index::kLive)) {
+    for (VersionId id : idx.RegionsAt(p, index::kEndOfTrace)) {
       const index::Version& v = idx.version(id);
       if (v.origin.valid()) q.addresses.push_back(v.start + ((v.end - v.start) / 2 & ~4095ull));
     }
@@ -349,7 +349,7 @@ TEST(AcceptanceTest, JitFramesComeFromThePerfMapBesideTheTrace) {
 }
 
 TEST(AcceptanceTest, EachCallsSampleSpanEndsAtItsExit) {
-  // (Whether the span also covers the raw_syscalls twins is checked by the
+  // (Whether the span also covers the raw_syscalls duplicates is checked by the
   // perf script plugin's tests, which count the samples perf keeps.)
   for (const char* mode : {"trace-record", "record", "record-zstd"}) {
     auto rows = Rows({mode});
@@ -364,10 +364,10 @@ TEST(AcceptanceTest, EachCallsSampleSpanEndsAtItsExit) {
   }
 }
 
-TEST(AcceptanceTest, SkippingRawTwinsUnparsedChangesNothingButTheSpans) {
+TEST(AcceptanceTest, SkippingRawDuplicatesUnparsedChangesNothingButTheSpans) {
   // `perf trace record` writes every call four times (syscalls:* and
-  // raw_syscalls enter/exit). The CLI skips the raw twins by their event id;
-  // the plugin reads them (twin_times) for the sample spans. Both loads must
+  // raw_syscalls enter/exit). The CLI skips the raw duplicates by their event id;
+  // the plugin reads them (raw_duplicate_times) for the sample spans. Both loads must
   // replay the same calls into the same versions.
   auto rows = Rows({"trace-record"});
   ASSERT_FALSE(rows.empty());
@@ -376,16 +376,16 @@ TEST(AcceptanceTest, SkippingRawTwinsUnparsedChangesNothingButTheSpans) {
     if (!seen.insert(row["trace"]).second) continue;  // a row per process
     SCOPED_TRACE(row["trace"]);
     std::unique_ptr<replay::LoadedTrace> loads[2];
-    for (bool twins : {false, true}) {
+    for (bool raw_duplicates : {false, true}) {
       replay::LoadOptions o = TraceLoadOptions(row["trace"]);
-      o.twin_times = twins;
+      o.raw_duplicate_times = raw_duplicates;
       auto t = replay::LoadTrace(o);
       ASSERT_TRUE(t.ok()) << t.status();
-      loads[twins] = std::move(t).value();
+      loads[raw_duplicates] = std::move(t).value();
     }
     const index::TraceIndex& skip = loads[0]->index();
     const index::TraceIndex& full = loads[1]->index();
-    // The twins of the syscalls:* samples were never parsed by the skipping
+    // The raw_duplicates of the syscalls:* samples were never parsed by the skipping
     // load (calls of the syscalls recorded only as raw_syscalls, mprotect
     // and madvise in the seed's command, are read from their raw events by
     // both).
@@ -397,7 +397,7 @@ TEST(AcceptanceTest, SkippingRawTwinsUnparsedChangesNothingButTheSpans) {
       EXPECT_GE(b.last_time, a.last_time);
       widened += b.first_time < a.first_time;
     });
-    EXPECT_GT(widened, skip.num_events() / 2) << "the twins should widen most spans";
+    EXPECT_GT(widened, skip.num_events() / 2) << "the raw_duplicates should widen most spans";
     ExpectSameVersions(skip, full);
   }
 }

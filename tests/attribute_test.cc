@@ -99,7 +99,7 @@ Oracle BruteForce(const index::TraceIndex& idx, uint32_t p, uint64_t at, uint64_
     if (v.process == p && v.t_from <= at && v.end > start && v.start < end) {
       seen.Add(std::max(v.start, start), std::min(v.end, end));
     }
-    bool alive = at == index::kLive ? v.t_to == index::kLive : v.AliveAt(at);
+    bool alive = at == index::kEndOfTrace ? v.t_to == index::kEndOfTrace : v.AliveAt(at);
     if (v.process != p || !alive || v.end <= start || v.start >= end) continue;
     uint64_t n = std::min(v.end, end) - std::max(v.start, start);
     covered += n;

@@ -89,7 +89,7 @@ TEST(CommitTest, ProtIsPageExactAgainstTheKernelsMaps) {
     std::string first_wrong;
     for (const MapsRow& m : ReadMapsFile(TracePath(row["maps"]))) {
       for (uint64_t page = m.start; page < m.end; page += 4096) {
-        VersionId v = idx.Lookup(p, page, index::kLive);
+        VersionId v = idx.Lookup(p, page, index::kEndOfTrace);
         if (!v.valid() || !idx.version(v).attrs.prot_known) continue;
         ++compared;
         if (ProtOf(idx.version(v).attrs.prot) == ProtOf(m.perms)) continue;
@@ -125,7 +125,7 @@ TEST(CommitTest, TruthRangesNameTheirReservingAndCommittingFunctions) {
       if (!ExpectNamed(row, r)) continue;
       SCOPED_TRACE(r.what);
       for (uint64_t page = r.start; page < r.end; page += 4096) {
-        VersionId id = idx.Lookup(p, page, index::kLive);
+        VersionId id = idx.Lookup(p, page, index::kEndOfTrace);
         ASSERT_TRUE(id.valid()) << std::hex << page;
         const index::Version& v = idx.version(id);
         EXPECT_TRUE(Names(StackSymbols(t, v.origin), r.origin)) << std::hex << page;
@@ -152,7 +152,7 @@ TEST(CommitTest, TheJavaHeapIsCommittedByOsCommitMemory) {
     const uint32_t p = ProcessOf(t.index(), row["pid"]);
     int committed = 0;
     for (const TruthRow& r : ReadTruth(row["truth"])) {
-      VersionId id = t.index().Lookup(p, r.start, index::kLive);
+      VersionId id = t.index().Lookup(p, r.start, index::kEndOfTrace);
       ASSERT_TRUE(id.valid());
       const index::Version& v = t.index().version(id);
       EXPECT_TRUE(Names(StackSymbols(t, v.origin), r.origin)) << r.what;

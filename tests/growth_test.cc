@@ -63,8 +63,8 @@ Phases LoadPhases() {
   const std::vector<uint32_t> procs = idx.ProcessesWithPid(std::stoul(PhasesRow()["pid"]));
   EXPECT_EQ(procs.size(), 1u);
   out.process = procs.at(0);
-  const VersionId reserve = idx.Lookup(out.process, P(4) + 2 * kMiB, index::kLive);
-  const VersionId cache = idx.Lookup(out.process, P(10), index::kLive);
+  const VersionId reserve = idx.Lookup(out.process, P(4) + 2 * kMiB, index::kEndOfTrace);
+  const VersionId cache = idx.Lookup(out.process, P(10), index::kEndOfTrace);
   EXPECT_TRUE(reserve.valid() && cache.valid());
   const uint64_t phase1_end = idx.event(idx.version(reserve).origin).time;
   const uint64_t phase2_start = idx.event(idx.version(cache).origin).time;
@@ -146,7 +146,7 @@ TEST(GrowthTest, BetweenThePhasesTheSecondPhasesFunctionsGrewByExactlyTheirBytes
   }
   EXPECT_EQ(int64_t(g->total_to.mapped) - int64_t(g->total_from.mapped), int64_t(5 * kMiB));
   EXPECT_EQ(g->total_from.mapped, MappedAt(ph.trace->index(), ph.process, ph.gap));
-  EXPECT_EQ(g->total_to.mapped, MappedAt(ph.trace->index(), ph.process, index::kLive));
+  EXPECT_EQ(g->total_to.mapped, MappedAt(ph.trace->index(), ph.process, index::kEndOfTrace));
 }
 
 TEST(GrowthTest, ByCommitTheCommittingFunctionGetsTheCommittedBytes) {
@@ -191,7 +191,7 @@ TEST(GrowthTest, EveryTraceAddsUpToMapsAtBothEnds) {
     const std::vector<uint32_t> all = session::ProcessesOf(idx, std::nullopt);
     const report::BytesTimeline timeline = report::BytesTimeline::Of(idx, all);
     const uint64_t first = idx.stats().first_time, last = idx.stats().last_time;
-    for (const auto& [from, to] : {std::make_pair(first - 1, index::kLive), std::make_pair(first + (last - first) / 3,
+    for (const auto& [from, to] : {std::make_pair(first - 1, index::kEndOfTrace), std::make_pair(first + (last - first) / 3,
                                                                                          first + (last - first) / 2)}) {
       report::GrowthOptions o;
       o.processes = all;
@@ -237,7 +237,7 @@ TEST(GrowthTest, EveryProcessesTallyIsItsTimelinesPeakAndEnd) {
       const report::BytesTimeline::Point peak = tl.Peak(false, proc.t_exec);
       EXPECT_EQ(proc.mapped.Peak().bytes, peak.mapped);
       EXPECT_EQ(proc.mapped.Peak().time, peak.time);
-      EXPECT_EQ(proc.mapped.now(), tl.At(index::kLive).mapped);
+      EXPECT_EQ(proc.mapped.now(), tl.At(index::kEndOfTrace).mapped);
       if (proc.saw_exec && peak.mapped > 0) ++exec_peaks;
     }
   }

@@ -40,7 +40,7 @@ TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
   ASSERT_NE(l.trace, nullptr);
   const index::TraceIndex& idx = l.trace->index();
   uint64_t mapped = 0;
-  const std::vector<VersionId> alive = idx.RegionsAt(l.process, index::kLive);
+  const std::vector<VersionId> alive = idx.RegionsAt(l.process, index::kEndOfTrace);
   for (VersionId id : alive) mapped += idx.version(id).end - idx.version(id).start;
 
   report::ReportOptions o;

@@ -208,7 +208,7 @@ TEST(ResidencyLiveTest, RequestedSnapshotEqualsSmapsAndLoadsAgainstTheTrace) {
     if (e.pid == pid) last_call = std::max(last_call, e.last_time);
   }
   EXPECT_GT(last.time, last_call);
-  ASSERT_NE(command->t_exit, index::kLive);
+  ASSERT_NE(command->t_exit, index::kEndOfTrace);
   EXPECT_LT(last.end_time, command->t_exit);
   const TouchedRegion& every4th = regions[0];
   ASSERT_EQ(every4th.name, "every4th");

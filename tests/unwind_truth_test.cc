@@ -129,7 +129,7 @@ void ExpectTruthNamed(const std::string& trace, int min_rows) {
     for (const TruthRow& tr : ReadTruth(row["truth"])) {
       SCOPED_TRACE(trace + ": " + tr.what + " (" + tr.origin + ", via " + tr.via + ")");
       ++rows;
-      std::vector<VersionId> versions = Overlapping(idx, p, tr.start, tr.end, index::kLive);
+      std::vector<VersionId> versions = Overlapping(idx, p, tr.start, tr.end, index::kEndOfTrace);
       ASSERT_FALSE(versions.empty());
       for (VersionId id : versions) {
         const index::Version& v = idx.version(id);
@@ -255,17 +255,17 @@ std::vector<DotnetRow> ReadDotnetTruth() {
 }
 
 // The time of the enter of `pid`'s marker call madvise(addr, 0, 0)
-// (docs/dotnet-reference.md), read from the trace's samples; kLive if none.
+// (docs/dotnet-reference.md), read from the trace's samples; kEndOfTrace if none.
 uint64_t MarkerTime(const std::string& trace, uint32_t pid, uint64_t addr) {
   auto reader = perf::PerfReader::Open(TracePath(trace));
   EXPECT_TRUE(reader.ok()) << reader.status();
-  if (!reader.ok()) return index::kLive;
+  if (!reader.ok()) return index::kEndOfTrace;
   auto td = decode::TracingData::Parse((*reader)->info().tracing_data);
   EXPECT_TRUE(td.ok()) << td.status();
-  if (!td.ok()) return index::kLive;
+  if (!td.ok()) return index::kEndOfTrace;
   auto dec = decode::SyscallDecoder::Create((*reader)->info(), **td);
   EXPECT_TRUE(dec.ok()) << dec.status();
-  if (!dec.ok()) return index::kLive;
+  if (!dec.ok()) return index::kEndOfTrace;
   perf::RawRecord rec;
   perf::Sample s;
   decode::DecodedSyscall d;
@@ -278,7 +278,7 @@ uint64_t MarkerTime(const std::string& trace, uint32_t pid, uint64_t addr) {
       return s.time;
     }
   }
-  return index::kLive;
+  return index::kEndOfTrace;
 }
 
 // A real .NET 10 app (docs/dotnet-reference.md): DWARF through glibc and
@@ -294,7 +294,7 @@ TEST(UnwindTruthTest, DotnetMethodsAreNamed) {
   // everything the truth lists is alive then. It changes nothing, so replay
   // keeps no call for it: its time comes from the trace itself.
   const uint64_t ready = MarkerTime("dotnet/dotnet-leak.data", 23474, 0x2000);
-  ASSERT_NE(ready, index::kLive);
+  ASSERT_NE(ready, index::kEndOfTrace);
   std::map<std::string, int> named;
   int at_startup = 0;
   const std::vector<DotnetRow> rows = ReadDotnetTruth();

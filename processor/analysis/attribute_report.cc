@@ -72,7 +72,7 @@ class AliveVersions {
 };
 
 bool AliveAt(const index::Process& p, uint64_t at) {
-  return p.t_start <= at && (at < p.t_exit || p.t_exit == index::kLive);
+  return p.t_start <= at && (at < p.t_exit || p.t_exit == index::kEndOfTrace);
 }
 
 std::string Describe(const index::TraceIndex& idx, uint32_t p, uint64_t mapped) {

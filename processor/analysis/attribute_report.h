@@ -2,7 +2,7 @@
 // /proc maps table, a WinDbg !address table), which creating calls made its
 // bytes, as the trace saw one process at one time.
 //
-//   AttributeOptions o;             // o.pid = 6640; o.at = index::kLive;
+//   AttributeOptions o;             // o.pid = 6640; o.at = index::kEndOfTrace;
 //   ASSIGN_OR_RETURN(Attribution a, Attribute(trace.index(), table.regions, o));
 //   for (const RegionAttribution& r : a.regions) {
 //     // r.created_bytes() + r.before_trace_bytes + r.unmapped_bytes == r.region.size()
@@ -65,7 +65,7 @@ struct AttributeOptions {
   // process). With several entries for the pid (pid reuse), the one
   // with bytes mapped, preferring the one alive at `at`, then the newest.
   std::optional<uint32_t> pid;
-  uint64_t at = index::kLive;
+  uint64_t at = index::kEndOfTrace;
   CreditBy by = CreditBy::kCreate;
   // Residency snapshots (null: none): resident bytes per call, region and
   // stack, from the latest snapshot at or before `at` (resident_view.h).
@@ -136,7 +136,7 @@ struct StackTotal {
 
 struct Attribution {
   uint32_t process = 0;  // index::TraceIndex process entry
-  uint64_t at = index::kLive;
+  uint64_t at = index::kEndOfTrace;
   CreditBy by = CreditBy::kCreate;
   std::vector<RegionAttribution> regions;  // in the order given (of the kinds asked for)
   std::vector<RegionKind> kinds;           // AttributeOptions::kinds

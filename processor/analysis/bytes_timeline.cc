@@ -49,7 +49,7 @@ void ForEachChange(const index::TraceIndex& idx, const std::vector<uint32_t>& pr
     const int64_t size = static_cast<int64_t>(v.end - v.start);
     const int64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? size : 0;
     add(slot[v.process], Change{v.t_from, size, committed});
-    if (v.t_to != index::kLive) add(slot[v.process], Change{v.t_to, -size, -committed});
+    if (v.t_to != index::kEndOfTrace) add(slot[v.process], Change{v.t_to, -size, -committed});
   }
 }
 

@@ -3,7 +3,7 @@
 // summary.diff, heaptrack_print -d, jeprof --base), from one recording.
 //
 //   GrowthOptions o;  o.processes = session::ProcessesOf(idx, pid);
-//   o.from = t1;  o.to = t2;                  // ns; index::kLive = the end
+//   o.from = t1;  o.to = t2;                  // ns; index::kEndOfTrace = the end
 //   ASSIGN_OR_RETURN(Growth g, ComputeGrowth(idx, o));
 //   g.stacks[0];      // the stack that grew the most
 //   // sum(stacks.from) + before_trace.from == total.from  (and at `to`)
@@ -45,7 +45,7 @@ namespace pageblame::report {
 struct GrowthOptions {
   std::vector<uint32_t> processes;  // process entries (session::ProcessesOf)
   uint64_t from = 0;                // ns, inclusive: the state after every event at or before it
-  uint64_t to = index::kLive;
+  uint64_t to = index::kEndOfTrace;
   CreditBy by = CreditBy::kCreate;
   // Residency snapshots (null: none): resident bytes at both ends, each from
   // the latest snapshot at or before it (resident_view.h).
@@ -98,7 +98,7 @@ struct StackGrowth {
 struct Growth {
   std::vector<uint32_t> processes;
   uint64_t from = 0;
-  uint64_t to = index::kLive;
+  uint64_t to = index::kEndOfTrace;
   CreditBy by = CreditBy::kCreate;
   RankBy rank_by = RankBy::kCommitted;
   BytesAt total_from, total_to;

@@ -5,39 +5,40 @@
 namespace pageblame::report {
 namespace {
 
-const char* BeginName(index::Begin b) {
+PageChange ChangeOf(index::Begin b) {
   switch (b) {
-    case index::Begin::kCreated: return "created";
-    case index::Begin::kBeforeTrace: return "before_trace";
-    case index::Begin::kSplit: return "split";
-    case index::Begin::kMovedIn: return "moved_in";
-    case index::Begin::kForked: return "forked";
-    case index::Begin::kCommitted: return "committed";
-    case index::Begin::kDecommitted: return "decommitted";
-    case index::Begin::kProtected: return "protected";
+    case index::Begin::kCreated: return PageChange::kCreated;
+    case index::Begin::kBeforeTrace: return PageChange::kBeforeTrace;
+    case index::Begin::kSplit: return PageChange::kSplit;
+    case index::Begin::kMovedIn: return PageChange::kMovedIn;
+    case index::Begin::kForked: return PageChange::kForked;
+    case index::Begin::kCommitted: return PageChange::kCommitted;
+    case index::Begin::kDecommitted: return PageChange::kDecommitted;
+    case index::Begin::kProtected: return PageChange::kProtected;
   }
-  return "?";
+  return PageChange::kCreated;
 }
 
-const char* EndName(index::End e) {
+// Only for a version that ended (kNotEnded has no entry).
+PageChange ChangeOf(index::End e) {
   switch (e) {
-    case index::End::kLive: return "live";
-    case index::End::kUnmapped: return "unmapped";
-    case index::End::kReplaced: return "replaced";
-    case index::End::kMovedOut: return "moved_out";
-    case index::End::kExec: return "exec";
-    case index::End::kChanged: return "changed";
+    case index::End::kUnmapped: return PageChange::kUnmapped;
+    case index::End::kReplaced: return PageChange::kReplaced;
+    case index::End::kMovedOut: return PageChange::kMovedOut;
+    case index::End::kExec: return PageChange::kExec;
+    case index::End::kChanged:
+    case index::End::kNotEnded: return PageChange::kChanged;
   }
-  return "?";
+  return PageChange::kChanged;
 }
 
 // madvise calls that release a page's contents (the page reads back as
 // zeros, or as a file's contents): MADV_DONTNEED, FREE, REMOVE,
 // DONTNEED_LOCKED (include/uapi/asm-generic/mman-common.h). Others advise.
-const char* AdviceName(const index::CallEvent& ev) {
+PageChange AdviceChange(const index::CallEvent& ev) {
   switch (ev.args[2]) {
-    case 4: case 8: case 9: case 24: return "released";
-    default: return "advised";
+    case 4: case 8: case 9: case 24: return PageChange::kReleased;
+    default: return PageChange::kAdvised;
   }
 }
 
@@ -52,7 +53,7 @@ void AddAdvice(const index::TraceIndex& idx, uint32_t p, uint64_t addr, uint64_t
                              [](const index::Advice& a, uint64_t t) { return a.time < t; });
   for (; it != all.end() && it->time < to; ++it) {
     if (addr < it->start || addr >= it->end) continue;
-    out->push_back(HistoryEntry{it->time, AdviceName(idx.event(it->event)), version, it->event});
+    out->push_back(HistoryEntry{it->time, AdviceChange(idx.event(it->event)), version, it->event});
   }
 }
 
@@ -64,6 +65,27 @@ void SortByTime(std::vector<HistoryEntry>* h) {
 }
 
 }  // namespace
+
+const char* PageChangeName(PageChange c) {
+  switch (c) {
+    case PageChange::kCreated: return "created";
+    case PageChange::kBeforeTrace: return "before_trace";
+    case PageChange::kSplit: return "split";
+    case PageChange::kMovedIn: return "moved_in";
+    case PageChange::kForked: return "forked";
+    case PageChange::kCommitted: return "committed";
+    case PageChange::kDecommitted: return "decommitted";
+    case PageChange::kProtected: return "protected";
+    case PageChange::kUnmapped: return "unmapped";
+    case PageChange::kReplaced: return "replaced";
+    case PageChange::kMovedOut: return "moved_out";
+    case PageChange::kExec: return "exec";
+    case PageChange::kChanged: return "changed";
+    case PageChange::kReleased: return "released";
+    case PageChange::kAdvised: return "advised";
+  }
+  return "?";
+}
 
 std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t process,
                                       uint64_t addr) {
@@ -81,7 +103,7 @@ std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t pro
         if (h.time > first.t_from) break;
         // The fork copied the page; it did not leave the parent.
         if (first.begin == index::Begin::kForked && h.time == first.t_from &&
-            h.version == first.prev && h.change != "created") {
+            h.version == first.prev && h.change != PageChange::kCreated) {
           continue;
         }
         out.push_back(std::move(h));
@@ -90,9 +112,9 @@ std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t pro
   }
   for (size_t i = 0; i < versions.size(); ++i) {
     const index::Version& v = idx.version(versions[i]);
-    out.push_back(HistoryEntry{v.t_from, BeginName(v.begin), versions[i], v.begin_event});
+    out.push_back(HistoryEntry{v.t_from, ChangeOf(v.begin), versions[i], v.begin_event});
     AddAdvice(idx, process, addr, v.t_from, v.t_to, versions[i], &out);
-    if (v.end_kind == index::End::kLive) continue;
+    if (v.end_kind == index::End::kNotEnded) continue;
     // If the next version of this page continues this one (a split that kept
     // this page), its "split" entry tells the story; otherwise the page left.
     bool continued = false;
@@ -101,7 +123,7 @@ std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t pro
       continued = next.prev == versions[i] && next.t_from == v.t_to;
     }
     if (!continued) {
-      out.push_back(HistoryEntry{v.t_to, EndName(v.end_kind), versions[i], v.end_event});
+      out.push_back(HistoryEntry{v.t_to, ChangeOf(v.end_kind), versions[i], v.end_event});
     }
   }
   SortByTime(&out);
@@ -134,13 +156,13 @@ std::vector<HistoryEntry> PageLineage(const index::TraceIndex& idx, uint32_t pro
   std::vector<HistoryEntry> out;
   for (size_t i = chain.size(); i-- > 0;) {
     const index::Version& ver = idx.version(chain[i]);
-    out.push_back(HistoryEntry{ver.t_from, BeginName(ver.begin), chain[i], ver.begin_event});
-    AddAdvice(idx, ver.process, at_addr[i], ver.t_from, std::min(ver.t_to, at + (at != index::kLive)),
+    out.push_back(HistoryEntry{ver.t_from, ChangeOf(ver.begin), chain[i], ver.begin_event});
+    AddAdvice(idx, ver.process, at_addr[i], ver.t_from, std::min(ver.t_to, at + (at != index::kEndOfTrace)),
               chain[i], &out);
     // Every version but the newest continues into the next: its end is that
     // next version's beginning. The newest may have ended by `at`.
-    if (i == 0 && ver.end_kind != index::End::kLive && ver.t_to <= at) {
-      out.push_back(HistoryEntry{ver.t_to, EndName(ver.end_kind), chain[i], ver.end_event});
+    if (i == 0 && ver.end_kind != index::End::kNotEnded && ver.t_to <= at) {
+      out.push_back(HistoryEntry{ver.t_to, ChangeOf(ver.end_kind), chain[i], ver.end_event});
     }
   }
   SortByTime(&out);

@@ -24,12 +24,22 @@
 
 namespace pageblame::report {
 
+// What one history entry says happened to the page.
+enum class PageChange : uint8_t {
+  // A version began (index::Begin):
+  kCreated, kBeforeTrace, kSplit, kMovedIn, kForked, kCommitted, kDecommitted, kProtected,
+  // The page went away (index::End):
+  kUnmapped, kReplaced, kMovedOut, kExec, kChanged,
+  // A madvise call, no new version: contents dropped, or other advice.
+  kReleased, kAdvised,
+};
+
+// The word for a change in text and JSON ("created", "moved_in", "released"...).
+const char* PageChangeName(PageChange c);
+
 struct HistoryEntry {
   uint64_t time = 0;
-  // created, before_trace, split, moved_in, forked, committed, decommitted,
-  // protected (a version began); unmapped, replaced, moved_out, exec (the
-  // page went away); released, advised (a madvise call, no new version).
-  std::string change;
+  PageChange change = PageChange::kCreated;
   VersionId version;    // the version that began or ended
   EventId event;        // the call behind the change (invalid for fork/exec/before_trace)
 };

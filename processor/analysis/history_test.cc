@@ -29,13 +29,13 @@ class HistoryTest : public ReplayedIndexTest {
 };
 
 TEST_F(HistoryTest, LineageFollowsThePageNotTheAddress) {
-  EXPECT_EQ(Changes(PageLineage(idx_, 0, X + P, index::kLive)),
+  EXPECT_EQ(Changes(PageLineage(idx_, 0, X + P, index::kEndOfTrace)),
             (std::vector<std::string>{"created@31", "moved_in@41", "split@51"}));
   // At time 25 the page at X+P was A's, already unmapped.
   EXPECT_EQ(Changes(PageLineage(idx_, 0, X + P, 25)),
             (std::vector<std::string>{"created@11", "unmapped@21"}));
   // The unmapped first page at the end: B's, moved here, then unmapped.
-  EXPECT_EQ(Changes(PageLineage(idx_, 0, X, index::kLive)),
+  EXPECT_EQ(Changes(PageLineage(idx_, 0, X, index::kEndOfTrace)),
             (std::vector<std::string>{"created@31", "moved_in@41", "unmapped@51"}));
 }
 

@@ -22,7 +22,7 @@ struct QueryOptions {
   std::vector<uint64_t> addresses;
   std::optional<uint32_t> pid;      // one pid was asked about
   std::vector<uint32_t> processes;  // the process entries it names, or all (session::ProcessesOf)
-  uint64_t at = index::kLive;
+  uint64_t at = index::kEndOfTrace;
   bool history = false;  // text: print the page's history (JSON always has it)
   // Residency snapshots (null: none): whether the page was in RAM, and the
   // region's resident bytes, as of the latest snapshot at or before `at`.

@@ -35,7 +35,7 @@ class QueryAnswersTest : public ReplayedIndexTest {
 };
 
 TEST_F(QueryAnswersTest, EachAnswerHasItsPagesLineageAsPageLineageGivesIt) {
-  const std::vector<QueryAnswer> a = Ask({X + P, X, kNowhere}, index::kLive);
+  const std::vector<QueryAnswer> a = Ask({X + P, X, kNowhere}, index::kEndOfTrace);
   ASSERT_EQ(a.size(), 3u);
   // Mapped at the end: the version there, and how the page came to be.
   ASSERT_TRUE(a[0].process.has_value());
@@ -46,7 +46,7 @@ TEST_F(QueryAnswersTest, EachAnswerHasItsPagesLineageAsPageLineageGivesIt) {
   ASSERT_TRUE(a[1].process.has_value());
   EXPECT_FALSE(a[1].version.valid());
   EXPECT_EQ(Changes(a[1].lineage), (std::vector<std::string>{"created@31", "moved_in@41", "unmapped@51"}));
-  EXPECT_EQ(Changes(a[1].lineage), Changes(PageLineage(idx_, *a[1].process, X, index::kLive)));
+  EXPECT_EQ(Changes(a[1].lineage), Changes(PageLineage(idx_, *a[1].process, X, index::kEndOfTrace)));
   EXPECT_FALSE(a[1].unknown_break.valid());  // no brk of an attached process
   // Nobody ever had it: no process, no lineage.
   EXPECT_FALSE(a[2].process.has_value());

@@ -33,7 +33,7 @@ class ReplayedIndexTest : public ::testing::Test {
   }
   static std::vector<std::string> Changes(const std::vector<HistoryEntry>& h) {
     std::vector<std::string> out;
-    for (const HistoryEntry& e : h) out.push_back(e.change + "@" + std::to_string(e.time));
+    for (const HistoryEntry& e : h) out.push_back(PageChangeName(e.change) + std::string("@") + std::to_string(e.time));
     return out;
   }
 

@@ -10,7 +10,7 @@ const residency::ResidencySnapshot* ResidentView::SnapshotFor(uint32_t process, 
   // The exit snapshot is taken at the exit stop, just before the process's
   // exit record: allow the recorder's slack after it.
   uint64_t until = at;
-  if (proc.t_exit != index::kLive) {
+  if (proc.t_exit != index::kEndOfTrace) {
     until = std::min(at, proc.t_exit + residency::ResidencyIndex::kSlack);
   }
   const residency::ResidencySnapshot* s = rss_->At(proc.pid, until);

@@ -6,7 +6,7 @@
 //   std::optional<uint64_t> bytes = ResidentView::Bytes(s, v.start, v.end);
 //
 // The snapshot for (process, at) is the latest one of the process's pid
-// taken at or before `at` (index::kLive: the latest) while that process
+// taken at or before `at` (index::kEndOfTrace: the latest) while that process
 // entry lived: a reused pid's snapshots are not mixed. Bytes are unknown
 // (nullopt; rss_text.h prints it "null" in JSON, "?" in text), never 0, where there is no such
 // snapshot or it read none of the range (PROT_NONE then, or mapped after

@@ -30,7 +30,7 @@ std::string FlagNames(uint64_t v, const std::vector<std::pair<uint64_t, const ch
 }  // namespace
 
 std::string FormatTime(uint64_t ns) {
-  if (ns == index::kLive) return "end";
+  if (ns == index::kEndOfTrace) return "end";
   return absl::StrFormat("%d.%06d", ns / 1000000000, (ns / 1000) % 1000000);
 }
 
@@ -41,7 +41,7 @@ double TimeSeconds(uint64_t ns) {
 }
 
 absl::StatusOr<uint64_t> ParseTime(const std::string& text) {
-  if (text == "end") return index::kLive;
+  if (text == "end") return index::kEndOfTrace;
   std::vector<std::string> parts = absl::StrSplit(text, '.');
   uint64_t secs = 0, frac = 0;
   bool ok = parts.size() <= 2 && !parts[0].empty() && absl::SimpleAtoi(parts[0], &secs);

@@ -23,7 +23,7 @@ std::string FormatTime(uint64_t ns);
 double TimeSeconds(uint64_t ns);
 // Parses a time as perf script prints it ("216.083882") into the last
 // nanosecond of that printed instant, so "--at T" includes events printed as T.
-// "end" gives index::kLive.
+// "end" gives index::kEndOfTrace.
 absl::StatusOr<uint64_t> ParseTime(const std::string& text);
 
 std::string ProtString(uint32_t prot);

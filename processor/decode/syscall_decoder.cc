@@ -230,8 +230,8 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       const int sc = static_cast<int>(*which);
       if (source_[sc] == kNone) return false;
       out->syscall = *which;
-      out->twin = source_[sc] != kRaw;
-      if (out->twin) {
+      out->raw_duplicate = source_[sc] != kRaw;
+      if (out->raw_duplicate) {
         out->phase = d.kind == Kind::kRawEnter ? DecodedSyscall::Phase::kEnter
                                                : DecodedSyscall::Phase::kExit;
         return true;
@@ -250,7 +250,7 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       return true;
     }
     case Kind::kEnter: {
-      out->twin = false;
+      out->raw_duplicate = false;
       out->phase = DecodedSyscall::Phase::kEnter;
       out->syscall = d.syscall;
       if (const int n = d.contiguous_args; n > 0) {
@@ -269,7 +269,7 @@ bool SyscallDecoder::Decode(const perf::Sample& s, DecodedSyscall* out) const {
       return true;
     }
     case Kind::kExit: {
-      out->twin = false;
+      out->raw_duplicate = false;
       out->phase = DecodedSyscall::Phase::kExit;
       out->syscall = d.syscall;
       uint64_t ret;

@@ -8,7 +8,7 @@
 //   if (dec.Decode(sample, &d)) ...   // false: not a memory syscall we replay
 //
 // Sources: for each syscall, if the trace has both syscalls:sys_enter_X and
-// syscalls:sys_exit_X, those are used and the raw_syscalls twins of the same
+// syscalls:sys_exit_X, those are used and the raw_syscalls duplicates of the same
 // call (which `perf trace record` writes for every syscall) are dropped, so a
 // call counts once. Otherwise raw_syscalls:sys_enter/sys_exit are used,
 // matched by syscall number (table per architecture).
@@ -42,11 +42,11 @@ class SyscallDecoder {
 
   // False if no sample of `attr` can decode to anything replay uses, so the
   // loader can skip it before parsing: events of other syscalls, and the
-  // raw_syscalls twins of calls that syscalls:* events already describe
-  // (unless `twins`: the dlfilter plugin wants their times to know which of
+  // raw_syscalls duplicates of calls that syscalls:* events already describe
+  // (unless `raw_duplicates`: the dlfilter plugin wants their times to know which of
   // perf's samples belong to a call). This is what makes a trace of mostly
   // raw_syscalls duplicates cost half as much to load.
-  bool Wanted(const perf::EventAttr* attr, bool twins) const {
+  bool Wanted(const perf::EventAttr* attr, bool raw_duplicates) const {
     if (attr == nullptr || attrs_base_ == nullptr) return false;
     const size_t idx = static_cast<size_t>(attr - attrs_base_);
     if (idx >= decoders_.size()) return false;
@@ -55,7 +55,7 @@ class SyscallDecoder {
         return false;
       case Kind::kRawEnter:
       case Kind::kRawExit:
-        return twins || uses_raw_;
+        return raw_duplicates || uses_raw_;
       case Kind::kEnter:
       case Kind::kExit:
         return true;

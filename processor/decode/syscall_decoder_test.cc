@@ -171,18 +171,18 @@ TEST_F(SyscallDecoderRealFormatsTest, EntersGiveEachSyscallsArgumentsInItsOwnOrd
     SCOPED_TRACE(SyscallName(sc));
     const perf::EventAttr* attr = trace_.Attr(Specific("enter", sc));
     ASSERT_NE(attr, nullptr);
-    EXPECT_TRUE(dec.Wanted(attr, /*twins=*/false));
+    EXPECT_TRUE(dec.Wanted(attr, /*raw_duplicates=*/false));
     Payload p(trace_.Format(attr));
     const std::vector<std::string> names = ArgNamesOf(sc);
     for (size_t i = 0; i < names.size(); ++i) p.Set(names[i], 0x1111111100000000ull * (i + 1) + 0x7f00 + i);
     p.Set("__syscall_nr", 0xffffffff);  // not an argument
     DecodedSyscall d;
     for (uint64_t& a : d.args) a = 0xdead;  // stale values must not survive
-    d.twin = true;
+    d.raw_duplicate = true;
     ASSERT_TRUE(dec.Decode(SampleOf(attr, p.bytes()), &d));
     EXPECT_EQ(d.phase, DecodedSyscall::Phase::kEnter);
     EXPECT_EQ(d.syscall, sc);
-    EXPECT_FALSE(d.twin);
+    EXPECT_FALSE(d.raw_duplicate);
     EXPECT_FALSE(d.malformed);
     for (size_t i = 0; i < 6; ++i) {
       const uint64_t want = i < names.size() ? 0x1111111100000000ull * (i + 1) + 0x7f00 + i : 0;
@@ -211,25 +211,25 @@ TEST_F(SyscallDecoderRealFormatsTest, ExitsGiveTheReturnValueSignedAndErrnosStay
 }
 
 // perf trace record writes raw_syscalls events for every syscall: those of
-// the memory syscalls are the same calls again (twins), the rest are not ours.
-TEST_F(SyscallDecoderRealFormatsTest, RawEventsOfCallsTheSyscallsEventsDescribeAreTwins) {
+// the memory syscalls are the same calls again (raw_duplicates), the rest are not ours.
+TEST_F(SyscallDecoderRealFormatsTest, RawEventsOfCallsTheSyscallsEventsDescribeAreRawDuplicates) {
   SyscallDecoder dec = Make();
   const perf::EventAttr* enter = trace_.Attr("raw_syscalls:sys_enter");
   const perf::EventAttr* exit = trace_.Attr("raw_syscalls:sys_exit");
   ASSERT_NE(enter, nullptr);
   ASSERT_NE(exit, nullptr);
-  EXPECT_FALSE(dec.Wanted(enter, /*twins=*/false));  // skipped before parsing
-  EXPECT_TRUE(dec.Wanted(enter, /*twins=*/true));
-  EXPECT_TRUE(dec.Wanted(exit, /*twins=*/true));
+  EXPECT_FALSE(dec.Wanted(enter, /*raw_duplicates=*/false));  // skipped before parsing
+  EXPECT_TRUE(dec.Wanted(enter, /*raw_duplicates=*/true));
+  EXPECT_TRUE(dec.Wanted(exit, /*raw_duplicates=*/true));
   for (size_t i = 0; i < std::size(kAll); ++i) {
     SCOPED_TRACE(SyscallName(kAll[i]));
     DecodedSyscall d;
     ASSERT_TRUE(dec.Decode(SampleOf(enter, RawEnter(kX86Nr[i], {1, 2, 3, 4, 5, 6})), &d));
-    EXPECT_TRUE(d.twin);
+    EXPECT_TRUE(d.raw_duplicate);
     EXPECT_EQ(d.syscall, kAll[i]);
     EXPECT_EQ(d.phase, DecodedSyscall::Phase::kEnter);
     ASSERT_TRUE(dec.Decode(SampleOf(exit, RawExit(kX86Nr[i], -1)), &d));
-    EXPECT_TRUE(d.twin);
+    EXPECT_TRUE(d.raw_duplicate);
     EXPECT_EQ(d.syscall, kAll[i]);
     EXPECT_EQ(d.phase, DecodedSyscall::Phase::kExit);
   }
@@ -252,20 +252,20 @@ TEST_F(SyscallDecoderRealFormatsTest, WithoutSyscallsEventsRawEventsAreTheCallsW
   EXPECT_THAT(dec.DescribeSources(), HasSubstr("mremap: raw_syscalls (nr 25)"));
   const perf::EventAttr* enter = trace_.Attr("raw_syscalls:sys_enter");
   const perf::EventAttr* exit = trace_.Attr("raw_syscalls:sys_exit");
-  EXPECT_TRUE(dec.Wanted(enter, /*twins=*/false));
-  EXPECT_TRUE(dec.Wanted(exit, /*twins=*/false));
+  EXPECT_TRUE(dec.Wanted(enter, /*raw_duplicates=*/false));
+  EXPECT_TRUE(dec.Wanted(exit, /*raw_duplicates=*/false));
   for (size_t i = 0; i < std::size(kAll); ++i) {
     SCOPED_TRACE(SyscallName(kAll[i]));
     DecodedSyscall d;
     ASSERT_TRUE(dec.Decode(
         SampleOf(enter, RawEnter(kX86Nr[i], {0x7f0000000000, 0x5000, 3, 0x22, ~0ull, 0x1000})), &d));
-    EXPECT_FALSE(d.twin);
+    EXPECT_FALSE(d.raw_duplicate);
     EXPECT_EQ(d.syscall, kAll[i]);
     EXPECT_EQ(d.phase, DecodedSyscall::Phase::kEnter);
     const uint64_t want[6] = {0x7f0000000000, 0x5000, 3, 0x22, ~0ull, 0x1000};
     for (int a = 0; a < 6; ++a) EXPECT_EQ(d.args[a], want[a]) << a;
     ASSERT_TRUE(dec.Decode(SampleOf(exit, RawExit(kX86Nr[i], -22)), &d));
-    EXPECT_FALSE(d.twin);
+    EXPECT_FALSE(d.raw_duplicate);
     EXPECT_EQ(d.phase, DecodedSyscall::Phase::kExit);
     EXPECT_EQ(d.ret, -22);
   }
@@ -306,15 +306,15 @@ TEST_F(SyscallDecoderRealFormatsTest, ASyscallMissingItsExitEventComesFromRawAnd
   const perf::EventAttr* raw_enter = trace_.Attr("raw_syscalls:sys_enter");
   DecodedSyscall d;
   ASSERT_TRUE(dec.Decode(SampleOf(raw_enter, RawEnter(28, {0x1000, 0x2000, 4, 0, 0, 0})), &d));
-  EXPECT_FALSE(d.twin);
+  EXPECT_FALSE(d.raw_duplicate);
   EXPECT_EQ(d.syscall, Syscall::kMadvise);
   EXPECT_EQ(d.args[2], 4u);
   ASSERT_TRUE(dec.Decode(SampleOf(raw_enter, RawEnter(9, {0, 0, 0, 0, 0, 0})), &d));
-  EXPECT_TRUE(d.twin);  // mmap still has its own events
+  EXPECT_TRUE(d.raw_duplicate);  // mmap still has its own events
   // The lone syscalls:sys_enter_mremap would count the call twice: dropped.
   const perf::EventAttr* mremap_enter = trace_.Attr("syscalls:sys_enter_mremap");
   ASSERT_NE(mremap_enter, nullptr);
-  EXPECT_FALSE(dec.Wanted(mremap_enter, /*twins=*/false));
+  EXPECT_FALSE(dec.Wanted(mremap_enter, /*raw_duplicates=*/false));
   Payload p(trace_.Format(mremap_enter));
   EXPECT_FALSE(dec.Decode(SampleOf(mremap_enter, p.bytes()), &d));
   EXPECT_FALSE(d.malformed);

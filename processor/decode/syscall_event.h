@@ -18,7 +18,7 @@ struct DecodedSyscall {
   // A raw_syscalls enter/exit of a call whose syscalls:* events are the
   // source: the same call seen twice. Not replayed; only its time is kept, so
   // the call's samples can all be found again (the perf script plugin).
-  bool twin = false;
+  bool raw_duplicate = false;
   // Enter: the arguments in the syscall's own order (mmap: addr, len, prot,
   // flags, fd, off; munmap: addr, len; brk: brk; mremap: addr, old_len,
   // new_len, flags, new_addr; mprotect: start, len, prot; pkey_mprotect:

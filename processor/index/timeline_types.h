@@ -25,14 +25,16 @@
 
 namespace pageblame::index {
 
-inline constexpr uint64_t kLive = std::numeric_limits<uint64_t>::max();  // "until the end"
+// A time meaning "the end of the trace": an open-ended t_to, or "now" as a
+// moment to ask at. (A version that has not ended says so with End::kNotEnded.)
+inline constexpr uint64_t kEndOfTrace = std::numeric_limits<uint64_t>::max();
 
 // One memory syscall that changed an address space (failed calls and calls
 // that changed nothing are counted in stats, not stored).
 struct CallEvent {
   uint64_t time = 0;  // ns, perf clock (of the exit: when the change took effect)
   // The first and last sample of this call on its thread: enter and exit,
-  // and their raw_syscalls twins when the trace has both kinds.
+  // and their raw_syscalls duplicates when the trace has both kinds.
   uint64_t first_time = 0;
   uint64_t last_time = 0;
   uint32_t pid = 0;
@@ -59,9 +61,9 @@ enum class Begin : uint8_t {
   kProtected,   // another prot change (r-- to rw-, ...): commit kept
 };
 
-// How a version ended (kLive: it is part of the final state).
+// How a version ended.
 enum class End : uint8_t {
-  kLive,
+  kNotEnded,   // it has not: part of the final state (t_to == kEndOfTrace)
   kUnmapped,   // munmap, brk shrink, mremap shrink removed its pages (or part of them)
   kReplaced,   // a MAP_FIXED mmap or an mremap target took its place
   kMovedOut,   // mremap moved its pages elsewhere
@@ -85,10 +87,10 @@ struct Version {
   uint64_t start = 0;
   uint64_t end = 0;
   uint64_t t_from = 0;
-  uint64_t t_to = kLive;
+  uint64_t t_to = kEndOfTrace;
   uint32_t process = 0;  // index into TraceIndex::processes()
   Begin begin = Begin::kCreated;
-  End end_kind = End::kLive;
+  End end_kind = End::kNotEnded;
   EventId origin;       // creating call; invalid = existed before the trace
   // The call that last made these pages accessible after they were PROT_NONE
   // (reserved, or decommitted): an mprotect, or a MAP_FIXED mmap over a
@@ -145,7 +147,7 @@ struct Process {
   uint32_t pid = 0;
   uint32_t ppid = 0;
   uint64_t t_start = 0;           // fork time, or first record seen
-  uint64_t t_exit = kLive;        // exit time (its end state is the state before exit)
+  uint64_t t_exit = kEndOfTrace;        // exit time (its end state is the state before exit)
   bool existed_before_trace = false;  // attach mode: first seen without a fork in the trace
   bool saw_exec = false;
   uint64_t t_exec = 0;  // its last exec, if saw_exec

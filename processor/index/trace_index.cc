@@ -64,7 +64,7 @@ std::vector<uint32_t> TraceIndex::Pids() const {
 
 VersionId TraceIndex::Lookup(uint32_t p, uint64_t addr, uint64_t t) const {
   if (p >= processes_.size()) return VersionId::Invalid();
-  if (t == kLive) {
+  if (t == kEndOfTrace) {
     // The common case, O(log n) on the final state.
     const auto& live = processes_[p].live;
     auto it = live.upper_bound(addr);
@@ -85,7 +85,7 @@ VersionId TraceIndex::Lookup(uint32_t p, uint64_t addr, uint64_t t) const {
 std::vector<VersionId> TraceIndex::RegionsAt(uint32_t p, uint64_t t) const {
   std::vector<VersionId> out;
   if (p >= processes_.size()) return out;
-  if (t == kLive) {
+  if (t == kEndOfTrace) {
     for (const auto& [start, region] : processes_[p].live) out.push_back(region.version);
     return out;
   }

@@ -6,7 +6,7 @@
 //
 //   const TraceIndex& idx = loaded.index();
 //   for (uint32_t p : idx.ProcessesWithPid(6640)) {
-//     VersionId v = idx.Lookup(p, 0x7f3bad120000, kLive);   // O(log n)
+//     VersionId v = idx.Lookup(p, 0x7f3bad120000, kEndOfTrace);   // O(log n)
 //     if (v.valid()) { const Version& ver = idx.version(v); ... ver.origin ... }
 //   }
 //   std::vector<VersionId> all = idx.RegionsAt(p, t);      // O(versions of p)
@@ -90,7 +90,7 @@ class TraceIndex {
   std::vector<uint32_t> ProcessesWithPid(uint32_t pid) const;
   // Every pid in the trace, ascending, each once.
   std::vector<uint32_t> Pids() const;
-  // The version of process `p` containing `addr` at time `t` (kLive = end).
+  // The version of process `p` containing `addr` at time `t` (kEndOfTrace = end).
   VersionId Lookup(uint32_t p, uint64_t addr, uint64_t t) const;
   // Versions of `p` alive at `t`, sorted by start.
   std::vector<VersionId> RegionsAt(uint32_t p, uint64_t t) const;

@@ -47,10 +47,10 @@ class TraceIndexQueryTest : public ::testing::Test {
     proc.pid = 2;
     p1_ = idx_.AddProcess(proc);
     a_ = Add(p0_, 0x1000, 0x3000, 10, 20);
-    b_ = Add(p0_, 0x1000, 0x2000, 20, kLive);
+    b_ = Add(p0_, 0x1000, 0x2000, 20, kEndOfTrace);
     c_ = Add(p0_, 0x2000, 0x3000, 20, 30);
-    d_ = Add(p0_, 0x5000, 0x6000, 40, kLive);
-    e_ = Add(p1_, 0x2000, 0x3000, 0, kLive);
+    d_ = Add(p0_, 0x5000, 0x6000, 40, kEndOfTrace);
+    e_ = Add(p1_, 0x2000, 0x3000, 0, kEndOfTrace);
   }
   VersionId Add(uint32_t p, uint64_t start, uint64_t end, uint64_t from, uint64_t to) {
     Version v;
@@ -60,7 +60,7 @@ class TraceIndexQueryTest : public ::testing::Test {
     v.t_from = from;
     v.t_to = to;
     const VersionId id = idx_.AddVersion(v);
-    if (to == kLive) idx_.mutable_process(p).live[start] = LiveRegion{end, id, from};
+    if (to == kEndOfTrace) idx_.mutable_process(p).live[start] = LiveRegion{end, id, from};
     return id;
   }
 
@@ -71,19 +71,19 @@ class TraceIndexQueryTest : public ::testing::Test {
 
 TEST_F(TraceIndexQueryTest, LookupOfTheEndStateIsHalfOpen) {
   idx_.Finalize();
-  EXPECT_FALSE(idx_.Lookup(p0_, 0xfff, kLive).valid());
-  EXPECT_EQ(idx_.Lookup(p0_, 0x1000, kLive), b_);
-  EXPECT_EQ(idx_.Lookup(p0_, 0x1fff, kLive), b_);
-  EXPECT_FALSE(idx_.Lookup(p0_, 0x2000, kLive).valid());  // C ended; E is another process's
-  EXPECT_FALSE(idx_.Lookup(p0_, 0x4fff, kLive).valid());
-  EXPECT_EQ(idx_.Lookup(p0_, 0x5000, kLive), d_);
-  EXPECT_FALSE(idx_.Lookup(p0_, 0x6000, kLive).valid());
-  EXPECT_EQ(idx_.Lookup(p1_, 0x2000, kLive), e_);
+  EXPECT_FALSE(idx_.Lookup(p0_, 0xfff, kEndOfTrace).valid());
+  EXPECT_EQ(idx_.Lookup(p0_, 0x1000, kEndOfTrace), b_);
+  EXPECT_EQ(idx_.Lookup(p0_, 0x1fff, kEndOfTrace), b_);
+  EXPECT_FALSE(idx_.Lookup(p0_, 0x2000, kEndOfTrace).valid());  // C ended; E is another process's
+  EXPECT_FALSE(idx_.Lookup(p0_, 0x4fff, kEndOfTrace).valid());
+  EXPECT_EQ(idx_.Lookup(p0_, 0x5000, kEndOfTrace), d_);
+  EXPECT_FALSE(idx_.Lookup(p0_, 0x6000, kEndOfTrace).valid());
+  EXPECT_EQ(idx_.Lookup(p1_, 0x2000, kEndOfTrace), e_);
 }
 
 TEST_F(TraceIndexQueryTest, TheEndStateIsKnownBeforeFinalize) {
-  EXPECT_EQ(idx_.Lookup(p0_, 0x1800, kLive), b_);
-  EXPECT_THAT(idx_.RegionsAt(p0_, kLive), ElementsAre(b_, d_));
+  EXPECT_EQ(idx_.Lookup(p0_, 0x1800, kEndOfTrace), b_);
+  EXPECT_THAT(idx_.RegionsAt(p0_, kEndOfTrace), ElementsAre(b_, d_));
 }
 
 TEST_F(TraceIndexQueryTest, LookupAtAPastTimeIsHalfOpenInTime) {
@@ -98,16 +98,16 @@ TEST_F(TraceIndexQueryTest, LookupAtAPastTimeIsHalfOpenInTime) {
   EXPECT_FALSE(idx_.Lookup(p0_, 0x2800, 30).valid());  // C gone at 30
   EXPECT_FALSE(idx_.Lookup(p0_, 0x5000, 39).valid());
   EXPECT_EQ(idx_.Lookup(p0_, 0x5000, 40), d_);
-  // A finite time after everything: the live versions, as at kLive.
-  EXPECT_EQ(idx_.Lookup(p0_, 0x1000, kLive - 1), b_);
+  // A finite time after everything: the live versions, as at kEndOfTrace.
+  EXPECT_EQ(idx_.Lookup(p0_, 0x1000, kEndOfTrace - 1), b_);
   EXPECT_EQ(idx_.Lookup(p1_, 0x2800, 25), e_);
 }
 
 TEST_F(TraceIndexQueryTest, UnknownProcessesHaveNothing) {
   idx_.Finalize();
-  EXPECT_FALSE(idx_.Lookup(7, 0x1000, kLive).valid());
+  EXPECT_FALSE(idx_.Lookup(7, 0x1000, kEndOfTrace).valid());
   EXPECT_FALSE(idx_.Lookup(7, 0x1000, 15).valid());
-  EXPECT_THAT(idx_.RegionsAt(7, kLive), IsEmpty());
+  EXPECT_THAT(idx_.RegionsAt(7, kEndOfTrace), IsEmpty());
   EXPECT_THAT(idx_.RegionsAt(7, 15), IsEmpty());
   EXPECT_THAT(idx_.History(7, 0x1000), IsEmpty());
 }
@@ -119,7 +119,7 @@ TEST_F(TraceIndexQueryTest, RegionsAtATimeAreThoseAliveThenSortedByStart) {
   EXPECT_THAT(idx_.RegionsAt(p0_, 20), ElementsAre(b_, c_));
   EXPECT_THAT(idx_.RegionsAt(p0_, 35), ElementsAre(b_));
   EXPECT_THAT(idx_.RegionsAt(p0_, 40), ElementsAre(b_, d_));
-  EXPECT_THAT(idx_.RegionsAt(p0_, kLive), ElementsAre(b_, d_));
+  EXPECT_THAT(idx_.RegionsAt(p0_, kEndOfTrace), ElementsAre(b_, d_));
   EXPECT_THAT(idx_.RegionsAt(p1_, 0), ElementsAre(e_));
 }
 

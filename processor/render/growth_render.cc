@@ -63,7 +63,7 @@ std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& proce
 }
 
 std::string TimeText(const index::TraceIndex& idx, uint64_t t) {
-  if (t == index::kLive) return absl::StrCat("end (", FormatTime(idx.stats().last_time), ")");
+  if (t == index::kEndOfTrace) return absl::StrCat("end (", FormatTime(idx.stats().last_time), ")");
   return FormatTime(t);
 }
 
@@ -184,7 +184,7 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
 }  // namespace
 
 double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
-  return TimeSeconds(t == index::kLive ? idx.stats().last_time : t);
+  return TimeSeconds(t == index::kEndOfTrace ? idx.stats().last_time : t);
 }
 
 Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g) {

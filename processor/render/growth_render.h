@@ -39,7 +39,7 @@ std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, const 
 // are merged; "[before trace]" last.
 std::string GrowthFolded(const replay::LoadedTrace& trace, const Growth& g);
 // The seconds of a growth end: `t` as perf prints it; the end of the
-// trace (index::kLive) as its last event's time.
+// trace (index::kEndOfTrace) as its last event's time.
 double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t);
 
 }  // namespace pageblame::report

@@ -167,7 +167,7 @@ std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& option
       runs.back().push_back(&v);
     }
     absl::StrAppend(&out, "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")",
-                    proc.t_exit != index::kLive ? absl::StrCat(", exited at ", FormatTime(proc.t_exit)) : "",
+                    proc.t_exit != index::kEndOfTrace ? absl::StrCat(", exited at ", FormatTime(proc.t_exit)) : "",
                     ": ", runs.size(), options.split ? " region versions" : " regions", " at ",
                     FormatTime(options.at), "; ", HumanBytes(created), " created during the trace, ",
                     HumanBytes(before), " from before it\n");

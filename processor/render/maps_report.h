@@ -1,7 +1,7 @@
 // `pageblame maps`: the reconstructed address space of each process at a
 // time, like /proc/PID/maps with an origin column.
 //
-//   MapsOptions o;  o.at = index::kLive;
+//   MapsOptions o;  o.at = index::kEndOfTrace;
 //   WriteMapsJson(trace, o, stdout);    // [{"pid","start","end","prot","path","rss","kind","origin","commit"}, ...]
 //   std::string t = MapsText(trace, o);
 #ifndef PAGEBLAME_RENDER_MAPS_REPORT_H_
@@ -22,7 +22,7 @@ namespace pageblame::report {
 
 struct MapsOptions {
   std::vector<uint32_t> processes;  // the process entries to show (session::ProcessesOf)
-  uint64_t at = index::kLive;
+  uint64_t at = index::kEndOfTrace;
   // Text: one row per version instead of one per run the kernel would merge
   // (adjacent, same prot, same file or heap, or anonymous from one stack).
   // JSON always has one object per version.

@@ -134,7 +134,7 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
         const index::Version& v = idx.version(h.version);
         Json e;
         e["time"] = TimeSeconds(h.time);
-        e["change"] = h.change;
+        e["change"] = PageChangeName(h.change);
         e["pid"] = idx.process(v.process).pid;
         e["region"] = RangeJson(v.start, v.end);
         if (h.event.valid()) {
@@ -146,7 +146,7 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
         } else {
           e["call"] = nullptr;
         }
-        if ((h.change == "moved_in" || h.change == "forked") && v.prev.valid()) {
+        if ((h.change == PageChange::kMovedIn || h.change == PageChange::kForked) && v.prev.valid()) {
           const index::Version& from = idx.version(v.prev);
           e["from"] = RangeJson(from.start, from.end);
           e["from_pid"] = idx.process(from.process).pid;
@@ -170,7 +170,7 @@ std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std:
   const HistoryEntry& gone = lineage.back();
   const index::Version& v = idx.version(gone.version);
   return absl::StrCat("  not mapped; it was in [", Hex(v.start), "-", Hex(v.end), ") until ",
-                      FormatTime(gone.time), ", ", gone.change,
+                      FormatTime(gone.time), ", ", PageChangeName(gone.change),
                       gone.event.valid() ? absl::StrCat(" by ", r.CallText(idx.event(gone.event))) : "",
                       "\n");
 }
@@ -185,7 +185,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
   OriginRenderer r(idx, trace.symbolizer());
   const ResidentView rss(options.rss, idx);
   std::string out;
-  const std::string at = options.at == index::kLive ? "at the end of the trace"
+  const std::string at = options.at == index::kEndOfTrace ? "at the end of the trace"
                                                     : absl::StrCat("at ", FormatTime(options.at));
   for (const QueryAnswer& a : answers) {
     if (!out.empty()) out += "\n";
@@ -220,7 +220,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
       for (const HistoryEntry& h : lineage) {
         const index::Version& v = idx.version(h.version);
         absl::StrAppend(&out, "    ", FormatTime(h.time), " pid ", idx.process(v.process).pid,
-                        " ", h.change, " [", Hex(v.start), "-", Hex(v.end), ")");
+                        " ", PageChangeName(h.change), " [", Hex(v.start), "-", Hex(v.end), ")");
         if (h.event.valid()) absl::StrAppend(&out, " by ", r.CallText(idx.event(h.event)));
         absl::StrAppend(&out, "\n");
       }

@@ -60,13 +60,13 @@ class StackCatalog {
 };
 
 // The time axis: n + 1 boundaries from just before the first event to the
-// end (index::kLive, shown as the last event's time).
+// end (index::kEndOfTrace, shown as the last event's time).
 std::vector<uint64_t> Boundaries(const index::TraceStats& s, size_t n) {
   std::vector<uint64_t> t(n + 1);
   const uint64_t first = s.first_time, last = std::max(s.last_time, s.first_time);
   t[0] = first > 0 ? first - 1 : 0;
   for (size_t k = 1; k < n; ++k) t[k] = first + (last - first) * k / n;
-  t[n] = index::kLive;
+  t[n] = index::kEndOfTrace;
   return t;
 }
 
@@ -146,9 +146,9 @@ Json Timeline(const index::TraceIndex& idx, uint32_t p, size_t buckets, size_t s
   for (uint32_t i = 0; i < idx.num_versions(); ++i) {
     const index::Version& v = idx.version(VersionId(i));
     if (v.process != p || v.t_from >= v.t_to) continue;
-    // Alive at boundary k iff t_from <= t[k] < t_to (t_to = kLive: to the end).
+    // Alive at boundary k iff t_from <= t[k] < t_to (t_to = kEndOfTrace: to the end).
     const size_t lo = at_or_after(v.t_from);
-    const size_t hi = v.t_to == index::kLive ? t.size() : at_or_after(v.t_to);
+    const size_t hi = v.t_to == index::kEndOfTrace ? t.size() : at_or_after(v.t_to);
     if (lo >= hi) continue;  // began and ended between two boundaries
     const int64_t size = static_cast<int64_t>(v.end - v.start);
     const int64_t acc = Accessible(v) ? size : 0;
@@ -231,7 +231,7 @@ Json Live(const index::TraceIndex& idx, const std::vector<VersionId>& alive, Sta
 }
 
 std::string HistoryLine(const index::TraceIndex& idx, const HistoryEntry& h) {
-  std::string line = absl::StrCat(FormatTime(h.time), " ", h.change);
+  std::string line = absl::StrCat(FormatTime(h.time), " ", PageChangeName(h.change));
   if (h.event.valid()) {
     // The call's own time is the entry's, almost always: said once.
     const index::CallEvent& ev = idx.event(h.event);
@@ -381,7 +381,7 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o) {
   out["comm"] = std::string(idx.strings().Get(proc.comm));
   out["start"] = TimeSeconds(idx.stats().first_time);
   out["end"] = TimeSeconds(idx.stats().last_time);
-  out["at"] = o.at == index::kLive ? TimeSeconds(idx.stats().last_time) : TimeSeconds(o.at);
+  out["at"] = o.at == index::kEndOfTrace ? TimeSeconds(idx.stats().last_time) : TimeSeconds(o.at);
   out["at_text"] = FormatTime(o.at);
   // Timeline first: its top stacks get the low indices (and colours).
   NamedStacks named;

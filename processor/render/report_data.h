@@ -3,7 +3,7 @@
 // millions of calls gives a page of a few MB (a bucketed time axis, the
 // top stacks by name, everything else as "other").
 //
-//   ReportOptions o;  o.process = p;  o.at = index::kLive;
+//   ReportOptions o;  o.process = p;  o.at = index::kEndOfTrace;
 //   Json data = ReportData(trace, o);
 //
 // {"title", "pid", "comm", "start", "end", "at",            // seconds as perf prints them
@@ -51,7 +51,7 @@ namespace pageblame::report {
 
 struct ReportOptions {
   uint32_t process = 0;          // the process entry shown
-  uint64_t at = index::kLive;    // the flame graph's and the address strip's moment
+  uint64_t at = index::kEndOfTrace;    // the flame graph's and the address strip's moment
   std::string title;             // the trace's name
   SummaryOptions frames;  // how stack labels are said
   std::optional<Attribution> attribution;  // with a region table or a diff

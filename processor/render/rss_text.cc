@@ -14,7 +14,7 @@ std::string JsonRss(std::optional<uint64_t> bytes) { return bytes ? absl::StrCat
 std::string DescribeSnapshot(const residency::ResidencySnapshot* s, uint64_t at) {
   if (s == nullptr) return "no residency snapshot of this process at or before this moment";
   std::string out = absl::StrCat("snapshot at ", FormatTime(s->time), ", ", residency::ReasonName(s->reason));
-  if (at != index::kLive) {
+  if (at != index::kEndOfTrace) {
     absl::StrAppend(&out, absl::StrFormat(", %.3f s before the moment asked", (at - s->time) / 1e9));
   }
   return out;

@@ -16,7 +16,7 @@ std::string HumanRss(std::optional<uint64_t> bytes);
 // JSON: the number, or null.
 std::string JsonRss(std::optional<uint64_t> bytes);
 // For text: "snapshot at 123.456789, periodic, 0.400 s before the moment
-// asked" (at the end, index::kLive: without the age), or that there is none.
+// asked" (at the end, index::kEndOfTrace: without the age), or that there is none.
 std::string DescribeSnapshot(const residency::ResidencySnapshot* s, uint64_t at);
 
 }  // namespace pageblame::report

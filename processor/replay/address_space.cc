@@ -8,7 +8,7 @@ namespace pageblame::replay {
 
 using index::Begin;
 using index::End;
-using index::kLive;
+using index::kEndOfTrace;
 using index::RegionAttrs;
 using index::Version;
 
@@ -72,7 +72,7 @@ bool AddressSpace::Unmap(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef<E
         any = true;
         return record();
       },
-      [&](const Piece& p) { return keep(p) ? End::kLive : End::kUnmapped; }, /*removed=*/nullptr);
+      [&](const Piece& p) { return keep(p) ? End::kNotEnded : End::kUnmapped; }, /*removed=*/nullptr);
   return any;
 }
 
@@ -93,7 +93,7 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
       have_ev = true;
     }
     const End why = fate(p);
-    if (why == End::kLive) {
+    if (why == End::kNotEnded) {
       ++it;
       continue;
     }
@@ -114,10 +114,10 @@ AddressSpace::Live::iterator AddressSpace::RemoveWalk(uint64_t a, uint64_t b, ui
       v.end = e;
       v.attrs = ShiftAttrs(ended.attrs, s - ended.start);
       v.t_from = t;
-      v.t_to = kLive;
+      v.t_to = kEndOfTrace;
       v.begin = Begin::kSplit;
       v.begin_event = ev;
-      v.end_kind = End::kLive;
+      v.end_kind = End::kNotEnded;
       v.end_event = EventId::Invalid();
       v.prev = p.from;
       v.prev_addr = s;
@@ -187,7 +187,7 @@ void AddressSpace::AddBeforeTrace(uint64_t a, uint64_t b, uint64_t t, const Regi
           // Made before the trace, or split by such a record: no call's.
           const bool unseen = (v.begin == Begin::kBeforeTrace || v.begin == Begin::kSplit) &&
                               !v.begin_event.valid() && !v.origin.valid();
-          return unseen ? End::kReplaced : End::kLive;
+          return unseen ? End::kReplaced : End::kNotEnded;
         },
         /*removed=*/nullptr);
   }
@@ -249,10 +249,10 @@ void AddressSpace::CopyFrom(uint32_t parent, uint64_t t) {
   for (VersionId id : ids) {
     Version v = idx_->version(id);
     v.t_from = t;
-    v.t_to = kLive;
+    v.t_to = kEndOfTrace;
     v.begin = Begin::kForked;
     v.begin_event = EventId::Invalid();
-    v.end_kind = End::kLive;
+    v.end_kind = End::kNotEnded;
     v.end_event = EventId::Invalid();
     v.prev = id;
     v.prev_addr = v.start;
@@ -330,7 +330,7 @@ bool AddressSpace::Protect(uint64_t a, uint64_t b, uint64_t t, absl::FunctionRef
   Pieces changed;
   RemoveWalk(
       a, b, t, [ev] { return ev; },
-      [&](const Piece& p) { return same(p) ? End::kLive : End::kChanged; }, &changed);
+      [&](const Piece& p) { return same(p) ? End::kNotEnded : End::kChanged; }, &changed);
   for (const Piece& p : changed) {
     const Version& from = idx_->version(p.from);
     RegionAttrs attrs = ShiftAttrs(from.attrs, p.start - from.start);

@@ -34,7 +34,7 @@ class AddressSpace {
     uint64_t end;
     VersionId from;
     uint64_t t_from;  // of `from`
-    index::End ended = index::End::kLive;  // how the walk that took it ended it
+    index::End ended = index::End::kNotEnded;  // how the walk that took it ended it
   };
   // Most operations touch one to a few versions: no allocation for those.
   using Pieces = absl::InlinedVector<Piece, 4>;
@@ -106,7 +106,7 @@ class AddressSpace {
  private:
   using Live = decltype(index::Process::live);
   // The walk of every change: `event` is asked for the ending call once, at
-  // the first mapped piece; `fate` says how each piece ends (End::kLive: it
+  // the first mapped piece; `fate` says how each piece ends (End::kNotEnded: it
   // stays as it is); the parts of an ended version outside [a, b) go on as
   // kSplit versions. The ended parts go to `removed` (with their fate) if it
   // is not null. Returns the first live entry at or after b: with nothing

@@ -24,7 +24,7 @@ namespace {
 
 using index::Begin;
 using index::End;
-using index::kLive;
+using index::kEndOfTrace;
 using index::RegionAttrs;
 using index::Version;
 using ::testing::ElementsAre;
@@ -65,12 +65,12 @@ class AddressSpaceTest : public ::testing::Test {
   const Version& V(VersionId id) { return idx_.version(id); }
   // The live version at addr; fails the test if there is none.
   const Version& Live(uint64_t addr) {
-    const VersionId id = idx_.Lookup(proc_, addr, kLive);
+    const VersionId id = idx_.Lookup(proc_, addr, kEndOfTrace);
     EXPECT_TRUE(id.valid()) << std::hex << addr;
     static const Version none;
     return id.valid() ? idx_.version(id) : none;
   }
-  bool Mapped(uint64_t addr) { return idx_.Lookup(proc_, addr, kLive).valid(); }
+  bool Mapped(uint64_t addr) { return idx_.Lookup(proc_, addr, kEndOfTrace).valid(); }
   Ranges LiveRanges() {
     Ranges out;
     for (const auto& [start, region] : idx_.process(proc_).live) out.emplace_back(start, region.end);
@@ -92,7 +92,7 @@ TEST_F(AddressSpaceTest, CreateAddsOneLiveVersionOfTheCall) {
   EXPECT_EQ(v.begin_event, ev);
   EXPECT_FALSE(v.commit.valid());
   EXPECT_EQ(v.t_from, 10u);
-  EXPECT_EQ(v.t_to, kLive);
+  EXPECT_EQ(v.t_to, kEndOfTrace);
   EXPECT_EQ(v.process, proc_);
   EXPECT_EQ(MappedNow(), 4 * P);
   // Half-open: the last page is in, the next address is not.
@@ -159,7 +159,7 @@ TEST_F(AddressSpaceTest, RangesThatOnlyTouchARegionLeaveItAlone) {
   EXPECT_THAT(as.Remove(B + 4 * P, B + 6 * P, 20, End::kUnmapped, Call(20)), IsEmpty());  // starts at its end
   EXPECT_THAT(as.Peek(B, B + 2 * P), IsEmpty());
   EXPECT_THAT(as.Peek(B + 4 * P, B + 5 * P), IsEmpty());
-  EXPECT_EQ(V(a).t_to, kLive);
+  EXPECT_EQ(V(a).t_to, kEndOfTrace);
   EXPECT_EQ(idx_.num_versions(), 1u);
   // A neighbour created right after it is another region.
   as.Create(B + 4 * P, B + 5 * P, 30, Call(30), Anon(kRW));
@@ -220,14 +220,14 @@ TEST_F(AddressSpaceTest, UnmapKeepsThePiecesItIsToldToKeep) {
                        [](const AddressSpace::Piece& p) { return p.t_from >= 25; }));
   EXPECT_EQ(asked, 1);
   EXPECT_EQ(V(old).end_kind, End::kUnmapped);
-  EXPECT_EQ(V(young).t_to, kLive);
+  EXPECT_EQ(V(young).t_to, kEndOfTrace);
   EXPECT_THAT(LiveRanges(), ElementsAre(std::make_pair(B + 2 * P, B + 4 * P)));
   // Keeping everything still counts as the call having met something.
   asked = 0;
   EXPECT_TRUE(as.Unmap(B, B + 4 * P, 50, [&] { return ++asked, Call(50); },
                        [](const AddressSpace::Piece&) { return true; }));
   EXPECT_EQ(asked, 1);
-  EXPECT_EQ(V(young).t_to, kLive);
+  EXPECT_EQ(V(young).t_to, kEndOfTrace);
 }
 
 TEST_F(AddressSpaceTest, PeekClipsToTheRangeAndChangesNothing) {
@@ -239,7 +239,7 @@ TEST_F(AddressSpaceTest, PeekClipsToTheRangeAndChangesNothing) {
   EXPECT_EQ(p[0].start, B + P);
   EXPECT_EQ(p[0].end, B + 4 * P);
   EXPECT_EQ(p[0].from, a);
-  EXPECT_EQ(p[0].ended, End::kLive);
+  EXPECT_EQ(p[0].ended, End::kNotEnded);
   EXPECT_EQ(p[1].start, B + 4 * P);
   EXPECT_EQ(p[1].end, B + 5 * P);
   EXPECT_EQ(p[1].from, b);
@@ -326,7 +326,7 @@ TEST_F(AddressSpaceTest, ProtectLeavesPagesAlreadyThereAndFillsHolesAsBeforeTrac
   as.Create(B + 3 * P, B + 4 * P, 10, Call(10), Anon(PROT_READ));
   const EventId ev = Call(20);
   EXPECT_TRUE(as.Protect(B, B + 5 * P, 20, [&] { return ev; }, kRW, /*unseen_were_none=*/false));
-  EXPECT_EQ(V(rw).t_to, kLive);  // already rw-: not split, not ended
+  EXPECT_EQ(V(rw).t_to, kEndOfTrace);  // already rw-: not split, not ended
   for (uint64_t hole : {B + 2 * P, B + 4 * P}) {
     const Version& v = Live(hole);
     EXPECT_EQ(v.begin, Begin::kBeforeTrace);
@@ -420,7 +420,7 @@ TEST_F(AddressSpaceTest, MoveKeepingTheSourceEndsNothing) {
   const EventId made = Call(10);
   const VersionId a = as.Create(B, B + 2 * P, 10, made, Anon(kRW));
   as.Move(B, 2 * P, 0x900000, 20, Call(20), /*keep_source=*/true);
-  EXPECT_EQ(V(a).t_to, kLive);
+  EXPECT_EQ(V(a).t_to, kEndOfTrace);
   EXPECT_EQ(Live(B).origin, made);
   EXPECT_EQ(Live(0x900000).origin, made);
   EXPECT_EQ(Live(0x900000).prev, a);
@@ -459,7 +459,7 @@ TEST_F(AddressSpaceTest, CopyFromMakesTheChildsOwnVersionsAndClearEndsThemAll) {
   const uint32_t child_proc = idx_.AddProcess(c);
   AddressSpace child(&idx_, child_proc);
   child.CopyFrom(proc_, 20);
-  const VersionId copy = idx_.Lookup(child_proc, B, kLive);
+  const VersionId copy = idx_.Lookup(child_proc, B, kEndOfTrace);
   ASSERT_TRUE(copy.valid());
   EXPECT_NE(copy, a);
   EXPECT_EQ(V(copy).begin, Begin::kForked);
@@ -469,14 +469,14 @@ TEST_F(AddressSpaceTest, CopyFromMakesTheChildsOwnVersionsAndClearEndsThemAll) {
   EXPECT_EQ(V(copy).t_from, 20u);
   // The child's munmap is its own.
   child.Remove(B, B + P, 30, End::kUnmapped, Call(30));
-  EXPECT_EQ(V(a).t_to, kLive);
+  EXPECT_EQ(V(a).t_to, kEndOfTrace);
   EXPECT_TRUE(Mapped(B));
   EXPECT_EQ(idx_.process(child_proc).mapped.now(), P);
   // exec: everything ends, nothing is left.
   child.Clear(40);
   EXPECT_THAT(idx_.process(child_proc).live, IsEmpty());
   EXPECT_EQ(idx_.process(child_proc).mapped.now(), 0u);
-  EXPECT_EQ(V(a).t_to, kLive);
+  EXPECT_EQ(V(a).t_to, kEndOfTrace);
   idx_.Finalize();
   const VersionId before_exec = idx_.Lookup(child_proc, B + P, 35);
   ASSERT_TRUE(before_exec.valid());
@@ -619,7 +619,7 @@ TEST_P(AddressSpaceModelTest, EveryStateMatchesAPageModelNowAndAtItsTime) {
       ASSERT_LT(start, region.end) << i;
       ASSERT_EQ(v.start, start) << i;
       ASSERT_EQ(v.end, region.end) << i;
-      ASSERT_EQ(v.t_to, kLive) << i;
+      ASSERT_EQ(v.t_to, kEndOfTrace) << i;
       ASSERT_EQ(v.t_from, region.t_from) << i;
       prev_end = region.end;
       bytes += region.end - start;
@@ -643,7 +643,7 @@ TEST_P(AddressSpaceModelTest, EveryStateMatchesAPageModelNowAndAtItsTime) {
       ASSERT_EQ(got, it->second) << "op " << i << " page " << pg;
     }
   };
-  check(model, kLive, kOps);
+  check(model, kEndOfTrace, kOps);
   for (int i = 0; i < kOps; ++i) check(states[i], 10 * (i + 1), i);
   // The versions alive at each time tile exactly the model's pages.
   for (int i = 0; i < kOps; i += 7) {

@@ -86,7 +86,7 @@ class ImpossibleCallReplayTest : public ::testing::Test {
     idx_.Finalize();
     std::vector<std::pair<uint64_t, uint64_t>> out;
     for (uint32_t p : idx_.ProcessesWithPid(1)) {
-      for (VersionId v : idx_.RegionsAt(p, index::kLive)) {
+      for (VersionId v : idx_.RegionsAt(p, index::kEndOfTrace)) {
         const index::Version& ver = idx_.version(v);
         EXPECT_LT(ver.start, ver.end);
         EXPECT_EQ(ver.start % P, 0u);
@@ -132,7 +132,7 @@ TEST_F(ImpossibleCallReplayTest, AnMprotectFailingOnAWrappingRangeChangesNothing
   Call(20, Syscall::kMprotect, {0x7f0000000000, ~0ull - 10, PROT_NONE}, -ENOMEM);
   using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
   EXPECT_EQ(Live(), (Ranges{{0x7f0000000000, 0x7f0000002000}}));
-  const VersionId v = idx_.Lookup(idx_.ProcessesWithPid(1).back(), 0x7f0000000000, index::kLive);
+  const VersionId v = idx_.Lookup(idx_.ProcessesWithPid(1).back(), 0x7f0000000000, index::kEndOfTrace);
   ASSERT_TRUE(v.valid());
   EXPECT_EQ(idx_.version(v).attrs.prot, kRw);
   EXPECT_EQ(idx_.stats().calls_failed, 1u);

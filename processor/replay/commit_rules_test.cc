@@ -17,7 +17,7 @@ namespace {
 using decode::Syscall;
 using index::Begin;
 using index::End;
-using index::kLive;
+using index::kEndOfTrace;
 
 constexpr uint64_t P = 4096;
 constexpr uint64_t kAnon = MAP_PRIVATE | MAP_ANONYMOUS;
@@ -46,7 +46,7 @@ class CommitRulesTest : public ::testing::Test {
     replayer_.Finish();
     idx_.Finalize();
   }
-  const index::Version& At(uint64_t addr, uint64_t t = kLive) {
+  const index::Version& At(uint64_t addr, uint64_t t = kEndOfTrace) {
     VersionId v = idx_.Lookup(idx_.ProcessesWithPid(1).at(0), addr, t);
     EXPECT_TRUE(v.valid()) << std::hex << addr;
     static index::Version none;
@@ -61,7 +61,7 @@ class CommitRulesTest : public ::testing::Test {
   uint32_t CommitTag(uint64_t addr) { return Tag(At(addr).commit); }
   std::vector<std::pair<uint64_t, uint64_t>> Live() {
     std::vector<std::pair<uint64_t, uint64_t>> out;
-    for (VersionId v : idx_.RegionsAt(idx_.ProcessesWithPid(1).at(0), kLive)) {
+    for (VersionId v : idx_.RegionsAt(idx_.ProcessesWithPid(1).at(0), kEndOfTrace)) {
       out.emplace_back(idx_.version(v).start, idx_.version(v).end);
     }
     return out;

@@ -106,7 +106,7 @@ absl::Status LoadPass::Open() {
   // Sorting and replay run on their own thread, behind this one's reading.
   worker_ = std::make_unique<ReplayWorker>(idx_.get(), sym_.get(), ordering_, info.nr_cpus,
                                            info.data_size);
-  join_calls_ = !options_.twin_times;
+  join_calls_ = !options_.raw_duplicate_times;
   progress_ = options_.progress && isatty(STDERR_FILENO);
   return absl::OkStatus();
 }
@@ -189,7 +189,7 @@ bool LoadPass::ReadSampleAgain(const perf::RawRecord& seen, perf::Sample* out) {
 void LoadPass::OnSample(const perf::RawRecord& rec) {
   ++st_.samples;
   // Samples of events replay does not use (other syscalls; raw_syscalls
-  // twins of syscalls:* events) are skipped on their id alone.
+  // raw_duplicates of syscalls:* events) are skipped on their id alone.
   const perf::EventAttr* attr = reader_->KnownSampleAttr(rec);
   if (attr == nullptr) {
     auto found = reader_->SampleAttr(rec);
@@ -199,7 +199,7 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
     }
     attr = *found;
   }
-  if (!decoder_->Wanted(attr, options_.twin_times)) {
+  if (!decoder_->Wanted(attr, options_.raw_duplicate_times)) {
     ++st_.skipped_samples;
     return;
   }
@@ -215,15 +215,15 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
   const uint32_t cpu =
       (attr->sample_type & perf::kSampleCpu) != 0 ? sample_.cpu : TraceEvent::kNoCpu;
   const bool is_exit = dsc_.phase == decode::DecodedSyscall::Phase::kExit;
-  if (dsc_.twin) {
-    if (!options_.twin_times) {
-      // A twin read only because another syscall is replayed from
+  if (dsc_.raw_duplicate) {
+    if (!options_.raw_duplicate_times) {
+      // A raw_duplicate read only because another syscall is replayed from
       // raw_syscalls.
       ++st_.skipped_samples;
       return;
     }
     ++st_.memory_samples;
-    OnTwin(sample_, dsc_, cpu);
+    OnRawDuplicate(sample_, dsc_, cpu);
     return;
   }
   ++st_.memory_samples;
@@ -241,15 +241,15 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
   e.tid = sample_.tid;
   e.syscall = dsc_.syscall;
   TraceEvent::Call& call = e.call();
-  if (options_.twin_times) {
-    if (auto t = twins_.find(sample_.tid); t != twins_.end()) {
-      const Twin& tw = t->second;
+  if (options_.raw_duplicate_times) {
+    if (auto t = raw_duplicates_.find(sample_.tid); t != raw_duplicates_.end()) {
+      const RawDuplicate& tw = t->second;
       if (tw.syscall == dsc_.syscall && tw.exit == is_exit && tw.time <= sample_.time) {
-        call.twin_time = tw.time;
+        call.raw_duplicate_time = tw.time;
       }
-      twins_.erase(t);
+      raw_duplicates_.erase(t);
     }
-    last_own_[sample_.tid] = Own{dsc_.syscall, is_exit, call.twin_time != 0};
+    last_own_[sample_.tid] = Own{dsc_.syscall, is_exit, call.raw_duplicate_time != 0};
   }
   if (!is_exit) {
     std::copy(std::begin(dsc_.args), std::end(dsc_.args), call.args);
@@ -271,20 +271,20 @@ void LoadPass::BadRecord(const absl::Status& why) {
   unparsed_.Failed(/*sample=*/false, why);
 }
 
-void LoadPass::OnTwin(const perf::Sample& s, const decode::DecodedSyscall& d, uint32_t cpu) {
+void LoadPass::OnRawDuplicate(const perf::Sample& s, const decode::DecodedSyscall& d, uint32_t cpu) {
   // The kernel fires raw_syscalls:sys_enter/exit and syscalls:sys_enter_X/
   // exit_X back to back on the same CPU, in the order the tracepoints were
   // enabled: usually raw first, but raw last in some recordings (attach). A
-  // twin right after its call's own sample goes to replay as a late twin;
+  // raw_duplicate right after its call's own sample goes to replay as a late raw_duplicate;
   // one before it waits here and rides on that sample: no extra event to
   // sort.
   const bool is_exit = d.phase == decode::DecodedSyscall::Phase::kExit;
   auto last = last_own_.find(s.tid);
   if (last != last_own_.end() && last->second.syscall == d.syscall &&
-      last->second.exit == is_exit && !last->second.had_twin) {
-    last->second.had_twin = true;
+      last->second.exit == is_exit && !last->second.had_raw_duplicate) {
+    last->second.had_raw_duplicate = true;
     TraceEvent& e = worker_->Add();
-    e.kind = TraceEvent::Kind::kTwin;
+    e.kind = TraceEvent::Kind::kRawDuplicate;
     e.time = s.time;
     e.cpu = cpu;
     e.pid = s.pid;
@@ -293,7 +293,7 @@ void LoadPass::OnTwin(const perf::Sample& s, const decode::DecodedSyscall& d, ui
     e.flag = is_exit;
     worker_->Added();
   } else {
-    twins_[s.tid] = Twin{s.time, d.syscall, is_exit};
+    raw_duplicates_[s.tid] = RawDuplicate{s.time, d.syscall, is_exit};
   }
 }
 

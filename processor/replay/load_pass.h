@@ -12,7 +12,7 @@
 //   ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> t, pass.Run());   // null: diverged
 //
 // A record kind replay has a use for is one more handler (On*) and one case
-// in Run(); the handlers share the pass's state (decoder, twins, counters).
+// in Run(); the handlers share the pass's state (decoder, raw_duplicates, counters).
 #ifndef PAGEBLAME_REPLAY_LOAD_PASS_H_
 #define PAGEBLAME_REPLAY_LOAD_PASS_H_
 
@@ -61,8 +61,8 @@ class LoadPass {
   void OnTask(const perf::RawRecord& rec);  // FORK and EXIT
   void OnMmap(const perf::RawRecord& rec);  // MMAP and MMAP2
   void OnLost(const perf::RawRecord& rec);  // LOST and LOST_SAMPLES
-  // A memory syscall's raw_syscalls twin (twin_times only).
-  void OnTwin(const perf::Sample& s, const decode::DecodedSyscall& d, uint32_t cpu);
+  // A memory syscall's raw_syscalls duplicate (raw_duplicate_times only).
+  void OnRawDuplicate(const perf::Sample& s, const decode::DecodedSyscall& d, uint32_t cpu);
   void BadSample(const absl::Status& why);
   void BadRecord(const absl::Status& why);  // COMM, FORK, EXIT, MMAP, LOST
   void Progress();
@@ -84,7 +84,7 @@ class LoadPass {
   // between them (ReplayWorker::JoinExit, lanes only): half the events to
   // hold while a round's first CPU part waits for the rest (the bench
   // trace's biggest holds 357 k samples), and half the keys to sort. Not
-  // with twin times: an exit may carry a twin time, which a kCall has no
+  // with raw_duplicate times: an exit may carry a raw_duplicate time, which a kCall has no
   // room for.
   bool join_calls_ = false;
   bool progress_ = false;
@@ -105,16 +105,16 @@ class LoadPass {
   std::vector<uint8_t> reread_buffer_;  // ReadSampleAgain's record
   decode::DecodedSyscall dsc_;
 
-  struct Twin {
+  struct RawDuplicate {
     uint64_t time;
     decode::Syscall syscall;
     bool exit;
   };
-  absl::flat_hash_map<uint32_t, Twin> twins_;  // tid -> its last raw twin sample
+  absl::flat_hash_map<uint32_t, RawDuplicate> raw_duplicates_;  // tid -> its last raw duplicate sample
   struct Own {
     decode::Syscall syscall;
     bool exit;
-    bool had_twin;
+    bool had_raw_duplicate;
   };
   absl::flat_hash_map<uint32_t, Own> last_own_;  // tid -> its last syscalls:* sample
   symbols::PreloadPlan preload_;  // executable file mappings read

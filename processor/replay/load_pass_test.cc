@@ -17,11 +17,11 @@ namespace {
 using ::testing::ElementsAre;
 
 std::unique_ptr<LoadedTrace> Load(const std::string& trace, ReplayWorker::Ordering ordering,
-                                  bool twin_times = false) {
+                                  bool raw_duplicate_times = false) {
   LoadOptions opts;
   opts.path = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + trace;
   opts.preload_symbols = false;
-  opts.twin_times = twin_times;
+  opts.raw_duplicate_times = raw_duplicate_times;
   LoadPass pass(opts, ordering);
   const absl::Status open = pass.Open();
   EXPECT_TRUE(open.ok()) << open;
@@ -77,7 +77,7 @@ TEST(LoadPassTest, CountersOfARecordTraceAreWhatPerfReports) {
 // raw_syscalls:sys_enter/sys_exit (314 of each, 958 samples in all). The
 // trace has no syscalls:* events of mprotect and madvise, so those come
 // from raw_syscalls (NR 10: 9 calls, NR 28: 2 calls, all succeeding) and
-// the raw events are parsed: the 330 twins of the four other syscalls'
+// the raw events are parsed: the 330 raw_duplicates of the four other syscalls'
 // calls are dropped (skipped), the 22 of mprotect/madvise replayed.
 TEST(LoadPassTest, ATraceRecordReplaysRawCallsOnlyWhereNoSyscallsEventsExist) {
   std::unique_ptr<LoadedTrace> t = Load("rules-trace.data", ReplayWorker::Ordering::kLanes);
@@ -96,16 +96,16 @@ TEST(LoadPassTest, ATraceRecordReplaysRawCallsOnlyWhereNoSyscallsEventsExist) {
   EXPECT_EQ(st.exit_records, 5u);
   EXPECT_THAT(t->sources(), ::testing::HasSubstr("mprotect: raw_syscalls (nr 10)"));
   EXPECT_THAT(t->sources(), ::testing::HasSubstr("mmap: syscalls:sys_{enter,exit}_mmap"));
-  // With their times wanted, the twins are read as memory samples, and
+  // With their times wanted, the raw_duplicates are read as memory samples, and
   // still not replayed: the same calls.
-  std::unique_ptr<LoadedTrace> twins =
-      Load("rules-trace.data", ReplayWorker::Ordering::kLanes, /*twin_times=*/true);
-  ASSERT_NE(twins, nullptr);
-  EXPECT_EQ(twins->index().stats().calls, 176u);
-  EXPECT_EQ(twins->index().stats().calls_failed, 10u);
-  EXPECT_EQ(twins->index().stats().memory_samples, 352u + 330u);
-  EXPECT_EQ(twins->index().stats().skipped_samples, 0u);
-  EXPECT_EQ(twins->index().num_events(), t->index().num_events());
+  std::unique_ptr<LoadedTrace> raw_duplicates =
+      Load("rules-trace.data", ReplayWorker::Ordering::kLanes, /*raw_duplicate_times=*/true);
+  ASSERT_NE(raw_duplicates, nullptr);
+  EXPECT_EQ(raw_duplicates->index().stats().calls, 176u);
+  EXPECT_EQ(raw_duplicates->index().stats().calls_failed, 10u);
+  EXPECT_EQ(raw_duplicates->index().stats().memory_samples, 352u + 330u);
+  EXPECT_EQ(raw_duplicates->index().stats().skipped_samples, 0u);
+  EXPECT_EQ(raw_duplicates->index().num_events(), t->index().num_events());
 }
 
 TEST(LoadPassTest, OpenRefusesATraceWithoutMemorySyscallsOrWithoutCallChains) {

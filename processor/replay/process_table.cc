@@ -57,7 +57,7 @@ void ProcessTable::ThreadExited(uint32_t pid, uint32_t tid, uint64_t time) {
   threads.erase(tid);
   MembershipChanged();
   index::Process& p = idx_->mutable_process(it->second);
-  if (threads.empty() && p.t_exit == index::kLive) p.t_exit = time;
+  if (threads.empty() && p.t_exit == index::kEndOfTrace) p.t_exit = time;
 }
 
 uint64_t ProcessTable::WaitingCalls() const {

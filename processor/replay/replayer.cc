@@ -27,7 +27,7 @@ void Replayer::Apply(const TraceEvent& e, bool exit_part) {
       OnEnter(e);
       break;
     case TraceEvent::Kind::kExit:
-      OnExit(CallExit{e.time, e.call().twin_time, e.call().ret, e.pid, e.tid, e.syscall});
+      OnExit(CallExit{e.time, e.call().raw_duplicate_time, e.call().ret, e.pid, e.tid, e.syscall});
       break;
     case TraceEvent::Kind::kCall:
       // The same two steps, each at its own time (the sorter delivers the
@@ -35,7 +35,7 @@ void Replayer::Apply(const TraceEvent& e, bool exit_part) {
       if (!exit_part) {
         OnEnter(e);
       } else {
-        OnExit(CallExit{e.call().exit_time, /*twin_time=*/0, e.call().ret, e.pid, e.tid,
+        OnExit(CallExit{e.call().exit_time, /*raw_duplicate_time=*/0, e.call().ret, e.pid, e.tid,
                          e.syscall});
       }
       break;
@@ -58,8 +58,8 @@ void Replayer::Apply(const TraceEvent& e, bool exit_part) {
     case TraceEvent::Kind::kLost:
       OnLost(e);
       break;
-    case TraceEvent::Kind::kTwin:
-      OnLateTwin(e);
+    case TraceEvent::Kind::kRawDuplicate:
+      OnLateRawDuplicate(e);
       break;
   }
   if (e.kind != TraceEvent::Kind::kLost) last_time_ = std::max(last_time_, time);
@@ -101,7 +101,7 @@ void Replayer::OnComm(const TraceEvent& e) {
   proc.existed_before_trace = false;
   // The exec'ing thread is now the only one, with the process's id (the old
   // main thread's exit record may have come first: it did not end the process).
-  proc.t_exit = index::kLive;
+  proc.t_exit = index::kEndOfTrace;
   procs_.Proc(p) = ProcessTable::ProcState();
   procs_.Proc(p).threads = {e.pid};
   procs_.MembershipChanged();
@@ -123,7 +123,7 @@ void Replayer::OnFork(const TraceEvent& e) {
     return;
   }
   if (std::optional<uint32_t> existing = procs_.Find(e.pid);
-      existing && idx_->process(*existing).t_exit == index::kLive) {
+      existing && idx_->process(*existing).t_exit == index::kEndOfTrace) {
     return;  // already known and alive: a synthesized FORK of an attached task
   }
   index::Process child;
@@ -218,7 +218,7 @@ void Replayer::AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path
   }
 }
 
-void Replayer::OnLateTwin(const TraceEvent& e) {
+void Replayer::OnLateRawDuplicate(const TraceEvent& e) {
   if (!e.flag) {
     // The call is still in flight: widen its span from the start.
     if (SyscallPairer::Pending* call = InCall(e.tid);
@@ -270,7 +270,7 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const CallExit& exit,
     index::CallEvent ce;
     ce.time = t;
     ce.first_time = call.first_time;
-    ce.last_time = std::max(t, exit.twin_time);
+    ce.last_time = std::max(t, exit.raw_duplicate_time);
     ce.pid = exit.pid;
     ce.tid = exit.tid;
     ce.syscall = in.syscall;

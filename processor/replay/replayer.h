@@ -38,7 +38,7 @@ class Replayer {
   // What a call's exit says (from a kExit event or a kCall's exit half).
   struct CallExit {
     uint64_t time;
-    uint64_t twin_time;  // its raw_syscalls twin's, 0 if none
+    uint64_t raw_duplicate_time;  // its raw_syscalls duplicate's, 0 if none
     int64_t ret;
     uint32_t pid;
     uint32_t tid;
@@ -58,8 +58,8 @@ class Replayer {
   // A call or record with values the kernel cannot have produced (CheckCall):
   // counted, not replayed.
   void OnImpossible(uint64_t time, const absl::Status& why);
-  // A raw_syscalls twin recorded after its call's own enter or exit.
-  void OnLateTwin(const TraceEvent& e);
+  // A raw_syscalls duplicate recorded after its call's own enter or exit.
+  void OnLateRawDuplicate(const TraceEvent& e);
   // The call thread `tid` is inside, or null (no state is made for it).
   SyscallPairer::Pending* InCall(uint32_t tid);
 

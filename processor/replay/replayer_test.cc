@@ -16,7 +16,7 @@ namespace {
 using decode::Syscall;
 using index::Begin;
 using index::End;
-using index::kLive;
+using index::kEndOfTrace;
 
 constexpr uint64_t P = 4096;
 constexpr uint64_t kAnon = MAP_PRIVATE | MAP_ANONYMOUS;
@@ -36,13 +36,13 @@ class ReplayerTest : public ::testing::Test {
             uint32_t tag = 0) {
     Call(t, pid, pid, Syscall::kMmap, {addr, len, PROT_READ | PROT_WRITE, flags, ~0ull, 0}, ret, tag);
   }
-  // One sample (enter, exit or raw twin) of a one-page anonymous mmap by
+  // One sample (enter, exit or raw duplicate) of a one-page anonymous mmap by
   // pid 1, tid 1.
-  void MmapSample(TraceEvent::Kind kind, uint64_t t, int64_t ret, uint64_t twin_time, bool flag) {
+  void MmapSample(TraceEvent::Kind kind, uint64_t t, int64_t ret, uint64_t raw_duplicate_time, bool flag) {
     TraceEvent e;
     e.kind = kind;
     e.time = t;
-    e.call().twin_time = twin_time;
+    e.call().raw_duplicate_time = raw_duplicate_time;
     e.flag = flag;
     e.pid = e.tid = 1;
     e.call().ret = ret;
@@ -77,13 +77,13 @@ class ReplayerTest : public ::testing::Test {
   // share an origin), for compact expectations.
   std::vector<std::pair<uint64_t, uint64_t>> Live(uint32_t pid) {
     std::vector<std::pair<uint64_t, uint64_t>> out;
-    for (VersionId v : idx_.RegionsAt(Proc(pid), kLive)) {
+    for (VersionId v : idx_.RegionsAt(Proc(pid), kEndOfTrace)) {
       const index::Version& ver = idx_.version(v);
       out.emplace_back(ver.start, ver.end);
     }
     return out;
   }
-  const index::Version& At(uint32_t pid, uint64_t addr, uint64_t t = kLive) {
+  const index::Version& At(uint32_t pid, uint64_t addr, uint64_t t = kEndOfTrace) {
     VersionId v = idx_.Lookup(Proc(pid), addr, t);
     EXPECT_TRUE(v.valid()) << std::hex << addr;
     static index::Version none;
@@ -136,7 +136,7 @@ TEST_F(ReplayerTest, PartialMunmapSplitsAndUnmappingNothingIsFine) {
   EXPECT_EQ(OriginTime(1, 0x13000), 11u);
   EXPECT_EQ(At(1, 0x13000).begin, Begin::kSplit);
   EXPECT_EQ(idx_.stats().calls_no_change, 1u);
-  EXPECT_FALSE(idx_.Lookup(Proc(1), 0x11000, kLive).valid());
+  EXPECT_FALSE(idx_.Lookup(Proc(1), 0x11000, kEndOfTrace).valid());
   EXPECT_TRUE(idx_.Lookup(Proc(1), 0x11000, 15).valid());  // before the munmap
 }
 
@@ -361,13 +361,13 @@ TEST_F(ReplayerTest, AnotherSyscallsExitOrTheThreadsEndDropsAWaitingEnter) {
   EXPECT_EQ(idx_.stats().calls, 0u);
 }
 
-TEST_F(ReplayerTest, TwinTimesWidenTheCallsSampleSpan) {
-  auto ev = [&](TraceEvent::Kind kind, uint64_t t, uint64_t twin, int64_t ret) {
-    MmapSample(kind, t, ret, twin, false);
+TEST_F(ReplayerTest, RawDuplicateTimesWidenTheCallsSampleSpan) {
+  auto ev = [&](TraceEvent::Kind kind, uint64_t t, uint64_t raw_duplicate, int64_t ret) {
+    MmapSample(kind, t, ret, raw_duplicate, false);
   };
   ev(TraceEvent::Kind::kEnter, 106, 100, 0);       // raw enter at 100, syscalls enter at 106
   ev(TraceEvent::Kind::kExit, 135, 131, 0x10000);  // raw exit at 131, syscalls exit at 135
-  ev(TraceEvent::Kind::kEnter, 206, 0, 0);         // perf record -e syscalls:*: no twins
+  ev(TraceEvent::Kind::kEnter, 206, 0, 0);         // perf record -e syscalls:*: no raw_duplicates
   ev(TraceEvent::Kind::kExit, 235, 0, 0x20000);
   Done();
   ASSERT_EQ(idx_.num_events(), 2u);
@@ -377,15 +377,15 @@ TEST_F(ReplayerTest, TwinTimesWidenTheCallsSampleSpan) {
   EXPECT_EQ(idx_.event(EventId(1)).last_time, 235u);
 }
 
-TEST_F(ReplayerTest, LateTwinsWidenTheSpanToo) {
+TEST_F(ReplayerTest, LateRawDuplicatesWidenTheSpanToo) {
   // Some recordings fire the raw_syscalls tracepoint after the syscalls:* one.
   auto ev = [&](TraceEvent::Kind kind, uint64_t t, bool flag, int64_t ret) {
     MmapSample(kind, t, ret, 0, flag);
   };
   ev(TraceEvent::Kind::kEnter, 100, false, 0);
-  ev(TraceEvent::Kind::kTwin, 103, false, 0);  // raw enter, late
+  ev(TraceEvent::Kind::kRawDuplicate, 103, false, 0);  // raw enter, late
   ev(TraceEvent::Kind::kExit, 130, false, 0x10000);
-  ev(TraceEvent::Kind::kTwin, 134, true, 0);   // raw exit, late
+  ev(TraceEvent::Kind::kRawDuplicate, 134, true, 0);   // raw exit, late
   Done();
   ASSERT_EQ(idx_.num_events(), 1u);
   EXPECT_EQ(idx_.event(EventId(0)).first_time, 100u);
@@ -408,7 +408,7 @@ TEST_F(ReplayerTest, AProcessEndsWithItsLastThreadNotItsMainThread) {
   task(TraceEvent::Kind::kTaskExit, 30, 1, 0);  // main thread: pthread_exit
   Call(40, 1, 2, Syscall::kMunmap, {0x10000, P}, 0);  // the worker goes on
   Call(50, 1, 2, Syscall::kMmap, {0, P, PROT_READ, kAnon, ~0ull, 0}, 0x20000);
-  EXPECT_EQ(idx_.process(Proc(1)).t_exit, kLive);
+  EXPECT_EQ(idx_.process(Proc(1)).t_exit, kEndOfTrace);
   task(TraceEvent::Kind::kTaskExit, 60, 2, 0);
   Done();
   EXPECT_EQ(idx_.ProcessesWithPid(1).size(), 1u);  // no phantom second process

@@ -8,8 +8,8 @@ bool SyscallPairer::Enter(const TraceEvent& e) {
   const bool was_waiting = waiting_;
   pending_.enter = e;
   pending_.path = StringId();
-  const uint64_t twin = e.kind == TraceEvent::Kind::kEnter ? e.call().twin_time : 0;
-  pending_.first_time = twin ? std::min(twin, e.time) : e.time;
+  const uint64_t raw_duplicate = e.kind == TraceEvent::Kind::kEnter ? e.call().raw_duplicate_time : 0;
+  pending_.first_time = raw_duplicate ? std::min(raw_duplicate, e.time) : e.time;
   waiting_ = true;
   return was_waiting;
 }

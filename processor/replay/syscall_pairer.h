@@ -21,7 +21,7 @@ class SyscallPairer {
   struct Pending {
     TraceEvent enter;
     StringId path;  // file name of an MMAP2 record seen during the call
-    uint64_t first_time = 0;  // earliest sample of the call (a raw twin enter, if any)
+    uint64_t first_time = 0;  // earliest sample of the call (a raw duplicate enter, if any)
   };
 
   // Returns true if an earlier enter was still waiting (its exit was lost);

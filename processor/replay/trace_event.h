@@ -28,33 +28,33 @@ namespace pageblame::replay {
 
 struct TraceEvent {
   enum class Kind : uint8_t {
-    kEnter,   // syscall enter: Call args, stack, twin_time
-    kExit,    // syscall exit: Call ret, twin_time
+    kEnter,   // syscall enter: Call args, stack, raw_duplicate_time
+    kExit,    // syscall exit: Call ret, raw_duplicate_time
     kComm,    // Comm; flag = exec
     kFork,    // pid/tid = child; Task parent
     kTaskExit,// pid/tid exited; Task
     kMmap,    // MMAP/MMAP2: Mmap
     kLost,    // Lost; flag = LOST_SAMPLES
-    kTwin,    // a raw_syscalls twin recorded after its call's own enter (flag=false) or exit (flag=true); no payload
+    kRawDuplicate,    // a raw_syscalls duplicate recorded after its call's own enter (flag=false) or exit (flag=true); no payload
     // A syscall's enter and its exit in one event: the loader makes one when
     // an exit's event would come right after its enter's (same thread, CPU
     // and batch; nearly every call). time, args and stack are the enter's;
     // exit_time and ret the exit's. It is still replayed as two events at
     // their own times (LaneSorter), but travels, is held and is sorted as
     // one: ~45 % fewer events in memory while a big round waits. Only for
-    // LaneSorter, and only without twin times (see trace_loader.cc).
+    // LaneSorter, and only without raw_duplicate times (see trace_loader.cc).
     kCall,
   };
 
-  struct Call {  // kEnter, kExit, kCall (kTwin uses the header only)
+  struct Call {  // kEnter, kExit, kCall (kRawDuplicate uses the header only)
     uint64_t args[6];  // kEnter, kCall
     int64_t ret;       // kExit, kCall
     union {
-      // kEnter/kExit: the time of the call's raw_syscalls twin (the raw
+      // kEnter/kExit: the time of the call's raw_syscalls duplicate (the raw
       // enter just before an enter, the raw exit just before an exit), 0
       // if none.
-      uint64_t twin_time;
-      uint64_t exit_time;  // kCall (which never has twin times)
+      uint64_t raw_duplicate_time;
+      uint64_t exit_time;  // kCall (which never has raw_duplicate times)
     };
     StackId stack;  // kEnter, kCall
   };
@@ -95,7 +95,7 @@ struct TraceEvent {
   }
 
   bool IsCallKind() const {
-    return kind == Kind::kEnter || kind == Kind::kExit || kind == Kind::kCall || kind == Kind::kTwin;
+    return kind == Kind::kEnter || kind == Kind::kExit || kind == Kind::kCall || kind == Kind::kRawDuplicate;
   }
   Call& call() { assert(IsCallKind()); return payload_.call; }
   const Call& call() const { assert(IsCallKind()); return payload_.call; }

@@ -27,11 +27,11 @@ struct LoadOptions {
   std::string path;  // "-" = stdin (pipe mode)
   symbols::SymbolizerOptions symbols;
   bool progress = false;  // print progress to stderr for long files
-  // Read the raw_syscalls twins of syscalls:* events to widen each call's
+  // Read the raw_syscalls duplicates of syscalls:* events to widen each call's
   // [first_time, last_time] to every sample perf recorded for it (the
   // dlfilter plugin needs this to keep all of a call's samples). Off, those
-  // twins are skipped unparsed: the replay and every answer are the same.
-  bool twin_times = false;
+  // raw_duplicates are skipped unparsed: the replay and every answer are the same.
+  bool raw_duplicate_times = false;
   // Time order by perf's round rule only (EventSorter), never by CPU lanes
   // (LaneSorter, which gives the same order sooner; see lane_sorter.h). For
   // tests and A/B runs; answers are the same either way.

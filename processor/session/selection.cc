@@ -21,7 +21,7 @@ namespace {
 std::optional<std::string> TeardownNote(const index::TraceIndex& idx, const std::vector<uint32_t>& procs) {
   for (uint32_t p : procs) {
     const index::Process& proc = idx.process(p);
-    if (proc.t_exit == index::kLive) continue;
+    if (proc.t_exit == index::kEndOfTrace) continue;
     // Only since its last exec: what it held before was another program's.
     const index::MappedTally::Point peak = proc.mapped.Peak();
     const uint64_t end = proc.mapped.now();

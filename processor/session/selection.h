@@ -35,7 +35,7 @@ struct SelectionRequest {
 // What it names in the trace.
 struct Selection {
   std::optional<uint32_t> pid;
-  uint64_t at = index::kLive;       // index::kLive: the end of the trace
+  uint64_t at = index::kEndOfTrace;       // index::kEndOfTrace: the end of the trace
   std::vector<uint32_t> processes;  // process entries, as ProcessesOf
   // Said once to the user with the answer, e.g. that a process exited
   // having unmapped its memory (and how to see it).

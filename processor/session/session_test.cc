@@ -79,7 +79,7 @@ TEST(TimeSpecTest, TimesOutsideTheTraceNameItsSpan) {
   EXPECT_EQ(*ResolveTime(*ParseTimeSpec("-0.5"), idx, peak), 102000000000u);
   EXPECT_EQ(*ResolveTime(*ParseTimeSpec("102.5"), idx, peak), 102500000999u);
   EXPECT_EQ(*ResolveTime(*ParseTimeSpec("peak"), idx, peak), 101u);
-  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("end"), idx, peak), index::kLive);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("end"), idx, peak), index::kEndOfTrace);
   for (const char* outside : {"5", "99999", "+3", "-3"}) {
     auto t = ResolveTime(*ParseTimeSpec(outside), idx, peak);
     ASSERT_FALSE(t.ok()) << outside;

@@ -76,7 +76,7 @@ absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceInd
   uint64_t at = 0;
   switch (spec.kind) {
     case TimeSpec::Kind::kEnd:
-      return index::kLive;
+      return index::kEndOfTrace;
     case TimeSpec::Kind::kPeak:
       return peak();
     case TimeSpec::Kind::kAbsolute:

@@ -33,7 +33,7 @@ struct TimeSpec {
 
 // Syntax only; errors are usage errors (base/usage_error.h).
 absl::StatusOr<TimeSpec> ParseTimeSpec(const std::string& text, const std::string& flag = "--at");
-// The instant in the trace's clock (index::kLive for kEnd). `peak` answers
+// The instant in the trace's clock (index::kEndOfTrace for kEnd). `peak` answers
 // kPeak; it is only called for that kind.
 absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceIndex& idx,
                                      const std::function<uint64_t()>& peak);

@@ -24,7 +24,7 @@ inline void LoadAndCheck(const std::string& path) {
   if (!trace.ok() || *trace == nullptr) return;
   const index::TraceIndex& idx = (*trace)->index();
   for (uint32_t p = 0; p < idx.num_processes(); ++p) {
-    for (VersionId v : idx.RegionsAt(p, index::kLive)) {
+    for (VersionId v : idx.RegionsAt(p, index::kEndOfTrace)) {
       const index::Version& r = idx.version(v);
       if (r.start >= r.end || r.start % 4096 != 0 || r.end % 4096 != 0) {
         std::fprintf(stderr, "impossible region [0x%llx, 0x%llx)\n", (unsigned long long)r.start,
