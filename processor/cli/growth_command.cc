@@ -70,7 +70,7 @@ int Usage(const std::string& what) { return CommandUsage(GrowthSpec(), what); }
 struct GrowthRequest {
   std::string format;
   report::CreditBy by = report::CreditBy::kCommit;
-  TraceSelection selection;  // the pid (its time is unused)
+  SelectionRequest selection;  // the pid (its time is unused)
   std::optional<session::TimeSpec> from, to;
   report::TextOptions text;
   std::vector<report::RegionKind> kinds;
@@ -120,7 +120,7 @@ absl::StatusOr<report::GrowthOptions> ResolveRange(const GrowthRequest& r, const
   const index::TraceIndex& idx = trace.index();
   // Checks the pid (a usage error naming the trace's pids); the times are
   // resolved below, each with its own flag's name.
-  TraceSelection pid_only = r.selection;
+  SelectionRequest pid_only = r.selection;
   pid_only.at = session::TimeSpec{session::TimeSpec::Kind::kFromStart, 0, "+0"};
   const session::PeakOf peak =
       r.by == report::CreditBy::kCommit ? session::PeakOf::kCommitted : session::PeakOf::kMapped;

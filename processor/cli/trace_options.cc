@@ -47,8 +47,8 @@ void PrintUnwindStats(const unwind::UnwindStats& u) {
 
 }  // namespace
 
-absl::StatusOr<TraceSelection> ParseSelection(const Args& args) {
-  TraceSelection sel;
+absl::StatusOr<SelectionRequest> ParseSelection(const Args& args) {
+  SelectionRequest sel;
   if (auto pid = args.Value("--pid")) {
     uint32_t v;
     if (!absl::SimpleAtoi(*pid, &v)) {
@@ -88,7 +88,7 @@ absl::StatusOr<std::vector<report::RegionKind>> ParseKindFilter(const Args& args
   return kinds;
 }
 
-absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::LoadedTrace& trace,
+absl::StatusOr<Selection> Resolve(const SelectionRequest& sel, const replay::LoadedTrace& trace,
                                   bool by_commit) {
   ASSIGN_OR_RETURN(Selection out, session::Resolve(sel, trace, by_commit ? session::PeakOf::kCommitted
                                                                          : session::PeakOf::kMapped));

@@ -2,7 +2,7 @@
 // --buildid-dir, --perf-map-dir, -f, -v, --json), turned into a loaded trace
 // and a resolved selection.
 //
-//   ASSIGN_OR_RETURN(TraceSelection sel, ParseSelection(args));        // before loading
+//   ASSIGN_OR_RETURN(SelectionRequest sel, ParseSelection(args));        // before loading
 //   ASSIGN_OR_RETURN(const LoadedTrace* t, LoadFromArgs(args));
 //   ASSIGN_OR_RETURN(Selection s, Resolve(sel, *t, /*by_commit=*/false));  // pid known, time in the trace
 #ifndef PAGEBLAME_CLI_TRACE_OPTIONS_H_
@@ -63,10 +63,10 @@ inline const std::string kTraceOptionsHelp =
 
 // --pid and --at, before the trace is read (session/selection.h says what
 // they name in it).
-using TraceSelection = session::SelectionRequest;
-using Selection = session::Selection;
+using session::SelectionRequest;
+using session::Selection;
 
-absl::StatusOr<TraceSelection> ParseSelection(const Args& args);
+absl::StatusOr<SelectionRequest> ParseSelection(const Args& args);
 
 // --frames app|all and --hide REGEX, for the commands that say stacks in one
 // line (maps, attribute, growth, report): analysis/app_frames.h.
@@ -88,7 +88,7 @@ absl::StatusOr<std::vector<report::RegionKind>> ParseKindFilter(const Args& args
 // session::Resolve, with its notes said on stderr. Usage errors for a pid
 // not in the trace (naming its pids) or a time outside it (naming its span).
 // `by_commit`: --at peak means the most bytes committed rather than mapped.
-absl::StatusOr<Selection> Resolve(const TraceSelection& sel, const replay::LoadedTrace& trace,
+absl::StatusOr<Selection> Resolve(const SelectionRequest& sel, const replay::LoadedTrace& trace,
                                   bool by_commit);
 // Loads the trace named by -i (default ./perf.data, as perf does); with -v,
 // prints the data-quality stats to stderr. The trace is kept until the process
