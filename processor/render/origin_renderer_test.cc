@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "processor/replay/call_events_for_test.h"
 #include "processor/replay/replayer.h"
+#include "processor/symbols/symbolizer_for_test.h"
 
 namespace pageblame::report {
 namespace {
@@ -59,7 +60,7 @@ class OriginRendererTest : public ::testing::Test {
   }
 
   index::TraceIndex idx_;
-  symbols::Symbolizer sym_;
+  symbols::SymbolizerWithMaps sym_;
   replay::Replayer replayer_;
 };
 
@@ -68,13 +69,13 @@ TEST_F(OriginRendererTest, DirectOriginTextIsWhatOriginJsonPrints) {
   const StackId stack = idx_.stacks().Intern(ips);
   // pid 1 has the library mapped (a file, so frames name it); pid 2 does not:
   // the same stack has different frames in the two.
-  sym_.AddMapping(1, 1, kLib, 0x10000, 0, "/nonexistent/libfoo.so", "");
+  sym_.maps().AddMapping(1, 1, kLib, 0x10000, 0, "/nonexistent/libfoo.so", "");
   const EventId a = Mmap(10, 1, 0x10000000, stack);
   const EventId b = Mmap(20, 2, 0x20000000, stack);
   const EventId a2 = Mmap(30, 1, 0x30000000, stack);
   // Later in pid 1, another library takes libfoo's place: same stack, same
   // process, other frames.
-  sym_.AddMapping(1, 40, kLib, 0x10000, 0, "/nonexistent/libbar.so", "");
+  sym_.maps().AddMapping(1, 40, kLib, 0x10000, 0, "/nonexistent/libbar.so", "");
   const EventId a3 = Mmap(50, 1, 0x40000000, stack);
   OriginRenderer r(idx_, sym_);
   for (EventId id : {a, b, a2, b, a, a3, a2, a3, EventId::Invalid()}) {
@@ -104,8 +105,8 @@ TEST_F(OriginRendererTest, DirectTextEscapesNamesAsTheDomDoes) {
   }
   symbols::SymbolizerOptions o;
   o.trace_path = absl::StrCat(dir, "/perf.data");
-  symbols::Symbolizer sym(o);
-  sym.AddMapping(4000001, 1, kLib, 0x10000, 0, "/lib/we\"ird\x01\xfe.so", "");
+  symbols::SymbolizerWithMaps sym(o);
+  sym.maps().AddMapping(4000001, 1, kLib, 0x10000, 0, "/lib/we\"ird\x01\xfe.so", "");
   const uint64_t ips[] = {0x1010, 0x2020, 0x3030, kLib + 0x10, 0x9999};
   const StackId stack = idx_.stacks().Intern(ips);
   Comm(4000001, "t\"ab\tbad\xff");

@@ -75,11 +75,13 @@ absl::Status LoadPass::Open() {
 
   idx_ = std::make_unique<index::TraceIndex>();
   for (const perf::EventAttr& a : info.attrs) idx_->mutable_stats().data_mappings |= a.mmap_data;
-  sym_ = std::make_unique<symbols::Symbolizer>(options_.symbols);
-  for (const perf::BuildIdEntry& b : info.build_ids) sym_->AddBuildId(b.filename, b.build_id);
+  mappings_ = std::make_shared<symbols::MappingHistory>();
+  for (const perf::BuildIdEntry& b : info.build_ids) mappings_->AddBuildId(b.filename, b.build_id);
+  sym_ = std::make_unique<symbols::Symbolizer>(options_.symbols, mappings_);
   if (HasStackCopies(info)) {
     unwind::Unwinder::Options uo;
     uo.locator = symbols::Symbolizer::LocatorOptions(options_.symbols);
+    uo.mappings = mappings_.get();
     // perf writes its uname's machine; traces without the feature are taken
     // as this machine's (x86_64: the only one we unwind).
     uo.x86_64 = info.arch.empty() || info.arch == "x86_64";
@@ -90,9 +92,6 @@ absl::Status LoadPass::Open() {
       sym->PrefetchInline(path, build_id);
     };
     unwinder_ = std::make_unique<unwind::Unwinder>(std::move(uo));
-    for (const perf::BuildIdEntry& b : info.build_ids) {
-      unwinder_->modules().AddBuildId(b.filename, b.build_id);
-    }
   }
 
   stacks_ = std::make_unique<StackInterner>(
@@ -148,7 +147,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass::Run() {
   // printing will likely want, one DSO at a time, most frames first.
   std::vector<symbols::PreloadPlan::Dso> dsos;
   if (options_.preload_symbols && !worker_->diverged()) {
-    dsos = preload_.Needed(idx_->stacks().all_ips());
+    dsos = symbols::PreloadPlan::Of(*mappings_).Needed(idx_->stacks().all_ips());
   }
   size_t next_dso = 0;
   const uint64_t out_of_order = worker_->Finish([&] {
@@ -312,7 +311,7 @@ void LoadPass::OnComm(const perf::RawRecord& rec) {
   e.flag = c.exec;
   e.comm().comm = idx_->strings().Intern(c.comm);
   worker_->Push(e);
-  if (unwinder_ != nullptr && c.exec) unwinder_->modules().OnExec(c.pid, e.time);
+  if (c.exec) mappings_->OnExec(c.pid, e.time);
 }
 
 void LoadPass::OnTask(const perf::RawRecord& rec) {
@@ -331,8 +330,8 @@ void LoadPass::OnTask(const perf::RawRecord& rec) {
   e.task().ppid = t.ppid;
   e.task().ptid = t.ptid;
   worker_->Push(e);
-  if (unwinder_ != nullptr && rec.type == perf::kRecordFork) {
-    unwinder_->modules().OnFork(t.pid, t.ppid, e.time);  // a new thread changes nothing
+  if (rec.type == perf::kRecordFork) {
+    mappings_->OnFork(t.pid, t.ppid, e.time);  // a new thread changes nothing
   }
 }
 
@@ -359,18 +358,9 @@ void LoadPass::OnMmap(const perf::RawRecord& rec) {
   em.filename = idx_->strings().Intern(m.filename);
   if (!m.build_id.empty()) em.build_id = idx_->strings().Intern(m.build_id);
   worker_->Push(e);
-  // MMAP (v1) records are of executable mappings only. Only code holds
-  // pcs: data mappings (perf record -d) are not the unwinder's business.
+  // MMAP (v1) records are of executable mappings only.
   const bool exec = !m.has_prot || (m.prot & PROT_EXEC) != 0;
-  if (!exec) return;
-  if (unwinder_ != nullptr) {
-    unwinder_->modules().AddMapping(m.pid, e.time, m.start, m.len, m.pgoff, m.filename,
-                                    m.build_id);
-  }
-  // JIT code (anonymous, memfd) has no table to load.
-  if (symbols::Symbolizer::MayHaveElf(m.filename)) {
-    preload_.AddMapping(m.start, m.len, m.filename, m.build_id);
-  }
+  mappings_->AddMapping(m.pid, e.time, m.start, m.len, m.pgoff, m.filename, m.build_id, exec);
 }
 
 void LoadPass::OnLost(const perf::RawRecord& rec) {

@@ -75,6 +75,10 @@ class LoadPass {
   std::unique_ptr<decode::TracingData> tracing_data_;
   std::optional<decode::SyscallDecoder> decoder_;
   std::unique_ptr<index::TraceIndex> idx_;
+  // The trace's one mapping history, filled here in file order; read by
+  // the unwinder (on this thread), the preload plan and, after the pass,
+  // the symbolizer.
+  std::shared_ptr<symbols::MappingHistory> mappings_;
   std::unique_ptr<symbols::Symbolizer> sym_;
   std::unique_ptr<ReplayWorker> worker_;
   // For traces whose enters carry user stack copies (--call-graph dwarf).
@@ -117,7 +121,6 @@ class LoadPass {
     bool had_raw_duplicate;
   };
   absl::flat_hash_map<uint32_t, Own> last_own_;  // tid -> its last syscalls:* sample
-  symbols::PreloadPlan preload_;  // executable file mappings read
 };
 
 }  // namespace pageblame::replay

@@ -105,7 +105,6 @@ void Replayer::OnComm(const TraceEvent& e) {
   procs_.Proc(p) = ProcessTable::ProcState();
   procs_.Proc(p).threads = {e.pid};
   procs_.MembershipChanged();
-  if (symbolizer_) symbolizer_->OnExec(e.pid, e.time);
 }
 
 void Replayer::OnFork(const TraceEvent& e) {
@@ -135,7 +134,6 @@ void Replayer::OnFork(const TraceEvent& e) {
   if (parent) child.comm = idx_->process(*parent).comm;
   const uint32_t c = procs_.AddChild(child, parent, e.tid);
   if (parent) AddressSpace(idx_, c).CopyFrom(*parent, e.time);
-  if (symbolizer_) symbolizer_->OnFork(e.pid, ppid, e.time);
 }
 
 void Replayer::OnMmapRecord(const TraceEvent& e) {
@@ -145,10 +143,6 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
     return;
   }
   std::string_view name = idx_->strings().Get(m.filename);
-  if (symbolizer_) {
-    symbolizer_->AddMapping(e.pid, e.time, m.start, m.len, m.pgoff, name,
-                            idx_->strings().Get(m.build_id));
-  }
   if (m.len == 0) return;
   // Inside a memory call of this thread: the record is that call's own
   // mapping (mmap/mremap, or brk's heap with `perf record -d`); it only tells

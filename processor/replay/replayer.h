@@ -1,7 +1,9 @@
 // Applies time-ordered TraceEvents to the index: the process table (fork,
 // exec, exit, threads sharing their process's space), per-thread syscall
-// pairing, and the replay rules of the memory syscalls (call_rules.h). Also
-// feeds the symbolizer the mappings it needs, in time order.
+// pairing, and the replay rules of the memory syscalls (call_rules.h). The
+// symbolizer only lends it executables' segment tables (an image's data and
+// bss segments, which perf reports no record of); the mapping history it
+// reads when printing is the loader's (symbols/mapping_history.h).
 //
 //   Replayer r(&index, &symbolizer);
 //   sorter delivers: r.Apply(event);  // a kCall twice: r.Apply(call, /*exit_part=*/false), then true

@@ -82,10 +82,16 @@ struct DwarfSample {
 
 class StackInternerTest : public ::testing::Test {
  protected:
-  StackInternerTest() : unwinder_(unwind::Unwinder::Options()) {}
-  void MapCode(uint32_t pid) { unwinder_.modules().AddMapping(pid, 50, kCode, 0x10000, 0, "[jit]", ""); }
+  StackInternerTest() : unwinder_(OptionsWith(&maps_)) {}
+  static unwind::Unwinder::Options OptionsWith(const symbols::MappingHistory* maps) {
+    unwind::Unwinder::Options o;
+    o.mappings = maps;
+    return o;
+  }
+  void MapCode(uint32_t pid) { maps_.AddMapping(pid, 50, kCode, 0x10000, 0, "[jit]", ""); }
 
   index::StackTable table_;
+  symbols::MappingHistory maps_;  // before unwinder_: it outlives it
   unwind::Unwinder unwinder_;
 };
 

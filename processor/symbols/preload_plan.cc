@@ -3,7 +3,19 @@
 #include <algorithm>
 #include <numeric>
 
+#include "processor/symbols/symbolizer.h"
+
 namespace pageblame::symbols {
+
+PreloadPlan PreloadPlan::Of(const MappingHistory& history) {
+  PreloadPlan plan;
+  for (const MappingHistory::Mapping& m : history.mappings()) {
+    if (m.executable && Symbolizer::MayHaveElf(m.path)) {
+      plan.AddMapping(m.start, m.end - m.start, m.path, m.build_id);
+    }
+  }
+  return plan;
+}
 
 void PreloadPlan::AddMapping(uint64_t start, uint64_t len, std::string_view path,
                              std::string_view build_id) {

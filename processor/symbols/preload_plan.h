@@ -1,11 +1,10 @@
 // Which symbol tables printing will likely need, guessed before replay ends:
 // the DSOs whose executable file mappings hold frames of the trace's stacks,
-// the most frames first. The loader's thread fills it from the MMAP/MMAP2
-// records it reads and, once the file is read, asks it what to give
+// the most frames first. The loader's thread makes it from the trace's
+// mapping history once the file is read, and gives what it names to
 // Symbolizer::Preload while the replay thread finishes.
 //
-//   PreloadPlan plan;
-//   plan.AddMapping(0x7f0000000000, 0x1000, "/usr/lib/libc.so.6", build_id);
+//   PreloadPlan plan = PreloadPlan::Of(history);
 //   for (const PreloadPlan::Dso& d : plan.Needed(stacks.all_ips())) sym.Preload(d.path, d.build_id);
 //
 // A guess, never an answer: mappings of every process are taken together and
@@ -25,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/types/span.h"
+#include "processor/symbols/mapping_history.h"
 
 namespace pageblame::symbols {
 
@@ -35,6 +35,9 @@ class PreloadPlan {
     std::string build_id;
     size_t frames = 0;  // ips of `Needed`'s list in its mappings
   };
+  // The executable mappings of `history` whose files may have an ELF
+  // behind them (JIT code, anonymous or memfd, has no table to load).
+  static PreloadPlan Of(const MappingHistory& history);
   // An executable mapping of a file, [start, start + len).
   void AddMapping(uint64_t start, uint64_t len, std::string_view path, std::string_view build_id);
   // The DSOs with at least one of `ips` in one of their mappings, the most

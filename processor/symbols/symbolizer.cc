@@ -20,7 +20,7 @@
 #include "processor/symbols/inline_resolver.h"
 #include "processor/symbols/jit_dump.h"
 #include "processor/symbols/perf_map.h"
-#include "processor/symbols/process_maps.h"
+#include "processor/symbols/mapping_history.h"
 
 namespace pageblame::symbols {
 namespace {
@@ -73,30 +73,25 @@ class Symbolizer::Impl {
     return dsos_[id];
   }
 
-  explicit Impl(SymbolizerOptions options)
-      : options_(std::move(options)), locator_(Symbolizer::LocatorOptions(options_)) {}
+  Impl(SymbolizerOptions options, std::shared_ptr<const MappingHistory> maps)
+      : options_(std::move(options)),
+        locator_(Symbolizer::LocatorOptions(options_)),
+        maps_(std::move(maps)) {}
 
-  ProcessMaps& maps() { return maps_; }
+  const MappingHistory& maps() const { return *maps_; }
   const SymbolizerStats& stats() const { return stats_; }
 
   std::optional<Symbolizer::Mapping> MappingOf(uint32_t pid, uint64_t time, uint64_t ip) {
-    const ProcessMaps::Mapping* m = maps_.Find(pid, time, ip);
+    const MappingHistory::Mapping* m = maps_->Find(pid, time, ip);
     if (m == nullptr) return std::nullopt;
     return Symbolizer::Mapping{m->start, m->end, m->pgoff, std::string(m->path),
                                std::string(BuildIdOf(m->path, m->build_id))};
   }
 
-  void AddBuildId(std::string_view filename, std::string_view build_id) {
-    header_build_ids_[std::string(filename)] = std::string(build_id);
-  }
-
   // `build_id`, or if it is empty the HEADER_BUILD_ID feature's for `path`
-  // (empty if none). Safe from any thread once replay has started:
-  // header_build_ids_ is filled before.
+  // (empty if none). Safe from any thread (MappingHistory::BuildIdOf).
   std::string_view BuildIdOf(std::string_view path, std::string_view build_id) const {
-    if (!build_id.empty()) return build_id;
-    auto it = header_build_ids_.find(ToAbsl(path));
-    return it != header_build_ids_.end() ? std::string_view(it->second) : std::string_view();
+    return maps_->BuildIdOf(path, build_id);
   }
 
   void Preload(std::string_view path, std::string_view build_id) {
@@ -125,7 +120,7 @@ class Symbolizer::Impl {
   void SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
                         std::vector<Frame>* out) {
     Frame frame = Symbolize(pid, time, ip);
-    const ProcessMaps::Mapping* mapping = maps_.Find(pid, time, ip);
+    const MappingHistory::Mapping* mapping = maps_->Find(pid, time, ip);
     if (options_.inline_frames && frame.symbol && mapping != nullptr &&
         Symbolizer::MayHaveElf(mapping->path)) {
       const DsoId dso = DsoFor(*mapping);
@@ -151,7 +146,7 @@ class Symbolizer::Impl {
     ++stats_.lookups;
     Frame frame;
     frame.ip = ip;
-    const ProcessMaps::Mapping* mapping = maps_.Find(pid, time, ip);
+    const MappingHistory::Mapping* mapping = maps_->Find(pid, time, ip);
     if (mapping != nullptr && !IsAnonymous(ToAbsl(mapping->path))) {
       if (IsMemfd(ToAbsl(mapping->path)) && SymbolizeJit(pid, ip, &frame)) return frame;
       frame.dso = std::string(mapping->path);
@@ -176,7 +171,7 @@ class Symbolizer::Impl {
   };
 
   // Returns the mapping's DSO.
-  DsoId SymbolizeInFile(const ProcessMaps::Mapping& mapping, uint64_t ip, Frame* frame) {
+  DsoId SymbolizeInFile(const MappingHistory::Mapping& mapping, uint64_t ip, Frame* frame) {
     const DsoId dso = DsoFor(mapping);
     const uint64_t file_offset = mapping.FileOffset(ip);
     auto [it, inserted] = cache_.try_emplace(std::make_pair(dso, file_offset));
@@ -248,7 +243,7 @@ class Symbolizer::Impl {
 
   // The DSO of a mapping: its path and build id (the MMAP2 record's, else the
   // HEADER_BUILD_ID feature's), located and loaded on first use.
-  DsoId DsoFor(const ProcessMaps::Mapping& mapping) {
+  DsoId DsoFor(const MappingHistory::Mapping& mapping) {
     auto [known, inserted] = dso_by_mapping_.try_emplace(&mapping, 0);
     if (!inserted) return known->second;
     known->second = DsoFor(mapping.path, BuildIdOf(mapping.path, mapping.build_id));
@@ -391,11 +386,10 @@ class Symbolizer::Impl {
 
   SymbolizerOptions options_;
   DsoLocator locator_;
-  ProcessMaps maps_;
-  absl::flat_hash_map<std::string, std::string> header_build_ids_;
+  std::shared_ptr<const MappingHistory> maps_;  // never null
   absl::flat_hash_map<std::pair<std::string, std::string>, DsoId> dso_ids_;
-  // Mapping pointers are stable (ProcessMaps); saves building the key per frame.
-  absl::flat_hash_map<const ProcessMaps::Mapping*, DsoId> dso_by_mapping_;
+  // Mapping pointers are stable (MappingHistory); saves building the key per frame.
+  absl::flat_hash_map<const MappingHistory::Mapping*, DsoId> dso_by_mapping_;
   std::vector<const ElfSymbolTable*> dsos_;  // by DsoId; nullptr: no usable file
   std::vector<DsoLocation> locations_;        // by DsoId
   absl::flat_hash_map<DsoId, std::unique_ptr<InlineResolver>> inline_resolvers_;  // null: no DWARF
@@ -419,26 +413,11 @@ class Symbolizer::Impl {
   InlinePrefetcher prefetcher_{options_.demangle_params};
 };
 
-Symbolizer::Symbolizer(SymbolizerOptions options)
-    : impl_(std::make_unique<Impl>(std::move(options))) {}
+Symbolizer::Symbolizer(SymbolizerOptions options, std::shared_ptr<const MappingHistory> maps)
+    : impl_(std::make_unique<Impl>(std::move(options),
+                                   maps ? std::move(maps) : std::make_shared<MappingHistory>())) {}
 
 Symbolizer::~Symbolizer() = default;
-
-void Symbolizer::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
-                            uint64_t pgoff, std::string_view filename,
-                            std::string_view build_id) {
-  impl_->maps().AddMapping(pid, time, start, len, pgoff, filename, build_id);
-}
-
-void Symbolizer::AddBuildId(std::string_view filename, std::string_view build_id) {
-  impl_->AddBuildId(filename, build_id);
-}
-
-void Symbolizer::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
-  impl_->maps().OnFork(child, parent, time);
-}
-
-void Symbolizer::OnExec(uint32_t pid, uint64_t time) { impl_->maps().OnExec(pid, time); }
 
 void Symbolizer::SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
                                   std::vector<Frame>* out) {
@@ -451,7 +430,7 @@ Frame Symbolizer::Symbolize(uint32_t pid, uint64_t time, uint64_t ip) {
 
 const void* Symbolizer::FrameKey(uint32_t pid, uint64_t time, uint64_t ip) {
   // Symbolize's answer is a function of pid (its perf map), ip and this
-  // mapping (its file, offset and build id); ProcessMaps keeps mappings at
+  // mapping (its file, offset and build id); MappingHistory keeps mappings at
   // fixed addresses for its whole life.
   return impl_->maps().Find(pid, time, ip);
 }

@@ -1,11 +1,8 @@
 // Lazy symbolization of user-space ips, done only for stacks that are printed.
 //
-//   Symbolizer sym(options);
-//   // during replay, for every MMAP/MMAP2 record, fork and exec:
-//   sym.AddMapping(pid, time, start, len, pgoff, "/usr/lib/x86_64-linux-gnu/libc.so.6", build_id);
-//   sym.OnFork(child_pid, parent_pid, time);
-//   sym.OnExec(pid, time);
-//   // when printing:
+//   auto maps = std::make_shared<MappingHistory>();   // the loader fills it
+//   Symbolizer sym(options, maps);
+//   // when printing (the history complete):
 //   Frame f = sym.Symbolize(pid, time, 0x7f3bad5a09b3);  // {ip, "__mmap", "/usr/lib/.../libc.so.6"}
 //
 // Where the ELF comes from (perf's order): --symfs DIR + path if --symfs is
@@ -17,7 +14,7 @@
 // does), demangled as perf 6.1 prints them: "ns::Class::method", without the
 // parameter list (set demangle_params for full signatures). The mapping in
 // effect is the one of `pid` at `time`, following fork and exec (see
-// process_maps.h). JIT frames (ips in no file mapping) come from perf-PID.map, looked for next to the trace file,
+// mapping_history.h). JIT frames (ips in no file mapping) come from perf-PID.map, looked for next to the trace file,
 // then in /tmp, then in --perf-map-dir, else from jit-PID.dump in the same
 // places (jit_dump.h), which also names ReadyToRun code in the mapping of a
 // .NET assembly (a PE file, which has no ELF symbols); one in a directory anyone can write
@@ -44,6 +41,7 @@
 #include <vector>
 
 #include "processor/symbols/dso_locator.h"
+#include "processor/symbols/mapping_history.h"
 
 namespace pageblame::symbols {
 
@@ -105,21 +103,13 @@ struct SymbolizerStats {
 
 class Symbolizer {
  public:
-  explicit Symbolizer(SymbolizerOptions options);
+  // `maps`: the trace's mapping history, filled by its owner (the loader);
+  // null: an empty one. The symbolizer only reads it, and only from
+  // Symbolize/MappingOf/FrameKey (printing, once it is complete).
+  Symbolizer(SymbolizerOptions options, std::shared_ptr<const MappingHistory> maps);
   ~Symbolizer();
   Symbolizer(const Symbolizer&) = delete;
   Symbolizer& operator=(const Symbolizer&) = delete;
-
-  // A file mapping of `pid` seen at `time` (MMAP/MMAP2 record, in time order).
-  void AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
-                  std::string_view filename, std::string_view build_id);
-  // A build id from the HEADER_BUILD_ID feature for a DSO path (used when the
-  // MMAP2 record has none). Call before the first Symbolize().
-  void AddBuildId(std::string_view filename, std::string_view build_id);
-  // `child` starts with `parent`'s mappings as they were at `time`.
-  void OnFork(uint32_t child, uint32_t parent, uint64_t time);
-  // `pid` exec'd at `time`: mappings from before no longer apply.
-  void OnExec(uint32_t pid, uint64_t time);
 
   // Loads ahead the symbol table that a later Symbolize() of an ip in a
   // mapping of `path` (with `build_id`, else the header's) would load, so

@@ -16,6 +16,7 @@
 #include "processor/symbols/dso_locator.h"
 #include "processor/symbols/elf_handle.h"
 #include "processor/symbols/test_util.h"
+#include "processor/symbols/symbolizer_for_test.h"
 
 namespace pageblame::symbols {
 namespace {
@@ -36,10 +37,10 @@ uint64_t Addr(const char* name) {
 
 // Feeds every file mapping of this test process to `sym` as pid `pid`, the
 // way MMAP2 records would describe them.
-void AddSelfMappings(Symbolizer* sym, uint32_t pid, uint64_t time = 0) {
+void AddSelfMappings(SymbolizerWithMaps* sym, uint32_t pid, uint64_t time = 0) {
   for (const SelfMapping& m : testing::ReadSelfMaps()) {
     if (m.path.empty()) continue;
-    sym->AddMapping(pid, time, m.start, m.end - m.start, m.pgoff, m.path, "");
+    sym->maps().AddMapping(pid, time, m.start, m.end - m.start, m.pgoff, m.path, "");
   }
 }
 
@@ -51,7 +52,7 @@ SymbolizerOptions IsolatedOptions(const TempDir& dir) {
 
 TEST(SymbolizerTest, LibcFunctionsAreNamed) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir));
   AddSelfMappings(&sym, kPid);
   for (const char* name : kLibcFunctions) {
     SCOPED_TRACE(name);
@@ -77,7 +78,7 @@ TEST(SymbolizerTest, LibcFunctionsAreNamed) {
 
 TEST(SymbolizerTest, CppSymbolOfTheTestBinaryIsDemangled) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir));
   AddSelfMappings(&sym, kPid);
   uint64_t addr = reinterpret_cast<uint64_t>(&testing::MarkerFunction);
   Frame f = sym.Symbolize(kPid, 10, addr + 1);
@@ -94,7 +95,7 @@ TEST(SymbolizerTest, FullSignaturesWhenAsked) {
   TempDir dir;
   SymbolizerOptions options = IsolatedOptions(dir);
   options.demangle_params = true;
-  Symbolizer sym(options);
+  SymbolizerWithMaps sym(options);
   AddSelfMappings(&sym, kPid);
   Frame f = sym.Symbolize(kPid, 10, reinterpret_cast<uint64_t>(&testing::MarkerFunction));
   EXPECT_EQ(f.symbol, "pageblame::symbols::testing::MarkerFunction(int)");
@@ -103,7 +104,7 @@ TEST(SymbolizerTest, FullSignaturesWhenAsked) {
 
 TEST(SymbolizerTest, RepeatedLookupsAreCached) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir));
   AddSelfMappings(&sym, kPid);
   uint64_t addr = Addr("getpid");
   Frame a = sym.Symbolize(kPid, 10, addr + 2);
@@ -126,7 +127,7 @@ TEST(SymbolizerTest, APreloadedTableAnswersAsIfLoadedOnFirstUse) {
   TempDir dir;
   const std::string libc = MappingOf(Addr("getpid")).path;
   ASSERT_FALSE(libc.empty());
-  Symbolizer lazy(IsolatedOptions(dir)), ahead(IsolatedOptions(dir));
+  SymbolizerWithMaps lazy(IsolatedOptions(dir)), ahead(IsolatedOptions(dir));
   AddSelfMappings(&lazy, kPid);
   AddSelfMappings(&ahead, kPid);
   ahead.Preload(libc, "");
@@ -153,13 +154,13 @@ TEST(SymbolizerTest, APreloadedTableAnswersAsIfLoadedOnFirstUse) {
 
 TEST(SymbolizerTest, NamesWithoutAnElfAreNotPreloaded) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir));
   // /dev/zero exists: a lookup in it would read a device, not an ELF.
   for (const char* name : {"//anon", "/dev/zero (deleted)", "[heap]", "/memfd:jit (deleted)",
                            "[vdso]", "/no/such/file", "relative/path"}) {
     sym.Preload(name, "");
   }
-  sym.AddMapping(kPid, 0, 0x10000, 0x1000, 0, "/dev/zero (deleted)", "");
+  sym.maps().AddMapping(kPid, 0, 0x10000, 0x1000, 0, "/dev/zero (deleted)", "");
   sym.Symbolize(kPid, 1, 0x10010);
   SymbolizerStats stats = sym.stats();
   EXPECT_EQ(stats.tables_preloaded, 0u);
@@ -175,7 +176,7 @@ TEST(SymbolizerTest, NamesWithoutAnElfAreNotPreloaded) {
 
 TEST(SymbolizerTest, PreloadFromAnotherThreadWhileThisOneSymbolizes) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir)), lazy(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir)), lazy(IsolatedOptions(dir));
   AddSelfMappings(&sym, kPid);
   AddSelfMappings(&lazy, kPid);
   std::vector<std::string> paths;
@@ -203,11 +204,11 @@ TEST(SymbolizerTest, PreloadFromAnotherThreadWhileThisOneSymbolizes) {
 
 TEST(SymbolizerTest, IpOutsideAnyFunctionIsUnresolvedButKeepsTheDso) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir));
   std::optional<SelfMapping> m = testing::SelfMappingFor(Addr("getpid"));
   ASSERT_TRUE(m.has_value());
   // The same file mapped from offset 0: the ELF header, no function there.
-  sym.AddMapping(kPid, 0, 0x100000, 0x1000, 0, m->path, "");
+  sym.maps().AddMapping(kPid, 0, 0x100000, 0x1000, 0, m->path, "");
   Frame f = sym.Symbolize(kPid, 10, 0x100010);
   EXPECT_EQ(f.dso, m->path);
   EXPECT_FALSE(f.symbol.has_value());
@@ -218,8 +219,8 @@ TEST(SymbolizerTest, IpInNoMappingIsEmpty) {
   TempDir dir;
   SymbolizerOptions options = IsolatedOptions(dir);
   options.trace_path = dir.path() + "/perf.data";
-  Symbolizer sym(options);
-  sym.AddMapping(kPid, 0, 0x100000, 0x1000, 0, "/usr/lib/whatever.so", "");
+  SymbolizerWithMaps sym(options);
+  sym.maps().AddMapping(kPid, 0, 0x100000, 0x1000, 0, "/usr/lib/whatever.so", "");
   Frame f = sym.Symbolize(kPid, 10, 0x5000);
   EXPECT_EQ(f.ip, 0x5000u);
   EXPECT_FALSE(f.symbol.has_value());
@@ -232,9 +233,9 @@ TEST(SymbolizerTest, IpInNoMappingIsEmpty) {
 
 TEST(SymbolizerTest, MissingDsoKeepsItsNameAndIsLookedForOnce) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir));
   const std::string path = dir.path() + "/gone/libfoo.so";
-  sym.AddMapping(kPid, 0, 0x100000, 0x2000, 0, path, "");
+  sym.maps().AddMapping(kPid, 0, 0x100000, 0x2000, 0, path, "");
   Frame f = sym.Symbolize(kPid, 10, 0x100123);
   EXPECT_EQ(f.dso, path);
   EXPECT_FALSE(f.symbol.has_value());
@@ -249,10 +250,10 @@ TEST(SymbolizerTest, MissingDsoKeepsItsNameAndIsLookedForOnce) {
 
 TEST(SymbolizerTest, WrongBuildIdIsNotUsed) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir));
   std::optional<SelfMapping> m = testing::SelfMappingFor(Addr("getpid"));
   ASSERT_TRUE(m.has_value());
-  sym.AddMapping(kPid, 0, m->start, m->end - m->start, m->pgoff, m->path,
+  sym.maps().AddMapping(kPid, 0, m->start, m->end - m->start, m->pgoff, m->path,
                  std::string(20, '\x01'));
   Frame f = sym.Symbolize(kPid, 10, Addr("getpid"));
   EXPECT_EQ(f.dso, m->path);
@@ -279,16 +280,16 @@ TEST(SymbolizerTest, BuildIdCacheServesAFileThatMovedAway) {
                                     "/elf");
   const std::string recorded = "/recorded/elsewhere/libc.so.6";
 
-  Symbolizer from_record(options);
-  from_record.AddMapping(kPid, 0, m->start, m->end - m->start, m->pgoff, recorded, build_id);
+  SymbolizerWithMaps from_record(options);
+  from_record.maps().AddMapping(kPid, 0, m->start, m->end - m->start, m->pgoff, recorded, build_id);
   Frame f = from_record.Symbolize(kPid, 10, addr);
   EXPECT_EQ(f.dso, recorded);
   ASSERT_TRUE(f.symbol.has_value());
   EXPECT_EQ(Addr(f.symbol->c_str()), addr);
 
-  Symbolizer from_header(options);
-  from_header.AddBuildId(recorded, build_id + std::string(4, '\0'));  // perf's padded form
-  from_header.AddMapping(kPid, 0, m->start, m->end - m->start, m->pgoff, recorded, "");
+  SymbolizerWithMaps from_header(options);
+  from_header.maps().AddBuildId(recorded, build_id + std::string(4, '\0'));  // perf's padded form
+  from_header.maps().AddMapping(kPid, 0, m->start, m->end - m->start, m->pgoff, recorded, "");
   Frame g = from_header.Symbolize(kPid, 10, addr);
   ASSERT_TRUE(g.symbol.has_value());
   EXPECT_EQ(*g.symbol, *f.symbol);
@@ -317,9 +318,9 @@ TEST(SymbolizerTest, SeparateDebugFileUnderSymfs) {
                   .ok());
   SymbolizerOptions options = IsolatedOptions(dir);
   options.symfs = dir.path() + "/root";
-  Symbolizer sym(options);
+  SymbolizerWithMaps sym(options);
   // .text is at file offset kTextOffset: map the page holding it at 0x40000000.
-  sym.AddMapping(kPid, 0, 0x40000000, 0x1000, TestElf::kTextOffset, "/opt/app/libapp.so", id);
+  sym.maps().AddMapping(kPid, 0, 0x40000000, 0x1000, TestElf::kTextOffset, "/opt/app/libapp.so", id);
   Frame f = sym.Symbolize(kPid, 10, 0x40000000 + 0x210);
   ASSERT_TRUE(f.symbol.has_value());
   EXPECT_EQ(*f.symbol, "ns::helper");
@@ -340,8 +341,8 @@ TEST(SymbolizerTest, JitFramesFromPerfMapBesideTheTrace) {
                      "7f2000000000 100 Stub:OutsideAnyMapping\n");
   SymbolizerOptions options = IsolatedOptions(dir);
   options.trace_path = dir.path() + "/perf.data";
-  Symbolizer sym(options);
-  sym.AddMapping(kPid, 0, 0x7f1000000000, 0x100000, 0, "//anon", "");
+  SymbolizerWithMaps sym(options);
+  sym.maps().AddMapping(kPid, 0, 0x7f1000000000, 0x100000, 0, "//anon", "");
   Frame f = sym.Symbolize(kPid, 10, 0x7f1000001010);
   ASSERT_TRUE(f.symbol.has_value());
   EXPECT_EQ(*f.symbol, "LazyCompile:*hot /app/main.js:3:10");
@@ -378,9 +379,9 @@ TEST(SymbolizerTest, ReadyToRunFramesInAPeImageFromTheJitdump) {
                          .bytes());
   SymbolizerOptions options = IsolatedOptions(dir);
   options.trace_path = dir.path() + "/perf.data";
-  Symbolizer sym(options);
-  sym.AddMapping(kPid, 0, 0x7f1000000000, 0x10000, 0x1000, dll, "");
-  sym.AddMapping(kPid, 0, 0x7f2000000000, 0x10000, 0, "//anon", "");
+  SymbolizerWithMaps sym(options);
+  sym.maps().AddMapping(kPid, 0, 0x7f1000000000, 0x10000, 0x1000, dll, "");
+  sym.maps().AddMapping(kPid, 0, 0x7f2000000000, 0x10000, 0, "//anon", "");
   Frame r2r = sym.Symbolize(kPid, 10, 0x7f1000003043);
   EXPECT_EQ(r2r.symbol, "void* [System.Private.CoreLib] NativeMemory::Alloc(native uint)[PreJIT]");
   EXPECT_EQ(r2r.offset, 0x43u);
@@ -410,8 +411,8 @@ TEST(SymbolizerTest, AJitdumpOfAnotherProcessIsNotUsed) {
                      testing::JitDumpWriter(999).Load(0x7f2000001000, 0x100, 1, "Foreign").bytes());
   SymbolizerOptions options = IsolatedOptions(dir);
   options.trace_path = dir.path() + "/perf.data";
-  Symbolizer sym(options);
-  sym.AddMapping(kPid, 0, 0x7f2000000000, 0x10000, 0, "//anon", "");
+  SymbolizerWithMaps sym(options);
+  sym.maps().AddMapping(kPid, 0, 0x7f2000000000, 0x10000, 0, "//anon", "");
   ::testing::internal::CaptureStderr();
   Frame f = sym.Symbolize(kPid, 10, 0x7f2000001010);
   const std::string err = ::testing::internal::GetCapturedStderr();
@@ -425,7 +426,7 @@ TEST(SymbolizerTest, JitFramesWithoutAnyMapping) {
   testing::WriteFile(dir.path() + "/perf-4242.map", "1000 100 jitted\n");
   SymbolizerOptions options = IsolatedOptions(dir);
   options.trace_path = dir.path() + "/perf.data";
-  Symbolizer sym(options);
+  SymbolizerWithMaps sym(options);
   Frame f = sym.Symbolize(kPid, 10, 0x1010);
   EXPECT_EQ(f.symbol, "jitted");
   EXPECT_EQ(f.dso, "/tmp/perf-4242.map");
@@ -441,8 +442,8 @@ TEST(SymbolizerTest, PerfMapDirIsSearchedAfterTraceDirAndTmp) {
   SymbolizerOptions options = IsolatedOptions(trace_dir);
   options.trace_path = trace_dir.path() + "/perf.data";
   options.perf_map_dir = map_dir.path();
-  Symbolizer sym(options);
-  sym.AddMapping(pid, 0, 0x2000, 0x1000, 0, "//anon", "");
+  SymbolizerWithMaps sym(options);
+  sym.maps().AddMapping(pid, 0, 0x2000, 0x1000, 0, "//anon", "");
   Frame f = sym.Symbolize(pid, 10, 0x2004);
   EXPECT_EQ(f.symbol, "from_dir");
   EXPECT_EQ(f.dso, absl::StrCat("/tmp/perf-", pid, ".map"));
@@ -451,13 +452,13 @@ TEST(SymbolizerTest, PerfMapDirIsSearchedAfterTraceDirAndTmp) {
   const std::string tmp_map = absl::StrCat("/tmp/perf-", pid, ".map");
   testing::WriteFile(tmp_map, "2000 100 from_tmp\n");
   {
-    Symbolizer s2(options);
+    SymbolizerWithMaps s2(options);
     EXPECT_EQ(s2.Symbolize(pid, 10, 0x2004).symbol, "from_tmp");
   }
   testing::WriteFile(absl::StrCat(trace_dir.path(), "/perf-", pid, ".map"),
                      "2000 100 from_trace_dir\n");
   {
-    Symbolizer s3(options);
+    SymbolizerWithMaps s3(options);
     EXPECT_EQ(s3.Symbolize(pid, 10, 0x2004).symbol, "from_trace_dir");
   }
   std::remove(tmp_map.c_str());
@@ -467,9 +468,9 @@ TEST(SymbolizerTest, MissingPerfMapIsLookedForOncePerProcess) {
   TempDir dir;
   SymbolizerOptions options = IsolatedOptions(dir);
   options.trace_path = dir.path() + "/perf.data";
-  Symbolizer sym(options);
+  SymbolizerWithMaps sym(options);
   const uint32_t pid = 4194304 + 3000 + static_cast<uint32_t>(getpid() % 1000);
-  sym.AddMapping(pid, 0, 0x2000, 0x1000, 0, "//anon", "");
+  sym.maps().AddMapping(pid, 0, 0x2000, 0x1000, 0, "//anon", "");
   sym.Symbolize(pid, 10, 0x2004);
   sym.Symbolize(pid, 10, 0x2008);
   EXPECT_EQ(sym.stats().perf_maps_missing, 1u);
@@ -478,14 +479,14 @@ TEST(SymbolizerTest, MissingPerfMapIsLookedForOncePerProcess) {
 
 TEST(SymbolizerTest, ForkAndExec) {
   TempDir dir;
-  Symbolizer sym(IsolatedOptions(dir));
+  SymbolizerWithMaps sym(IsolatedOptions(dir));
   AddSelfMappings(&sym, kPid, /*time=*/100);
   const uint64_t addr = Addr("getpid");
-  sym.OnFork(kPid + 1, kPid, 200);
+  sym.maps().OnFork(kPid + 1, kPid, 200);
   Frame child = sym.Symbolize(kPid + 1, 250, addr);
   ASSERT_TRUE(child.symbol.has_value());
   EXPECT_EQ(Addr(child.symbol->c_str()), addr);
-  sym.OnExec(kPid + 1, 300);
+  sym.maps().OnExec(kPid + 1, 300);
   Frame after_exec = sym.Symbolize(kPid + 1, 350, addr);
   EXPECT_FALSE(after_exec.symbol.has_value());
   EXPECT_EQ(after_exec.dso, "");

@@ -13,6 +13,7 @@
 #include "processor/base/shared_dir_for_test.h"
 #include "processor/symbols/symbolizer.h"
 #include "processor/symbols/test_util.h"
+#include "processor/symbols/symbolizer_for_test.h"
 
 namespace pageblame::symbols {
 namespace {
@@ -40,8 +41,8 @@ struct Scene {
   // The frame at 0x2004 of kPid, JIT code in anonymous memory; `warnings`
   // gets what was said on stderr.
   Frame Jit(bool force, std::string* warnings) const {
-    Symbolizer sym(Options(force));
-    sym.AddMapping(kPid, 0, 0x2000, 0x1000, 0, "//anon", "");
+    SymbolizerWithMaps sym(Options(force));
+    sym.maps().AddMapping(kPid, 0, 0x2000, 0x1000, 0, "//anon", "");
     ::testing::internal::CaptureStderr();
     Frame f = sym.Symbolize(kPid, 10, 0x2004);
     *warnings = ::testing::internal::GetCapturedStderr();
@@ -110,8 +111,8 @@ TEST(SymbolizerTrustTest, AfterAnIgnoredMapThePerfMapDirIsStillLookedIn) {
   testing::WriteFile(absl::StrCat(mine.path(), "/perf-", kPid, ".map"), "2000 100 Mine\n");
   SymbolizerOptions o = s.Options(/*force=*/false);
   o.perf_map_dir = mine.path();
-  Symbolizer sym(o);
-  sym.AddMapping(kPid, 0, 0x2000, 0x1000, 0, "//anon", "");
+  SymbolizerWithMaps sym(o);
+  sym.maps().AddMapping(kPid, 0, 0x2000, 0x1000, 0, "//anon", "");
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(sym.Symbolize(kPid, 10, 0x2004).symbol, "Mine");
   EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("owned by nobody"));

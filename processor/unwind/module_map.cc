@@ -4,22 +4,18 @@
 
 namespace pageblame::unwind {
 
-ModuleMap::ModuleMap(symbols::DsoLocator::Options locator, OnOpened on_opened)
-    : locator_(std::move(locator)), on_opened_(std::move(on_opened)) {}
-
-void ModuleMap::AddBuildId(std::string_view path, std::string_view build_id) {
-  header_build_ids_[std::string(path)] = std::string(build_id);
-}
-
-void ModuleMap::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
-                           uint64_t pgoff, std::string_view path, std::string_view build_id) {
-  maps_.AddMapping(pid, time, start, len, pgoff, path, build_id);
+ModuleMap::ModuleMap(symbols::DsoLocator::Options locator, const symbols::MappingHistory* maps,
+                     OnOpened on_opened)
+    : locator_(std::move(locator)), maps_(maps), on_opened_(std::move(on_opened)) {
+  static const symbols::MappingHistory kNoMappings;
+  if (maps_ == nullptr) maps_ = &kNoMappings;
 }
 
 ModuleMap::Code ModuleMap::Find(uint32_t pid, uint64_t time, uint64_t pc) {
   Code c;
-  const symbols::ProcessMaps::Mapping* m = maps_.Find(pid, time, pc);
-  if (m == nullptr) return c;
+  const symbols::MappingHistory::Mapping* m = maps_->Find(pid, time, pc);
+  // A data mapping (perf record -d) holds no code.
+  if (m == nullptr || !m->executable) return c;
   const MappingInfo& info = InfoFor(*m);
   c.kind = info.kind;
   c.module = info.module;
@@ -31,7 +27,7 @@ ModuleMap::Code ModuleMap::Find(uint32_t pid, uint64_t time, uint64_t pc) {
   return c;
 }
 
-const ModuleMap::MappingInfo& ModuleMap::InfoFor(const symbols::ProcessMaps::Mapping& m) {
+const ModuleMap::MappingInfo& ModuleMap::InfoFor(const symbols::MappingHistory::Mapping& m) {
   auto [it, inserted] = info_.try_emplace(&m);
   if (!inserted) return it->second;
   // The symbolizer's notion of "a file we can read": anonymous memory,
@@ -42,15 +38,11 @@ const ModuleMap::MappingInfo& ModuleMap::InfoFor(const symbols::ProcessMaps::Map
     return it->second;
   }
   it->second.kind = kElf;
-  it->second.module = ModuleFor(m.path, m.build_id);
+  it->second.module = ModuleFor(m.path, maps_->BuildIdOf(m.path, m.build_id));
   return it->second;
 }
 
 const ElfModule* ModuleMap::ModuleFor(std::string_view path, std::string_view build_id) {
-  if (build_id.empty()) {
-    auto h = header_build_ids_.find(std::string(path));
-    if (h != header_build_ids_.end()) build_id = h->second;
-  }
   auto [it, inserted] = modules_.try_emplace(std::make_pair(std::string(path), std::string(build_id)));
   if (!inserted) return it->second.get();
   it->second = ElfModule::Open(locator_.Locate(path, build_id));

@@ -1,18 +1,16 @@
-// The code the unwinder can meet in each process over time: executable
-// mappings from the trace's MMAP/MMAP2 records, with fork and exec (the
-// symbols stage's ProcessMaps), each mapped file opened once as an
-// ElfModule, found as symbols are (the recorded path, --symfs, the build-id
-// cache, /usr/lib/debug).
+// The code the unwinder can meet in each process over time: the executable
+// mappings of the trace's one mapping history (symbols/mapping_history.h),
+// each mapped file opened once as an ElfModule, found as symbols are (the
+// recorded path, --symfs, the build-id cache, /usr/lib/debug).
 //
-//   ModuleMap modules(locator_options);
-//   modules.AddMapping(pid, time, start, len, pgoff, "/usr/lib/x86_64-linux-gnu/libc.so.6", "");
+//   ModuleMap modules(locator_options, &history);
 //   ModuleMap::Code c = modules.Find(pid, time, pc);
 //   if (c.kind == ModuleMap::kElf && c.module) ... c.module->FrameAt(c.vaddr) ...
 //
-// Fed on the loader's thread in file order, which is not time order: a
+// The history is filled on the loader's thread in file order, which is not time order: a
 // library's MMAP2 record can come later in the file than a sample that
 // runs its code. Find() then takes a later mapping of the same exec epoch
-// if one was read (ProcessMaps's rule), and otherwise answers kNone.
+// if one was read (MappingHistory's rule), and otherwise answers kNone.
 #ifndef PAGEBLAME_UNWIND_MODULE_MAP_H_
 #define PAGEBLAME_UNWIND_MODULE_MAP_H_
 
@@ -25,7 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "processor/symbols/dso_locator.h"
-#include "processor/symbols/process_maps.h"
+#include "processor/symbols/mapping_history.h"
 #include "processor/unwind/elf_module.h"
 
 namespace pageblame::unwind {
@@ -54,15 +52,10 @@ class ModuleMap {
   // (the loader starts reading its DWARF for inlined frames then).
   using OnOpened = std::function<void(std::string_view path, std::string_view build_id)>;
 
-  explicit ModuleMap(symbols::DsoLocator::Options locator, OnOpened on_opened = nullptr);
-
-  // A build id from the HEADER_BUILD_ID feature, for mappings whose record has none.
-  void AddBuildId(std::string_view path, std::string_view build_id);
-  // An executable mapping (callers skip data mappings: they hold no pc).
-  void AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
-                  std::string_view path, std::string_view build_id);
-  void OnFork(uint32_t child, uint32_t parent, uint64_t time) { maps_.OnFork(child, parent, time); }
-  void OnExec(uint32_t pid, uint64_t time) { maps_.OnExec(pid, time); }
+  // `maps` outlives this (null: no mappings); Find reads it on the caller's
+  // thread, which must be the one filling it (or it must be complete).
+  ModuleMap(symbols::DsoLocator::Options locator, const symbols::MappingHistory* maps,
+            OnOpened on_opened = nullptr);
 
   Code Find(uint32_t pid, uint64_t time, uint64_t pc);
   const Stats& stats() const { return stats_; }
@@ -72,15 +65,14 @@ class ModuleMap {
     Kind kind = kNone;
     const ElfModule* module = nullptr;
   };
-  const MappingInfo& InfoFor(const symbols::ProcessMaps::Mapping& m);
+  const MappingInfo& InfoFor(const symbols::MappingHistory::Mapping& m);
   const ElfModule* ModuleFor(std::string_view path, std::string_view build_id);
 
   symbols::DsoLocator locator_;
   OnOpened on_opened_;
-  symbols::ProcessMaps maps_;
-  absl::flat_hash_map<std::string, std::string> header_build_ids_;
-  // Mapping addresses are stable for the ProcessMaps' life.
-  absl::flat_hash_map<const symbols::ProcessMaps::Mapping*, MappingInfo> info_;
+  const symbols::MappingHistory* maps_;
+  // Mapping addresses are stable for the MappingHistory's life.
+  absl::flat_hash_map<const symbols::MappingHistory::Mapping*, MappingInfo> info_;
   absl::flat_hash_map<std::pair<std::string, std::string>, std::unique_ptr<ElfModule>> modules_;
   Stats stats_;
 };

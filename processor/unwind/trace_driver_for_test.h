@@ -1,6 +1,6 @@
-// For the unwind tests: reads a real trace and feeds an Unwinder as the
-// loader does (executable MMAP/MMAP2 records, FORK, COMM exec), handing each
-// sample that has a user stack copy to a callback.
+// For the unwind tests: reads a real trace into a mapping history as the
+// loader does (MMAP/MMAP2 records, FORK, COMM exec), handing each sample that
+// has a user stack copy to a callback.
 #ifndef PAGEBLAME_UNWIND_TRACE_DRIVER_FOR_TEST_H_
 #define PAGEBLAME_UNWIND_TRACE_DRIVER_FOR_TEST_H_
 
@@ -44,16 +44,14 @@ class Symfs {
 };
 
 // Calls `on_sample` for every sample with REGS_USER (file order), after
-// feeding the mappings read so far to `unwinder` and `symbolizer` (if any).
-inline void DriveTrace(const std::string& path, Unwinder* unwinder, symbols::Symbolizer* symbolizer,
+// adding the records read so far to `maps` as the loader does (MMAP/MMAP2,
+// FORK, COMM exec; replay/load_pass.cc).
+inline void DriveTrace(const std::string& path, symbols::MappingHistory* maps,
                        const std::function<void(const perf::Sample&)>& on_sample) {
   auto reader_or = perf::PerfReader::Open(path);
   ASSERT_TRUE(reader_or.ok()) << reader_or.status();
   perf::PerfReader& reader = **reader_or;
-  for (const perf::BuildIdEntry& b : reader.info().build_ids) {
-    unwinder->modules().AddBuildId(b.filename, b.build_id);
-    if (symbolizer) symbolizer->AddBuildId(b.filename, b.build_id);
-  }
+  for (const perf::BuildIdEntry& b : reader.info().build_ids) maps->AddBuildId(b.filename, b.build_id);
   perf::RawRecord rec;
   while (true) {
     auto more = reader.Next(&rec);
@@ -62,23 +60,14 @@ inline void DriveTrace(const std::string& path, Unwinder* unwinder, symbols::Sym
     if (rec.type == perf::kRecordMmap || rec.type == perf::kRecordMmap2) {
       perf::MmapRecord m;
       if (!reader.ParseMmap(rec, &m).ok() || m.cpumode == perf::kMiscKernel) continue;
-      if (symbolizer) {
-        symbolizer->AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff, m.filename,
-                               m.build_id);
-      }
-      if (m.has_prot && !(m.prot & PROT_EXEC)) continue;
-      unwinder->modules().AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff, m.filename,
-                                     m.build_id);
+      maps->AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff, m.filename, m.build_id,
+                       !m.has_prot || (m.prot & PROT_EXEC));
     } else if (rec.type == perf::kRecordFork) {
       perf::TaskRecord t;
-      if (!reader.ParseTask(rec, &t).ok()) continue;
-      unwinder->modules().OnFork(t.pid, t.ppid, t.time);
-      if (symbolizer) symbolizer->OnFork(t.pid, t.ppid, t.time);
+      if (reader.ParseTask(rec, &t).ok()) maps->OnFork(t.pid, t.ppid, t.time);
     } else if (rec.type == perf::kRecordComm) {
       perf::CommRecord c;
-      if (!reader.ParseComm(rec, &c).ok() || !c.exec) continue;
-      unwinder->modules().OnExec(c.pid, c.sample_id.time);
-      if (symbolizer) symbolizer->OnExec(c.pid, c.sample_id.time);
+      if (reader.ParseComm(rec, &c).ok() && c.exec) maps->OnExec(c.pid, c.sample_id.time);
     } else if (rec.type == perf::kRecordSample) {
       perf::Sample s;
       if (!reader.ParseSample(rec, &s).ok()) continue;

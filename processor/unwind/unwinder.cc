@@ -15,7 +15,7 @@ constexpr bool IsReadFailure(StepStatus s) {
 }  // namespace
 
 Unwinder::Unwinder(Options options)
-    : options_(std::move(options)), modules_(options_.locator, options_.on_module_opened) {}
+    : options_(std::move(options)), modules_(options_.locator, options_.mappings, options_.on_module_opened) {}
 
 Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips,
                                   bool may_wait) {

@@ -14,8 +14,8 @@
 //   stack copy ends, or at a frame that is not above its callee, and counts
 //   why (UnwindStats).
 //
+//   options.mappings = &history;   // the trace's (symbols/mapping_history.h)
 //   Unwinder u(options);
-//   u.modules().AddMapping(...);   // MMAP/MMAP2 records, with OnFork/OnExec
 //   std::vector<uint64_t> ips;
 //   u.Unwind(sample, &ips);        // then intern ips like a callchain
 //
@@ -41,6 +41,9 @@ class Unwinder {
  public:
   struct Options {
     symbols::DsoLocator::Options locator;  // where ELF files are found
+    // The trace's mapping history (outlives the unwinder; null: none),
+    // filled on the thread that calls Unwind (ModuleMap).
+    const symbols::MappingHistory* mappings = nullptr;
     bool x86_64 = true;                    // the trace's arch (FileInfo::arch)
     // perf's default --max-stack is 127; deep JIT stacks go further.
     size_t max_frames = 512;
@@ -50,8 +53,7 @@ class Unwinder {
 
   explicit Unwinder(Options options);
 
-  // Fed with the trace's executable mappings, forks and execs.
-  ModuleMap& modules() { return modules_; }
+  const ModuleMap& modules() const { return modules_; }
 
   enum class Result {
     kDone,

@@ -69,14 +69,16 @@ struct OwnedSample {
 
 // The enter samples of a trace, copied, with an unwinder fed every mapping.
 struct Recorded {
+  std::unique_ptr<symbols::MappingHistory> maps;  // first: outlives the unwinder
   std::unique_ptr<Unwinder> unwinder;
   std::vector<OwnedSample> samples;
 };
 Recorded Record(const std::string& trace, Unwinder::Options options) {
   Recorded r;
+  r.maps = std::make_unique<symbols::MappingHistory>();
+  options.mappings = r.maps.get();
   r.unwinder = std::make_unique<Unwinder>(std::move(options));
-  DriveTrace(TracePath(trace), r.unwinder.get(), nullptr,
-             [&](const perf::Sample& s) { r.samples.emplace_back(s); });
+  DriveTrace(TracePath(trace), r.maps.get(), [&](const perf::Sample& s) { r.samples.emplace_back(s); });
   return r;
 }
 
@@ -158,6 +160,7 @@ TEST(UnwinderTest, RegistersOfAnotherAbiOrWithoutIpSpAreNotUnwound) {
   EXPECT_EQ(u.stats().cut_copies, 1u);
   // Another architecture's trace: nothing is read as x86-64 registers.
   Unwinder::Options arm = TestOptions();
+  arm.mappings = r.maps.get();
   arm.x86_64 = false;
   Unwinder other(arm);
   other.Unwind(r.samples.front().sample, &ips);
@@ -198,13 +201,14 @@ TEST(UnwinderTest, MappingsReadBeforeTheirExecGiveTheSameStacks) {
   Recorded in_order = Record(trace, TestOptions());
   ASSERT_GT(in_order.samples.size(), 1000u);
 
-  Unwinder late_exec(TestOptions());
+  symbols::MappingHistory maps;
+  Unwinder::Options late_options = TestOptions();
+  late_options.mappings = &maps;
+  Unwinder late_exec(late_options);
   auto reader_or = perf::PerfReader::Open(TracePath(trace));
   ASSERT_TRUE(reader_or.ok()) << reader_or.status();
   perf::PerfReader& reader = **reader_or;
-  for (const perf::BuildIdEntry& b : reader.info().build_ids) {
-    late_exec.modules().AddBuildId(b.filename, b.build_id);
-  }
+  for (const perf::BuildIdEntry& b : reader.info().build_ids) maps.AddBuildId(b.filename, b.build_id);
   struct Task {
     bool exec;
     uint32_t pid, ppid;
@@ -219,9 +223,8 @@ TEST(UnwinderTest, MappingsReadBeforeTheirExecGiveTheSameStacks) {
     if (rec.type == perf::kRecordMmap || rec.type == perf::kRecordMmap2) {
       perf::MmapRecord m;
       if (!reader.ParseMmap(rec, &m).ok() || m.cpumode == perf::kMiscKernel) continue;
-      if (m.has_prot && !(m.prot & PROT_EXEC)) continue;
-      late_exec.modules().AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff,
-                                     m.filename, m.build_id);
+      maps.AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff, m.filename, m.build_id,
+                      !m.has_prot || (m.prot & PROT_EXEC));
     } else if (rec.type == perf::kRecordFork) {
       perf::TaskRecord t;
       if (reader.ParseTask(rec, &t).ok()) tasks.push_back({false, t.pid, t.ppid, t.time});
@@ -235,9 +238,9 @@ TEST(UnwinderTest, MappingsReadBeforeTheirExecGiveTheSameStacks) {
   ASSERT_TRUE(std::any_of(tasks.begin(), tasks.end(), [](const Task& t) { return t.exec; }));
   for (const Task& t : tasks) {
     if (t.exec) {
-      late_exec.modules().OnExec(t.pid, t.time);
+      maps.OnExec(t.pid, t.time);
     } else {
-      late_exec.modules().OnFork(t.pid, t.ppid, t.time);
+      maps.OnFork(t.pid, t.ppid, t.time);
     }
   }
 
@@ -252,12 +255,15 @@ TEST(UnwinderTest, MappingsReadBeforeTheirExecGiveTheSameStacks) {
 }
 
 TEST(UnwinderTest, AllocDwarfStacksReachTheProgramsFunctions) {
-  Unwinder u(TestOptions());
-  symbols::Symbolizer sym(SymOptions());
+  auto maps = std::make_shared<symbols::MappingHistory>();
+  Unwinder::Options o = TestOptions();
+  o.mappings = maps.get();
+  Unwinder u(o);
+  symbols::Symbolizer sym(SymOptions(), maps);
   std::vector<uint64_t> ips;
   std::set<std::string> seen;
   int samples = 0;
-  DriveTrace(TracePath("alloc-dwarf.data"), &u, &sym, [&](const perf::Sample& s) {
+  DriveTrace(TracePath("alloc-dwarf.data"), maps.get(), [&](const perf::Sample& s) {
     u.Unwind(s, &ips);
     ++samples;
     std::string names = Names(sym, s, ips);

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "processor/perf/perf_records.h"
+#include "processor/symbols/mapping_history.h"
 #include "processor/symbols/raw_elf_for_test.h"
 #include "processor/unwind/unwinder.h"
 
@@ -140,10 +141,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sample.user_stack = absl::Span<const uint8_t>(stack, stack_size);
 
   // No symfs, no build-id cache: the file is found at its path only.
-  Unwinder::Options o;
-  Unwinder u(o);
+  pageblame::symbols::MappingHistory maps;
   const uint64_t map_len = (image.size() + 0xfff) & ~uint64_t{0xfff};
-  u.modules().AddMapping(sample.pid, 1, kMapStart, map_len, 0, ElfPath(), "");
+  maps.AddMapping(sample.pid, 1, kMapStart, map_len, 0, ElfPath(), "");
+  Unwinder::Options o;
+  o.mappings = &maps;
+  Unwinder u(o);
 
   std::vector<uint64_t> first, second;
   u.Unwind(sample, &first);

@@ -1,12 +1,22 @@
-// The file mappings of every process over time, from the trace's MMAP/MMAP2
-// records, with fork and exec: enough to say which mapping held an ip of a
-// given process at a given time.
+// The trace's one mapping history: the file mappings of every process over
+// time, from the MMAP/MMAP2 records, with fork and exec, and the build ids
+// of the HEADER_BUILD_ID feature. Enough to say which mapping held an ip of
+// a given process at a given time, and which build id names its file. The
+// symbolizer, the unwinder (unwind/module_map.h) and the preload plan all
+// read this one object; the loader fills it (replay/load_pass.cc).
 //
-//   ProcessMaps maps;
+//   MappingHistory maps;
+//   maps.AddBuildId("/usr/lib/libc.so.6", id);      // from the header, first
 //   maps.AddMapping(100, t0, 0x7f0000000000, 0x1000, 0, "/usr/lib/libc.so.6", "");
 //   maps.OnFork(/*child=*/200, /*parent=*/100, t1);   // 200 sees libc too
 //   maps.OnExec(200, t2);                             // ... but not after t2
-//   const ProcessMaps::Mapping* m = maps.Find(200, t1 + 1, 0x7f0000000010);
+//   const MappingHistory::Mapping* m = maps.Find(200, t1 + 1, 0x7f0000000010);
+//   maps.BuildIdOf(m->path, m->build_id);             // the record's, else the header's
+//
+// Threads: one thread fills it (the loader's, in file order) and may read
+// it meanwhile (the unwinder); others read it once that thread is done
+// (printing). The header's build ids are added before any other thread
+// starts, so BuildIdOf is safe from any thread from then on.
 //
 // Rules, as perf's machine/thread/maps code applies them
 // (tools/perf/util/machine.c, thread.c, maps.c):
@@ -31,8 +41,8 @@
 // Find() is O(log n) in the live mappings of the process, plus a scan of the
 // mappings that were replaced since `time`, per fork generation. AddMapping()
 // is O(log n) in time order, O(n log n) in the epoch's n mappings otherwise.
-#ifndef PAGEBLAME_SYMBOLS_PROCESS_MAPS_H_
-#define PAGEBLAME_SYMBOLS_PROCESS_MAPS_H_
+#ifndef PAGEBLAME_SYMBOLS_MAPPING_HISTORY_H_
+#define PAGEBLAME_SYMBOLS_MAPPING_HISTORY_H_
 
 #include <cstdint>
 #include <deque>
@@ -48,7 +58,7 @@
 
 namespace pageblame::symbols {
 
-class ProcessMaps {
+class MappingHistory {
  public:
   struct Mapping {
     uint64_t start = 0;
@@ -57,13 +67,22 @@ class ProcessMaps {
     uint64_t time = 0;   // when the mapping appeared
     std::string_view path;      // as recorded; interned, lives as long as this
     std::string_view build_id;  // raw; "" if the record had none
+    // PROT_EXEC, or a record without prot (MMAP v1: executable mappings
+    // only). Data mappings (perf record -d) hold no pc.
+    bool executable = true;
 
     // The file offset an ip inside this mapping reads from.
     uint64_t FileOffset(uint64_t ip) const { return ip - start + pgoff; }
   };
 
+  // A build id from the HEADER_BUILD_ID feature for a file path, used when
+  // a mapping's record has none. Before the first AddMapping.
+  void AddBuildId(std::string_view path, std::string_view build_id);
+  // `build_id`, or if it is empty the header's for `path` ("" if none).
+  std::string_view BuildIdOf(std::string_view path, std::string_view build_id) const;
+
   void AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
-                  std::string_view path, std::string_view build_id);
+                  std::string_view path, std::string_view build_id, bool executable = true);
   void OnFork(uint32_t child, uint32_t parent, uint64_t time);
   void OnExec(uint32_t pid, uint64_t time);
 
@@ -72,6 +91,8 @@ class ProcessMaps {
   const Mapping* Find(uint32_t pid, uint64_t time, uint64_t ip) const;
 
   size_t mapping_count() const { return mappings_.size(); }
+  // Every mapping added, in the order added (file order for the loader's).
+  const std::deque<Mapping>& mappings() const { return mappings_; }
 
  private:
   static constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
@@ -115,9 +136,10 @@ class ProcessMaps {
 
   std::deque<Mapping> mappings_;  // stable addresses
   absl::node_hash_set<std::string> strings_;
+  absl::flat_hash_map<std::string, std::string> header_build_ids_;  // path -> raw id
   absl::flat_hash_map<uint32_t, std::vector<Epoch>> epochs_;  // sorted by begin
 };
 
 }  // namespace pageblame::symbols
 
-#endif  // PAGEBLAME_SYMBOLS_PROCESS_MAPS_H_
+#endif  // PAGEBLAME_SYMBOLS_MAPPING_HISTORY_H_

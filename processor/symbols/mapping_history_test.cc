@@ -1,4 +1,4 @@
-#include "processor/symbols/process_maps.h"
+#include "processor/symbols/mapping_history.h"
 
 #include <algorithm>
 #include <vector>
@@ -8,15 +8,15 @@
 namespace pageblame::symbols {
 namespace {
 
-std::string PathAt(const ProcessMaps& maps, uint32_t pid, uint64_t time, uint64_t ip) {
-  const ProcessMaps::Mapping* m = maps.Find(pid, time, ip);
+std::string PathAt(const MappingHistory& maps, uint32_t pid, uint64_t time, uint64_t ip) {
+  const MappingHistory::Mapping* m = maps.Find(pid, time, ip);
   return m ? std::string(m->path) : "<none>";
 }
 
-TEST(ProcessMapsTest, FindsTheMappingAndItsFileOffset) {
-  ProcessMaps maps;
+TEST(MappingHistoryTest, FindsTheMappingAndItsFileOffset) {
+  MappingHistory maps;
   maps.AddMapping(10, 100, 0x7f0000000000, 0x3000, 0x26000, "/lib/libc.so.6", "id");
-  const ProcessMaps::Mapping* m = maps.Find(10, 200, 0x7f0000001234);
+  const MappingHistory::Mapping* m = maps.Find(10, 200, 0x7f0000001234);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->path, "/lib/libc.so.6");
   EXPECT_EQ(m->build_id, "id");
@@ -28,8 +28,8 @@ TEST(ProcessMapsTest, FindsTheMappingAndItsFileOffset) {
   EXPECT_EQ(PathAt(maps, 10, 200, 0x1000), "<none>");
 }
 
-TEST(ProcessMapsTest, LaterMappingTakesOverTheOverlapFromItsTimeOn) {
-  ProcessMaps maps;
+TEST(MappingHistoryTest, LaterMappingTakesOverTheOverlapFromItsTimeOn) {
+  MappingHistory maps;
   maps.AddMapping(10, 100, 0x10000, 0x4000, 0, "/a", "");  // [0x10000, 0x14000)
   maps.AddMapping(10, 200, 0x11000, 0x1000, 0, "/b", "");  // [0x11000, 0x12000)
   maps.AddMapping(10, 300, 0x13000, 0x3000, 0, "/c", "");  // [0x13000, 0x16000)
@@ -51,8 +51,8 @@ TEST(ProcessMapsTest, LaterMappingTakesOverTheOverlapFromItsTimeOn) {
   EXPECT_EQ(PathAt(maps, 10, 350, 0x15800), "/c");
 }
 
-TEST(ProcessMapsTest, ForkCopiesTheParentsMappingsAtThatTime) {
-  ProcessMaps maps;
+TEST(MappingHistoryTest, ForkCopiesTheParentsMappingsAtThatTime) {
+  MappingHistory maps;
   maps.AddMapping(1, 100, 0x1000, 0x1000, 0, "/libc", "");
   maps.OnFork(2, 1, 200);
   maps.AddMapping(1, 300, 0x5000, 0x1000, 0, "/parent_later", "");
@@ -71,15 +71,15 @@ TEST(ProcessMapsTest, ForkCopiesTheParentsMappingsAtThatTime) {
   EXPECT_EQ(PathAt(maps, 3, 500, 0x1800), "/libc");  // forked before 310
 }
 
-TEST(ProcessMapsTest, ThreadCreationIsNotAFork) {
-  ProcessMaps maps;
+TEST(MappingHistoryTest, ThreadCreationIsNotAFork) {
+  MappingHistory maps;
   maps.AddMapping(1, 100, 0x1000, 0x1000, 0, "/libc", "");
   maps.OnFork(1, 1, 200);  // PERF_RECORD_FORK for a new thread: pid == ppid
   EXPECT_EQ(PathAt(maps, 1, 300, 0x1800), "/libc");
 }
 
-TEST(ProcessMapsTest, ExecStartsOver) {
-  ProcessMaps maps;
+TEST(MappingHistoryTest, ExecStartsOver) {
+  MappingHistory maps;
   maps.AddMapping(1, 100, 0x1000, 0x1000, 0, "/bin/sh", "");
   maps.OnFork(2, 1, 150);
   maps.OnExec(2, 200);
@@ -96,8 +96,8 @@ TEST(ProcessMapsTest, ExecStartsOver) {
   EXPECT_EQ(PathAt(maps, 1, 399, 0x1800), "/bin/sh");
 }
 
-TEST(ProcessMapsTest, MappingRecordedJustAfterTheLookupTimeIsUsed) {
-  ProcessMaps maps;
+TEST(MappingHistoryTest, MappingRecordedJustAfterTheLookupTimeIsUsed) {
+  MappingHistory maps;
   maps.AddMapping(1, 100, 0x1000, 0x1000, 0, "/early", "");
   maps.AddMapping(1, 500, 0x9000, 0x1000, 0, "/late", "");
   // Nothing covered 0x9800 at 300; the mapping that appeared later in the
@@ -110,9 +110,9 @@ TEST(ProcessMapsTest, MappingRecordedJustAfterTheLookupTimeIsUsed) {
   EXPECT_EQ(PathAt(maps, 1, 650, 0xa800), "/after_exec");
 }
 
-TEST(ProcessMapsTest, MappingsBeforeTheFirstRecordTimeStillApply) {
+TEST(MappingHistoryTest, MappingsBeforeTheFirstRecordTimeStillApply) {
   // Synthesized records of a process that existed before the trace.
-  ProcessMaps maps;
+  MappingHistory maps;
   maps.AddMapping(1, 1000, 0x1000, 0x1000, 0, "/a", "");
   EXPECT_EQ(PathAt(maps, 1, 0, 0x1800), "/a");
 }
@@ -120,8 +120,8 @@ TEST(ProcessMapsTest, MappingsBeforeTheFirstRecordTimeStillApply) {
 // File order is not time order (perf writes each CPU's buffer in turn): the
 // .NET recording in /work/hunt-out had CPU 0's MMAP2 of System.Private.CoreLib
 // and its JIT code before CPU 1's COMM exec of dotnet, which is older.
-TEST(ProcessMapsTest, MappingReadBeforeItsExecBelongsToTheExec) {
-  ProcessMaps maps;
+TEST(MappingHistoryTest, MappingReadBeforeItsExecBelongsToTheExec) {
+  MappingHistory maps;
   maps.AddMapping(1, 50, 0x1000, 0x1000, 0, "/bin/perf-exec", "");  // before the exec
   maps.AddMapping(1, 500, 0x9000, 0x1000, 0, "/corelib", "");       // after it, read first
   maps.OnExec(1, 100);
@@ -134,8 +134,8 @@ TEST(ProcessMapsTest, MappingReadBeforeItsExecBelongsToTheExec) {
   EXPECT_EQ(PathAt(maps, 1, 300, 0x9800), "/corelib");  // appeared later, same epoch
 }
 
-TEST(ProcessMapsTest, MappingReadBeforeItsForkBelongsToTheChild) {
-  ProcessMaps maps;
+TEST(MappingHistoryTest, MappingReadBeforeItsForkBelongsToTheChild) {
+  MappingHistory maps;
   maps.AddMapping(1, 100, 0x1000, 0x1000, 0, "/libc", "");
   maps.AddMapping(2, 300, 0x6000, 0x1000, 0, "/child_only", "");  // before its FORK record
   maps.OnFork(2, 1, 200);
@@ -150,7 +150,7 @@ TEST(ProcessMapsTest, MappingReadBeforeItsForkBelongsToTheChild) {
   EXPECT_EQ(PathAt(maps, 3, 800, 0x8800), "/bin/ls");
 }
 
-TEST(ProcessMapsTest, OverlappingMappingsInAnyOrderGiveTheAnswersOfTimeOrder) {
+TEST(MappingHistoryTest, OverlappingMappingsInAnyOrderGiveTheAnswersOfTimeOrder) {
   // .NET's W^X double mapping grows its executable view of a memfd in place;
   // the records of the two CPUs arrive interleaved.
   const struct {
@@ -159,7 +159,7 @@ TEST(ProcessMapsTest, OverlappingMappingsInAnyOrderGiveTheAnswersOfTimeOrder) {
   } records[] = {{100, 0x4000, "/a"}, {200, 0x2000, "/b"}, {300, 0x6000, "/c"}, {300, 0x1000, "/d"}};
   for (const std::vector<int>& order :
        std::vector<std::vector<int>>{{0, 1, 2, 3}, {2, 3, 0, 1}, {1, 2, 0, 3}, {2, 0, 3, 1}}) {
-    ProcessMaps maps;
+    MappingHistory maps;
     for (int i : order) {
       maps.AddMapping(1, records[i].time, 0x10000, records[i].len, 0, records[i].path, "");
     }

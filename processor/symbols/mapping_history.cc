@@ -1,4 +1,4 @@
-#include "processor/symbols/process_maps.h"
+#include "processor/symbols/mapping_history.h"
 
 #include <algorithm>
 #include <iterator>
@@ -12,7 +12,7 @@ constexpr int kMaxForkDepth = 256;
 
 }  // namespace
 
-size_t ProcessMaps::EpochIndex(const std::vector<Epoch>& epochs, uint64_t time) {
+size_t MappingHistory::EpochIndex(const std::vector<Epoch>& epochs, uint64_t time) {
   // The latest epoch begun at or before `time`; at equal times the later
   // event (an exec right after a fork) wins. Before all of them: the first.
   auto it = std::upper_bound(epochs.begin(), epochs.end(), time,
@@ -20,7 +20,7 @@ size_t ProcessMaps::EpochIndex(const std::vector<Epoch>& epochs, uint64_t time) 
   return it == epochs.begin() ? 0 : static_cast<size_t>(std::prev(it) - epochs.begin());
 }
 
-void ProcessMaps::Epoch::Add(const Mapping* mapping) {
+void MappingHistory::Epoch::Add(const Mapping* mapping) {
   const bool in_order = mappings.empty() || mappings.back()->time <= mapping->time;
   if (in_order) {
     mappings.push_back(mapping);
@@ -36,13 +36,13 @@ void ProcessMaps::Epoch::Add(const Mapping* mapping) {
   Rebuild();
 }
 
-void ProcessMaps::Epoch::Rebuild() {
+void MappingHistory::Epoch::Rebuild() {
   live.clear();
   replaced.clear();
   for (const Mapping* m : mappings) Place(m);
 }
 
-void ProcessMaps::Epoch::Place(const Mapping* mapping) {
+void MappingHistory::Epoch::Place(const Mapping* mapping) {
   const uint64_t start = mapping->start, end = mapping->end, time = mapping->time;
   // Like maps__fixup_overlappings(): the parts of older mappings under the
   // new one stop applying at `time`; the parts outside it stay live.
@@ -69,7 +69,7 @@ void ProcessMaps::Epoch::Place(const Mapping* mapping) {
   live[start] = Piece{start, end, time, kForever, mapping};
 }
 
-const ProcessMaps::Piece* ProcessMaps::Epoch::FindAt(uint64_t ip, uint64_t time) const {
+const MappingHistory::Piece* MappingHistory::Epoch::FindAt(uint64_t ip, uint64_t time) const {
   auto it = live.upper_bound(ip);
   if (it == live.begin()) return nullptr;
   --it;
@@ -87,7 +87,7 @@ const ProcessMaps::Piece* ProcessMaps::Epoch::FindAt(uint64_t ip, uint64_t time)
   return best;
 }
 
-const ProcessMaps::Piece* ProcessMaps::Epoch::FindAfter(uint64_t ip, uint64_t time) const {
+const MappingHistory::Piece* MappingHistory::Epoch::FindAfter(uint64_t ip, uint64_t time) const {
   const Piece* best = nullptr;
   auto consider = [&](const Piece& p) {
     if (ip >= p.start && ip < p.end && p.added > time &&
@@ -101,8 +101,20 @@ const ProcessMaps::Piece* ProcessMaps::Epoch::FindAfter(uint64_t ip, uint64_t ti
   return best;
 }
 
-void ProcessMaps::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
-                             uint64_t pgoff, std::string_view path, std::string_view build_id) {
+void MappingHistory::AddBuildId(std::string_view path, std::string_view build_id) {
+  header_build_ids_[std::string(path)] = std::string(build_id);
+}
+
+std::string_view MappingHistory::BuildIdOf(std::string_view path,
+                                           std::string_view build_id) const {
+  if (!build_id.empty()) return build_id;
+  auto it = header_build_ids_.find(absl::string_view(path.data(), path.size()));
+  return it != header_build_ids_.end() ? std::string_view(it->second) : std::string_view();
+}
+
+void MappingHistory::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
+                                uint64_t pgoff, std::string_view path, std::string_view build_id,
+                                bool executable) {
   if (len == 0 || start + len < start) return;  // nothing mapped, or a corrupt record
   Mapping mapping;
   mapping.start = start;
@@ -111,6 +123,7 @@ void ProcessMaps::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64
   mapping.time = time;
   mapping.path = *strings_.emplace(path).first;
   mapping.build_id = *strings_.emplace(build_id).first;
+  mapping.executable = executable;
   mappings_.push_back(mapping);
   Epoch* epoch = MutableEpochAt(pid, time);
   if (epoch == nullptr) {
@@ -122,7 +135,7 @@ void ProcessMaps::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64
   epoch->Add(&mappings_.back());
 }
 
-void ProcessMaps::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
+void MappingHistory::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
   if (child == parent) return;  // a new thread shares the address space
   Epoch epoch;
   epoch.begin = time;
@@ -130,13 +143,13 @@ void ProcessMaps::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
   AddEpoch(child, std::move(epoch));
 }
 
-void ProcessMaps::OnExec(uint32_t pid, uint64_t time) {
+void MappingHistory::OnExec(uint32_t pid, uint64_t time) {
   Epoch epoch;
   epoch.begin = time;
   AddEpoch(pid, std::move(epoch));
 }
 
-void ProcessMaps::AddEpoch(uint32_t pid, Epoch epoch) {
+void MappingHistory::AddEpoch(uint32_t pid, Epoch epoch) {
   std::vector<Epoch>& epochs = epochs_[pid];
   auto pos = std::upper_bound(epochs.begin(), epochs.end(), epoch.begin,
                               [](uint64_t t, const Epoch& e) { return t < e.begin; });
@@ -170,17 +183,17 @@ void ProcessMaps::AddEpoch(uint32_t pid, Epoch epoch) {
   }
 }
 
-const ProcessMaps::Epoch* ProcessMaps::EpochAt(uint32_t pid, uint64_t time) const {
+const MappingHistory::Epoch* MappingHistory::EpochAt(uint32_t pid, uint64_t time) const {
   auto found = epochs_.find(pid);
   if (found == epochs_.end() || found->second.empty()) return nullptr;
   return &found->second[EpochIndex(found->second, time)];
 }
 
-ProcessMaps::Epoch* ProcessMaps::MutableEpochAt(uint32_t pid, uint64_t time) {
+MappingHistory::Epoch* MappingHistory::MutableEpochAt(uint32_t pid, uint64_t time) {
   return const_cast<Epoch*>(std::as_const(*this).EpochAt(pid, time));
 }
 
-const ProcessMaps::Mapping* ProcessMaps::Find(uint32_t pid, uint64_t time, uint64_t ip) const {
+const MappingHistory::Mapping* MappingHistory::Find(uint32_t pid, uint64_t time, uint64_t ip) const {
   const Epoch* first = EpochAt(pid, time);
   if (first == nullptr) return nullptr;
   const Epoch* epoch = first;
