@@ -1,6 +1,5 @@
 #include "processor/replay/load_pass.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -105,6 +104,10 @@ absl::Status LoadPass::Open() {
   // Sorting and replay run on their own thread, behind this one's reading.
   worker_ = std::make_unique<ReplayWorker>(idx_.get(), sym_.get(), ordering_, info.nr_cpus,
                                            info.data_size);
+  // Records other than samples go to each sink in turn (record_sink.h).
+  replay_feed_ = std::make_unique<ReplayFeed>(idx_.get(), worker_.get());
+  history_sink_ = std::make_unique<MappingHistorySink>(mappings_.get());
+  sinks_ = {replay_feed_.get(), history_sink_.get()};
   join_calls_ = !options_.raw_duplicate_times;
   progress_ = options_.progress && isatty(STDERR_FILENO);
   return absl::OkStatus();
@@ -248,7 +251,7 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
       }
       raw_duplicates_.erase(t);
     }
-    last_own_[sample_.tid] = Own{dsc_.syscall, is_exit, call.raw_duplicate_time != 0};
+    last_call_sample_[sample_.tid] = LastCallSample{dsc_.syscall, is_exit, call.raw_duplicate_time != 0};
   }
   if (!is_exit) {
     std::copy(std::begin(dsc_.args), std::end(dsc_.args), call.args);
@@ -278,8 +281,8 @@ void LoadPass::OnRawDuplicate(const perf::Sample& s, const decode::DecodedSyscal
   // one before it waits here and rides on that sample: no extra event to
   // sort.
   const bool is_exit = d.phase == decode::DecodedSyscall::Phase::kExit;
-  auto last = last_own_.find(s.tid);
-  if (last != last_own_.end() && last->second.syscall == d.syscall &&
+  auto last = last_call_sample_.find(s.tid);
+  if (last != last_call_sample_.end() && last->second.syscall == d.syscall &&
       last->second.exit == is_exit && !last->second.had_raw_duplicate) {
     last->second.had_raw_duplicate = true;
     TraceEvent& e = worker_->Add();
@@ -302,16 +305,9 @@ void LoadPass::OnComm(const perf::RawRecord& rec) {
     BadRecord(s);
     return;
   }
-  unparsed_.Parsed(TimeOf(c.sample_id));
-  TraceEvent e(TraceEvent::Kind::kComm);
-  e.time = TimeOf(c.sample_id);
-  e.cpu = CpuOf(c.sample_id);
-  e.pid = c.pid;
-  e.tid = c.tid;
-  e.flag = c.exec;
-  e.comm().comm = idx_->strings().Intern(c.comm);
-  worker_->Push(e);
-  if (c.exec) mappings_->OnExec(c.pid, e.time);
+  const RecordAt at{TimeOf(c.sample_id), CpuOf(c.sample_id)};
+  unparsed_.Parsed(at.time);
+  for (RecordSink* sink : sinks_) sink->OnComm(c, at);
 }
 
 void LoadPass::OnTask(const perf::RawRecord& rec) {
@@ -320,19 +316,9 @@ void LoadPass::OnTask(const perf::RawRecord& rec) {
     BadRecord(s);
     return;
   }
-  unparsed_.Parsed(t.time ? t.time : TimeOf(t.sample_id));
-  TraceEvent e(rec.type == perf::kRecordFork ? TraceEvent::Kind::kFork
-                                             : TraceEvent::Kind::kTaskExit);
-  e.time = t.time ? t.time : TimeOf(t.sample_id);
-  e.cpu = CpuOf(t.sample_id);
-  e.pid = t.pid;
-  e.tid = t.tid;
-  e.task().ppid = t.ppid;
-  e.task().ptid = t.ptid;
-  worker_->Push(e);
-  if (rec.type == perf::kRecordFork) {
-    mappings_->OnFork(t.pid, t.ppid, e.time);  // a new thread changes nothing
-  }
+  const RecordAt at{t.time ? t.time : TimeOf(t.sample_id), CpuOf(t.sample_id)};
+  unparsed_.Parsed(at.time);
+  for (RecordSink* sink : sinks_) sink->OnTask(t, rec.type == perf::kRecordFork, at);
 }
 
 void LoadPass::OnMmap(const perf::RawRecord& rec) {
@@ -341,26 +327,10 @@ void LoadPass::OnMmap(const perf::RawRecord& rec) {
     BadRecord(s);
     return;
   }
-  unparsed_.Parsed(TimeOf(m.sample_id));
-  if (m.cpumode == perf::kMiscKernel) return;  // kernel text/modules
-  TraceEvent e(TraceEvent::Kind::kMmap);
-  e.time = TimeOf(m.sample_id);
-  e.cpu = CpuOf(m.sample_id);
-  e.pid = m.pid;
-  e.tid = m.tid;
-  TraceEvent::Mmap& em = e.mmap();
-  em.start = m.start;
-  em.len = m.len;
-  em.pgoff = m.pgoff;
-  em.prot = m.prot;
-  em.flags = m.flags;
-  em.has_prot = m.has_prot;
-  em.filename = idx_->strings().Intern(m.filename);
-  if (!m.build_id.empty()) em.build_id = idx_->strings().Intern(m.build_id);
-  worker_->Push(e);
-  // MMAP (v1) records are of executable mappings only.
-  const bool exec = !m.has_prot || (m.prot & PROT_EXEC) != 0;
-  mappings_->AddMapping(m.pid, e.time, m.start, m.len, m.pgoff, m.filename, m.build_id, exec);
+  const RecordAt at{TimeOf(m.sample_id), CpuOf(m.sample_id)};
+  unparsed_.Parsed(at.time);
+  if (m.cpumode == perf::kMiscKernel) return;  // kernel text/modules: no sink's business
+  for (RecordSink* sink : sinks_) sink->OnMmap(m, at);
 }
 
 void LoadPass::OnLost(const perf::RawRecord& rec) {
@@ -369,12 +339,8 @@ void LoadPass::OnLost(const perf::RawRecord& rec) {
     BadRecord(s);
     return;
   }
-  TraceEvent e(TraceEvent::Kind::kLost);
-  e.time = TimeOf(l.sample_id);
-  e.cpu = CpuOf(l.sample_id);
-  e.lost().count = l.lost;
-  e.flag = l.samples;
-  worker_->Push(e);
+  const RecordAt at{TimeOf(l.sample_id), CpuOf(l.sample_id)};
+  for (RecordSink* sink : sinks_) sink->OnLost(l, at);
 }
 
 std::unique_ptr<LoadedTrace> LoadPass::Finish() {

@@ -1,7 +1,9 @@
-// One pass of the loader over a trace file: reads each record, turns it
-// into TraceEvents (one handler per record kind) and hands them to the
-// replay thread (ReplayWorker); the index is complete when Finish()
-// returns. Samples of memory syscalls get their user stack interned here, on
+// One pass of the loader over a trace file: reads and parses each record
+// (one handler per record kind) and hands it on: samples of memory syscalls
+// to the replay thread (ReplayWorker) itself, every other record to each
+// sink (record_sink.h): the replay's events (ReplayFeed) and the trace's
+// one mapping history (MappingHistorySink). The index is complete when
+// Finish() returns. Samples of memory syscalls get their user stack interned here, on
 // the reading thread: the callchain's user ips for frame-pointer traces, the
 // unwound REGS_USER + STACK_USER copy for --call-graph dwarf ones
 // (unwind/unwinder.h, fed with the trace's executable mappings, forks and
@@ -11,8 +13,9 @@
 //   RETURN_IF_ERROR(pass.Open());
 //   ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> t, pass.Run());   // null: diverged
 //
-// A record kind replay has a use for is one more handler (On*) and one case
-// in Run(); the handlers share the pass's state (decoder, raw_duplicates, counters).
+// A record kind replay has a use for is one more handler (On*), one case in
+// Run() and one RecordSink method; the handlers share the pass's state
+// (decoder, raw duplicates, counters).
 #ifndef PAGEBLAME_REPLAY_LOAD_PASS_H_
 #define PAGEBLAME_REPLAY_LOAD_PASS_H_
 
@@ -28,10 +31,14 @@
 #include "processor/decode/tracing_data.h"
 #include "processor/index/trace_index.h"
 #include "processor/perf/perf_reader.h"
+#include "processor/replay/mapping_history_sink.h"
+#include "processor/replay/record_sink.h"
+#include "processor/replay/replay_feed.h"
 #include "processor/replay/replay_worker.h"
 #include "processor/replay/stack_interner.h"
 #include "processor/replay/unparsed_tracker.h"
 #include "processor/replay/trace_loader.h"
+#include "processor/symbols/mapping_history.h"
 #include "processor/symbols/preload_plan.h"
 #include "processor/symbols/symbolizer.h"
 #include "processor/unwind/unwinder.h"
@@ -81,6 +88,9 @@ class LoadPass {
   std::shared_ptr<symbols::MappingHistory> mappings_;
   std::unique_ptr<symbols::Symbolizer> sym_;
   std::unique_ptr<ReplayWorker> worker_;
+  std::unique_ptr<ReplayFeed> replay_feed_;
+  std::unique_ptr<MappingHistorySink> history_sink_;
+  std::vector<RecordSink*> sinks_;  // in the order each record is handed on
   // For traces whose enters carry user stack copies (--call-graph dwarf).
   std::unique_ptr<unwind::Unwinder> unwinder_;
   std::unique_ptr<StackInterner> stacks_;
@@ -115,12 +125,14 @@ class LoadPass {
     bool exit;
   };
   absl::flat_hash_map<uint32_t, RawDuplicate> raw_duplicates_;  // tid -> its last raw duplicate sample
-  struct Own {
+  // A thread's last syscalls:* sample, to pair a raw_syscalls duplicate that
+  // comes right after it (OnRawDuplicate).
+  struct LastCallSample {
     decode::Syscall syscall;
     bool exit;
     bool had_raw_duplicate;
   };
-  absl::flat_hash_map<uint32_t, Own> last_own_;  // tid -> its last syscalls:* sample
+  absl::flat_hash_map<uint32_t, LastCallSample> last_call_sample_;  // tid -> its last syscalls:* sample
 };
 
 }  // namespace pageblame::replay

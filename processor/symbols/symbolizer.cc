@@ -419,6 +419,8 @@ Symbolizer::Symbolizer(SymbolizerOptions options, std::shared_ptr<const MappingH
 
 Symbolizer::~Symbolizer() = default;
 
+const MappingHistory& Symbolizer::mappings() const { return impl_->maps(); }
+
 void Symbolizer::SymbolizeInlined(uint32_t pid, uint64_t time, uint64_t ip, bool return_address,
                                   std::vector<Frame>* out) {
   impl_->SymbolizeInlined(pid, time, ip, return_address, out);

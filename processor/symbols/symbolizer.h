@@ -111,6 +111,9 @@ class Symbolizer {
   Symbolizer(const Symbolizer&) = delete;
   Symbolizer& operator=(const Symbolizer&) = delete;
 
+  // The trace's mapping history this symbolizer reads.
+  const MappingHistory& mappings() const;
+
   // Loads ahead the symbol table that a later Symbolize() of an ip in a
   // mapping of `path` (with `build_id`, else the header's) would load, so
   // that printing need not wait for it: the loader's thread does this while

@@ -1,0 +1,54 @@
+#include "processor/replay/replay_feed.h"
+
+namespace pageblame::replay {
+
+void ReplayFeed::OnComm(const perf::CommRecord& c, RecordAt at) {
+  TraceEvent e(TraceEvent::Kind::kComm);
+  e.time = at.time;
+  e.cpu = at.cpu;
+  e.pid = c.pid;
+  e.tid = c.tid;
+  e.flag = c.exec;
+  e.comm().comm = idx_->strings().Intern(c.comm);
+  worker_->Push(e);
+}
+
+void ReplayFeed::OnTask(const perf::TaskRecord& t, bool fork, RecordAt at) {
+  TraceEvent e(fork ? TraceEvent::Kind::kFork : TraceEvent::Kind::kTaskExit);
+  e.time = at.time;
+  e.cpu = at.cpu;
+  e.pid = t.pid;
+  e.tid = t.tid;
+  e.task().ppid = t.ppid;
+  e.task().ptid = t.ptid;
+  worker_->Push(e);
+}
+
+void ReplayFeed::OnMmap(const perf::MmapRecord& m, RecordAt at) {
+  TraceEvent e(TraceEvent::Kind::kMmap);
+  e.time = at.time;
+  e.cpu = at.cpu;
+  e.pid = m.pid;
+  e.tid = m.tid;
+  TraceEvent::Mmap& em = e.mmap();
+  em.start = m.start;
+  em.len = m.len;
+  em.pgoff = m.pgoff;
+  em.prot = m.prot;
+  em.flags = m.flags;
+  em.has_prot = m.has_prot;
+  em.filename = idx_->strings().Intern(m.filename);
+  if (!m.build_id.empty()) em.build_id = idx_->strings().Intern(m.build_id);
+  worker_->Push(e);
+}
+
+void ReplayFeed::OnLost(const perf::LostRecord& l, RecordAt at) {
+  TraceEvent e(TraceEvent::Kind::kLost);
+  e.time = at.time;
+  e.cpu = at.cpu;
+  e.lost().count = l.lost;
+  e.flag = l.samples;
+  worker_->Push(e);
+}
+
+}  // namespace pageblame::replay
