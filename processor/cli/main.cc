@@ -82,9 +82,8 @@ int main(int argc, char** argv) {
     return pageblame::cli::kExitUsage;
   }
   // Answers can be many MB (maps --json of a big process): written to a
-  // file or pipe in 1 MiB pieces rather than stdio's 4 KiB (a write call per
-  // 4 KiB was ~1900 calls for the bench trace's map). A terminal keeps
-  // stdio's line buffering.
+  // file or pipe in 1 MiB pieces rather than stdio's 4 KiB (one write call
+  // per 4 KiB). A terminal keeps stdio's line buffering.
   if (!isatty(STDOUT_FILENO)) {
     static char out_buffer[1 << 20];
     std::setvbuf(stdout, out_buffer, _IOFBF, sizeof(out_buffer));

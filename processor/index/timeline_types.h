@@ -109,8 +109,8 @@ struct Version {
 // An entry of Process::live: where the region ends, its live version and
 // that version's t_from. The copy of t_from lets munmap's check for pages
 // placed during the call (Replayer::PlacedInFreeRangeSince) answer from the
-// live map: reading it from the version, made long before in a table of
-// tens of MB, was a cache miss on nearly every call.
+// live map, without reading the version (made long before, in a table of
+// tens of MB: a cache miss on nearly every call).
 struct LiveRegion {
   uint64_t end = 0;
   VersionId version;

@@ -54,8 +54,8 @@ class ReplayWorker {
   static constexpr size_t kMaxQueued = 8;
   // kLanes: events replayed between looks at the queue, and how many pushed
   // but not yet replayed events the replay thread may hold before it stops
-  // taking batches (while it has any it can replay). 64 Ki was as fast as
-  // 512 Ki on the bench trace, with 12 MB less peak RSS.
+  // taking batches (while it has any it can replay). Larger holds buy no
+  // speed and cost peak memory (bench/HISTORY.md, "More lookahead").
   static constexpr size_t kSlice = 1 << 12;
   static constexpr size_t kMaxHeld = 1 << 16;
 
@@ -85,9 +85,8 @@ class ReplayWorker {
     Added();
   }
   // The same in two steps, for the loader's hot path: Add() makes the event
-  // at the end of the current batch, to be filled in place (building it
-  // apart and copying it in was a clear and a copy of the whole event per sample),
-  // and Added() hands it over.
+  // at the end of the current batch, to be filled in place (no clear and
+  // copy of a whole event per sample), and Added() hands it over.
   TraceEvent& Add() { return current_.events.emplace_back(); }
   void Added() {
     enters_ += current_.events.back().kind == TraceEvent::Kind::kEnter;
