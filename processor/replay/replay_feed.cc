@@ -1,35 +1,37 @@
 #include "processor/replay/replay_feed.h"
 
 namespace pageblame::replay {
+namespace {
 
-void ReplayFeed::OnComm(const perf::CommRecord& c, RecordAt at) {
-  TraceEvent e(TraceEvent::Kind::kComm);
+// An event of `kind` with the record's time, CPU and task.
+TraceEvent EventOf(TraceEvent::Kind kind, RecordAt at, uint32_t pid, uint32_t tid) {
+  TraceEvent e(kind);
   e.time = at.time;
   e.cpu = at.cpu;
-  e.pid = c.pid;
-  e.tid = c.tid;
+  e.pid = pid;
+  e.tid = tid;
+  return e;
+}
+
+}  // namespace
+
+void ReplayFeed::OnComm(const perf::CommRecord& c, RecordAt at) {
+  TraceEvent e = EventOf(TraceEvent::Kind::kComm, at, c.pid, c.tid);
   e.flag = c.exec;
   e.comm().comm = idx_->strings().Intern(c.comm);
   worker_->Push(e);
 }
 
 void ReplayFeed::OnTask(const perf::TaskRecord& t, bool fork, RecordAt at) {
-  TraceEvent e(fork ? TraceEvent::Kind::kFork : TraceEvent::Kind::kTaskExit);
-  e.time = at.time;
-  e.cpu = at.cpu;
-  e.pid = t.pid;
-  e.tid = t.tid;
+  TraceEvent e =
+      EventOf(fork ? TraceEvent::Kind::kFork : TraceEvent::Kind::kTaskExit, at, t.pid, t.tid);
   e.task().ppid = t.ppid;
   e.task().ptid = t.ptid;
   worker_->Push(e);
 }
 
 void ReplayFeed::OnMmap(const perf::MmapRecord& m, RecordAt at) {
-  TraceEvent e(TraceEvent::Kind::kMmap);
-  e.time = at.time;
-  e.cpu = at.cpu;
-  e.pid = m.pid;
-  e.tid = m.tid;
+  TraceEvent e = EventOf(TraceEvent::Kind::kMmap, at, m.pid, m.tid);
   TraceEvent::Mmap& em = e.mmap();
   em.start = m.start;
   em.len = m.len;
@@ -43,9 +45,7 @@ void ReplayFeed::OnMmap(const perf::MmapRecord& m, RecordAt at) {
 }
 
 void ReplayFeed::OnLost(const perf::LostRecord& l, RecordAt at) {
-  TraceEvent e(TraceEvent::Kind::kLost);
-  e.time = at.time;
-  e.cpu = at.cpu;
+  TraceEvent e = EventOf(TraceEvent::Kind::kLost, at, 0, 0);
   e.lost().count = l.lost;
   e.flag = l.samples;
   worker_->Push(e);
