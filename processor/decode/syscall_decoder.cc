@@ -1,5 +1,7 @@
 #include "processor/decode/syscall_decoder.h"
 
+#include <algorithm>
+
 #include <cstdint>
 #include <cstring>
 
@@ -129,16 +131,29 @@ SyscallDecoder::Field SyscallDecoder::FieldOf(const EventFormat& ev, const char*
   return f;
 }
 
+void SyscallDecoder::NoteMissingField(const EventFormat& ev, std::optional<Syscall> sc,
+                                      const std::string& what) {
+  missing_fields_.push_back(
+      {sc, absl::StrCat("the format of ", ev.system(), ":", ev.name(), " has ", what)});
+}
+
 void SyscallDecoder::AddRaw(const EventFormat& ev, MemoryEventKind kind, AttrDecoder* d) {
   d->nr = FieldOf(ev, "id");
-  if (kind.kind() == MemoryEventKind::Kind::kRawEnter) {
-    d->kind = Kind::kRawEnter;
+  const bool enter = kind.kind() == MemoryEventKind::Kind::kRawEnter;
+  d->kind = enter ? Kind::kRawEnter : Kind::kRawExit;
+  if (enter) {
     d->args[0] = FieldOf(ev, "args");
-    if (!d->nr.valid() || !d->args[0].valid() || d->args[0].size < 48) d->kind = Kind::kIgnore;
   } else {
-    d->kind = Kind::kRawExit;
     d->ret = FieldOf(ev, "ret");
-    if (!d->nr.valid() || !d->ret.valid()) d->kind = Kind::kIgnore;
+  }
+  const Field& value = enter ? d->args[0] : d->ret;
+  if (!d->nr.valid() || !value.valid()) {
+    NoteMissingField(ev, std::nullopt,
+                     absl::StrCat("no field `", d->nr.valid() ? (enter ? "args" : "ret") : "id", "`"));
+    d->kind = Kind::kIgnore;
+  } else if (enter && value.size < 48) {
+    NoteMissingField(ev, std::nullopt, absl::StrCat("only ", value.size, " bytes of `args` (6 values need 48)"));
+    d->kind = Kind::kIgnore;
   }
   if (d->kind == Kind::kRawEnter) has_raw_enter_ = true;
   if (d->kind == Kind::kRawExit) has_raw_exit_ = true;
@@ -150,7 +165,10 @@ void SyscallDecoder::AddEnter(const EventFormat& ev, Syscall sc, AttrDecoder* d)
   const auto& names = ArgNames(sc);
   for (size_t a = 0; a < names.size(); ++a) {
     d->args[a] = FieldOf(ev, names[a]);
-    if (!d->args[a].valid()) d->kind = Kind::kIgnore;  // unknown layout: don't guess
+    if (!d->args[a].valid() && d->kind != Kind::kIgnore) {  // unknown layout: don't guess
+      NoteMissingField(ev, sc, absl::StrCat("no field `", names[a], "`"));
+      d->kind = Kind::kIgnore;
+    }
   }
   d->contiguous_args = static_cast<int>(names.size());
   for (size_t a = 0; a < names.size(); ++a) {
@@ -165,7 +183,10 @@ void SyscallDecoder::AddExit(const EventFormat& ev, Syscall sc, AttrDecoder* d) 
   d->kind = Kind::kExit;
   d->syscall = sc;
   d->ret = FieldOf(ev, "ret");
-  if (!d->ret.valid()) d->kind = Kind::kIgnore;
+  if (!d->ret.valid()) {
+    NoteMissingField(ev, sc, "no field `ret`");
+    d->kind = Kind::kIgnore;
+  }
   if (d->kind == Kind::kExit) has_exit_[static_cast<int>(sc)] = true;
 }
 
@@ -295,6 +316,12 @@ absl::Status SyscallDecoder::CheckUsable() const {
   }
   bool any = false;
   for (Source s : source_) any |= (s != kNone);
+  if (!any && !missing_fields_.empty()) {
+    // Recorded, but not in a layout replay can read: say which, not "record them".
+    return absl::DataLossError(absl::StrCat("the trace's memory syscall events cannot be read: ",
+                                            missing_fields_.front().why,
+                                            " (TRACING_DATA), so its calls cannot be replayed"));
+  }
   if (!any && formats_failed_ > 0) {
     // Not a recording problem: the trace is damaged.
     return absl::DataLossError(absl::StrCat(
@@ -316,6 +343,19 @@ absl::Status SyscallDecoder::CheckUsable() const {
         kHowToRecord));
   }
   return absl::OkStatus();
+}
+
+std::vector<std::string> SyscallDecoder::FormatWarnings() const {
+  std::vector<std::string> out;
+  for (const MissingField& m : missing_fields_) {
+    if (m.syscall) {
+      if (source_[static_cast<int>(*m.syscall)] != kNone) continue;  // replayed from raw_syscalls
+      out.push_back(absl::StrCat(m.why, ": ", std::string(SyscallName(*m.syscall)), " calls are not replayed"));
+    } else if (std::find(source_.begin(), source_.end(), kNone) != source_.end()) {
+      out.push_back(absl::StrCat(m.why, ": calls with no syscalls:* events of their own are not replayed"));
+    }
+  }
+  return out;
 }
 
 std::string SyscallDecoder::DescribeSources() const {

@@ -16,6 +16,7 @@
 #define PAGEBLAME_DECODE_SYSCALL_DECODER_H_
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,10 @@ class SyscallDecoder {
 
   // "mmap: syscalls:sys_{enter,exit}_mmap; brk: raw_syscalls (nr 12); ..."
   std::string DescribeSources() const;
+  // For a usable trace: each event whose format lacks a field replay needs,
+  // when that leaves calls unreplayed ("the format of syscalls:sys_enter_mprotect
+  // has no field `prot`: mprotect calls are not replayed").
+  std::vector<std::string> FormatWarnings() const;
   bool uses_raw_syscalls() const;
 
  private:
@@ -114,6 +119,9 @@ class SyscallDecoder {
   void AddExit(const EventFormat& ev, Syscall sc, AttrDecoder* d);
   // After every attr: each syscall's source_, and what that leaves unused.
   void ChooseSources();
+  // An event replay reads whose format lacks `what` ("no field `prot`"):
+  // its samples are not read. `sc`: its syscall, none for raw_syscalls.
+  void NoteMissingField(const EventFormat& ev, std::optional<Syscall> sc, const std::string& what);
 
   const perf::EventAttr* attrs_base_ = nullptr;
   std::vector<AttrDecoder> decoders_;  // indexed like FileInfo::attrs
@@ -131,6 +139,12 @@ class SyscallDecoder {
   // The first attr of an event replay reads ("syscalls:sys_enter_mmap")
   // whose format is one of those, and the failure that names it.
   std::string unreadable_event_, unreadable_why_;
+  // Events whose format lacks a field replay needs (NoteMissingField).
+  struct MissingField {
+    std::optional<Syscall> syscall;  // none: a raw_syscalls event
+    std::string why;                 // "the format of X has no field `y`"
+  };
+  std::vector<MissingField> missing_fields_;
 };
 
 }  // namespace pageblame::decode

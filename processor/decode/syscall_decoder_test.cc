@@ -581,7 +581,39 @@ TEST(SyscallDecoderBuiltFormatsTest, AnEnterFormatMissingAnArgumentIsNotGuessed)
   EXPECT_FALSE(dec.Wanted(&b.info.attrs[0], false));
   DecodedSyscall d;
   EXPECT_FALSE(dec.Decode(SampleOf(&b.info.attrs[0], std::vector<uint8_t>(40)), &d));
-  EXPECT_FALSE(dec.CheckUsable().ok());  // only exits are left
+  // Recorded but unreadable: the error names the format and the field, not
+  // "record the enters too".
+  const absl::Status usable = dec.CheckUsable();
+  EXPECT_EQ(usable.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(usable.message(), HasSubstr("the format of syscalls:sys_enter_mprotect has no field `prot`"));
+}
+
+TEST(SyscallDecoderBuiltFormatsTest, AnUnreadableFormatBesideUsableOnesIsAWarningNamingTheCallsLost) {
+  // munmap's events read, madvise's enter lacks "behavior": a usable trace
+  // whose madvise calls are not replayed, said as a warning.
+  std::string system = "syscalls";
+  auto parsed = TracingData::Parse(Container(
+      system, {Format("sys_enter_munmap", 1, {{"unsigned long addr", 16, 8, false}, {"size_t len", 24, 8, false}}),
+               Format("sys_exit_munmap", 2, {{"long ret", 16, 8, true}}),
+               Format("sys_enter_madvise", 3, {{"unsigned long start", 16, 8, false}, {"size_t len_in", 24, 8, false}}),
+               Format("sys_exit_madvise", 4, {{"long ret", 16, 8, true}})}));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  perf::FileInfo info;
+  for (auto [id, name] : {std::pair<int, const char*>{1, "sys_enter_munmap"}, {2, "sys_exit_munmap"},
+                          {3, "sys_enter_madvise"}, {4, "sys_exit_madvise"}}) {
+    perf::EventAttr a;
+    a.type = kTracepoint;
+    a.config = id;
+    a.sample_type = perf::kSampleCallchain | perf::kSampleRaw;
+    a.name = system + ":" + name;
+    info.attrs.push_back(a);
+  }
+  auto dec = SyscallDecoder::Create(info, **parsed);
+  ASSERT_TRUE(dec.ok()) << dec.status();
+  EXPECT_TRUE(dec->CheckUsable().ok()) << dec->CheckUsable();
+  EXPECT_THAT(dec->FormatWarnings(),
+              ::testing::ElementsAre("the format of syscalls:sys_enter_madvise has no field `behavior`: "
+                                     "madvise calls are not replayed"));
 }
 
 TEST(SyscallDecoderBuiltFormatsTest, RawEnterWithFewerThanSixArgsIsNotUsed) {
@@ -593,7 +625,7 @@ TEST(SyscallDecoderBuiltFormatsTest, RawEnterWithFewerThanSixArgsIsNotUsed) {
   std::vector<uint8_t> raw = Bytes(64, {{8, {9, 8}}});
   DecodedSyscall d;
   EXPECT_FALSE(dec.Decode(SampleOf(&b.info.attrs[0], raw), &d));
-  EXPECT_FALSE(dec.CheckUsable().ok());
+  EXPECT_THAT(dec.CheckUsable().message(), HasSubstr("only 40 bytes of `args` (6 values need 48)"));
 }
 
 }  // namespace
