@@ -7,6 +7,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "processor/analysis/kind_classifier.h"
+#include "processor/analysis/report_analysis.h"
 #include "processor/render/report_data.h"
 #include "processor/replay/trace_loader.h"
 #include "tests/trace_fixtures.h"
@@ -33,6 +35,18 @@ Loaded LoadPhases() {
   return out;
 }
 
+// The page's data as `pageblame report` makes it, with a strip of at most
+// `max_strip_regions` elements before it merges.
+report::Json Data(const Loaded& l, size_t max_strip_regions = 2000) {
+  report::OriginRenderer r(l.trace->index(), l.trace->symbolizer());
+  report::KindClassifier kinds(l.trace->index(), r);
+  report::ReportQuery q;
+  q.process = l.process;
+  q.kind_of = kinds.Function();
+  q.max_strip_regions = max_strip_regions;
+  return report::ReportData(*l.trace, report::ReportOptions(), report::AnalyzeReport(l.trace->index(), q));
+}
+
 uint64_t Hex(const report::Json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
 
 TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
@@ -43,15 +57,12 @@ TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
   const std::vector<VersionId> alive = idx.RegionsAt(l.process, index::kEndOfTrace);
   for (VersionId id : alive) mapped += idx.version(id).end - idx.version(id).start;
 
-  report::ReportOptions o;
-  o.process = l.process;
-  report::Json all = report::ReportData(*l.trace, o);
+  report::Json all = Data(l);
   EXPECT_EQ(all["region_count"], alive.size());
   EXPECT_EQ(all["regions"].size(), alive.size());
   EXPECT_EQ(all["timeline"]["mapped"].back(), mapped);
 
-  o.max_strip_regions = 2;
-  report::Json runs = report::ReportData(*l.trace, o);
+  report::Json runs = Data(l, 2);
   EXPECT_EQ(runs["region_count"], alive.size());
   ASSERT_LT(runs["regions"].size(), alive.size());
   uint64_t bytes = 0, count = 0, prev_end = 0;
@@ -76,9 +87,7 @@ TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
 TEST(ReportDataTest, StackLabelsAreTheApplicationsFrames) {
   Loaded l = LoadPhases();
   ASSERT_NE(l.trace, nullptr);
-  report::ReportOptions o;
-  o.process = l.process;
-  const report::Json data = report::ReportData(*l.trace, o);
+  const report::Json data = Data(l);
   ASSERT_TRUE(data.contains("stacks"));
   ASSERT_FALSE(data["stacks"].empty());
   bool grow_cache = false;

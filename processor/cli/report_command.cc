@@ -4,6 +4,8 @@
 #include "absl/strings/str_replace.h"
 #include "processor/analysis/attribute_report.h"
 #include "processor/analysis/bytes_timeline.h"
+#include "processor/analysis/kind_classifier.h"
+#include "processor/analysis/report_analysis.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
@@ -85,6 +87,20 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
   return best;
 }
 
+// What the page shows of `process` at `at`, computed (kinds through a
+// classifier of its own: its symbolized stacks are not the page's labels).
+report::ReportAnalysis AnalyzeForPage(const replay::LoadedTrace& trace, uint32_t process, uint64_t at,
+                                      const residency::ResidencyIndex* rss) {
+  report::OriginRenderer renderer(trace.index(), trace.symbolizer());
+  report::KindClassifier classifier(trace.index(), renderer);
+  report::ReportQuery q;
+  q.process = process;
+  q.at = at;
+  q.rss = rss;
+  q.kind_of = classifier.Function();
+  return report::AnalyzeReport(trace.index(), q);
+}
+
 }  // namespace
 
 int RunReport(const std::vector<std::string>& argv) {
@@ -126,11 +142,8 @@ int RunReport(const std::vector<std::string>& argv) {
   if (!process.ok()) return ReportError(process.status());
 
   report::ReportOptions o;
-  o.process = *process;
-  o.at = resolved->at;
   o.title = args->Value("--input").value_or("perf.data");
   o.frames = *frames;
-  o.rss = *rss;
   if (with_regions) {
     report::AttributeOptions ao;
     ao.pid = idx.process(*process).pid;
@@ -143,7 +156,8 @@ int RunReport(const std::vector<std::string>& argv) {
                               ? *args->Value("--regions")
                               : absl::StrCat(*args->Value("--address"), " minus ", *args->Value("--maddress"));
   }
-  absl::Status written = (*out)->Write(report::HtmlPage(report::ReportData(**trace, o)));
+  const report::ReportAnalysis analysis = AnalyzeForPage(**trace, *process, resolved->at, *rss);
+  absl::Status written = (*out)->Write(report::HtmlPage(report::ReportData(**trace, o, analysis)));
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);
 }

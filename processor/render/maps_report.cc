@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/analysis/kind_tally.h"
+#include "processor/analysis/region_label.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/rss_text.h"
@@ -127,18 +128,6 @@ std::vector<const index::Version*> AllOf(const std::vector<std::vector<const ind
 }
 
 }  // namespace
-
-std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v) {
-  std::string_view path = idx.strings().Get(v.attrs.path);
-  if (!path.empty()) return std::string(path);
-  if (v.origin.valid()) {
-    const index::CallEvent& ev = idx.event(v.origin);
-    if (ev.syscall == decode::Syscall::kMmap && !(ev.args[3] & MAP_ANONYMOUS)) {
-      return absl::StrCat("[file fd=", static_cast<int32_t>(ev.args[4]), "]");
-    }
-  }
-  return "[anon]";
-}
 
 std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options) {
   const index::TraceIndex& idx = trace.index();

@@ -42,11 +42,6 @@ struct MapsOptions {
 bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options, std::FILE* out);
 std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options);
 
-// What a region is, for text: its path, "[heap]", "[anon]", or "[file fd=3]"
-// for a file mapping whose path the trace never saw (an mmap of an fd
-// recorded without -d).
-std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v);
-
 }  // namespace pageblame::report
 
 #endif  // PAGEBLAME_RENDER_MAPS_REPORT_H_

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include "absl/strings/str_cat.h"
+#include "processor/analysis/region_label.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/pprof_builder.h"

@@ -4,9 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/analysis/history.h"
+#include "processor/analysis/region_label.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
-#include "processor/render/maps_report.h"
 #include "processor/render/rss_text.h"
 
 namespace pageblame::report {
