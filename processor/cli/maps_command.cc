@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "processor/analysis/kind_classifier.h"
+#include "processor/analysis/maps_answer.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/output_file.h"
@@ -73,21 +75,26 @@ int RunMaps(const std::vector<std::string>& argv) {
   if (!resolved.ok()) return ReportError(resolved.status());
   auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
   if (!rss.ok()) return ReportError(rss.status());
-  report::MapsOptions o;
-  o.rss = *rss;
-  o.processes = resolved->processes;
-  o.at = resolved->at;
-  o.split = args->Has("--split");
-  o.frames = *frames;
-  o.kinds = *kinds;
+  report::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
+  report::KindClassifier classifier((*trace)->index(), renderer);
+  report::MapsQuery q;
+  q.rss = *rss;
+  q.processes = resolved->processes;
+  q.at = resolved->at;
+  // The profile has always shown every kind.
+  if (format != "pprof") q.kinds = *kinds;
+  q.kind_of = classifier.Function();
+  q.runs = format == "text";
+  q.split = args->Has("--split");
+  const report::MapsAnswer answer = report::Maps((*trace)->index(), q);
   absl::Status written;
   if (format == "json") {
     // Streamed: a big map's JSON is never held whole.
-    if (!report::WriteMapsJson(**trace, o, (*out)->stream())) written = (*out)->WriteError();
+    if (!report::WriteMapsJson(**trace, answer, (*out)->stream())) written = (*out)->WriteError();
   } else if (format == "pprof") {
-    written = (*out)->Write(report::MapsPprof(**trace, o));
+    written = (*out)->Write(report::MapsPprof(**trace, answer));
   } else {
-    written = (*out)->Write(report::MapsText(**trace, o));
+    written = (*out)->Write(report::MapsText(**trace, answer, *frames));
   }
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);

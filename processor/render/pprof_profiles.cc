@@ -1,10 +1,8 @@
 #include "processor/render/pprof_profiles.h"
 
-#include <sys/mman.h>
-
 #include "absl/strings/str_cat.h"
+#include "processor/analysis/committed.h"
 #include "processor/analysis/region_label.h"
-#include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/pprof_builder.h"
 #include "processor/render/rss_text.h"
@@ -89,30 +87,27 @@ std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g) {
   return b.Gzipped();
 }
 
-std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& o) {
+std::string MapsPprof(const replay::LoadedTrace& trace, const MapsAnswer& a) {
   const index::TraceIndex& idx = trace.index();
-  const ResidentView rss(o.rss, idx);
   // resident_space only when the trace has snapshots: pprof has no "unknown",
   // so a region no snapshot read counts 0 there (the comment says so).
   std::vector<PprofValueType> types = SpaceTypes();
-  if (rss.has_snapshots()) types.push_back({"resident_space", "bytes"});
+  if (a.snapshots) types.push_back({"resident_space", "bytes"});
   PprofBuilder b(trace, types, "mapped");
-  b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(o.at)));
-  for (uint32_t p : o.processes) {
-    const int64_t pid = idx.process(p).pid;
-    const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, o.at);
-    if (rss.has_snapshots()) {
-      b.AddComment(absl::StrCat("pid ", pid, ": resident bytes from the ", DescribeSnapshot(snapshot, o.at),
+  b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(a.at)));
+  for (const ProcessMaps& pm : a.processes) {
+    const int64_t pid = idx.process(pm.process).pid;
+    if (a.snapshots) {
+      b.AddComment(absl::StrCat("pid ", pid, ": resident bytes from the ", DescribeSnapshot(pm.snapshot, a.at),
                                 "; resident_space is 0 where no snapshot read the region"));
     }
-    for (VersionId id : idx.RegionsAt(p, o.at)) {
-      const index::Version& v = idx.version(id);
+    for (const MapsRegion& region : pm.regions) {
+      const index::Version& v = idx.version(region.version);
       const int64_t size = Signed(v.end - v.start);
-      const int64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? size : 0;
       const std::vector<PprofLabel> labels = {PprofLabel::Num("pid", pid),
                                               PprofLabel::Str("prot", RegionProt(v.attrs))};
-      std::vector<int64_t> values = {size, committed, 1};
-      if (rss.has_snapshots()) values.push_back(Signed(ResidentView::Bytes(snapshot, v.start, v.end).value_or(0)));
+      std::vector<int64_t> values = {size, IsCommitted(v) ? size : 0, 1};
+      if (a.snapshots) values.push_back(Signed(region.rss.value_or(0)));
       if (v.origin.valid()) {
         b.AddCall(v.origin, values, labels);
       } else {

@@ -23,14 +23,14 @@
 
 #include "processor/analysis/attribute_report.h"
 #include "processor/analysis/growth_report.h"
-#include "processor/render/maps_report.h"
+#include "processor/analysis/maps_answer.h"
 #include "processor/replay/trace_loader.h"
 
 namespace pageblame::report {
 
 std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& a);
 std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g);
-std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& options);
+std::string MapsPprof(const replay::LoadedTrace& trace, const MapsAnswer& answer);
 
 }  // namespace pageblame::report
 
