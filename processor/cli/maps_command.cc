@@ -81,8 +81,7 @@ int RunMaps(const std::vector<std::string>& argv) {
   q.rss = *rss;
   q.processes = resolved->processes;
   q.at = resolved->at;
-  // The profile has always shown every kind.
-  if (format != "pprof") q.kinds = *kinds;
+  q.kinds = *kinds;
   q.kind_of = classifier.Function();
   q.runs = format == "text";
   q.split = args->Has("--split");
