@@ -51,7 +51,7 @@ void PageSelection::Boundaries(uint32_t p, uint64_t a, uint64_t b,
     if (hi < b) out->push_back(hi);
     const index::Version& v = idx_.version(e.id);
     // Pages that arrived by a move or a fork: their earlier life may have
-    // been cut elsewhere (report/history.h follows the same link).
+    // been cut elsewhere (analysis/history.h follows the same link).
     if ((v.begin == index::Begin::kMovedIn || v.begin == index::Begin::kForked) && v.prev.valid() &&
         visited->insert(e.id.value()).second) {
       const index::Version& from = idx_.version(v.prev);

@@ -189,7 +189,7 @@ Json Query(const std::string& trace, const std::vector<uint64_t>& addrs,
   o.addresses = addrs;
   o.pid = pid;
   o.processes = session::ProcessesOf(Loaded(trace)->index(), pid);
-  return Json::parse(report::QueryJson(*Loaded(trace), o).dump());
+  return Json::parse(report::QueryJson(*Loaded(trace), o, report::Query(Loaded(trace)->index(), o)).dump());
 }
 
 std::string Seconds(const Json& t) { return absl::StrFormat("%.6f", t.get<double>()); }

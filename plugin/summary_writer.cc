@@ -80,7 +80,7 @@ std::string SummaryWriter::AnswerText(const report::QueryAnswer& a) const {
                                  std::string(idx.strings().Get(proc.comm)), ")\n");
   report::OriginRenderer r(idx, trace_.symbolizer());
   if (!a.version.valid()) {
-    const std::string gone = report::GoneText(idx, r, *a.process, a.address, at_);
+    const std::string gone = report::GoneText(idx, r, report::PageLineage(idx, *a.process, a.address, at_));
     absl::StrAppend(&out, gone.empty() ? absl::StrCat("  not mapped ", When(), "\n") : gone);
   } else {
     absl::StrAppend(&out, report::RegionText(idx, idx.version(a.version), r,
@@ -123,7 +123,7 @@ std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
   o.processes = selection_.processes();
   o.at = at_;
   o.rss = rss_;
-  return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o)), "\n");
+  return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o, report::Query(trace_.index(), o))), "\n");
 }
 
 }  // namespace pageblame::plugin

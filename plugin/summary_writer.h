@@ -9,9 +9,10 @@
 //   std::string text = w.Text(targets);    // human-readable, see docs/plugin.md
 //   std::string json = w.Json(targets);    // == `pageblame query --json` on the same addresses
 //
-// The answers follow `pageblame query` (report/query_report.cc): each address,
-// in every selected process where a version covers it at the end; if none,
-// its last tenant(s) and how the page went (report::QueryAnswers).
+// The answers follow `pageblame query` (analysis/query_answers.h, printed by
+// render/query_report.h): each address, in every selected process where a
+// version covers it at the end; if none, its last tenant(s) and how the page
+// went (QueryAnswers, and the page's PageLineage).
 #ifndef PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 #define PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 

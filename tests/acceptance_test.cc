@@ -242,7 +242,7 @@ TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
       const index::Version& v = idx.version(id);
       if (v.origin.valid()) q.addresses.push_back(v.start + ((v.end - v.start) / 2 & ~4095ull));
     }
-    report::Json answers = report::QueryJson(**t, q);
+    report::Json answers = report::QueryJson(**t, q, report::Query((*t)->index(), q));
     ASSERT_EQ(answers.size(), q.addresses.size());
     int from_program = 0;
     std::set<std::string> seen;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "processor/analysis/file_offset.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/origin_renderer.h"
 
@@ -25,18 +26,6 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The process entry that was `pid` at `time` (the newest that had started).
-uint32_t ProcessAt(const index::TraceIndex& idx, uint32_t pid, uint64_t time, bool* found) {
-  std::vector<uint32_t> gens = idx.ProcessesWithPid(pid);
-  *found = !gens.empty();
-  if (gens.empty()) return 0;
-  uint32_t best = gens.front();
-  for (uint32_t p : gens) {
-    if (idx.process(p).t_start <= time) best = p;
-  }
-  return best;
-}
-
 }  // namespace
 
 std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent& ev,
@@ -45,15 +34,8 @@ std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent
   if (f.dso.empty()) return Hex(f.ip);
   // perf script prints "[unknown] (dso)"; an offset into the file keeps
   // different unknown functions of one library apart.
-  bool found = false;
-  uint32_t p = ProcessAt(idx, ev.pid, ev.time, &found);
-  if (found) {
-    VersionId id = idx.Lookup(p, f.ip, ev.time);
-    if (id.valid() && idx.version(id).attrs.path.valid()) {
-      const index::Version& v = idx.version(id);
-      return Clean(absl::StrCat("[", BaseName(f.dso), "+", Hex(f.ip - v.start + v.attrs.pgoff), "]"));
-    }
-  }
+  const std::optional<uint64_t> offset = FileOffsetAt(idx, ev, f.ip);
+  if (offset) return Clean(absl::StrCat("[", BaseName(f.dso), "+", Hex(*offset), "]"));
   return Clean(absl::StrCat("[", BaseName(f.dso), "]"));
 }
 

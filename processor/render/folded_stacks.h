@@ -9,7 +9,8 @@
 //   std::string folded = FoldedStacks(trace, attribution);
 //
 // A frame is its symbol, else "[dso+0xOFFSET]" (dso base name, file offset
-// from the index's file mapping holding the ip at the call's time), else
+// from the index's file mapping holding the ip at the call's time:
+// analysis/file_offset.h), else
 // "[dso]" when that mapping is unknown, else "0xIP". ';' inside a name becomes
 // ':' and line breaks become spaces, so every line splits back into frames.
 // Stacks that render to the same frames (different ips, same functions) are

@@ -101,10 +101,6 @@ std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const in
   return absl::StrCat("  ", *state, " (snapshot at ", FormatTime(s->time), region, ")\n");
 }
 
-Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
-  return QueryJson(trace, options, Query(trace.index(), options));
-}
-
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
                const std::vector<QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
@@ -160,11 +156,6 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
   return out;
 }
 
-std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
-                     uint64_t at) {
-  return GoneText(idx, r, PageLineage(idx, p, addr, at));
-}
-
 std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<HistoryEntry>& lineage) {
   if (lineage.empty()) return "";
   const HistoryEntry& gone = lineage.back();
@@ -173,10 +164,6 @@ std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std:
                       FormatTime(gone.time), ", ", PageChangeName(gone.change),
                       gone.event.valid() ? absl::StrCat(" by ", r.CallText(idx.event(gone.event))) : "",
                       "\n");
-}
-
-std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options) {
-  return QueryText(trace, options, Query(trace.index(), options));
 }
 
 std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options,

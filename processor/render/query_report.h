@@ -20,14 +20,11 @@
 
 namespace pageblame::report {
 
-// `answers` as Query(trace.index(), options) made them.
+// `answers` as Query(trace.index(), options) made them (with their lineage).
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
                const std::vector<QueryAnswer>& answers);
 std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options,
                       const std::vector<QueryAnswer>& answers);
-// The same, for callers that hold no answers yet: Query() then the above.
-Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options);
-std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options);
 // The text block for the region `v`: its range, the call that created it (or
 // "existed before the trace") with `stack_text(call)`, and the move that
 // brought it here. Shared by `pageblame query` and the perf script plugin,
@@ -42,10 +39,6 @@ std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const in
 // (`lineage`: the page's PageLineage up to then): "  not mapped; it was in
 // [..) until T, unmapped by ..." (empty if the lineage is).
 std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<HistoryEntry>& lineage);
-// The same for a caller without the lineage (the plugin): process p's, of
-// the page at addr, up to `at`.
-std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
-                     uint64_t at);
 
 }  // namespace pageblame::report
 
