@@ -7,8 +7,18 @@
 
 namespace pageblame::plugin {
 
+report::QueryOptions SummaryWriter::Options(const std::vector<uint64_t>& addresses) const {
+  report::QueryOptions o;
+  o.addresses = addresses;
+  o.pid = pid_;
+  o.processes = selection_.processes();
+  o.at = at_;
+  o.rss = rss_;
+  return o;
+}
+
 std::vector<report::QueryAnswer> SummaryWriter::Answers(const std::vector<uint64_t>& addresses) const {
-  return report::QueryAnswers(trace_.index(), selection_.processes(), addresses, at_, pid_.has_value());
+  return report::Query(trace_.index(), Options(addresses));
 }
 
 std::string SummaryWriter::When() const {
@@ -80,13 +90,13 @@ std::string SummaryWriter::AnswerText(const report::QueryAnswer& a) const {
                                  std::string(idx.strings().Get(proc.comm)), ")\n");
   report::OriginRenderer r(idx, trace_.symbolizer());
   if (!a.version.valid()) {
-    const std::string gone = report::GoneText(idx, r, report::PageLineage(idx, *a.process, a.address, at_));
+    const std::string gone = report::GoneText(idx, r, a.lineage);
     absl::StrAppend(&out, gone.empty() ? absl::StrCat("  not mapped ", When(), "\n") : gone);
   } else {
     absl::StrAppend(&out, report::RegionText(idx, idx.version(a.version), r,
                                              [&](const index::CallEvent& ev) { return StackText(ev); }));
   }
-  absl::StrAppend(&out, report::ResidentText(report::ResidentView(rss_, idx), a, idx, at_));
+  absl::StrAppend(&out, report::ResidentText(a, report::ResidentView(rss_, idx).has_snapshots()));
   uint64_t calls = 0, samples = 0;
   for (EventId id : selection_.HistoryCalls(*a.process, a.address)) {
     ++calls;
@@ -117,12 +127,9 @@ std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
 }
 
 std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
-  report::QueryOptions o;
-  for (const Target& t : targets) o.addresses.insert(o.addresses.end(), t.addresses.begin(), t.addresses.end());
-  o.pid = pid_;
-  o.processes = selection_.processes();
-  o.at = at_;
-  o.rss = rss_;
+  std::vector<uint64_t> addresses;
+  for (const Target& t : targets) addresses.insert(addresses.end(), t.addresses.begin(), t.addresses.end());
+  const report::QueryOptions o = Options(addresses);
   return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o, report::Query(trace_.index(), o))), "\n");
 }
 

@@ -12,7 +12,7 @@
 // The answers follow `pageblame query` (analysis/query_answers.h, printed by
 // render/query_report.h): each address, in every selected process where a
 // version covers it at the end; if none, its last tenant(s) and how the page
-// went (QueryAnswers, and the page's PageLineage).
+// went (Query: QueryAnswers with each page's lineage and residency).
 #ifndef PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 #define PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 
@@ -46,6 +46,9 @@ class SummaryWriter {
   std::vector<EventId> PrintedStacks(const std::vector<Target>& targets) const;
 
  private:
+  // What `pageblame query` would be asked: these addresses, this selection.
+  report::QueryOptions Options(const std::vector<uint64_t>& addresses) const;
+  // Query() of those options: with lineage and residency.
   std::vector<report::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
   std::string AnswerText(const report::QueryAnswer& a) const;
   // "at the end of the trace" or "at 216.083882".

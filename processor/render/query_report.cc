@@ -69,49 +69,39 @@ namespace {
 
 // {"state": "resident"|"swapped"|"not resident", "snapshot_time": s,
 // "region_rss": bytes|null}, or null when no snapshot read the page.
-Json ResidentJson(const residency::ResidencySnapshot* s, const QueryAnswer& a, const index::TraceIndex& idx) {
-  const std::optional<std::string> state = ResidentView::PageState(s, a.address);
-  if (!state) return nullptr;
+Json ResidentJson(const QueryAnswer& a) {
+  if (!a.page_state) return nullptr;
   Json j;
-  j["state"] = *state;
-  j["snapshot_time"] = TimeSeconds(s->time);
-  std::optional<uint64_t> region;
-  if (a.version.valid()) region = ResidentView::Bytes(s, idx.version(a.version).start, idx.version(a.version).end);
-  j["region_rss"] = region ? Json(*region) : Json(nullptr);
+  j["state"] = *a.page_state;
+  j["snapshot_time"] = TimeSeconds(a.snapshot->time);
+  j["region_rss"] = a.region_rss ? Json(*a.region_rss) : Json(nullptr);
   return j;
 }
 
 }  // namespace
 
-std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
-                         uint64_t at) {
-  if (!rss.has_snapshots() || !a.process) return "";
-  const residency::ResidencySnapshot* s = rss.SnapshotFor(*a.process, at);
-  const std::optional<std::string> state = ResidentView::PageState(s, a.address);
-  if (!state) {
-    return s == nullptr ? "  residency unknown: no snapshot of this process at or before then\n"
-                        : absl::StrCat("  residency unknown: the snapshot at ", FormatTime(s->time),
-                                       " did not read this page (no access then, or not mapped yet)\n");
+std::string ResidentText(const QueryAnswer& a, bool snapshots) {
+  if (!snapshots || !a.process) return "";
+  if (!a.page_state) {
+    return a.snapshot == nullptr ? "  residency unknown: no snapshot of this process at or before then\n"
+                                 : absl::StrCat("  residency unknown: the snapshot at ", FormatTime(a.snapshot->time),
+                                                " did not read this page (no access then, or not mapped yet)\n");
   }
-  std::string region;
-  if (a.version.valid()) {
-    const index::Version& v = idx.version(a.version);
-    region = absl::StrCat("; ", HumanRss(ResidentView::Bytes(s, v.start, v.end)), " of the region resident");
-  }
-  return absl::StrCat("  ", *state, " (snapshot at ", FormatTime(s->time), region, ")\n");
+  const std::string region =
+      a.version.valid() ? absl::StrCat("; ", HumanRss(a.region_rss), " of the region resident") : "";
+  return absl::StrCat("  ", *a.page_state, " (snapshot at ", FormatTime(a.snapshot->time), region, ")\n");
 }
 
 Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
                const std::vector<QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  const ResidentView rss(options.rss, idx);
   Json out = Json::array();
   for (const QueryAnswer& a : answers) {
     Json j;
     j["address"] = Hex(a.address);
     j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
-    j["resident"] = a.process ? ResidentJson(rss.SnapshotFor(*a.process, options.at), a, idx) : Json(nullptr);
+    j["resident"] = a.process ? ResidentJson(a) : Json(nullptr);
     if (a.version.valid()) {
       const index::Version& v = idx.version(a.version);
       j["region"] = RangeJson(v.start, v.end);
@@ -170,7 +160,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
                       const std::vector<QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  const ResidentView rss(options.rss, idx);
+  const bool snapshots = ResidentView(options.rss, idx).has_snapshots();
   std::string out;
   const std::string at = options.at == index::kEndOfTrace ? "at the end of the trace"
                                                     : absl::StrCat("at ", FormatTime(options.at));
@@ -201,7 +191,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
                                          return r.StackText(ev, "    ");
                                        }));
     }
-    absl::StrAppend(&out, ResidentText(rss, a, idx, options.at));
+    absl::StrAppend(&out, ResidentText(a, snapshots));
     if (options.history) {
       absl::StrAppend(&out, "  history of this page:\n");
       for (const HistoryEntry& h : lineage) {

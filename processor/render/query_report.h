@@ -32,9 +32,10 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
 std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
                        const std::function<std::string(const index::CallEvent&)>& stack_text);
 // "  resident (snapshot at T; 1.2 MiB of the region resident)", why it is
-// unknown, or "" when the trace has no snapshots. Shared with the plugin.
-std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
-                         uint64_t at);
+// unknown, or "" when the trace has no snapshots (`snapshots`:
+// ResidentView::has_snapshots) or the answer no process. `a` as Query()
+// made it. Shared with the plugin.
+std::string ResidentText(const QueryAnswer& a, bool snapshots);
 // For a page not mapped at the time asked that its process had before
 // (`lineage`: the page's PageLineage up to then): "  not mapped; it was in
 // [..) until T, unmapped by ..." (empty if the lineage is).
