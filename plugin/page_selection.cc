@@ -69,10 +69,10 @@ std::vector<EventId> PageSelection::HistoryCalls(uint32_t p, uint64_t addr) cons
   auto add = [&](EventId id) {
     if (id.valid() && seen.insert(id).second) out.push_back(id);
   };
-  for (const report::HistoryEntry& h : report::PageHistory(idx_, p, addr)) {
+  for (const analysis::HistoryEntry& h : analysis::PageHistory(idx_, p, addr)) {
     add(idx_.version(h.version).origin);
     add(idx_.version(h.version).commit);
-    if (h.change != report::PageChange::kSplit) add(h.event);
+    if (h.change != analysis::PageChange::kSplit) add(h.event);
   }
   return out;
 }

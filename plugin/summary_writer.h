@@ -47,10 +47,10 @@ class SummaryWriter {
 
  private:
   // What `pageblame query` would be asked: these addresses, this selection.
-  report::QueryOptions Options(const std::vector<uint64_t>& addresses) const;
+  analysis::QueryOptions Options(const std::vector<uint64_t>& addresses) const;
   // Query() of those options: with lineage and residency.
-  std::vector<report::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
-  std::string AnswerText(const report::QueryAnswer& a) const;
+  std::vector<analysis::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
+  std::string AnswerText(const analysis::QueryAnswer& a) const;
   // "at the end of the trace" or "at 216.083882".
   std::string When() const;
   std::string StackText(const index::CallEvent& ev) const;

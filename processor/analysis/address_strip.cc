@@ -6,7 +6,7 @@
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 // Whether `b` (right after `a`) was made by the same stack, or both before the trace.
@@ -62,4 +62,4 @@ std::vector<StripRun> AddressStrip(const index::TraceIndex& idx, uint32_t p, uin
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

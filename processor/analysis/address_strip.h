@@ -27,7 +27,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 struct StripRun {
   size_t first = 0;    // alive[first, first + count)
@@ -49,6 +49,6 @@ std::vector<StripRun> AddressStrip(const index::TraceIndex& idx, uint32_t p, uin
                                    const residency::ResidencySnapshot* snapshot, const KindFunction& kind_of,
                                    size_t max_regions);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_ADDRESS_STRIP_H_

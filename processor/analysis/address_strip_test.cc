@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "processor/analysis/replayed_index_for_test.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 using decode::Syscall;
@@ -69,4 +69,4 @@ TEST_F(AddressStripTest, PastTheLimitAlikeNeighboursAreOneRun) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

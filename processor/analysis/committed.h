@@ -10,10 +10,10 @@
 
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 inline bool IsCommitted(const index::Version& v) { return (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) != 0; }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_COMMITTED_H_

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 std::optional<uint64_t> FileOffsetAt(const index::TraceIndex& idx, const index::CallEvent& ev, uint64_t ip) {
   const std::vector<uint32_t> gens = idx.ProcessesWithPid(ev.pid);
@@ -17,4 +17,4 @@ std::optional<uint64_t> FileOffsetAt(const index::TraceIndex& idx, const index::
   return ip - v.start + v.attrs.pgoff;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

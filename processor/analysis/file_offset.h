@@ -15,10 +15,10 @@
 
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 std::optional<uint64_t> FileOffsetAt(const index::TraceIndex& idx, const index::CallEvent& ev, uint64_t ip);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_FILE_OFFSET_H_

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "processor/analysis/replayed_index_for_test.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 using decode::Syscall;
@@ -39,4 +39,4 @@ TEST_F(FileOffsetTest, AnIpInAFileMappingThenIsItsOffsetInTheFile) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

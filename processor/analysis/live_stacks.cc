@@ -5,7 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "processor/analysis/committed.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 std::vector<LiveStack> LiveStacks(const index::TraceIndex& idx, const std::vector<VersionId>& alive) {
   std::vector<LiveStack> rows;
@@ -24,4 +24,4 @@ std::vector<LiveStack> LiveStacks(const index::TraceIndex& idx, const std::vecto
   return rows;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

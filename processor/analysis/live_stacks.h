@@ -15,7 +15,7 @@
 
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 struct LiveStack {
   EventId first_call;  // invalid: versions from before the trace
@@ -25,6 +25,6 @@ struct LiveStack {
 
 std::vector<LiveStack> LiveStacks(const index::TraceIndex& idx, const std::vector<VersionId>& alive);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_LIVE_STACKS_H_

@@ -4,7 +4,7 @@
 
 #include "processor/analysis/resident_view.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 bool Wanted(const MapsQuery& q, RegionKind k) {
@@ -40,4 +40,4 @@ MapsAnswer Maps(const index::TraceIndex& idx, const MapsQuery& query) {
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

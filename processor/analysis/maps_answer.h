@@ -22,7 +22,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 struct MapsQuery {
   std::vector<uint32_t> processes;  // the process entries to answer for (session::ProcessesOf)
@@ -55,6 +55,6 @@ struct MapsAnswer {
 
 MapsAnswer Maps(const index::TraceIndex& idx, const MapsQuery& query);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_MAPS_ANSWER_H_

@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "processor/analysis/replayed_index_for_test.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 using decode::Syscall;
@@ -75,4 +75,4 @@ TEST_F(MapsAnswerTest, RowsMergeOneStacksNeighboursAndNameItsBiggestCall) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -4,7 +4,7 @@
 
 #include "processor/analysis/resident_view.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 // The processes among `procs` that had addr mapped last before `at` (all
@@ -100,4 +100,4 @@ EventId UnknownBreakCall(const index::TraceIndex& idx, uint32_t p, uint64_t addr
   return proc.unknown_break_event;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -17,7 +17,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 struct QueryOptions {
   std::vector<uint64_t> addresses;
@@ -68,6 +68,6 @@ std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions&
 // call or may predate the trace; invalid when that cannot be so.
 EventId UnknownBreakCall(const index::TraceIndex& idx, uint32_t p, uint64_t addr);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_QUERY_ANSWERS_H_

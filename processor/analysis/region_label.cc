@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v) {
   std::string_view path = idx.strings().Get(v.attrs.path);
@@ -18,4 +18,4 @@ std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v) {
   return "[anon]";
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

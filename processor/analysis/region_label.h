@@ -11,10 +11,10 @@
 
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_REGION_LABEL_H_

@@ -5,7 +5,7 @@
 #include "processor/analysis/kind_tally.h"
 #include "processor/analysis/resident_view.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 // Whether the kernel would have merged b into the VMA that a ends (see the
@@ -73,4 +73,4 @@ std::vector<RegionRun> RegionRuns(const index::TraceIndex& idx, const std::vecto
   return runs;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

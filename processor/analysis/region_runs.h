@@ -19,7 +19,7 @@
 #include "processor/analysis/region_kind.h"
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 // A region of an address space at a moment (maps_answer.h).
 struct MapsRegion {
@@ -46,6 +46,6 @@ struct RegionRun {
 // `regions`: one process's, sorted by start.
 std::vector<RegionRun> RegionRuns(const index::TraceIndex& idx, const std::vector<MapsRegion>& regions, bool split);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_REGION_RUNS_H_

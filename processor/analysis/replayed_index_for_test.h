@@ -16,7 +16,7 @@
 #include "processor/replay/call_events_for_test.h"
 #include "processor/replay/replayer.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 class ReplayedIndexTest : public ::testing::Test {
  protected:
@@ -57,6 +57,6 @@ class ReplayedIndexTest : public ::testing::Test {
   replay::Replayer replayer_;
 };
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_REPLAYED_INDEX_FOR_TEST_H_

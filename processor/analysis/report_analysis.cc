@@ -4,7 +4,7 @@
 
 #include "processor/analysis/resident_view.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 ReportAnalysis AnalyzeReport(const index::TraceIndex& idx, const ReportQuery& q) {
   ReportAnalysis out;
@@ -23,4 +23,4 @@ ReportAnalysis AnalyzeReport(const index::TraceIndex& idx, const ReportQuery& q)
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

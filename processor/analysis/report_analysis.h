@@ -22,7 +22,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 struct ReportQuery {
   uint32_t process = 0;                            // the process entry shown
@@ -50,6 +50,6 @@ struct ReportAnalysis {
 
 ReportAnalysis AnalyzeReport(const index::TraceIndex& idx, const ReportQuery& query);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_REPORT_ANALYSIS_H_

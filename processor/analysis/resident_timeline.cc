@@ -5,7 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 // The snapshots that speak for the process entry (SnapshotFor's rule: not
@@ -65,4 +65,4 @@ std::optional<ResidentTimeline> ComputeResidentTimeline(const index::TraceIndex&
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -27,7 +27,7 @@
 #include "processor/analysis/resident_view.h"
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 // One stack's resident bytes at each point.
 struct ResidentSeries {
@@ -49,6 +49,6 @@ std::optional<ResidentTimeline> ComputeResidentTimeline(const index::TraceIndex&
                                                         uint32_t process, const std::vector<StackId>& series_stacks,
                                                         size_t max_points);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_RESIDENT_TIMELINE_H_

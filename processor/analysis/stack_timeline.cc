@@ -7,7 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "processor/analysis/committed.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 // n + 1 boundaries from just before the first event to the end.
@@ -147,4 +147,4 @@ StackTimeline ComputeStackTimeline(const index::TraceIndex& idx, uint32_t proces
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -26,7 +26,7 @@
 #include "processor/analysis/region_kind.h"
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 // A value from boundary `k` on (until the next step).
 struct TimelineStep {
@@ -57,6 +57,6 @@ struct StackTimeline {
 StackTimeline ComputeStackTimeline(const index::TraceIndex& idx, uint32_t process, size_t buckets,
                                    size_t series_stacks, const KindFunction& kind_of);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_STACK_TIMELINE_H_

@@ -10,7 +10,7 @@
 #include "processor/analysis/committed.h"
 #include "processor/analysis/replayed_index_for_test.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 using decode::Syscall;
@@ -98,4 +98,4 @@ TEST_F(StackTimelineTest, EachSeriesIsItsStacksBytesAndCommittedBytesRankFirst) 
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -75,9 +75,9 @@ int RunMaps(const std::vector<std::string>& argv) {
   if (!resolved.ok()) return ReportError(resolved.status());
   auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
   if (!rss.ok()) return ReportError(rss.status());
-  report::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
-  report::KindClassifier classifier((*trace)->index(), renderer);
-  report::MapsQuery q;
+  render::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
+  analysis::KindClassifier classifier((*trace)->index(), renderer);
+  analysis::MapsQuery q;
   q.rss = *rss;
   q.processes = resolved->processes;
   q.at = resolved->at;
@@ -85,15 +85,15 @@ int RunMaps(const std::vector<std::string>& argv) {
   q.kind_of = classifier.Function();
   q.runs = format == "text";
   q.split = args->Has("--split");
-  const report::MapsAnswer answer = report::Maps((*trace)->index(), q);
+  const analysis::MapsAnswer answer = analysis::Maps((*trace)->index(), q);
   absl::Status written;
   if (format == "json") {
     // Streamed: a big map's JSON is never held whole.
-    if (!report::WriteMapsJson(**trace, answer, (*out)->stream())) written = (*out)->WriteError();
+    if (!render::WriteMapsJson(**trace, answer, (*out)->stream())) written = (*out)->WriteError();
   } else if (format == "pprof") {
-    written = (*out)->Write(report::MapsPprof(**trace, answer));
+    written = (*out)->Write(render::MapsPprof(**trace, answer));
   } else {
-    written = (*out)->Write(report::MapsText(**trace, answer, *frames));
+    written = (*out)->Write(render::MapsText(**trace, answer, *frames));
   }
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);

@@ -10,7 +10,7 @@
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/origin_renderer.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 std::string Clean(std::string name) {
@@ -31,11 +31,11 @@ std::string BaseName(const std::string& path) {
 std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent& ev,
                             const symbols::Frame& f) {
   if (f.symbol && !f.symbol->empty()) return Clean(*f.symbol);
-  if (f.dso.empty()) return Hex(f.ip);
+  if (f.dso.empty()) return analysis::Hex(f.ip);
   // perf script prints "[unknown] (dso)"; an offset into the file keeps
   // different unknown functions of one library apart.
-  const std::optional<uint64_t> offset = FileOffsetAt(idx, ev, f.ip);
-  if (offset) return Clean(absl::StrCat("[", BaseName(f.dso), "+", Hex(*offset), "]"));
+  const std::optional<uint64_t> offset = analysis::FileOffsetAt(idx, ev, f.ip);
+  if (offset) return Clean(absl::StrCat("[", BaseName(f.dso), "+", analysis::Hex(*offset), "]"));
   return Clean(absl::StrCat("[", BaseName(f.dso), "]"));
 }
 
@@ -48,11 +48,11 @@ std::string FoldedFrames(const index::TraceIndex& idx, OriginRenderer& r, EventI
   return absl::StrJoin(names, ";");
 }
 
-std::string FoldedStacks(const replay::LoadedTrace& trace, const Attribution& a) {
+std::string FoldedStacks(const replay::LoadedTrace& trace, const analysis::Attribution& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   std::map<std::string, uint64_t> lines;  // frames -> bytes
-  for (const StackTotal& st : a.stacks) lines[FoldedFrames(idx, r, st.first_call)] += st.bytes;
+  for (const analysis::StackTotal& st : a.stacks) lines[FoldedFrames(idx, r, st.first_call)] += st.bytes;
   std::vector<std::pair<std::string, uint64_t>> sorted(lines.begin(), lines.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& x, const auto& y) { return x.second > y.second; });
@@ -63,4 +63,4 @@ std::string FoldedStacks(const replay::LoadedTrace& trace, const Attribution& a)
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

@@ -27,9 +27,9 @@
 #include "processor/render/origin_renderer.h"
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
-std::string FoldedStacks(const replay::LoadedTrace& trace, const Attribution& a);
+std::string FoldedStacks(const replay::LoadedTrace& trace, const analysis::Attribution& a);
 // The frames of one call's stack as FoldedStacks writes them: root first,
 // joined by ';' ("[no user stack]" for a call without one). `growth
 // --format folded` and the HTML report name stacks the same way.
@@ -38,6 +38,6 @@ std::string FoldedFrames(const index::TraceIndex& idx, OriginRenderer& r, EventI
 std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent& ev,
                             const symbols::Frame& f);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_FOLDED_STACKS_H_

@@ -14,19 +14,19 @@
 #include "processor/render/origin_renderer.h"
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 // Writes the JSON array region by region, one object per version, as
 // Json::dump(1) of the whole array would (the same bytes), without holding
 // it all: a DOM of a big address space's origins and stacks was 40 MB and a
 // tenth of the run time. "rss" is null where unknown. Returns false if
 // writing failed.
-bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsAnswer& answer, std::FILE* out);
+bool WriteMapsJson(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer, std::FILE* out);
 // One row per run (MapsQuery::runs: the kernel's merges, or with split one
 // per version) with its kind and calls said by `frames`; a resident column
 // when the trace has snapshots.
-std::string MapsText(const replay::LoadedTrace& trace, const MapsAnswer& answer, const SummaryOptions& frames = {});
+std::string MapsText(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer, const analysis::SummaryOptions& frames = {});
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_MAPS_REPORT_H_

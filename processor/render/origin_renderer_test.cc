@@ -17,7 +17,7 @@
 #include "processor/replay/call_events_for_test.h"
 #include "processor/replay/replayer.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 using decode::Syscall;
@@ -133,4 +133,4 @@ TEST_F(OriginRendererTest, ACommThatIsNotUtf8PrintsReplacedInsteadOfAborting) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::render

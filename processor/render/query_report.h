@@ -18,13 +18,13 @@
 #include "processor/render/origin_renderer.h"
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 // `answers` as Query(trace.index(), options) made them (with their lineage).
-Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
-               const std::vector<QueryAnswer>& answers);
-std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options,
-                      const std::vector<QueryAnswer>& answers);
+Json QueryJson(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+               const std::vector<analysis::QueryAnswer>& answers);
+std::string QueryText(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+                      const std::vector<analysis::QueryAnswer>& answers);
 // The text block for the region `v`: its range, the call that created it (or
 // "existed before the trace") with `stack_text(call)`, and the move that
 // brought it here. Shared by `pageblame query` and the perf script plugin,
@@ -35,12 +35,12 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
 // unknown, or "" when the trace has no snapshots (`snapshots`:
 // ResidentView::has_snapshots) or the answer no process. `a` as Query()
 // made it. Shared with the plugin.
-std::string ResidentText(const QueryAnswer& a, bool snapshots);
+std::string ResidentText(const analysis::QueryAnswer& a, bool snapshots);
 // For a page not mapped at the time asked that its process had before
 // (`lineage`: the page's PageLineage up to then): "  not mapped; it was in
 // [..) until T, unmapped by ..." (empty if the lineage is).
-std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<HistoryEntry>& lineage);
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<analysis::HistoryEntry>& lineage);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_QUERY_REPORT_H_

@@ -9,12 +9,12 @@
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/folded_stacks.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 // "mmap at 727.537590 by 11112/11115": a call in a few words.
 std::string ShortCall(const index::CallEvent& ev) {
-  return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", FormatTime(ev.time), " by ", ev.pid,
+  return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", analysis::FormatTime(ev.time), " by ", ev.pid,
                       "/", ev.tid);
 }
 
@@ -49,19 +49,19 @@ class StackCatalog {
 };
 
 // [k, value, k, value, ...]: the value from boundary k on.
-Json StepsJson(const std::vector<TimelineStep>& steps) {
+Json StepsJson(const std::vector<analysis::TimelineStep>& steps) {
   Json out = Json::array();
-  for (const TimelineStep& s : steps) {
+  for (const analysis::TimelineStep& s : steps) {
     out.push_back(s.k);
     out.push_back(s.bytes);
   }
   return out;
 }
 
-Json SeriesJson(int stack, const StackSeries& s) {
+Json SeriesJson(int stack, const analysis::StackSeries& s) {
   Json j;
   j["stack"] = stack;
-  j["kind"] = s.kind ? Json(std::string(KindName(*s.kind))) : Json(nullptr);
+  j["kind"] = s.kind ? Json(std::string(analysis::KindName(*s.kind))) : Json(nullptr);
   j["mapped"] = StepsJson(s.mapped);
   j["committed"] = StepsJson(s.committed);
   return j;
@@ -69,16 +69,16 @@ Json SeriesJson(int stack, const StackSeries& s) {
 
 // The timeline's stacks get the catalog's first indices (and colours): it
 // is asked first. `series_index`: each series' catalog index, in order.
-Json TimelineJson(const index::TraceIndex& idx, const StackTimeline& t, StackCatalog& catalog,
+Json TimelineJson(const index::TraceIndex& idx, const analysis::StackTimeline& t, StackCatalog& catalog,
                   std::vector<int>* series_index) {
   Json times = Json::array();
   for (size_t k = 0; k < t.boundaries.size(); ++k) {
     // The last boundary (index::kEndOfTrace) is shown as the last event's time.
-    times.push_back(TimeSeconds(k + 1 == t.boundaries.size() ? idx.stats().last_time : t.boundaries[k]));
+    times.push_back(analysis::TimeSeconds(k + 1 == t.boundaries.size() ? idx.stats().last_time : t.boundaries[k]));
   }
   Json series = Json::array();
   series.push_back(SeriesJson(-1, t.before_trace));
-  for (const StackSeries& s : t.stacks) {
+  for (const analysis::StackSeries& s : t.stacks) {
     series_index->push_back(catalog.Index(s.first_call));
     series.push_back(SeriesJson(series_index->back(), s));
   }
@@ -90,16 +90,16 @@ Json TimelineJson(const index::TraceIndex& idx, const StackTimeline& t, StackCat
   return out;
 }
 
-Json LiveJson(const std::vector<LiveStack>& live, StackCatalog& catalog) {
+Json LiveJson(const std::vector<analysis::LiveStack>& live, StackCatalog& catalog) {
   Json out = Json::array();
-  for (const LiveStack& l : live) {
+  for (const analysis::LiveStack& l : live) {
     out.push_back(Json{{"stack", catalog.Index(l.first_call)}, {"bytes", l.bytes}, {"committed", l.committed}});
   }
   return out;
 }
 
-std::string HistoryLine(const index::TraceIndex& idx, const HistoryEntry& h) {
-  std::string line = absl::StrCat(FormatTime(h.time), " ", PageChangeName(h.change));
+std::string HistoryLine(const index::TraceIndex& idx, const analysis::HistoryEntry& h) {
+  std::string line = absl::StrCat(analysis::FormatTime(h.time), " ", analysis::PageChangeName(h.change));
   if (h.event.valid()) {
     // The call's own time is the entry's, almost always: said once.
     const index::CallEvent& ev = idx.event(h.event);
@@ -111,7 +111,7 @@ std::string HistoryLine(const index::TraceIndex& idx, const HistoryEntry& h) {
 }
 
 // The latest `n` entries, after a line saying how many came before.
-Json HistoryJson(const index::TraceIndex& idx, const std::vector<HistoryEntry>& h, size_t n) {
+Json HistoryJson(const index::TraceIndex& idx, const std::vector<analysis::HistoryEntry>& h, size_t n) {
   Json lines = Json::array();
   const size_t skip = h.size() > n ? h.size() - n : 0;
   if (skip > 0) lines.push_back(absl::StrCat("(", skip, " earlier changes)"));
@@ -119,16 +119,16 @@ Json HistoryJson(const index::TraceIndex& idx, const std::vector<HistoryEntry>& 
   return lines;
 }
 
-Json StripRunJson(const index::TraceIndex& idx, const index::Version& v, const StripRun& run, int origin,
+Json StripRunJson(const index::TraceIndex& idx, const index::Version& v, const analysis::StripRun& run, int origin,
                   int commit, size_t history_entries) {
   Json j;
-  j["start"] = Hex(v.start);
-  j["end"] = Hex(run.end);
+  j["start"] = analysis::Hex(v.start);
+  j["end"] = analysis::Hex(run.end);
   j["bytes"] = run.bytes;
   j["count"] = run.count;
   j["prot"] = run.prot;
   j["label"] = run.label;
-  j["kind"] = std::string(KindName(run.kind));
+  j["kind"] = std::string(analysis::KindName(run.kind));
   j["rss"] = run.rss ? Json(*run.rss) : Json(nullptr);
   j["origin"] = origin;
   j["origin_call"] = v.origin.valid() ? ShortCall(idx.event(v.origin)) : "before the trace";
@@ -140,10 +140,10 @@ Json StripRunJson(const index::TraceIndex& idx, const index::Version& v, const S
 
 // Every region of a run names its creating and committing stacks in the
 // catalog, in the strip's order, though the run shows its first's only.
-Json StripJson(const index::TraceIndex& idx, const ReportAnalysis& a, size_t history_entries,
+Json StripJson(const index::TraceIndex& idx, const analysis::ReportAnalysis& a, size_t history_entries,
                StackCatalog& catalog) {
   Json out = Json::array();
-  for (const StripRun& run : a.strip) {
+  for (const analysis::StripRun& run : a.strip) {
     for (size_t i = run.first; i < run.first + run.count; ++i) {
       const index::Version& v = idx.version(a.alive[i]);
       catalog.Index(v.origin);
@@ -156,27 +156,27 @@ Json StripJson(const index::TraceIndex& idx, const ReportAnalysis& a, size_t his
   return out;
 }
 
-Json AttributionJson(const Attribution& a, const std::string& title, StackCatalog& catalog) {
+Json AttributionJson(const analysis::Attribution& a, const std::string& title, StackCatalog& catalog) {
   constexpr size_t kMaxStacks = 200, kMaxRegions = 300;
   Json out;
   out["title"] = title;
   out["bytes"] = a.bytes;
   out["before_trace_bytes"] = a.before_trace_bytes;
   out["unmapped_bytes"] = a.unmapped_bytes;
-  out["by"] = a.by == CreditBy::kCommit ? "commit" : "create";
+  out["by"] = a.by == analysis::CreditBy::kCommit ? "commit" : "create";
   Json stacks = Json::array();
   for (size_t i = 0; i < a.stacks.size() && i < kMaxStacks; ++i) {
-    const StackTotal& st = a.stacks[i];
+    const analysis::StackTotal& st = a.stacks[i];
     stacks.push_back(Json{{"stack", catalog.Index(st.first_call)}, {"bytes", st.bytes}, {"regions", st.regions}});
   }
   out["stacks"] = std::move(stacks);
   out["more_stacks"] = a.stacks.size() > kMaxStacks ? a.stacks.size() - kMaxStacks : 0;
   Json regions = Json::array();
   for (size_t i = 0; i < a.regions.size() && i < kMaxRegions; ++i) {
-    const RegionAttribution& r = a.regions[i];
+    const analysis::RegionAttribution& r = a.regions[i];
     Json calls = Json::array();
-    for (const CallBytes& c : r.calls) calls.push_back(Json::array({catalog.Index(c.call), c.bytes}));
-    regions.push_back(Json{{"start", Hex(r.region.start)}, {"end", Hex(r.region.end)},
+    for (const analysis::CallBytes& c : r.calls) calls.push_back(Json::array({catalog.Index(c.call), c.bytes}));
+    regions.push_back(Json{{"start", analysis::Hex(r.region.start)}, {"end", analysis::Hex(r.region.end)},
                            {"bytes", r.region.size()}, {"before_trace_bytes", r.before_trace_bytes},
                            {"unmapped_bytes", r.unmapped_bytes}, {"stacks", std::move(calls)}});
   }
@@ -188,12 +188,12 @@ Json AttributionJson(const Attribution& a, const std::string& title, StackCatalo
 // {"times": [s, ...], "total": [bytes, ...], "series": [{"stack", "bytes"}]},
 // or null when the process has no snapshot. `series_index`: the catalog
 // index of each of the timeline's series.
-Json ResidentTimelineJson(const std::optional<ResidentTimeline>& t, const std::vector<int>& series_index) {
+Json ResidentTimelineJson(const std::optional<analysis::ResidentTimeline>& t, const std::vector<int>& series_index) {
   if (!t) return Json(nullptr);
   Json times = Json::array();
-  for (uint64_t time : t->times) times.push_back(TimeSeconds(time));
+  for (uint64_t time : t->times) times.push_back(analysis::TimeSeconds(time));
   Json series = Json::array();
-  for (const ResidentSeries& s : t->series) {
+  for (const analysis::ResidentSeries& s : t->series) {
     series.push_back(Json{{"stack", s.stack < 0 ? -1 : series_index.at(s.stack)}, {"bytes", s.bytes}});
   }
   Json out;
@@ -206,14 +206,14 @@ Json ResidentTimelineJson(const std::optional<ResidentTimeline>& t, const std::v
 Json LostJson(const index::TraceStats& stats) {
   Json lost = Json::array();
   for (const index::LostSpan& l : stats.lost) {
-    lost.push_back(Json{{"from", TimeSeconds(l.t_from)}, {"to", TimeSeconds(l.t_to)}, {"count", l.count}});
+    lost.push_back(Json{{"from", analysis::TimeSeconds(l.t_from)}, {"to", analysis::TimeSeconds(l.t_to)}, {"count", l.count}});
   }
   return lost;
 }
 
 }  // namespace
 
-Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o, const ReportAnalysis& a) {
+Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o, const analysis::ReportAnalysis& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer(), o.frames);
   StackCatalog catalog(idx, r);
@@ -222,15 +222,15 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o, const 
   out["title"] = o.title;
   out["pid"] = proc.pid;
   out["comm"] = std::string(idx.strings().Get(proc.comm));
-  out["start"] = TimeSeconds(idx.stats().first_time);
-  out["end"] = TimeSeconds(idx.stats().last_time);
-  out["at"] = a.at == index::kEndOfTrace ? TimeSeconds(idx.stats().last_time) : TimeSeconds(a.at);
-  out["at_text"] = FormatTime(a.at);
+  out["start"] = analysis::TimeSeconds(idx.stats().first_time);
+  out["end"] = analysis::TimeSeconds(idx.stats().last_time);
+  out["at"] = a.at == index::kEndOfTrace ? analysis::TimeSeconds(idx.stats().last_time) : analysis::TimeSeconds(a.at);
+  out["at_text"] = analysis::FormatTime(a.at);
   std::vector<int> series_index;
   out["timeline"] = TimelineJson(idx, a.timeline, catalog, &series_index);  // first: its stacks get 0, 1, ...
   out["resident"] = ResidentTimelineJson(a.resident, series_index);
   out["snapshots"] = a.snapshots;
-  out["strip_snapshot"] = a.strip_snapshot ? Json(TimeSeconds(a.strip_snapshot->time)) : Json(nullptr);
+  out["strip_snapshot"] = a.strip_snapshot ? Json(analysis::TimeSeconds(a.strip_snapshot->time)) : Json(nullptr);
   out["lost"] = LostJson(idx.stats());
   out["live"] = LiveJson(a.live, catalog);
   out["region_count"] = a.alive.size();
@@ -241,4 +241,4 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o, const 
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

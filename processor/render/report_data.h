@@ -47,18 +47,18 @@
 #include "processor/render/origin_renderer.h"
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 struct ReportOptions {
   std::string title;                       // the trace's name
-  SummaryOptions frames;                   // how stack labels are said
-  std::optional<Attribution> attribution;  // with a region table or a diff (of the analysis' process and moment)
+  analysis::SummaryOptions frames;                   // how stack labels are said
+  std::optional<analysis::Attribution> attribution;  // with a region table or a diff (of the analysis' process and moment)
   std::string attribution_title;
   size_t history_entries = 6;              // per region, the latest
 };
 
-Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& options, const ReportAnalysis& analysis);
+Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& options, const analysis::ReportAnalysis& analysis);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_REPORT_DATA_H_
