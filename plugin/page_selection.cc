@@ -51,7 +51,7 @@ void PageSelection::Boundaries(uint32_t p, uint64_t a, uint64_t b,
     if (hi < b) out->push_back(hi);
     const index::Version& v = idx_.version(e.id);
     // Pages that arrived by a move or a fork: their earlier life may have
-    // been cut elsewhere (report/history.h follows the same link).
+    // been cut elsewhere (analysis/history.h follows the same link).
     if ((v.begin == index::Begin::kMovedIn || v.begin == index::Begin::kForked) && v.prev.valid() &&
         visited->insert(e.id.value()).second) {
       const index::Version& from = idx_.version(v.prev);
@@ -69,10 +69,10 @@ std::vector<EventId> PageSelection::HistoryCalls(uint32_t p, uint64_t addr) cons
   auto add = [&](EventId id) {
     if (id.valid() && seen.insert(id).second) out.push_back(id);
   };
-  for (const report::HistoryEntry& h : report::PageHistory(idx_, p, addr)) {
+  for (const analysis::HistoryEntry& h : analysis::PageHistory(idx_, p, addr)) {
     add(idx_.version(h.version).origin);
     add(idx_.version(h.version).commit);
-    if (h.change != report::PageChange::kSplit) add(h.event);
+    if (h.change != analysis::PageChange::kSplit) add(h.event);
   }
   return out;
 }

@@ -6,7 +6,7 @@
 //   for (const Target& t : sel.Targets(options)) sel.AddHistoryCalls(t, &keep);
 //   keep.Finalize();
 //
-// A page's history is report::PageHistory (so a page that moved or forked
+// A page's history is analysis::PageHistory (so a page that moved or forked
 // includes its earlier life). Its calls are kept except "split" changes: a
 // split means a call removed a neighbouring part of the region, so its range
 // does not touch the page (perf script shows only the calls whose range

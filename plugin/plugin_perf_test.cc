@@ -1,6 +1,6 @@
 // The dlfilter as users run it: the real `perf script` on the traces in
 // traces/, with build/lib/pageblame-dlfilter.so. What perf printed is parsed
-// back and checked against the library's own answers (report::QueryJson, what
+// back and checked against the library's own answers (render::QueryJson, what
 // `pageblame query --json` prints) and against counts made without the plugin.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -185,11 +185,11 @@ std::vector<std::string> UsableTraces() {
 
 Json Query(const std::string& trace, const std::vector<uint64_t>& addrs,
            std::optional<uint32_t> pid = std::nullopt) {
-  report::QueryOptions o;
+  analysis::QueryOptions o;
   o.addresses = addrs;
   o.pid = pid;
   o.processes = session::ProcessesOf(Loaded(trace)->index(), pid);
-  return Json::parse(report::QueryJson(*Loaded(trace), o).dump());
+  return Json::parse(render::QueryJson(*Loaded(trace), o, analysis::Query(Loaded(trace)->index(), o)).dump());
 }
 
 std::string Seconds(const Json& t) { return absl::StrFormat("%.6f", t.get<double>()); }
@@ -197,7 +197,7 @@ std::string Seconds(const Json& t) { return absl::StrFormat("%.6f", t.get<double
 using CallKey = std::pair<uint32_t, std::string>;  // (tid, exit time as perf prints it)
 
 // The calls the plugin must keep for the page at `addr`: every change ever
-// made at that address (report::PageHistory: earlier tenants too, where the
+// made at that address (analysis::PageHistory: earlier tenants too, where the
 // first one came from, and madvise calls) but "split", whose call removed a
 // neighbour, plus the creating and committing calls of those versions; in
 // every process that ever had the page (or only `pid`). Identified as perf
@@ -209,14 +209,14 @@ std::map<CallKey, decode::Syscall> ExpectedCallsBySyscall(const std::string& tra
   auto add = [&](EventId id) {
     if (!id.valid()) return;
     const index::CallEvent& ev = idx.event(id);
-    out.emplace(CallKey{ev.tid, report::FormatTime(ev.time)}, ev.syscall);
+    out.emplace(CallKey{ev.tid, analysis::FormatTime(ev.time)}, ev.syscall);
   };
   for (uint32_t p = 0; p < idx.num_processes(); ++p) {
     if (pid && idx.process(p).pid != *pid) continue;
-    for (const report::HistoryEntry& h : report::PageHistory(idx, p, addr)) {
+    for (const analysis::HistoryEntry& h : analysis::PageHistory(idx, p, addr)) {
       add(idx.version(h.version).origin);
       add(idx.version(h.version).commit);
-      if (h.change != report::PageChange::kSplit) add(h.event);
+      if (h.change != analysis::PageChange::kSplit) add(h.event);
     }
   }
   return out;
@@ -283,7 +283,7 @@ std::vector<uint64_t> InterestingPages(const std::string& trace, size_t max_page
     }
     if (v.end_kind != index::End::kNotEnded) kind += "/ended";
     for (uint64_t page : {v.start, v.end - v.start > kPage ? v.start + kPage : v.start}) {
-      size_t n = report::PageHistory(idx, v.process, page).size();
+      size_t n = analysis::PageHistory(idx, v.process, page).size();
       auto [it, inserted] = by_kind.try_emplace(kind + (page == v.start ? "" : "/inner"), n, page);
       if (!inserted && n > it->second.first) it->second = {n, page};
     }
@@ -707,7 +707,7 @@ TEST(PluginPerfTest, AtAnswersForThatMoment) {
     }
   }
   ASSERT_TRUE(page_at.has_value());
-  const std::string at = report::FormatTime(page_at->second);
+  const std::string at = analysis::FormatTime(page_at->second);
   const std::string page = absl::StrCat("0x", absl::Hex(page_at->first));
   PerfRun r = RunOnTrace(trace, {"pages=" + page, "at=" + at, "summary=json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -7,18 +7,28 @@
 
 namespace pageblame::plugin {
 
-std::vector<report::QueryAnswer> SummaryWriter::Answers(const std::vector<uint64_t>& addresses) const {
-  return report::QueryAnswers(trace_.index(), selection_.processes(), addresses, at_, pid_.has_value());
+analysis::QueryOptions SummaryWriter::Options(const std::vector<uint64_t>& addresses) const {
+  analysis::QueryOptions o;
+  o.addresses = addresses;
+  o.pid = pid_;
+  o.processes = selection_.processes();
+  o.at = at_;
+  o.rss = rss_;
+  return o;
+}
+
+std::vector<analysis::QueryAnswer> SummaryWriter::Answers(const std::vector<uint64_t>& addresses) const {
+  return analysis::Query(trace_.index(), Options(addresses));
 }
 
 std::string SummaryWriter::When() const {
-  return at_ == index::kEndOfTrace ? "at the end of the trace" : absl::StrCat("at ", report::FormatTime(at_));
+  return at_ == index::kEndOfTrace ? "at the end of the trace" : absl::StrCat("at ", analysis::FormatTime(at_));
 }
 
 std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& targets) const {
   std::vector<EventId> out;
   for (const Target& t : targets) {
-    for (const report::QueryAnswer& a : Answers(t.addresses)) {
+    for (const analysis::QueryAnswer& a : Answers(t.addresses)) {
       if (!a.version.valid()) continue;
       const index::Version& v = trace_.index().version(a.version);
       if (v.origin.valid()) out.push_back(v.origin);
@@ -39,9 +49,9 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
     // Inlined frames come from the DWARF (perf's resolver names only the
     // function that holds the code); perf's name is for the frame itself.
     frames.clear();
-    report::AppendFrames(trace_.symbolizer(), ev, ips, i, inlines, &frames);
+    render::AppendFrames(trace_.symbolizer(), ev, ips, i, inlines, &frames);
     for (size_t k = 0; k + 1 < frames.size(); ++k) {
-      absl::StrAppend(&out, "    #", n++, " ", report::Hex(ip), " ", report::DisplayName(frames[k]),
+      absl::StrAppend(&out, "    #", n++, " ", analysis::Hex(ip), " ", render::DisplayName(frames[k]),
                       "\n");
     }
     const PerfFrame* pf = names_.Find(ev.pid, ip);
@@ -60,33 +70,33 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
       offset = f.offset;
       dso = !f.dso.empty() || pf == nullptr ? f.dso : pf->dso;
     }
-    absl::StrAppend(&out, "    #", n++, " ", report::Hex(ip), " ",
+    absl::StrAppend(&out, "    #", n++, " ", analysis::Hex(ip), " ",
                     symbol ? *symbol : std::string("[unknown]"),
-                    symbol && offset ? absl::StrCat("+", report::Hex(offset)) : "", " (",
+                    symbol && offset ? absl::StrCat("+", analysis::Hex(offset)) : "", " (",
                     dso.empty() ? std::string("[unknown]") : dso, ")\n");
   }
   if (n == 0) absl::StrAppend(&out, "    (no user stack recorded)\n");
   return out;
 }
 
-std::string SummaryWriter::AnswerText(const report::QueryAnswer& a) const {
+std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
   const index::TraceIndex& idx = trace_.index();
   if (!a.process) {
-    return absl::StrCat(report::Hex(a.address),
+    return absl::StrCat(analysis::Hex(a.address),
                         ": not mapped in any traced process ", When(), "\n");
   }
   const index::Process& proc = idx.process(*a.process);
-  std::string out = absl::StrCat(report::Hex(a.address), " in pid ", proc.pid, " (",
+  std::string out = absl::StrCat(analysis::Hex(a.address), " in pid ", proc.pid, " (",
                                  std::string(idx.strings().Get(proc.comm)), ")\n");
-  report::OriginRenderer r(idx, trace_.symbolizer());
+  render::OriginRenderer r(idx, trace_.symbolizer());
   if (!a.version.valid()) {
-    const std::string gone = report::GoneText(idx, r, *a.process, a.address, at_);
+    const std::string gone = render::GoneText(idx, r, a.lineage);
     absl::StrAppend(&out, gone.empty() ? absl::StrCat("  not mapped ", When(), "\n") : gone);
   } else {
-    absl::StrAppend(&out, report::RegionText(idx, idx.version(a.version), r,
+    absl::StrAppend(&out, render::RegionText(idx, idx.version(a.version), r,
                                              [&](const index::CallEvent& ev) { return StackText(ev); }));
   }
-  absl::StrAppend(&out, report::ResidentText(report::ResidentView(rss_, idx), a, idx, at_));
+  absl::StrAppend(&out, render::ResidentText(a, analysis::ResidentView(rss_, idx).has_snapshots()));
   uint64_t calls = 0, samples = 0;
   for (EventId id : selection_.HistoryCalls(*a.process, a.address)) {
     ++calls;
@@ -103,11 +113,11 @@ std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
   for (const Target& t : targets) {
     out += "\n";
     if (t.is_region) {
-      absl::StrAppend(&out, "region ", report::Hex(t.start), "-", report::Hex(t.end), " (",
-                      t.source, ", ", report::HumanBytes(t.end - t.start), ")\n");
+      absl::StrAppend(&out, "region ", analysis::Hex(t.start), "-", analysis::Hex(t.end), " (",
+                      t.source, ", ", analysis::HumanBytes(t.end - t.start), ")\n");
     }
     bool first = true;
-    for (const report::QueryAnswer& a : Answers(t.addresses)) {
+    for (const analysis::QueryAnswer& a : Answers(t.addresses)) {
       if (!first) out += "\n";
       first = false;
       out += AnswerText(a);
@@ -117,13 +127,10 @@ std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
 }
 
 std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
-  report::QueryOptions o;
-  for (const Target& t : targets) o.addresses.insert(o.addresses.end(), t.addresses.begin(), t.addresses.end());
-  o.pid = pid_;
-  o.processes = selection_.processes();
-  o.at = at_;
-  o.rss = rss_;
-  return absl::StrCat(report::DumpJson(report::QueryJson(trace_, o)), "\n");
+  std::vector<uint64_t> addresses;
+  for (const Target& t : targets) addresses.insert(addresses.end(), t.addresses.begin(), t.addresses.end());
+  const analysis::QueryOptions o = Options(addresses);
+  return absl::StrCat(render::DumpJson(render::QueryJson(trace_, o, analysis::Query(trace_.index(), o))), "\n");
 }
 
 }  // namespace pageblame::plugin

@@ -9,9 +9,10 @@
 //   std::string text = w.Text(targets);    // human-readable, see docs/plugin.md
 //   std::string json = w.Json(targets);    // == `pageblame query --json` on the same addresses
 //
-// The answers follow `pageblame query` (report/query_report.cc): each address,
-// in every selected process where a version covers it at the end; if none,
-// its last tenant(s) and how the page went (report::QueryAnswers).
+// The answers follow `pageblame query` (analysis/query_answers.h, printed by
+// render/query_report.h): each address, in every selected process where a
+// version covers it at the end; if none, its last tenant(s) and how the page
+// went (Query: QueryAnswers with each page's lineage and residency).
 #ifndef PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 #define PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 
@@ -45,8 +46,11 @@ class SummaryWriter {
   std::vector<EventId> PrintedStacks(const std::vector<Target>& targets) const;
 
  private:
-  std::vector<report::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
-  std::string AnswerText(const report::QueryAnswer& a) const;
+  // What `pageblame query` would be asked: these addresses, this selection.
+  analysis::QueryOptions Options(const std::vector<uint64_t>& addresses) const;
+  // Query() of those options: with lineage and residency.
+  std::vector<analysis::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
+  std::string AnswerText(const analysis::QueryAnswer& a) const;
   // "at the end of the trace" or "at 216.083882".
   std::string When() const;
   std::string StackText(const index::CallEvent& ev) const;

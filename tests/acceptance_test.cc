@@ -235,20 +235,20 @@ TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
     const index::TraceIndex& idx = (*t)->index();
     uint32_t p = ProcessOf(idx, std::stoul(row["pid"]));
     // Ask about the middle page of every region the program's own code made.
-    report::QueryOptions q;
+    analysis::QueryOptions q;
     q.pid = idx.process(p).pid;
     q.processes = session::ProcessesOf(idx, q.pid);
     for (VersionId id : idx.RegionsAt(p, index::kEndOfTrace)) {
       const index::Version& v = idx.version(id);
       if (v.origin.valid()) q.addresses.push_back(v.start + ((v.end - v.start) / 2 & ~4095ull));
     }
-    report::Json answers = report::QueryJson(**t, q);
+    render::Json answers = render::QueryJson(**t, q, analysis::Query((*t)->index(), q));
     ASSERT_EQ(answers.size(), q.addresses.size());
     int from_program = 0;
     std::set<std::string> seen;
-    for (const report::Json& a : answers) {
+    for (const render::Json& a : answers) {
       ASSERT_FALSE(a["origin"].is_null()) << a.dump();
-      for (const report::Json& f : a["origin"]["stack"]) {
+      for (const render::Json& f : a["origin"]["stack"]) {
         if (f["dso"].is_string() && f["dso"] == row["exe"]) {
           ASSERT_TRUE(f["symbol"].is_string()) << "unsymbolized frame in the program: " << f.dump();
           std::string sym = f["symbol"];

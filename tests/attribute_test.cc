@@ -29,8 +29,8 @@
 namespace pageblame::testing {
 namespace {
 
-using report::Attribution;
-using report::RegionAttribution;
+using analysis::Attribution;
+using analysis::RegionAttribution;
 using ::testing::HasSubstr;
 
 // Each trace loaded once; nullptr if it cannot be loaded (no-callchain).
@@ -124,7 +124,7 @@ void ExpectMatchesOracle(const index::TraceIndex& idx, const Attribution& a) {
     EXPECT_EQ(ra.unmapped_bytes, o.unmapped);
     EXPECT_EQ(ra.never_seen_bytes, o.never_seen);
     absl::flat_hash_map<uint32_t, uint64_t> got;
-    for (const report::CallBytes& c : ra.calls) {
+    for (const analysis::CallBytes& c : ra.calls) {
       EXPECT_GT(c.bytes, 0u);
       EXPECT_TRUE(got.emplace(c.call.value(), c.bytes).second) << "call listed twice";
     }
@@ -139,9 +139,9 @@ TEST(AttributeTest, EveryByteOfEveryMapsRegionGoesToExactlyOneBucket) {
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"] + " (" + row["role"] + ")");
     const replay::LoadedTrace& t = *Load(row["trace"]);
     regions::RegionTable table = MapsTable(row);
-    report::AttributeOptions o;
+    analysis::AttributeOptions o;
     o.pid = Pid(row);
-    auto a = report::Attribute(t.index(), table.regions, o);
+    auto a = analysis::Attribute(t.index(), table.regions, o);
     ASSERT_TRUE(a.ok()) << a.status();
     ASSERT_EQ(a->regions.size(), table.regions.size());
     uint64_t total = 0;
@@ -149,7 +149,7 @@ TEST(AttributeTest, EveryByteOfEveryMapsRegionGoesToExactlyOneBucket) {
     EXPECT_EQ(a->bytes, total);
     EXPECT_EQ(a->created_bytes + a->before_trace_bytes + a->unmapped_bytes, total);
     uint64_t stacks = 0;
-    for (const report::StackTotal& s : a->stacks) stacks += s.bytes;
+    for (const analysis::StackTotal& s : a->stacks) stacks += s.bytes;
     EXPECT_EQ(stacks, a->created_bytes);
     ExpectMatchesOracle(t.index(), *a);
   }
@@ -164,9 +164,9 @@ TEST(AttributeTest, CreatedBytesAreWhatTheKernelSaysTheProcessMade) {
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
     const replay::LoadedTrace& t = *Load(row["trace"]);
     std::vector<MapsRow> rows = ReadMapsFile(TracePath(row["maps"]));
-    report::AttributeOptions o;
+    analysis::AttributeOptions o;
     o.pid = Pid(row);
-    auto a = report::Attribute(t.index(), MapsTable(row).regions, o);
+    auto a = analysis::Attribute(t.index(), MapsTable(row).regions, o);
     ASSERT_TRUE(a.ok()) << a.status();
     PageSet made = ProcessMadePages(rows, row["exe"]);
     EXPECT_EQ(a->created_bytes, made.Bytes());
@@ -190,7 +190,7 @@ TEST(AttributeTest, AttachModeSplitsBetweenTheTraceAndBeforeIt) {
     SCOPED_TRACE(row["trace"]);
     const replay::LoadedTrace& t = *Load(row["trace"]);
     regions::RegionTable table = MapsTable(row);
-    auto a = report::Attribute(t.index(), table.regions, {});  // one process: no --pid needed
+    auto a = analysis::Attribute(t.index(), table.regions, {});  // one process: no --pid needed
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_GT(a->before_trace_bytes, 0u);
     EXPECT_GT(a->created_bytes, 0u);
@@ -227,9 +227,9 @@ regions::Region Range(uint64_t start, uint64_t end) {
   return r;
 }
 
-bool StackHasFunction(const report::Json& origin, const std::string& fn, const std::string& dso) {
+bool StackHasFunction(const render::Json& origin, const std::string& fn, const std::string& dso) {
   if (origin.is_null()) return false;
-  for (const report::Json& f : origin["stack"]) {
+  for (const render::Json& f : origin["stack"]) {
     if (f["symbol"].is_string() && f["symbol"] == fn && f["dso"] == dso) return true;
   }
   return false;
@@ -249,14 +249,14 @@ TEST(AttributeTest, RegionsMadeByKnownFunctionsAreBlamedOnThem) {
     const replay::LoadedTrace& t = *Load(row["trace"]);
     std::vector<regions::Region> regs;
     for (const auto& k : known) regs.push_back(k.first);
-    report::AttributeOptions o;
+    analysis::AttributeOptions o;
     o.pid = Pid(row);
-    auto a = report::Attribute(t.index(), regs, o);
+    auto a = analysis::Attribute(t.index(), regs, o);
     ASSERT_TRUE(a.ok()) << a.status();
-    report::Json j = report::AttributeJson(t, *a);
+    render::Json j = render::AttributeJson(t, *a);
     ASSERT_EQ(j["regions"].size(), known.size());
     for (size_t i = 0; i < known.size(); ++i) {
-      const report::Json& r = j["regions"][i];
+      const render::Json& r = j["regions"][i];
       SCOPED_TRACE(known[i].second);
       EXPECT_EQ(r["bytes"], known[i].first.size());
       EXPECT_EQ(r["before_trace_bytes"], 0);
@@ -268,7 +268,7 @@ TEST(AttributeTest, RegionsMadeByKnownFunctionsAreBlamedOnThem) {
           << r["stacks"][0]["origin"].dump();
       // The same function shows up in the ranked stacks.
       bool ranked = false;
-      for (const report::Json& s : j["stacks"]) {
+      for (const render::Json& s : j["stacks"]) {
         ranked |= StackHasFunction(s["origin"], known[i].second, row["exe"]);
       }
       EXPECT_TRUE(ranked);
@@ -280,7 +280,7 @@ TEST(AttributeTest, HolesAndTimesBeforeCreationAreNotMapped) {
   for (const ManifestRow& row : RulesMainRows()) {
     SCOPED_TRACE(row["trace"]);
     const replay::LoadedTrace& t = *Load(row["trace"]);
-    report::AttributeOptions o;
+    analysis::AttributeOptions o;
     o.pid = Pid(row);
     // do_partial_munmap's scenario area B(4): what the kernel still has there
     // at the end is made by the program; the holes it punched are not mapped.
@@ -291,7 +291,7 @@ TEST(AttributeTest, HolesAndTimesBeforeCreationAreNotMapped) {
     uint64_t kernel_has = in_maps.Intersect(span).Bytes();
     ASSERT_GT(kernel_has, 0u);
     ASSERT_LT(kernel_has, area.size());
-    auto a = report::Attribute(t.index(), {area}, o);
+    auto a = analysis::Attribute(t.index(), {area}, o);
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(a->regions[0].created_bytes(), kernel_has);
     EXPECT_EQ(a->regions[0].unmapped_bytes, area.size() - kernel_has);
@@ -299,17 +299,17 @@ TEST(AttributeTest, HolesAndTimesBeforeCreationAreNotMapped) {
 
     // The do_mmap_hint region, just before its creating call: not mapped.
     regions::Region hint = Range(0x100010000000, 0x100010004000);
-    auto end = report::Attribute(t.index(), {hint}, o);
+    auto end = analysis::Attribute(t.index(), {hint}, o);
     ASSERT_TRUE(end.ok());
     ASSERT_EQ(end->regions[0].calls.size(), 1u);
     uint64_t created = t.index().event(end->regions[0].calls[0].call).time;
     o.at = created - 1;
-    auto before = report::Attribute(t.index(), {hint}, o);
+    auto before = analysis::Attribute(t.index(), {hint}, o);
     ASSERT_TRUE(before.ok()) << before.status();
     EXPECT_EQ(before->regions[0].unmapped_bytes, hint.size());
     EXPECT_TRUE(before->regions[0].calls.empty());
     o.at = created;
-    auto at = report::Attribute(t.index(), {hint}, o);
+    auto at = analysis::Attribute(t.index(), {hint}, o);
     ASSERT_TRUE(at.ok());
     EXPECT_EQ(at->regions[0].created_bytes(), hint.size());
   }
@@ -330,10 +330,10 @@ TEST(AttributeTest, AttributionAtTimesInsideTheTraceMatchesTheOracle) {
     ASSERT_GE(times.size(), 5u);
     int with_unmapped = 0, seen_then_unmapped = 0, never_seen = 0;
     for (uint64_t at : times) {
-      report::AttributeOptions o;
+      analysis::AttributeOptions o;
       o.pid = Pid(row);
       o.at = at;
-      auto a = report::Attribute(idx, table.regions, o);
+      auto a = analysis::Attribute(idx, table.regions, o);
       ASSERT_TRUE(a.ok()) << a.status();
       ExpectMatchesOracle(idx, *a);
       if (a->unmapped_bytes > 0) ++with_unmapped;
@@ -353,11 +353,11 @@ TEST(AttributeTest, FoldedOutputParsesAndAddsUp) {
   for (const ManifestRow& row : RowsWithMaps()) {
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
     const replay::LoadedTrace& t = *Load(row["trace"]);
-    report::AttributeOptions o;
+    analysis::AttributeOptions o;
     o.pid = Pid(row);
-    auto a = report::Attribute(t.index(), MapsTable(row).regions, o);
+    auto a = analysis::Attribute(t.index(), MapsTable(row).regions, o);
     ASSERT_TRUE(a.ok()) << a.status();
-    std::string folded = report::FoldedStacks(t, *a);
+    std::string folded = render::FoldedStacks(t, *a);
     ASSERT_FALSE(folded.empty());
     ASSERT_EQ(folded.back(), '\n');
     uint64_t total = 0, before = 0, unmapped = 0;
@@ -386,11 +386,11 @@ TEST(AttributeTest, FoldedFramesAreRootFirst) {
     if (!HasCallChains(row)) continue;
     SCOPED_TRACE(row["trace"]);
     const replay::LoadedTrace& t = *Load(row["trace"]);
-    report::AttributeOptions o;
+    analysis::AttributeOptions o;
     o.pid = Pid(row);
-    auto a = report::Attribute(t.index(), {Range(0x100030000000, 0x100030002000)}, o);
+    auto a = analysis::Attribute(t.index(), {Range(0x100030000000, 0x100030002000)}, o);
     ASSERT_TRUE(a.ok());
-    std::string folded = report::FoldedStacks(t, *a);
+    std::string folded = render::FoldedStacks(t, *a);
     // One stack, no before/unmapped lines; main calls the scenario function.
     EXPECT_EQ(std::count(folded.begin(), folded.end(), '\n'), 1) << folded;
     EXPECT_THAT(folded, HasSubstr(";main;do_map_fixed_noreplace"));
@@ -405,7 +405,7 @@ TEST(AttributeTest, ProcessChoice) {
   const replay::LoadedTrace& t = *Load(row["trace"]);
   regions::RegionTable table = MapsTable(row);
   // The fork child shares most of the parent's layout: the choice matters.
-  auto none = report::Attribute(t.index(), table.regions, {});
+  auto none = analysis::Attribute(t.index(), table.regions, {});
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(none.status().message()), HasSubstr("pid " + row["pid"]));
@@ -416,24 +416,24 @@ TEST(AttributeTest, ProcessChoice) {
     }
   }
   // A range no process has: an error naming the pids.
-  auto nobody = report::Attribute(t.index(), {Range(0x10, 0x1000)}, {});
+  auto nobody = analysis::Attribute(t.index(), {Range(0x10, 0x1000)}, {});
   ASSERT_FALSE(nobody.ok());
   EXPECT_THAT(std::string(nobody.status().message()), HasSubstr("none of the"));
   EXPECT_THAT(std::string(nobody.status().message()), HasSubstr(row["pid"]));
   // An empty diff leaves nothing to attribute: no --pid needed, nothing found.
-  auto empty = report::Attribute(t.index(), {}, {});
+  auto empty = analysis::Attribute(t.index(), {}, {});
   ASSERT_TRUE(empty.ok()) << empty.status();
   EXPECT_EQ(empty->bytes, 0u);
   EXPECT_TRUE(empty->stacks.empty());
-  report::AttributeOptions bad;
+  analysis::AttributeOptions bad;
   bad.pid = 1;
-  auto wrong = report::Attribute(t.index(), table.regions, bad);
+  auto wrong = analysis::Attribute(t.index(), table.regions, bad);
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(), "pid 1 is not in the trace");
   // With --pid the same nobody-has-it range is simply not mapped.
-  report::AttributeOptions main_pid;
+  analysis::AttributeOptions main_pid;
   main_pid.pid = Pid(row);
-  auto unmapped = report::Attribute(t.index(), {Range(0x10000, 0x20000)}, main_pid);
+  auto unmapped = analysis::Attribute(t.index(), {Range(0x10000, 0x20000)}, main_pid);
   ASSERT_TRUE(unmapped.ok());
   EXPECT_EQ(unmapped->unmapped_bytes, 0x10000u);
   EXPECT_EQ(unmapped->regions[0].never_seen_bytes, 0x10000u);
@@ -442,10 +442,10 @@ TEST(AttributeTest, ProcessChoice) {
 TEST(AttributeTest, RankedStacksAreSortedAndDeterministic) {
   const ManifestRow row = RulesMainRows().at(0);
   const replay::LoadedTrace& t = *Load(row["trace"]);
-  report::AttributeOptions o;
+  analysis::AttributeOptions o;
   o.pid = Pid(row);
-  auto a = report::Attribute(t.index(), MapsTable(row).regions, o);
-  auto b = report::Attribute(t.index(), MapsTable(row).regions, o);
+  auto a = analysis::Attribute(t.index(), MapsTable(row).regions, o);
+  auto b = analysis::Attribute(t.index(), MapsTable(row).regions, o);
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_GE(a->stacks.size(), 10u);
   // Committed bytes first (what the process can touch), then all bytes.
@@ -453,15 +453,15 @@ TEST(AttributeTest, RankedStacksAreSortedAndDeterministic) {
     EXPECT_GE(std::make_pair(a->stacks[i - 1].committed, a->stacks[i - 1].bytes),
               std::make_pair(a->stacks[i].committed, a->stacks[i].bytes));
   }
-  EXPECT_EQ(report::AttributeJson(t, *a).dump(), report::AttributeJson(t, *b).dump());
+  EXPECT_EQ(render::AttributeJson(t, *a).dump(), render::AttributeJson(t, *b).dump());
   // Stacks are unique, and `regions` counts the regions each one made bytes of.
   std::set<uint32_t> ids;
-  for (const report::StackTotal& s : a->stacks) {
+  for (const analysis::StackTotal& s : a->stacks) {
     EXPECT_TRUE(ids.insert(s.stack.value()).second);
     uint32_t regions = 0;
     for (const RegionAttribution& ra : a->regions) {
       bool has = false;
-      for (const report::CallBytes& c : ra.calls) has |= t.index().event(c.call).stack == s.stack;
+      for (const analysis::CallBytes& c : ra.calls) has |= t.index().event(c.call).stack == s.stack;
       regions += has;
     }
     EXPECT_EQ(s.regions, regions);
@@ -471,14 +471,14 @@ TEST(AttributeTest, RankedStacksAreSortedAndDeterministic) {
 TEST(AttributeTest, TextNamesEveryRegionAndEveryRankedStack) {
   const ManifestRow row = RulesMainRows().at(0);
   const replay::LoadedTrace& t = *Load(row["trace"]);
-  report::AttributeOptions o;
+  analysis::AttributeOptions o;
   o.pid = Pid(row);
   regions::RegionTable table = MapsTable(row);
-  auto a = report::Attribute(t.index(), table.regions, o);
+  auto a = analysis::Attribute(t.index(), table.regions, o);
   ASSERT_TRUE(a.ok());
-  report::TextOptions detail;
+  render::TextOptions detail;
   detail.detail = true;
-  std::string text = report::AttributeText(t, *a, detail);
+  std::string text = render::AttributeText(t, *a, detail);
   // The first screen: the table ranks the stacks with committed bytes.
   EXPECT_THAT(text, HasSubstr("\n   #  committed  regions  calls  kind  app frames\n   1  "));
   EXPECT_LT(text.find("total: "), text.find("\n0x"));

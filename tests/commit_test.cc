@@ -180,17 +180,17 @@ TEST(CommitTest, AttributeByCommitCreditsEachCommittingFunctionItsBytes) {
       region.end = r.end;
       table.push_back(region);
     }
-    report::AttributeOptions o;
+    analysis::AttributeOptions o;
     o.pid = std::stoul(row["pid"]);
-    o.by = report::CreditBy::kCommit;
-    auto a = report::Attribute(t.index(), table, o);
+    o.by = analysis::CreditBy::kCommit;
+    auto a = analysis::Attribute(t.index(), table, o);
     ASSERT_TRUE(a.ok()) << a.status();
     ASSERT_EQ(a->regions.size(), truth.size());
     std::map<std::string, uint64_t> by_function, expected;
     for (size_t i = 0; i < truth.size(); ++i) {
       const std::string& who = truth[i].commit == "-" ? truth[i].origin : truth[i].commit;
       expected[who] += truth[i].end - truth[i].start;
-      for (const report::CallBytes& c : a->regions[i].calls) {
+      for (const analysis::CallBytes& c : a->regions[i].calls) {
         std::vector<std::string> symbols = StackSymbols(t, c.call);
         EXPECT_TRUE(Names(symbols, who)) << truth[i].what;
         by_function[who] += c.bytes;

@@ -467,6 +467,25 @@ TEST(PprofTest, MapsAndAttributeProfilesHaveTheBytesOfTheirJson) {
   EXPECT_EQ(PprofTop(attr_file, "mapped"), Leaves(a_want));
 }
 
+// --kind keeps the profile's regions to those kinds, as it keeps the JSON's.
+TEST(PprofTest, MapsProfileOfAKindHasTheBytesOfThatKindsJson) {
+  PB_REQUIRE_TOOL(kGo);
+  for (const std::string kind : {"anon", "image"}) {
+    const std::string file = ScratchPath("maps-" + kind + ".pb.gz");
+    ASSERT_EQ(Pageblame("maps --format pprof --kind " + kind + " " + Trace() + " -o " + file).exit_code, 0);
+    int64_t want = 0;
+    for (const Json& r : RunJson("maps --json --kind " + kind + " " + Trace())) {
+      EXPECT_EQ(r["kind"], kind);
+      want += int64_t(std::stoull(r["end"].get<std::string>(), nullptr, 16) -
+                      std::stoull(r["start"].get<std::string>(), nullptr, 16));
+    }
+    int64_t got = 0;
+    for (const PprofSample& s : PprofTraces(file, "mapped")) got += s.value;
+    EXPECT_GT(want, 0) << kind;
+    EXPECT_EQ(got, want) << kind;
+  }
+}
+
 TEST(PprofTest, InlinedFramesAreLinesOfTheirLocation) {
   PB_REQUIRE_TOOL(kGo);
   // alloc-dwarf.data (traces/src/alloc.c): make_inline_buffer's malloc is in

@@ -76,7 +76,7 @@ Phases LoadPhases() {
 
 // The leaf function of a stack's representative call.
 std::string Leaf(const replay::LoadedTrace& trace, EventId call) {
-  report::OriginRenderer r(trace.index(), trace.symbolizer());
+  render::OriginRenderer r(trace.index(), trace.symbolizer());
   const std::vector<symbols::Frame>& frames = r.Frames(trace.index().event(call));
   if (frames.empty() || !frames[0].symbol) return "?";
   return *frames[0].symbol;
@@ -84,13 +84,13 @@ std::string Leaf(const replay::LoadedTrace& trace, EventId call) {
 
 // The stacks by their leaf function, summed: a function that maps from two
 // call sites has two stacks (grow_cache's kept and scratch mappings).
-std::map<std::string, report::StackGrowth> ByLeaf(const replay::LoadedTrace& trace, const report::Growth& g) {
-  std::map<std::string, report::StackGrowth> out;
-  for (const report::StackGrowth& s : g.stacks) {
+std::map<std::string, analysis::StackGrowth> ByLeaf(const replay::LoadedTrace& trace, const analysis::Growth& g) {
+  std::map<std::string, analysis::StackGrowth> out;
+  for (const analysis::StackGrowth& s : g.stacks) {
     const std::string leaf = Leaf(trace, s.first_call);
     auto [it, inserted] = out.try_emplace(leaf, s);
     if (inserted) continue;
-    report::StackGrowth& sum = it->second;
+    analysis::StackGrowth& sum = it->second;
     for (auto [a, b] : {std::make_pair(&sum.from, &s.from), std::make_pair(&sum.to, &s.to)}) {
       a->mapped += b->mapped;
       a->committed += b->committed;
@@ -111,14 +111,14 @@ uint64_t MappedAt(const index::TraceIndex& idx, uint32_t p, uint64_t t) {
 
 TEST(GrowthTest, BetweenThePhasesTheSecondPhasesFunctionsGrewByExactlyTheirBytes) {
   const Phases ph = LoadPhases();
-  report::GrowthOptions o;
+  analysis::GrowthOptions o;
   o.processes = {ph.process};
   o.from = ph.gap;
-  auto g = report::ComputeGrowth(ph.trace->index(), o);
+  auto g = analysis::ComputeGrowth(ph.trace->index(), o);
   ASSERT_TRUE(g.ok()) << g.status();
   auto by = ByLeaf(*ph.trace, *g);
   ASSERT_TRUE(by.count("grow_cache"));
-  const report::StackGrowth& cache = by["grow_cache"];
+  const analysis::StackGrowth& cache = by["grow_cache"];
   EXPECT_EQ(cache.growth(), int64_t(6 * kMiB));
   EXPECT_EQ(cache.from.mapped, 0u);
   EXPECT_EQ(cache.to.mapped, 6 * kMiB);
@@ -128,11 +128,11 @@ TEST(GrowthTest, BetweenThePhasesTheSecondPhasesFunctionsGrewByExactlyTheirBytes
   EXPECT_EQ(cache.made_gone, 1 * kMiB);  // the scratch MiB mapped and unmapped again
   EXPECT_EQ(g->stacks.front().stack, cache.stack) << "grow_cache grew the most";
 
-  const report::StackGrowth& warm = by["warm_up"];
+  const analysis::StackGrowth& warm = by["warm_up"];
   EXPECT_EQ(warm.growth(), -int64_t(kMiB));
   EXPECT_EQ(warm.removed, kMiB);
   EXPECT_EQ(warm.added, 0u);
-  const report::StackGrowth& arena = by["reserve_arena"];
+  const analysis::StackGrowth& arena = by["reserve_arena"];
   EXPECT_EQ(arena.growth(), 0);
   EXPECT_EQ(arena.committed_growth(), int64_t(kMiB));
   EXPECT_EQ(arena.from.regions, 1u);
@@ -151,11 +151,11 @@ TEST(GrowthTest, BetweenThePhasesTheSecondPhasesFunctionsGrewByExactlyTheirBytes
 
 TEST(GrowthTest, ByCommitTheCommittingFunctionGetsTheCommittedBytes) {
   const Phases ph = LoadPhases();
-  report::GrowthOptions o;
+  analysis::GrowthOptions o;
   o.processes = {ph.process};
   o.from = ph.gap;
-  o.by = report::CreditBy::kCommit;
-  auto g = report::ComputeGrowth(ph.trace->index(), o);
+  o.by = analysis::CreditBy::kCommit;
+  auto g = analysis::ComputeGrowth(ph.trace->index(), o);
   ASSERT_TRUE(g.ok()) << g.status();
   auto by = ByLeaf(*ph.trace, *g);
   EXPECT_EQ(by["commit_arena"].growth(), int64_t(kMiB));
@@ -168,13 +168,13 @@ TEST(GrowthTest, ByCommitTheCommittingFunctionGetsTheCommittedBytes) {
 TEST(GrowthTest, FromTheStartEverythingTheTraceMadeIsGrowth) {
   const Phases ph = LoadPhases();
   const index::TraceIndex& idx = ph.trace->index();
-  report::GrowthOptions o;
+  analysis::GrowthOptions o;
   o.processes = {ph.process};
   o.from = idx.stats().first_time - 1;
-  auto g = report::ComputeGrowth(idx, o);
+  auto g = analysis::ComputeGrowth(idx, o);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->total_from.mapped, g->before_from.mapped) << "before the first event only pre-trace pages";
-  for (const report::StackGrowth& s : g->stacks) {
+  for (const analysis::StackGrowth& s : g->stacks) {
     EXPECT_EQ(s.from.mapped, 0u);
     EXPECT_EQ(s.removed, 0u);
   }
@@ -189,23 +189,23 @@ TEST(GrowthTest, EveryTraceAddsUpToMapsAtBothEnds) {
     SCOPED_TRACE(row["trace"]);
     const index::TraceIndex& idx = t->index();
     const std::vector<uint32_t> all = session::ProcessesOf(idx, std::nullopt);
-    const report::BytesTimeline timeline = report::BytesTimeline::Of(idx, all);
+    const analysis::BytesTimeline timeline = analysis::BytesTimeline::Of(idx, all);
     const uint64_t first = idx.stats().first_time, last = idx.stats().last_time;
     for (const auto& [from, to] : {std::make_pair(first - 1, index::kEndOfTrace), std::make_pair(first + (last - first) / 3,
                                                                                          first + (last - first) / 2)}) {
-      report::GrowthOptions o;
+      analysis::GrowthOptions o;
       o.processes = all;
       o.from = from;
       o.to = to;
-      for (report::CreditBy by : {report::CreditBy::kCreate, report::CreditBy::kCommit}) {
+      for (analysis::CreditBy by : {analysis::CreditBy::kCreate, analysis::CreditBy::kCommit}) {
         o.by = by;
-        auto g = report::ComputeGrowth(idx, o);
+        auto g = analysis::ComputeGrowth(idx, o);
         ASSERT_TRUE(g.ok()) << g.status();
         EXPECT_EQ(g->total_from.mapped, timeline.At(from).mapped);
         EXPECT_EQ(g->total_to.mapped, timeline.At(to).mapped);
         EXPECT_EQ(g->total_from.committed, timeline.At(from).committed);
         EXPECT_EQ(g->total_to.committed, timeline.At(to).committed);
-        for (const report::StackGrowth& s : g->stacks) {
+        for (const analysis::StackGrowth& s : g->stacks) {
           EXPECT_EQ(s.growth(), int64_t(s.added) - int64_t(s.removed));
         }
         // Ranked by committed growth, then growth.
@@ -233,8 +233,8 @@ TEST(GrowthTest, EveryProcessesTallyIsItsTimelinesPeakAndEnd) {
     for (uint32_t p = 0; p < idx.num_processes(); ++p) {
       SCOPED_TRACE(p);
       const index::Process& proc = idx.process(p);
-      const report::BytesTimeline tl = report::BytesTimeline::Of(idx, {p});
-      const report::BytesTimeline::Point peak = tl.Peak(false, proc.t_exec);
+      const analysis::BytesTimeline tl = analysis::BytesTimeline::Of(idx, {p});
+      const analysis::BytesTimeline::Point peak = tl.Peak(false, proc.t_exec);
       EXPECT_EQ(proc.mapped.Peak().bytes, peak.mapped);
       EXPECT_EQ(proc.mapped.Peak().time, peak.time);
       EXPECT_EQ(proc.mapped.now(), tl.At(index::kEndOfTrace).mapped);
@@ -246,11 +246,11 @@ TEST(GrowthTest, EveryProcessesTallyIsItsTimelinesPeakAndEnd) {
 
 TEST(GrowthTest, AStartAfterTheEndIsAnError) {
   const Phases ph = LoadPhases();
-  report::GrowthOptions o;
+  analysis::GrowthOptions o;
   o.processes = {ph.process};
   o.from = ph.gap;
   o.to = ph.gap - 1;
-  EXPECT_FALSE(report::ComputeGrowth(ph.trace->index(), o).ok());
+  EXPECT_FALSE(analysis::ComputeGrowth(ph.trace->index(), o).ok());
 }
 
 }  // namespace

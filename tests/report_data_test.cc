@@ -7,6 +7,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "processor/analysis/kind_classifier.h"
+#include "processor/analysis/report_analysis.h"
 #include "processor/render/report_data.h"
 #include "processor/replay/trace_loader.h"
 #include "tests/trace_fixtures.h"
@@ -33,7 +35,19 @@ Loaded LoadPhases() {
   return out;
 }
 
-uint64_t Hex(const report::Json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
+// The page's data as `pageblame report` makes it, with a strip of at most
+// `max_strip_regions` elements before it merges.
+render::Json Data(const Loaded& l, size_t max_strip_regions = 2000) {
+  render::OriginRenderer r(l.trace->index(), l.trace->symbolizer());
+  analysis::KindClassifier kinds(l.trace->index(), r);
+  analysis::ReportQuery q;
+  q.process = l.process;
+  q.kind_of = kinds.Function();
+  q.max_strip_regions = max_strip_regions;
+  return render::ReportData(*l.trace, render::ReportOptions(), analysis::AnalyzeReport(l.trace->index(), q));
+}
+
+uint64_t Hex(const render::Json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
 
 TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
   Loaded l = LoadPhases();
@@ -43,19 +57,16 @@ TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
   const std::vector<VersionId> alive = idx.RegionsAt(l.process, index::kEndOfTrace);
   for (VersionId id : alive) mapped += idx.version(id).end - idx.version(id).start;
 
-  report::ReportOptions o;
-  o.process = l.process;
-  report::Json all = report::ReportData(*l.trace, o);
+  render::Json all = Data(l);
   EXPECT_EQ(all["region_count"], alive.size());
   EXPECT_EQ(all["regions"].size(), alive.size());
   EXPECT_EQ(all["timeline"]["mapped"].back(), mapped);
 
-  o.max_strip_regions = 2;
-  report::Json runs = report::ReportData(*l.trace, o);
+  render::Json runs = Data(l, 2);
   EXPECT_EQ(runs["region_count"], alive.size());
   ASSERT_LT(runs["regions"].size(), alive.size());
   uint64_t bytes = 0, count = 0, prev_end = 0;
-  for (const report::Json& r : runs["regions"]) {
+  for (const render::Json& r : runs["regions"]) {
     EXPECT_EQ(Hex(r["end"]) - Hex(r["start"]), r["bytes"].get<uint64_t>());
     EXPECT_GE(Hex(r["start"]), prev_end);
     prev_end = Hex(r["end"]);
@@ -67,7 +78,7 @@ TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
   // phases.c's three 2 MiB grow_cache mappings are neighbours apart (P(10),
   // P(11), P(12) are 256 MiB apart): never one run.
   size_t grow_cache_runs = 0;
-  for (const report::Json& r : runs["regions"]) grow_cache_runs += r["bytes"] == 2 << 20;
+  for (const render::Json& r : runs["regions"]) grow_cache_runs += r["bytes"] == 2 << 20;
   EXPECT_EQ(grow_cache_runs, 3u);
 }
 
@@ -76,16 +87,14 @@ TEST(ReportDataTest, TheStripMergesAlikeNeighboursOnlyPastItsLimit) {
 TEST(ReportDataTest, StackLabelsAreTheApplicationsFrames) {
   Loaded l = LoadPhases();
   ASSERT_NE(l.trace, nullptr);
-  report::ReportOptions o;
-  o.process = l.process;
-  const report::Json data = report::ReportData(*l.trace, o);
+  const render::Json data = Data(l);
   ASSERT_TRUE(data.contains("stacks"));
   ASSERT_FALSE(data["stacks"].empty());
   bool grow_cache = false;
-  for (const report::Json& s : data["stacks"]) {
+  for (const render::Json& s : data["stacks"]) {
     ASSERT_TRUE(s["summary"].is_array()) << s.dump();
     ASSERT_FALSE(s["summary"].empty()) << s.dump();
-    for (const report::Json& f : s["summary"]) EXPECT_NE(f.get<std::string>(), "__libc_start_call_main");
+    for (const render::Json& f : s["summary"]) EXPECT_NE(f.get<std::string>(), "__libc_start_call_main");
     grow_cache |= s["summary"][0] == "grow_cache";
   }
   EXPECT_TRUE(grow_cache);

@@ -83,7 +83,7 @@ struct StackCheck {
   bool named = false;
   std::string text;
 };
-StackCheck Check(const replay::LoadedTrace& t, report::OriginRenderer& r, EventId id,
+StackCheck Check(const replay::LoadedTrace& t, render::OriginRenderer& r, EventId id,
                  const std::vector<std::string>& fns) {
   StackCheck c;
   if (!id.valid()) {
@@ -124,7 +124,7 @@ void ExpectTruthNamed(const std::string& trace, int min_rows) {
     if (row["trace"] != trace || row.fields.count("truth") == 0 || row["truth"].empty()) continue;
     const replay::LoadedTrace& t = Load(trace);
     const index::TraceIndex& idx = t.index();
-    report::OriginRenderer r(idx, t.symbolizer());
+    render::OriginRenderer r(idx, t.symbolizer());
     const uint32_t p = ProcessOf(idx, std::stoul(row["pid"]));
     for (const TruthRow& tr : ReadTruth(row["truth"])) {
       SCOPED_TRACE(trace + ": " + tr.what + " (" + tr.origin + ", via " + tr.via + ")");
@@ -153,20 +153,20 @@ TEST(UnwindTruthTest, PythonDwarf) { ExpectTruthNamed("python-dwarf.data", 3); }
 TEST(UnwindTruthTest, NodeDwarfReachesTheJsFunction) { ExpectTruthNamed("node-dwarf.data", 8); }
 
 TEST(UnwindTruthTest, FramePointerTwinGetsTheHintDwarfTracesDoNot) {
-  const report::LibcCut fp = report::FindLibcCut(Load("alloc-fp.data"));
+  const analysis::LibcCut fp = analysis::FindLibcCut(Load("alloc-fp.data"));
   EXPECT_TRUE(fp.Mostly()) << fp.cut << " of " << fp.calls;
   ASSERT_FALSE(fp.leaves.empty());
-  const std::string hint = report::LibcCutHint(fp);
+  const std::string hint = analysis::LibcCutHint(fp);
   for (const char* must : {"call-graph=dwarf", "pageblame record", "stack-size=16384"}) {
     EXPECT_NE(hint.find(must), std::string::npos) << must;
   }
   for (const char* dwarf : {"alloc-dwarf.data", "commit-dwarf.data"}) {
     const replay::LoadedTrace& t = Load(dwarf);
-    EXPECT_EQ(report::FindLibcCut(t).cut, 0u) << dwarf;
+    EXPECT_EQ(analysis::FindLibcCut(t).cut, 0u) << dwarf;
     ASSERT_NE(t.unwind_stats(), nullptr);
   }
   // Frame-pointer traces whose calls do not go through libc: no hint.
-  EXPECT_FALSE(report::FindLibcCut(Load("rules-record.data")).Mostly());
+  EXPECT_FALSE(analysis::FindLibcCut(Load("rules-record.data")).Mostly());
 }
 
 // commit-dwarf.data's samples from one CPU come before its process's MMAP2
@@ -288,7 +288,7 @@ uint64_t MarkerTime(const std::string& trace, uint32_t pid, uint64_t addr) {
 TEST(UnwindTruthTest, DotnetMethodsAreNamed) {
   const replay::LoadedTrace& t = Load("dotnet/dotnet-leak.data");
   const index::TraceIndex& idx = t.index();
-  report::OriginRenderer r(idx, t.symbolizer());
+  render::OriginRenderer r(idx, t.symbolizer());
   const uint32_t p = ProcessOf(idx, 23474);
   // The app's marker madvise(0x2000, 0, MADV_NORMAL) just before READY:
   // everything the truth lists is alive then. It changes nothing, so replay

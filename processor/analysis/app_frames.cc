@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 absl::string_view BaseName(absl::string_view path) {
@@ -158,4 +158,4 @@ absl::StatusOr<std::shared_ptr<const std::regex>> CompileHide(absl::string_view 
   }
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

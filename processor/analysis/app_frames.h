@@ -37,7 +37,7 @@
 
 #include "processor/symbols/symbolizer.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 enum class FrameKind { kApp, kRuntime, kUnknown };
 
@@ -77,6 +77,6 @@ std::string SummaryName(const symbols::Frame& f);
 // first (see above).
 std::vector<size_t> SummaryFrames(const std::vector<symbols::Frame>& frames, size_t max_frames);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_APP_FRAMES_H_

@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "processor/analysis/frames_for_test.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 using ::testing::ElementsAre;
@@ -116,4 +116,4 @@ TEST(AppFramesTest, AtMostMaxFramesAndAnAppLeafHasNoContext) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -14,7 +14,7 @@
 #include "processor/base/usage_error.h"
 #include "processor/regions/range_set.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 // True if a + b fits in 64 bits.
@@ -391,4 +391,4 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -51,7 +51,7 @@
 #include "processor/regions/resident_bytes.h"
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 // Which call a page's bytes are credited to: the one that created it
 // (Version::origin), or the one that committed it (Version::commit), falling
@@ -172,6 +172,6 @@ absl::StatusOr<uint32_t> ChooseProcess(const index::TraceIndex& idx,
                                        absl::Span<const regions::Region> regions,
                                        const AttributeOptions& options);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_ATTRIBUTE_REPORT_H_

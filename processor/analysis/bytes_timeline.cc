@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 struct Change {
@@ -89,4 +89,4 @@ BytesTimeline::Point BytesTimeline::Peak(bool committed, uint64_t since) const {
   return best;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -15,7 +15,7 @@
 
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 class BytesTimeline {
  public:
@@ -47,6 +47,6 @@ class BytesTimeline {
   std::vector<Point> points_;
 };
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_BYTES_TIMELINE_H_

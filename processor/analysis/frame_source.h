@@ -13,7 +13,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/symbols/symbolizer.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 class FrameSource {
  public:
@@ -23,6 +23,6 @@ class FrameSource {
   virtual const std::vector<symbols::Frame>& Frames(const index::CallEvent& ev) = 0;
 };
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_FRAME_SOURCE_H_

@@ -9,7 +9,7 @@
 
 #include "processor/symbols/symbolizer.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 inline symbols::Frame F(const std::string& symbol, const std::string& dso, bool inlined = false) {
   symbols::Frame f;
@@ -20,6 +20,6 @@ inline symbols::Frame F(const std::string& symbol, const std::string& dso, bool 
   return f;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_FRAMES_FOR_TEST_H_

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "processor/analysis/resident_view.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 // One call's bytes in one process.
@@ -160,4 +160,4 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
   return g;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

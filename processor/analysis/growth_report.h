@@ -40,7 +40,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 struct GrowthOptions {
   std::vector<uint32_t> processes;  // process entries (session::ProcessesOf)
@@ -117,6 +117,6 @@ struct Growth {
 // ever differ from the totals.
 absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthOptions& options);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_GROWTH_REPORT_H_

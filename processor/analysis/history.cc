@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 PageChange ChangeOf(index::Begin b) {
@@ -169,4 +169,4 @@ std::vector<HistoryEntry> PageLineage(const index::TraceIndex& idx, uint32_t pro
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -22,7 +22,7 @@
 
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 // What one history entry says happened to the page.
 enum class PageChange : uint8_t {
@@ -48,6 +48,6 @@ std::vector<HistoryEntry> PageHistory(const index::TraceIndex& idx, uint32_t pro
 std::vector<HistoryEntry> PageLineage(const index::TraceIndex& idx, uint32_t process, uint64_t addr,
                                       uint64_t at);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_HISTORY_H_

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "processor/analysis/replayed_index_for_test.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 using decode::Syscall;
@@ -47,4 +47,4 @@ TEST_F(HistoryTest, AddressHistoryHasEveryTenant) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

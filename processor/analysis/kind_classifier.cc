@@ -2,7 +2,7 @@
 
 #include <sys/mman.h>
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 StackRole KindClassifier::Role(EventId call) {
   if (!call.valid()) return StackRole::kNone;
@@ -38,4 +38,4 @@ RegionKind KindClassifier::Of(const index::Version& v) {
   return KindOf(f);
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

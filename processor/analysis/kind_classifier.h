@@ -20,7 +20,7 @@
 #include "processor/analysis/region_kind.h"
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 class KindClassifier {
  public:
@@ -44,6 +44,6 @@ class KindClassifier {
   absl::flat_hash_set<std::pair<uint32_t, uint32_t>> exec_files_;
 };
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_KIND_CLASSIFIER_H_

@@ -13,7 +13,7 @@
 
 #include "processor/analysis/region_kind.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 class KindTally {
  public:
@@ -38,6 +38,6 @@ class KindTally {
   std::array<uint64_t, kNumKinds> bytes_{};
 };
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_KIND_TALLY_H_

@@ -21,7 +21,7 @@
 
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 struct LibcCut {
   uint64_t calls = 0;  // calls with a user stack
@@ -37,6 +37,6 @@ LibcCut FindLibcCut(const replay::LoadedTrace& trace);
 // stderr: what happened and the recording that fixes it.
 std::string LibcCutHint(const LibcCut& cut);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_LIBC_CUT_H_

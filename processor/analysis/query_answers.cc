@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-namespace pageblame::report {
+#include "processor/analysis/resident_view.h"
+
+namespace pageblame::analysis {
 namespace {
 
 // The processes among `procs` that had addr mapped last before `at` (all
@@ -30,6 +32,15 @@ std::vector<uint32_t> LastTenants(const index::TraceIndex& idx, const std::vecto
     }
   }
   return out;
+}
+
+// The answer's residency as of the snapshot for its process at `at`.
+void AddResidency(const index::TraceIndex& idx, const ResidentView& view, uint64_t at, QueryAnswer* a) {
+  a->snapshot = view.SnapshotFor(*a->process, at);
+  a->page_state = ResidentView::PageState(a->snapshot, a->address);
+  if (!a->version.valid()) return;
+  const index::Version& v = idx.version(a->version);
+  a->region_rss = ResidentView::Bytes(a->snapshot, v.start, v.end);
 }
 
 }  // namespace
@@ -64,10 +75,12 @@ std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::v
 std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions& options) {
   std::vector<QueryAnswer> out =
       QueryAnswers(idx, options.processes, options.addresses, options.at, options.pid.has_value());
+  const ResidentView view(options.rss, idx);
   for (QueryAnswer& a : out) {
     if (!a.process) continue;
     a.lineage = PageLineage(idx, *a.process, a.address, options.at);
     if (!a.version.valid()) a.unknown_break = UnknownBreakCall(idx, *a.process, a.address);
+    AddResidency(idx, view, options.at, &a);
   }
   return out;
 }
@@ -87,4 +100,4 @@ EventId UnknownBreakCall(const index::TraceIndex& idx, uint32_t p, uint64_t addr
   return proc.unknown_break_event;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -10,13 +10,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "processor/analysis/history.h"
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 struct QueryOptions {
   std::vector<uint64_t> addresses;
@@ -42,6 +43,14 @@ struct QueryAnswer {
   std::vector<HistoryEntry> lineage;
   // For an answer with a process and no version: UnknownBreakCall.
   EventId unknown_break;
+  // Filled by Query() only, for an answer with a process: the residency
+  // snapshot that speaks for it at the time asked (ResidentView::SnapshotFor;
+  // null: none, or no options.rss), the page's state in it ("resident",
+  // "swapped", "not resident"; nullopt: not read) and the resident bytes of
+  // `version`'s range (nullopt: no version, or not read).
+  const residency::ResidencySnapshot* snapshot = nullptr;
+  std::optional<std::string> page_state;
+  std::optional<uint64_t> region_rss;
 };
 // Each address in every process of `procs` that had it mapped at `at`; if
 // none, its last tenant(s) among them (history says how the page went), or
@@ -49,7 +58,8 @@ struct QueryAnswer {
 std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
                                       const std::vector<uint64_t>& addresses, uint64_t at, bool one_pid);
 // QueryAnswers for the options' addresses, processes and time, each with
-// its lineage and unknown_break: everything QueryJson and QueryText print.
+// its lineage, unknown_break and residency: everything QueryJson and
+// QueryText print.
 std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions& options);
 
 // Attach mode without -d: the brk call whose new break lies above `addr`
@@ -58,6 +68,6 @@ std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions&
 // call or may predate the trace; invalid when that cannot be so.
 EventId UnknownBreakCall(const index::TraceIndex& idx, uint32_t p, uint64_t addr);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_QUERY_ANSWERS_H_

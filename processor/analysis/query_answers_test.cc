@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "processor/analysis/replayed_index_for_test.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 using decode::Syscall;
@@ -61,4 +61,4 @@ TEST_F(QueryAnswersTest, TheLineageStopsAtTheTimeAsked) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

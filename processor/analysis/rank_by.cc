@@ -1,6 +1,6 @@
 #include "processor/analysis/rank_by.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 std::optional<RankBy> ParseRankBy(absl::string_view name) {
   if (name == "rss") return RankBy::kResident;
@@ -18,4 +18,4 @@ absl::string_view RankByWord(RankBy by) {
   return "committed";
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -10,7 +10,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 enum class RankBy { kCommitted, kResident, kMapped };
 
@@ -19,6 +19,6 @@ std::optional<RankBy> ParseRankBy(absl::string_view name);
 // "resident", "committed", "mapped": for headings ("stacks by resident bytes").
 absl::string_view RankByWord(RankBy by);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_RANK_BY_H_

@@ -11,7 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "processor/analysis/app_frames.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 constexpr std::array<absl::string_view, kNumKinds> kNames = {
@@ -162,4 +162,4 @@ RegionKind KindOf(const RegionFacts& f) {
 
 bool TableSaysGcHeap(absl::string_view usage) { return absl::StartsWith(usage, "GC"); }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

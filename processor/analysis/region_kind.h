@@ -46,7 +46,7 @@ namespace pageblame::index {
 struct Version;
 }  // namespace pageblame::index
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 enum class RegionKind : uint8_t {
   kThreadStack,
@@ -102,6 +102,6 @@ bool TableSaysGcHeap(absl::string_view usage);
 // How the analyses ask for a version's kind (KindClassifier::Function).
 using KindFunction = std::function<RegionKind(const index::Version&)>;
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_REGION_KIND_H_

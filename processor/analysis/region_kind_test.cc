@@ -16,7 +16,7 @@
 #include "processor/analysis/frames_for_test.h"
 #include "processor/analysis/kind_tally.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 constexpr uint32_t kRw = PROT_READ | PROT_WRITE;
@@ -400,4 +400,4 @@ TEST(KindTallyTest, ReservationsNeverOutrankCommittedMemory) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

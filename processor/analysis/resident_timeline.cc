@@ -3,7 +3,9 @@
 #include <map>
 #include <vector>
 
-namespace pageblame::report {
+#include "absl/container/flat_hash_map.h"
+
+namespace pageblame::analysis {
 namespace {
 
 // The snapshots that speak for the process entry (SnapshotFor's rule: not
@@ -26,13 +28,14 @@ std::vector<const residency::ResidencySnapshot*> PointsOf(const index::TraceInde
 }  // namespace
 
 std::optional<ResidentTimeline> ComputeResidentTimeline(const index::TraceIndex& idx, const ResidentView& view,
-                                                        uint32_t process,
-                                                        const absl::flat_hash_map<StackId, int>& named,
+                                                        uint32_t process, const std::vector<StackId>& series_stacks,
                                                         size_t max_points) {
   const std::vector<const residency::ResidencySnapshot*> points = PointsOf(idx, view, process, max_points);
   if (points.empty()) return std::nullopt;
+  absl::flat_hash_map<StackId, int> named;
+  for (size_t i = 0; i < series_stacks.size(); ++i) named.try_emplace(series_stacks[i], static_cast<int>(i));
   constexpr int kOther = -2;  // stacks without a series: the page's "other"
-  // Stack index (or -1, kOther) -> bytes per point; ordered: deterministic.
+  // Stack place (or -1, kOther) -> bytes per point; ordered: deterministic.
   std::map<int, std::vector<uint64_t>> by_stack;
   ResidentTimeline out;
   for (size_t k = 0; k < points.size(); ++k) {
@@ -62,4 +65,4 @@ std::optional<ResidentTimeline> ComputeResidentTimeline(const index::TraceIndex&
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

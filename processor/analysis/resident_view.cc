@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 const residency::ResidencySnapshot* ResidentView::SnapshotFor(uint32_t process, uint64_t at) const {
   if (rss_ == nullptr) return nullptr;
@@ -33,4 +33,4 @@ std::optional<std::string> ResidentView::PageState(const residency::ResidencySna
   return s->swapped.Contains(addr) ? "swapped" : "not resident";
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

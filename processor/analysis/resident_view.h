@@ -21,7 +21,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 class ResidentView {
  public:
@@ -46,6 +46,6 @@ inline void AddRss(std::optional<uint64_t>* sum, std::optional<uint64_t> bytes) 
   if (bytes) *sum = sum->value_or(0) + *bytes;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_RESIDENT_VIEW_H_

@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 namespace {
 
 std::string FlagNames(uint64_t v, const std::vector<std::pair<uint64_t, const char*>>& names,
@@ -169,4 +169,4 @@ std::string DescribeCall(const index::CallEvent& ev) {
   return "?";
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "processor/index/timeline_types.h"
 
-namespace pageblame::report {
+namespace pageblame::analysis {
 
 std::string FormatTime(uint64_t ns);
 // The same value as a JSON number (seconds, microsecond precision).
@@ -38,6 +38,6 @@ std::string Hex(uint64_t v);
 std::string HumanBytes(uint64_t bytes);
 std::string DescribeCall(const index::CallEvent& ev);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_SYSCALL_FORMAT_H_

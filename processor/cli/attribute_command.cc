@@ -88,7 +88,7 @@ void PrintOverlap(const regions::MergedRegions& m, const std::string& name) {
   std::fprintf(stderr,
                "pageblame: %s: %d rows share bytes with other rows (lines %s): %s bytes are listed "
                "more than once; each is attributed once (%d merged %s)\n",
-               name.c_str(), m.overlapping_rows, shown.c_str(), report::GroupedNumber(m.overlap_bytes).c_str(),
+               name.c_str(), m.overlapping_rows, shown.c_str(), render::GroupedNumber(m.overlap_bytes).c_str(),
                m.merged_regions, m.merged_regions == 1 ? "region" : "regions");
 }
 
@@ -98,8 +98,8 @@ int Usage(const std::string& what) { return CommandUsage(AttributeSpec(), what);
 void SayUnaccounted(const session::Unaccounted& u) {
   std::fprintf(stderr,
                "pageblame: pid %u at %s: %s of its %s accessible memory is not in the runtime's table (%s%s)\n",
-               u.pid, report::FormatTime(u.time).c_str(), report::HumanBytes(u.bytes).c_str(),
-               report::HumanBytes(u.committed).c_str(), u.table.c_str(),
+               u.pid, analysis::FormatTime(u.time).c_str(), analysis::HumanBytes(u.bytes).c_str(),
+               analysis::HumanBytes(u.committed).c_str(), u.table.c_str(),
                u.saved ? ", saved by record then" : "");
 }
 
@@ -198,35 +198,35 @@ int RunAttribute(const std::vector<std::string>& argv) {
     regions = std::move(u->pieces);
   }
 
-  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/*sort == report::RankBy::kResident);
+  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/*sort == analysis::RankBy::kResident);
   if (!rss.ok()) return ReportError(rss.status());
-  report::AttributeOptions o;
+  analysis::AttributeOptions o;
   o.rss = *rss;
   o.rank_by = Ranking(*sort, *rss);
   o.pid = resolved->pid;
   o.at = resolved->at;
-  o.by = by_commit ? report::CreditBy::kCommit : report::CreditBy::kCreate;
+  o.by = by_commit ? analysis::CreditBy::kCommit : analysis::CreditBy::kCreate;
   // Kinds come from the stacks, symbolized once here and kept for the answer.
-  report::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
-  report::KindClassifier classifier((*trace)->index(), renderer);
+  render::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
+  analysis::KindClassifier classifier((*trace)->index(), renderer);
   o.kind_of = classifier.Function();
   o.kinds = *kinds;
   // When it cannot choose the process (several had the bytes) it says so as
   // a usage error: the user must say which, with --pid.
-  auto a = report::Attribute((*trace)->index(), *regions, o);
+  auto a = analysis::Attribute((*trace)->index(), *regions, o);
   if (!a.ok()) return ReportError(a.status());
   std::string answer;
   if (format == "json") {
-    answer = report::DumpJson(report::AttributeJson(**trace, *a)) + "\n";
+    answer = render::DumpJson(render::AttributeJson(**trace, *a)) + "\n";
   } else if (format == "folded") {
-    answer = report::FoldedStacks(**trace, *a);
+    answer = render::FoldedStacks(**trace, *a);
   } else if (format == "pprof") {
-    answer = report::AttributePprof(**trace, *a);
+    answer = render::AttributePprof(**trace, *a);
   } else {
-    report::TextOptions text;
+    render::TextOptions text;
     text.frames = *frames;
     text.detail = args->Has("--detail");
-    answer = report::AttributeText(**trace, *a, text);
+    answer = render::AttributeText(**trace, *a, text);
   }
   absl::Status written = (*out)->Write(answer);
   if (written.ok()) written = (*out)->Close();

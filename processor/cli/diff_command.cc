@@ -33,7 +33,7 @@ const CommandSpec& DiffSpec() {
 }
 
 void PrintSkipped(const regions::RegionTable& t, const std::string& name) {
-  for (const std::string& note : {report::SkippedNote(t, name), report::RssNote(t, name)}) {
+  for (const std::string& note : {render::SkippedNote(t, name), render::RssNote(t, name)}) {
     if (!note.empty()) std::fprintf(stderr, "pageblame: %s\n", note.c_str());
   }
 }
@@ -53,9 +53,9 @@ int RunDiff(const std::vector<std::string>& argv) {
   PrintSkipped(*m, m_path);
   regions::DiffResult d = regions::Diff(*a, *m);
   if (args->Has("--json")) {
-    std::printf("%s\n", report::DumpJson(report::DiffJson(d)).c_str());
+    std::printf("%s\n", render::DumpJson(render::DiffJson(d)).c_str());
   } else {
-    std::fputs(report::DiffText(d, a_path, m_path).c_str(), stdout);
+    std::fputs(render::DiffText(d, a_path, m_path).c_str(), stdout);
   }
   return 0;
 }

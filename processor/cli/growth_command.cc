@@ -69,12 +69,12 @@ int Usage(const std::string& what) { return CommandUsage(GrowthSpec(), what); }
 // What the command line asked for, checked before the trace is read.
 struct GrowthRequest {
   std::string format;
-  report::CreditBy by = report::CreditBy::kCommit;
+  analysis::CreditBy by = analysis::CreditBy::kCommit;
   SelectionRequest selection;  // the pid (its time is unused)
   std::optional<session::TimeSpec> from, to;
-  report::TextOptions text;
-  std::vector<report::RegionKind> kinds;
-  std::optional<report::RankBy> sort;  // --sort; unset: by the snapshots' presence
+  render::TextOptions text;
+  std::vector<analysis::RegionKind> kinds;
+  std::optional<analysis::RankBy> sort;  // --sort; unset: by the snapshots' presence
 };
 
 // Usage mistakes as a status (exit 2).
@@ -90,7 +90,7 @@ absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
   }
   const std::string by = args.Value("--by").value_or("commit");
   if (by != "create" && by != "commit") return UsageError("bad --by '" + by + "': expected create or commit");
-  r.by = by == "commit" ? report::CreditBy::kCommit : report::CreditBy::kCreate;
+  r.by = by == "commit" ? analysis::CreditBy::kCommit : analysis::CreditBy::kCreate;
   auto frames = ParseFrames(args);
   if (!frames.ok()) return frames.status();
   r.text.frames = *frames;
@@ -116,18 +116,18 @@ absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
 
 // The growth options once the trace is read: the pid is in it, both times
 // resolved in it, the first not after the second.
-absl::StatusOr<report::GrowthOptions> ResolveRange(const GrowthRequest& r, const replay::LoadedTrace& trace) {
+absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, const replay::LoadedTrace& trace) {
   const index::TraceIndex& idx = trace.index();
   // Checks the pid (a usage error naming the trace's pids); the times are
   // resolved below, each with its own flag's name.
   SelectionRequest pid_only = r.selection;
   pid_only.at = session::TimeSpec{session::TimeSpec::Kind::kFromStart, 0, "+0"};
   const session::PeakOf peak =
-      r.by == report::CreditBy::kCommit ? session::PeakOf::kCommitted : session::PeakOf::kMapped;
+      r.by == analysis::CreditBy::kCommit ? session::PeakOf::kCommitted : session::PeakOf::kMapped;
   auto checked = session::Resolve(pid_only, trace, peak);
   if (!checked.ok()) return checked.status();
 
-  report::GrowthOptions o;
+  analysis::GrowthOptions o;
   o.by = r.by;
   o.processes = checked->processes;
   // No --from: before the trace's first event, so that everything the trace
@@ -152,11 +152,11 @@ absl::StatusOr<report::GrowthOptions> ResolveRange(const GrowthRequest& r, const
 }
 
 absl::StatusOr<std::string> Render(const GrowthRequest& r, const replay::LoadedTrace& trace,
-                                   const report::Growth& g) {
-  if (r.format == "json") return report::DumpJson(report::GrowthJson(trace, g)) + "\n";
-  if (r.format == "folded") return report::GrowthFolded(trace, g);
-  if (r.format == "pprof") return report::GrowthPprof(trace, g);
-  return report::GrowthText(trace, g, r.text);
+                                   const analysis::Growth& g) {
+  if (r.format == "json") return render::DumpJson(render::GrowthJson(trace, g)) + "\n";
+  if (r.format == "folded") return render::GrowthFolded(trace, g);
+  if (r.format == "pprof") return render::GrowthPprof(trace, g);
+  return render::GrowthText(trace, g, r.text);
 }
 
 absl::Status Run(const Args& args, const GrowthRequest& request) {
@@ -166,16 +166,16 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   if (!trace.ok()) return trace.status();
   auto options = ResolveRange(request, **trace);
   if (!options.ok()) return options.status();
-  auto rss = LoadResidencyFromArgs(args, **trace, /*required=*/request.sort == report::RankBy::kResident);
+  auto rss = LoadResidencyFromArgs(args, **trace, /*required=*/request.sort == analysis::RankBy::kResident);
   if (!rss.ok()) return rss.status();
   options->rss = *rss;
   options->rank_by = Ranking(request.sort, *rss);
   // Kinds come from the stacks, symbolized once here.
-  report::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
-  report::KindClassifier classifier((*trace)->index(), renderer);
+  render::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
+  analysis::KindClassifier classifier((*trace)->index(), renderer);
   options->kind_of = classifier.Function();
   options->kinds = request.kinds;
-  auto g = report::ComputeGrowth((*trace)->index(), *options);
+  auto g = analysis::ComputeGrowth((*trace)->index(), *options);
   if (!g.ok()) return g.status();
   auto text = Render(request, **trace, *g);
   if (!text.ok()) return text.status();

@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "processor/analysis/kind_classifier.h"
+#include "processor/analysis/maps_answer.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/output_file.h"
@@ -73,21 +75,25 @@ int RunMaps(const std::vector<std::string>& argv) {
   if (!resolved.ok()) return ReportError(resolved.status());
   auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
   if (!rss.ok()) return ReportError(rss.status());
-  report::MapsOptions o;
-  o.rss = *rss;
-  o.processes = resolved->processes;
-  o.at = resolved->at;
-  o.split = args->Has("--split");
-  o.frames = *frames;
-  o.kinds = *kinds;
+  render::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
+  analysis::KindClassifier classifier((*trace)->index(), renderer);
+  analysis::MapsQuery q;
+  q.rss = *rss;
+  q.processes = resolved->processes;
+  q.at = resolved->at;
+  q.kinds = *kinds;
+  q.kind_of = classifier.Function();
+  q.runs = format == "text";
+  q.split = args->Has("--split");
+  const analysis::MapsAnswer answer = analysis::Maps((*trace)->index(), q);
   absl::Status written;
   if (format == "json") {
     // Streamed: a big map's JSON is never held whole.
-    if (!report::WriteMapsJson(**trace, o, (*out)->stream())) written = (*out)->WriteError();
+    if (!render::WriteMapsJson(**trace, answer, (*out)->stream())) written = (*out)->WriteError();
   } else if (format == "pprof") {
-    written = (*out)->Write(report::MapsPprof(**trace, o));
+    written = (*out)->Write(render::MapsPprof(**trace, answer));
   } else {
-    written = (*out)->Write(report::MapsText(**trace, o));
+    written = (*out)->Write(render::MapsText(**trace, answer, *frames));
   }
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);

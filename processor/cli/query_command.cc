@@ -83,7 +83,7 @@ int RunQuery(const std::vector<std::string>& argv) {
   int rc = 0;
   std::optional<Args> args = ParseCommand(QuerySpec(), argv, &rc);
   if (!args) return rc;
-  report::QueryOptions o;
+  analysis::QueryOptions o;
   for (const std::string& text : args->positional()) {
     auto addr = AddressArg(text);
     if (!addr.ok()) return CommandUsage(QuerySpec(), std::string(addr.status().message()));
@@ -106,11 +106,11 @@ int RunQuery(const std::vector<std::string>& argv) {
   auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
   if (!rss.ok()) return ReportError(rss.status());
   o.rss = *rss;
-  const std::vector<report::QueryAnswer> answers = report::Query((*trace)->index(), o);
+  const std::vector<analysis::QueryAnswer> answers = analysis::Query((*trace)->index(), o);
   if (args->Has("--json")) {
-    std::printf("%s\n", report::DumpJson(report::QueryJson(**trace, o, answers)).c_str());
+    std::printf("%s\n", render::DumpJson(render::QueryJson(**trace, o, answers)).c_str());
   } else {
-    std::fputs(report::QueryText(**trace, o, answers).c_str(), stdout);
+    std::fputs(render::QueryText(**trace, o, answers).c_str(), stdout);
   }
   return 0;
 }

@@ -214,7 +214,7 @@ std::string WhenTaken(const recorder::LastSnapshot& p) {
     case residency::SnapshotReason::kRequested:
     case residency::SnapshotReason::kPeriodic: break;
   }
-  return absl::StrCat(" at its last snapshot (", report::FormatTime(p.time), ")");
+  return absl::StrCat(" at its last snapshot (", analysis::FormatTime(p.time), ")");
 }
 
 // Each process's resident bytes at the stop (its last snapshot, most
@@ -235,7 +235,7 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
   constexpr size_t kShown = 5;
   std::vector<std::string> parts;
   for (size_t i = 0; i < procs.size() && i < kShown; ++i) {
-    parts.push_back(absl::StrCat("pid ", procs[i].pid, " (", procs[i].comm, ") ", report::HumanBytes(procs[i].resident),
+    parts.push_back(absl::StrCat("pid ", procs[i].pid, " (", procs[i].comm, ") ", analysis::HumanBytes(procs[i].resident),
                                  WhenTaken(procs[i])));
   }
   if (procs.size() > kShown) parts.push_back(absl::StrCat(procs.size() - kShown, " more"));
@@ -247,8 +247,8 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
                  "pageblame record: note: pid %u's snapshot at %s counted %s resident where smaps_rollup "
                  "says %s: PROT_NONE mappings, which snapshots do not read, hold resident pages, or the "
                  "process changed while it was read\n",
-                 s.mismatch->pid, report::FormatTime(s.mismatch->time).c_str(),
-                 report::HumanBytes(s.mismatch->resident).c_str(), report::HumanBytes(s.mismatch->rollup_rss).c_str());
+                 s.mismatch->pid, analysis::FormatTime(s.mismatch->time).c_str(),
+                 analysis::HumanBytes(s.mismatch->resident).c_str(), analysis::HumanBytes(s.mismatch->rollup_rss).c_str());
   }
 }
 
@@ -283,7 +283,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int ru
   std::fprintf(stderr, "pageblame record: %s: %llu memory calls of %zu %s over %s s\n",
                plan.output.c_str(), (unsigned long long)s.calls, processes,
                processes == 1 ? "process" : "processes",
-               report::FormatTime(s.last_time - s.first_time).c_str());
+               analysis::FormatTime(s.last_time - s.first_time).c_str());
   if (s.lost_records > 0) {
     std::fprintf(stderr,
                  "pageblame record: warning: perf lost %llu events; pages changed then may be "

@@ -4,6 +4,8 @@
 #include "absl/strings/str_replace.h"
 #include "processor/analysis/attribute_report.h"
 #include "processor/analysis/bytes_timeline.h"
+#include "processor/analysis/kind_classifier.h"
+#include "processor/analysis/report_analysis.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
@@ -64,14 +66,14 @@ namespace {
 absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const Selection& sel,
                                              const std::vector<regions::Region>& regions) {
   if (sel.pid || !regions.empty() || idx.num_processes() <= 1) {
-    report::AttributeOptions o;
+    analysis::AttributeOptions o;
     o.pid = sel.pid;
     o.at = sel.at;
-    return report::ChooseProcess(idx, regions, o);
+    return analysis::ChooseProcess(idx, regions, o);
   }
   std::vector<uint32_t> all;
   for (uint32_t p = 0; p < idx.num_processes(); ++p) all.push_back(p);
-  const std::vector<report::BytesTimeline> timelines = report::BytesTimeline::OfEach(idx, all);
+  const std::vector<analysis::BytesTimeline> timelines = analysis::BytesTimeline::OfEach(idx, all);
   uint32_t best = 0;
   for (uint32_t p = 1; p < all.size(); ++p) {
     if (timelines[p].Peak(true).committed > timelines[best].Peak(true).committed) best = p;
@@ -81,8 +83,22 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
                "pageblame: note: the trace has %zu processes; the report shows pid %u (%s), which had the "
                "most bytes committed (%s at its peak); choose another with --pid\n",
                all.size(), proc.pid, std::string(idx.strings().Get(proc.comm)).c_str(),
-               report::HumanBytes(timelines[best].Peak(true).committed).c_str());
+               analysis::HumanBytes(timelines[best].Peak(true).committed).c_str());
   return best;
+}
+
+// What the page shows of `process` at `at`, computed (kinds through a
+// classifier of its own: its symbolized stacks are not the page's labels).
+analysis::ReportAnalysis AnalyzeForPage(const replay::LoadedTrace& trace, uint32_t process, uint64_t at,
+                                      const residency::ResidencyIndex* rss) {
+  render::OriginRenderer renderer(trace.index(), trace.symbolizer());
+  analysis::KindClassifier classifier(trace.index(), renderer);
+  analysis::ReportQuery q;
+  q.process = process;
+  q.at = at;
+  q.rss = rss;
+  q.kind_of = classifier.Function();
+  return analysis::AnalyzeReport(trace.index(), q);
 }
 
 }  // namespace
@@ -125,17 +141,14 @@ int RunReport(const std::vector<std::string>& argv) {
   auto process = ChooseReportProcess(idx, *resolved, regions);
   if (!process.ok()) return ReportError(process.status());
 
-  report::ReportOptions o;
-  o.process = *process;
-  o.at = resolved->at;
+  render::ReportOptions o;
   o.title = args->Value("--input").value_or("perf.data");
   o.frames = *frames;
-  o.rss = *rss;
   if (with_regions) {
-    report::AttributeOptions ao;
+    analysis::AttributeOptions ao;
     ao.pid = idx.process(*process).pid;
     ao.at = resolved->at;
-    auto a = report::Attribute(idx, regions, ao);
+    auto a = analysis::Attribute(idx, regions, ao);
     if (!a.ok()) return ReportError(a.status());
     o.attribution = std::move(*a);
     o.attribution_title = unaccounted ? unaccounted_title
@@ -143,7 +156,8 @@ int RunReport(const std::vector<std::string>& argv) {
                               ? *args->Value("--regions")
                               : absl::StrCat(*args->Value("--address"), " minus ", *args->Value("--maddress"));
   }
-  absl::Status written = (*out)->Write(report::HtmlPage(report::ReportData(**trace, o)));
+  const analysis::ReportAnalysis analysis = AnalyzeForPage(**trace, *process, resolved->at, *rss);
+  absl::Status written = (*out)->Write(render::HtmlPage(render::ReportData(**trace, o, analysis)));
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);
 }

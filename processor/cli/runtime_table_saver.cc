@@ -81,7 +81,7 @@ void RuntimeTableSaver::Save(uint32_t pid) {
   // The moment to ask about: --at it takes this table, and the residency
   // snapshot taken just before.
   std::fprintf(stderr, "pageblame record: the .NET runtime's table of pid %u at %s saved in %s\n", pid,
-               report::FormatTime(now).c_str(), path.c_str());
+               analysis::FormatTime(now).c_str(), path.c_str());
 }
 
 }  // namespace pageblame::cli

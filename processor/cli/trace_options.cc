@@ -62,28 +62,28 @@ absl::StatusOr<SelectionRequest> ParseSelection(const Args& args) {
   return sel;
 }
 
-absl::StatusOr<report::SummaryOptions> ParseFrames(const Args& args) {
-  report::SummaryOptions o;
+absl::StatusOr<analysis::SummaryOptions> ParseFrames(const Args& args) {
+  analysis::SummaryOptions o;
   const std::string frames = args.Value("--frames").value_or("app");
   if (frames == "app") {
-    o.style = report::SummaryStyle::kApp;
+    o.style = analysis::SummaryStyle::kApp;
   } else if (frames == "all") {
-    o.style = report::SummaryStyle::kAll;
+    o.style = analysis::SummaryStyle::kAll;
   } else {
     return UsageError(absl::StrCat("bad --frames '", frames, "': expected app or all"));
   }
   if (auto hide = args.Value("--hide")) {
-    auto re = report::CompileHide(*hide);
+    auto re = analysis::CompileHide(*hide);
     if (!re.ok()) return UsageError(std::string(re.status().message()));
     o.hide = *std::move(re);
   }
   return o;
 }
 
-absl::StatusOr<std::vector<report::RegionKind>> ParseKindFilter(const Args& args) {
+absl::StatusOr<std::vector<analysis::RegionKind>> ParseKindFilter(const Args& args) {
   auto list = args.Value("--kind");
-  if (!list) return std::vector<report::RegionKind>{};
-  auto kinds = report::ParseKinds(*list);
+  if (!list) return std::vector<analysis::RegionKind>{};
+  auto kinds = analysis::ParseKinds(*list);
   if (!kinds.ok()) return UsageError(absl::StrCat("bad --kind: ", kinds.status().message()));
   return kinds;
 }
@@ -96,16 +96,16 @@ absl::StatusOr<Selection> Resolve(const SelectionRequest& sel, const replay::Loa
   return out;
 }
 
-absl::StatusOr<std::optional<report::RankBy>> ParseSort(const Args& args) {
+absl::StatusOr<std::optional<analysis::RankBy>> ParseSort(const Args& args) {
   const std::optional<std::string> sort = args.Value("--sort");
   if (!sort) return std::nullopt;
-  if (auto by = report::ParseRankBy(*sort)) return by;
+  if (auto by = analysis::ParseRankBy(*sort)) return by;
   return UsageError(absl::StrCat("bad --sort '", *sort, "': expected rss, committed or mapped"));
 }
 
-report::RankBy Ranking(std::optional<report::RankBy> asked, const residency::ResidencyIndex* rss) {
+analysis::RankBy Ranking(std::optional<analysis::RankBy> asked, const residency::ResidencyIndex* rss) {
   if (asked) return *asked;
-  return rss != nullptr && rss->size() > 0 ? report::RankBy::kResident : report::RankBy::kCommitted;
+  return rss != nullptr && rss->size() > 0 ? analysis::RankBy::kResident : analysis::RankBy::kCommitted;
 }
 
 absl::StatusOr<const residency::ResidencyIndex*> LoadResidencyFromArgs(const Args& args,

@@ -78,13 +78,13 @@ inline constexpr char kFramesHelp[] =
     "                        file matches REGEX (ECMAScript syntax, anywhere in it)\n";
 inline const std::set<std::string> kFramesFlags = {"--frames", "--hide"};
 // A usage error for another --frames value or a bad --hide pattern.
-absl::StatusOr<report::SummaryOptions> ParseFrames(const Args& args);
+absl::StatusOr<analysis::SummaryOptions> ParseFrames(const Args& args);
 // --kind K[,K] (maps, attribute, growth): analysis/region_kind.h.
 inline constexpr char kKindHelp[] =
     "  --kind K[,K]          only regions of these kinds: thread-stack, malloc, heap,\n"
     "                        file, image, jit-code, gc-heap, anon, reservation\n";
 // Empty without --kind; a usage error for an unknown kind.
-absl::StatusOr<std::vector<report::RegionKind>> ParseKindFilter(const Args& args);
+absl::StatusOr<std::vector<analysis::RegionKind>> ParseKindFilter(const Args& args);
 // session::Resolve, with its notes said on stderr. Usage errors for a pid
 // not in the trace (naming its pids) or a time outside it (naming its span).
 // `by_commit`: --at peak means the most bytes committed rather than mapped.
@@ -103,10 +103,10 @@ inline constexpr char kSortHelp[] =
     "                        has residency snapshots), committed bytes (default\n"
     "                        without), or mapped bytes\n";
 // nullopt when not given; a usage error for another value.
-absl::StatusOr<std::optional<report::RankBy>> ParseSort(const Args& args);
+absl::StatusOr<std::optional<analysis::RankBy>> ParseSort(const Args& args);
 // What to rank by: the one asked, else resident bytes when there are
 // snapshots, else committed bytes.
-report::RankBy Ranking(std::optional<report::RankBy> asked, const residency::ResidencyIndex* rss);
+analysis::RankBy Ranking(std::optional<analysis::RankBy> asked, const residency::ResidencyIndex* rss);
 
 // The trace's residency snapshots (session/residency_load.h: --rss FILE,
 // TRACE.rss beside it, --no-rss), kept like the trace; null if there are

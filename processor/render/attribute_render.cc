@@ -13,7 +13,7 @@
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 // For a thread stack: who started the thread, {"tid", "comm", "function"}
@@ -25,8 +25,8 @@ Json StartedByJson(const index::TraceIndex& idx, OriginRenderer& r, EventId orig
   j["tid"] = ev.tid;
   j["comm"] = std::string(idx.strings().Get(ev.comm));
   const std::vector<symbols::Frame>& frames = r.Frames(ev);
-  const std::optional<size_t> app = FirstAppFrame(frames);
-  j["function"] = app ? Json(SummaryName(frames[*app])) : Json(nullptr);
+  const std::optional<size_t> app = analysis::FirstAppFrame(frames);
+  j["function"] = app ? Json(analysis::SummaryName(frames[*app])) : Json(nullptr);
   return j;
 }
 
@@ -51,7 +51,7 @@ Json OrNull(const std::optional<uint64_t>& n) { return n ? Json(*n) : Json(nullp
 // A stack's "table_rss" (exact: regions with rss it made whole) and
 // "table_rss_partly" (bounds: regions it made in part, or whose rss is
 // unknown); null when no region has rss.
-void StackTableRss(const StackTotal& st, Json* s) {
+void StackTableRss(const analysis::StackTotal& st, Json* s) {
   (*s)["table_rss"] = nullptr;
   (*s)["table_rss_partly"] = nullptr;
   if (!st.table_rss) return;
@@ -61,13 +61,13 @@ void StackTableRss(const StackTotal& st, Json* s) {
 }
 
 // ", table rss 1.0 MiB" (+ " + 0 B to 2.0 MiB in regions made in part"), or "".
-std::string StackTableRssText(const StackTotal& st) {
+std::string StackTableRssText(const analysis::StackTotal& st) {
   if (!st.table_rss) return "";
   const regions::ResidentBytes& r = *st.table_rss;
-  std::string out = absl::StrCat(", table rss ", HumanBytes(r.rss));
+  std::string out = absl::StrCat(", table rss ", analysis::HumanBytes(r.rss));
   if (r.partly_rows > 0) {
-    absl::StrAppend(&out, " + ", HumanBytes(r.partly_at_least),
-                    r.partly_at_most > r.partly_at_least ? absl::StrCat(" to ", HumanBytes(r.partly_at_most)) : "",
+    absl::StrAppend(&out, " + ", analysis::HumanBytes(r.partly_at_least),
+                    r.partly_at_most > r.partly_at_least ? absl::StrCat(" to ", analysis::HumanBytes(r.partly_at_most)) : "",
                     " in regions made in part");
   }
   return out;
@@ -75,15 +75,15 @@ std::string StackTableRssText(const StackTotal& st) {
 
 std::string CallSummary(const index::TraceIndex& idx, OriginRenderer& r, EventId id) {
   const index::CallEvent& ev = idx.event(id);
-  return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", FormatTime(ev.time), " by ",
+  return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", analysis::FormatTime(ev.time), " by ",
                       ev.pid, "/", ev.tid, ": ", r.ShortStack(ev, 4));
 }
 
 // Resident bytes: the number, or null where no snapshot read them.
 Json RssJson(std::optional<uint64_t> bytes) { return bytes ? Json(*bytes) : Json(nullptr); }
-std::string KindText(std::optional<RegionKind> k) { return k ? std::string(KindName(*k)) : "-"; }
+std::string KindText(std::optional<analysis::RegionKind> k) { return k ? std::string(analysis::KindName(*k)) : "-"; }
 
-Json KindJson(std::optional<RegionKind> k) { return k ? Json(std::string(KindName(*k))) : Json(nullptr); }
+Json KindJson(std::optional<analysis::RegionKind> k) { return k ? Json(std::string(analysis::KindName(*k))) : Json(nullptr); }
 
 // A row of the first screen's table: a stack, or the total.
 struct StackRow {
@@ -99,11 +99,11 @@ struct StackRow {
 // A stack's (or the total's) resident bytes for the top table: from the
 // trace's snapshot; else from the table's Rss column ("12.0 MiB+" when rows
 // counted in part may hold more: ResidentBytes' lower bound); else "?".
-std::string ResidentText(const Attribution& a, std::optional<uint64_t> rss,
+std::string ResidentText(const analysis::Attribution& a, std::optional<uint64_t> rss,
                          const std::optional<regions::ResidentBytes>& table) {
   if (a.snapshot != nullptr) return HumanRss(rss);
   if (!table) return "?";
-  return absl::StrCat(HumanBytes(table->at_least()), table->partly_bytes > 0 ? "+" : "");
+  return absl::StrCat(analysis::HumanBytes(table->at_least()), table->partly_bytes > 0 ? "+" : "");
 }
 
 // The table's columns, in order: add one here (and its field above).
@@ -111,7 +111,7 @@ std::string ResidentText(const Attribution& a, std::optional<uint64_t> rss,
 std::vector<TableColumn<StackRow>> StackColumns(bool resident) {
   std::vector<TableColumn<StackRow>> columns = {
       {"#", Align::kRight, [](const StackRow& r) { return r.rank; }},
-      {"committed", Align::kRight, [](const StackRow& r) { return HumanBytes(r.committed); }},
+      {"committed", Align::kRight, [](const StackRow& r) { return analysis::HumanBytes(r.committed); }},
   };
   if (resident) columns.push_back({"resident", Align::kRight, [](const StackRow& r) { return r.resident; }});
   columns.insert(columns.end(), {
@@ -125,21 +125,21 @@ std::vector<TableColumn<StackRow>> StackColumns(bool resident) {
 
 // Resident bytes credited to stacks (a.rss also counts bytes from before
 // the trace), unknown if no stack's are known.
-std::optional<uint64_t> StacksRss(const Attribution& a) {
+std::optional<uint64_t> StacksRss(const analysis::Attribution& a) {
   std::optional<uint64_t> sum;
-  for (const StackTotal& st : a.stacks) AddRss(&sum, st.rss);
+  for (const analysis::StackTotal& st : a.stacks) analysis::AddRss(&sum, st.rss);
   return sum;
 }
 
 // The top table: the stacks with committed bytes, most first (a.stacks is
 // ranked so), then the total.
-std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Attribution& a,
+std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Attribution& a,
                      const TextOptions& o) {
   std::vector<StackRow> rows;
   size_t committed_stacks = 0;
   uint64_t calls = 0;
   for (size_t i = 0; i < a.stacks.size(); ++i) {
-    const StackTotal& st = a.stacks[i];
+    const analysis::StackTotal& st = a.stacks[i];
     calls += st.calls;
     if (st.committed == 0) continue;
     ++committed_stacks;
@@ -150,8 +150,8 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Attr
   std::string out;
   if (committed_stacks == 0) return "  no committed bytes were made by a traced call\n";
   size_t regions = 0;
-  for (const RegionAttribution& ra : a.regions) {
-    regions += std::any_of(ra.calls.begin(), ra.calls.end(), [](const CallBytes& c) { return c.committed > 0; });
+  for (const analysis::RegionAttribution& ra : a.regions) {
+    regions += std::any_of(ra.calls.begin(), ra.calls.end(), [](const analysis::CallBytes& c) { return c.committed > 0; });
   }
   const StackRow total{"", a.committed_bytes, regions, calls, "",
                        absl::StrCat("total: ", committed_stacks, committed_stacks == 1 ? " stack" : " stacks"),
@@ -162,7 +162,7 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Attr
 }
 
 // The PROT_NONE part, apart: what stacks reserved and nothing committed.
-std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const Attribution& a) {
+std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Attribution& a) {
   std::vector<size_t> order;
   uint64_t reserved = 0;
   for (size_t i = 0; i < a.stacks.size(); ++i) {
@@ -176,11 +176,11 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
     return a.stacks[x].bytes - a.stacks[x].committed > a.stacks[y].bytes - a.stacks[y].committed;
   });
   constexpr size_t kShown = 5;
-  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", HumanBytes(reserved), " by ",
+  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", analysis::HumanBytes(reserved), " by ",
                                  order.size(), order.size() == 1 ? " stack" : " stacks", "\n");
   for (size_t k = 0; k < order.size() && k < kShown; ++k) {
-    const StackTotal& st = a.stacks[order[k]];
-    absl::StrAppend(&out, absl::StrFormat("  %10s  #%-4d %s\n", HumanBytes(st.bytes - st.committed), order[k] + 1,
+    const analysis::StackTotal& st = a.stacks[order[k]];
+    absl::StrAppend(&out, absl::StrFormat("  %10s  #%-4d %s\n", analysis::HumanBytes(st.bytes - st.committed), order[k] + 1,
                                           r.ShortStack(idx.event(st.first_call), 4)));
   }
   if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
@@ -189,22 +189,22 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
 
 }  // namespace
 
-Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
+Json AttributeJson(const replay::LoadedTrace& trace, const analysis::Attribution& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  const char* key = a.by == CreditBy::kCommit ? "commit" : "origin";
+  const char* key = a.by == analysis::CreditBy::kCommit ? "commit" : "origin";
   Json regions = Json::array();
-  for (const RegionAttribution& ra : a.regions) {
+  for (const analysis::RegionAttribution& ra : a.regions) {
     Json j;
-    j["start"] = Hex(ra.region.start);
-    j["end"] = Hex(ra.region.end);
+    j["start"] = analysis::Hex(ra.region.start);
+    j["end"] = analysis::Hex(ra.region.end);
     j["bytes"] = ra.region.size();
     j["kind"] = KindJson(ra.kind);
-    if (ra.kind == RegionKind::kThreadStack && !ra.calls.empty()) {
+    if (ra.kind == analysis::RegionKind::kThreadStack && !ra.calls.empty()) {
       j["started_by"] = StartedByJson(idx, r, ra.calls.front().call);
     }
     Json stacks = Json::array();
-    for (const CallBytes& c : ra.calls) {
+    for (const analysis::CallBytes& c : ra.calls) {
       Json s;
       s["bytes"] = c.bytes;
       s["rss"] = RssJson(c.rss);
@@ -219,7 +219,7 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
     regions.push_back(std::move(j));
   }
   Json stacks = Json::array();
-  for (const StackTotal& st : a.stacks) {
+  for (const analysis::StackTotal& st : a.stacks) {
     Json s;
     s["bytes"] = st.bytes;
     s["rss"] = RssJson(st.rss);
@@ -234,24 +234,24 @@ Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a) {
   out["regions"] = std::move(regions);
   out["stacks"] = std::move(stacks);
   out["rss"] = RssJson(a.rss);
-  out["rss_snapshot_time"] = a.snapshot ? Json(TimeSeconds(a.snapshot->time)) : Json(nullptr);
+  out["rss_snapshot_time"] = a.snapshot ? Json(analysis::TimeSeconds(a.snapshot->time)) : Json(nullptr);
   return out;
 }
 
 namespace {
 
 // --detail: per region, who made its bytes.
-std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const Attribution& a,
+std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Attribution& a,
                           const std::string& at) {
   std::string out;
   absl::flat_hash_map<StackId, size_t> rank;
   for (size_t i = 0; i < a.stacks.size(); ++i) rank[a.stacks[i].stack] = i + 1;
 
-  for (const RegionAttribution& ra : a.regions) {
-    absl::StrAppend(&out, "\n", Hex(ra.region.start), "-", Hex(ra.region.end), "  ",
-                    HumanBytes(ra.region.size()), "  ",
-                    ra.region.rss ? absl::StrCat("rss ", HumanBytes(*ra.region.rss), "  ") : "",
-                    RegionLabel(ra.region), ra.kind ? absl::StrCat("  [", KindName(*ra.kind), "]") : "", "\n");
+  for (const analysis::RegionAttribution& ra : a.regions) {
+    absl::StrAppend(&out, "\n", analysis::Hex(ra.region.start), "-", analysis::Hex(ra.region.end), "  ",
+                    analysis::HumanBytes(ra.region.size()), "  ",
+                    ra.region.rss ? absl::StrCat("rss ", analysis::HumanBytes(*ra.region.rss), "  ") : "",
+                    RegionLabel(ra.region), ra.kind ? absl::StrCat("  [", analysis::KindName(*ra.kind), "]") : "", "\n");
     // One line per stack: a loop that mapped 20 pages is one line, not 20.
     struct Group {
       size_t rank;
@@ -260,7 +260,7 @@ std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const
       EventId first;
     };
     std::vector<Group> groups;
-    for (const CallBytes& c : ra.calls) {
+    for (const analysis::CallBytes& c : ra.calls) {
       size_t k = rank[idx.event(c.call).stack];
       auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.rank == k; });
       if (g == groups.end()) g = groups.insert(groups.end(), Group{k, 0, 0, c.call});
@@ -270,12 +270,12 @@ std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const
     }
     std::stable_sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) { return x.bytes > y.bytes; });
     for (const Group& g : groups) {
-      absl::StrAppend(&out, absl::StrFormat("  %10s  stack #%-4d %s%s\n", HumanBytes(g.bytes), g.rank,
+      absl::StrAppend(&out, absl::StrFormat("  %10s  stack #%-4d %s%s\n", analysis::HumanBytes(g.bytes), g.rank,
                                             g.calls > 1 ? absl::StrCat(g.calls, " calls, first ") : "",
                                             CallSummary(idx, r, g.first)));
     }
     if (ra.before_trace_bytes) {
-      absl::StrAppend(&out, absl::StrFormat("  %10s  existed before the trace\n", HumanBytes(ra.before_trace_bytes)));
+      absl::StrAppend(&out, absl::StrFormat("  %10s  existed before the trace\n", analysis::HumanBytes(ra.before_trace_bytes)));
     }
     if (ra.unmapped_bytes) {
       std::string why;
@@ -283,26 +283,26 @@ std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const
         why = " (never seen by the trace, which cannot say whether they were mapped before it began, "
               "after it ended, or by something it does not record)";
       } else if (ra.never_seen_bytes) {
-        why = absl::StrCat(" (", HumanBytes(ra.never_seen_bytes), " of it never seen by the trace)");
+        why = absl::StrCat(" (", analysis::HumanBytes(ra.never_seen_bytes), " of it never seen by the trace)");
       }
-      absl::StrAppend(&out, absl::StrFormat("  %10s  not mapped at %s%s\n", HumanBytes(ra.unmapped_bytes), at, why));
+      absl::StrAppend(&out, absl::StrFormat("  %10s  not mapped at %s%s\n", analysis::HumanBytes(ra.unmapped_bytes), at, why));
     }
   }
   return out;
 }
 
 // --detail: every stack in full, in the ranking's order.
-std::string FullStacks(const index::TraceIndex& idx, OriginRenderer& r, const Attribution& a) {
+std::string FullStacks(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Attribution& a) {
   std::string out = absl::StrCat("\nstacks by bytes ",
-                                 a.by == CreditBy::kCommit ? "committed (or created, if never decommitted)" : "created",
+                                 a.by == analysis::CreditBy::kCommit ? "committed (or created, if never decommitted)" : "created",
                                  ", committed first (", a.stacks.size(), " unique):\n");
   for (size_t i = 0; i < a.stacks.size(); ++i) {
-    const StackTotal& st = a.stacks[i];
+    const analysis::StackTotal& st = a.stacks[i];
     const index::CallEvent& ev = idx.event(st.first_call);
-    absl::StrAppend(&out, "\nstack #", i + 1, ": ", st.bytes, " bytes (", HumanBytes(st.bytes), ", ",
-                    HumanBytes(st.committed), " committed",
+    absl::StrAppend(&out, "\nstack #", i + 1, ": ", st.bytes, " bytes (", analysis::HumanBytes(st.bytes), ", ",
+                    analysis::HumanBytes(st.committed), " committed",
                     a.snapshot ? absl::StrCat(", ", HumanRss(st.rss), " resident") : "",
-                    st.kind() ? absl::StrCat(", ", KindName(*st.kind())) : "",
+                    st.kind() ? absl::StrCat(", ", analysis::KindName(*st.kind())) : "",
                     ") in ", st.regions, st.regions == 1 ? " region" : " regions", StackTableRssText(st), ", ", st.calls,
                     st.calls == 1 ? " call" : " calls", "; first: ", r.CallText(ev), "\n");
     absl::StrAppend(&out, r.StackText(ev, "    "));
@@ -312,37 +312,37 @@ std::string FullStacks(const index::TraceIndex& idx, OriginRenderer& r, const At
 
 }  // namespace
 
-std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a, const TextOptions& o) {
+std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attribution& a, const TextOptions& o) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer(), o.frames);
   const index::Process& proc = idx.process(a.process);
-  std::string at = FormatTime(a.at);
+  std::string at = analysis::FormatTime(a.at);
   uint64_t calls = 0;
-  for (const StackTotal& st : a.stacks) calls += st.calls;
+  for (const analysis::StackTotal& st : a.stacks) calls += st.calls;
   std::string out = absl::StrCat(
       "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ") at ", at, ": ",
-      a.regions.size(), " regions, ", a.bytes, " bytes (", HumanBytes(a.bytes), "): ",
-      HumanBytes(a.created_bytes), a.by == CreditBy::kCommit ? " committed or created by " : " created by ",
+      a.regions.size(), " regions, ", a.bytes, " bytes (", analysis::HumanBytes(a.bytes), "): ",
+      analysis::HumanBytes(a.created_bytes), a.by == analysis::CreditBy::kCommit ? " committed or created by " : " created by ",
       calls, " calls with ", a.stacks.size(),
-      " unique stacks, ", HumanBytes(a.before_trace_bytes), " from before the trace, ",
-      HumanBytes(a.unmapped_bytes), " not mapped\n");
+      " unique stacks, ", analysis::HumanBytes(a.before_trace_bytes), " from before the trace, ",
+      analysis::HumanBytes(a.unmapped_bytes), " not mapped\n");
   if (a.snapshot != nullptr) {
     absl::StrAppend(&out, HumanRss(a.rss), " of it resident (", DescribeSnapshot(a.snapshot, a.at), ")\n");
   }
   if (!a.kinds.empty()) {
     std::vector<std::string> names;
-    for (RegionKind k : a.kinds) names.emplace_back(KindName(k));
+    for (analysis::RegionKind k : a.kinds) names.emplace_back(analysis::KindName(k));
     absl::StrAppend(&out, "only regions of kind ", absl::StrJoin(names, ", "), " (", a.regions_left_out,
                     a.regions_left_out == 1 ? " region" : " regions", " of other kinds left out)\n");
   }
-  absl::StrAppend(&out, "\nstacks by ", RankByWord(a.rank_by), " bytes",
-                  a.by == CreditBy::kCommit ? " (credited to the committing call, else the creating one):\n"
+  absl::StrAppend(&out, "\nstacks by ", analysis::RankByWord(a.rank_by), " bytes",
+                  a.by == analysis::CreditBy::kCommit ? " (credited to the committing call, else the creating one):\n"
                                             : " (credited to the creating call):\n");
   absl::StrAppend(&out, TopTable(idx, r, a, o));
   absl::StrAppend(&out, Reservations(idx, r, a));
   if (a.before_trace_bytes || a.unmapped_bytes) {
-    absl::StrAppend(&out, "\nalso: ", HumanBytes(a.before_trace_bytes), " from before the trace (",
-                    HumanBytes(a.before_trace_committed), " committed), ", HumanBytes(a.unmapped_bytes),
+    absl::StrAppend(&out, "\nalso: ", analysis::HumanBytes(a.before_trace_bytes), " from before the trace (",
+                    analysis::HumanBytes(a.before_trace_committed), " committed), ", analysis::HumanBytes(a.unmapped_bytes),
                     " not mapped at ", at, "\n");
   }
   if (!o.detail) return out;
@@ -350,4 +350,4 @@ std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

@@ -30,12 +30,12 @@
 #include "processor/render/text_options.h"
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
-Json AttributeJson(const replay::LoadedTrace& trace, const Attribution& a);
-std::string AttributeText(const replay::LoadedTrace& trace, const Attribution& a,
+Json AttributeJson(const replay::LoadedTrace& trace, const analysis::Attribution& a);
+std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attribution& a,
                           const TextOptions& options = {});
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_ATTRIBUTE_RENDER_H_

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "processor/analysis/syscall_format.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 Json OrNull(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
@@ -28,8 +28,8 @@ Json ListJson(const regions::DiffList& list) {
   Json pieces = Json::array();
   for (const regions::Region& r : list.pieces) {
     Json j;
-    j["start"] = Hex(r.start);
-    j["end"] = Hex(r.end);
+    j["start"] = analysis::Hex(r.start);
+    j["end"] = analysis::Hex(r.end);
     j["bytes"] = r.size();
     j["type"] = OrNull(r.type);
     j["state"] = OrNull(r.state);
@@ -53,7 +53,7 @@ size_t SourceRegions(const regions::DiffList& list) {
 }
 
 std::string Total(const regions::DiffList& list) {
-  return absl::StrCat(GroupedNumber(list.bytes), " bytes (", HumanBytes(list.bytes), ")");
+  return absl::StrCat(GroupedNumber(list.bytes), " bytes (", analysis::HumanBytes(list.bytes), ")");
 }
 
 // "  resident: ..." under a list's total, when its table has Rss.
@@ -61,12 +61,12 @@ std::string ResidentLine(const regions::DiffList& list, const std::string& table
   if (!list.resident) return "";
   const regions::ResidentBytes& r = *list.resident;
   std::string out = absl::StrCat("  resident (", table, "'s Rss): ", GroupedNumber(r.rss), " bytes (",
-                                 HumanBytes(r.rss), ") in the ", r.whole_rows,
+                                 analysis::HumanBytes(r.rss), ") in the ", r.whole_rows,
                                  r.whole_rows == 1 ? " row" : " rows", " wholly in this list");
   if (r.partly_rows > 0) {
     absl::StrAppend(&out, "; the ", r.partly_rows, r.partly_rows == 1 ? " row" : " rows",
-                    " partly in it add ", HumanBytes(r.partly_bytes), ", of which between ",
-                    HumanBytes(r.partly_at_least), " and ", HumanBytes(r.partly_at_most),
+                    " partly in it add ", analysis::HumanBytes(r.partly_bytes), ", of which between ",
+                    analysis::HumanBytes(r.partly_at_least), " and ", analysis::HumanBytes(r.partly_at_most),
                     " is resident (the table does not say where in a row its pages are)");
   }
   return out + "\n";
@@ -79,15 +79,15 @@ std::string Table(const regions::DiffList& list) {
   const bool rss = list.resident.has_value();
   auto rss_cell = [&](const regions::Region& r) {
     if (!rss) return std::string();
-    return absl::StrFormat(" %10s", r.rss ? HumanBytes(*r.rss) : "part");
+    return absl::StrFormat(" %10s", r.rss ? analysis::HumanBytes(*r.rss) : "part");
   };
   std::string out = absl::StrFormat("  %-14s %-14s %10s%s  %-11s %-11s %-22s %6s  %s\n", "start", "end", "size",
                                     rss ? absl::StrFormat(" %10s", "rss") : "", "type", "state", "protect",
                                     "line", "usage");
   auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   for (const regions::Region& r : list.pieces) {
-    absl::StrAppend(&out, absl::StrFormat("  %-14s %-14s %10s%s  %-11s %-11s %-22s %6d  %s\n", Hex(r.start),
-                                          Hex(r.end), HumanBytes(r.size()), rss_cell(r), dash(r.type),
+    absl::StrAppend(&out, absl::StrFormat("  %-14s %-14s %10s%s  %-11s %-11s %-22s %6d  %s\n", analysis::Hex(r.start),
+                                          analysis::Hex(r.end), analysis::HumanBytes(r.size()), rss_cell(r), dash(r.type),
                                           dash(r.state), dash(r.protect), r.line, dash(r.usage)));
   }
   return out;
@@ -152,4 +152,4 @@ std::string SkippedNote(const regions::RegionTable& t, const std::string& name) 
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

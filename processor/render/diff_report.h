@@ -25,7 +25,7 @@
 #include "processor/regions/resident_bytes.h"
 #include "processor/render/origin_renderer.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 Json DiffJson(const regions::DiffResult& d);
 // The part of `r` counted in part, as JSON: {count_key: rows, "bytes",
@@ -42,6 +42,6 @@ std::string SkippedNote(const regions::RegionTable& t, const std::string& name);
 // 658571264 -> "658,571,264".
 std::string GroupedNumber(uint64_t n);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_DIFF_REPORT_H_

@@ -10,7 +10,7 @@
 #include "processor/analysis/syscall_format.h"
 #include "processor/regions/region_table_reader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 using ::testing::HasSubstr;
@@ -105,7 +105,7 @@ TEST(DiffReportTest, ResidentBytesOfATableWithRss) {
   ASSERT_NE(big, nullptr);
   const uint64_t mid = big->start + big->size() / 2;
   auto m = regions::RegionTableReader::ParseString(
-      Hex(a.regions[0].start) + "-" + Hex(a.regions[0].end) + "\n" + Hex(mid) + "-" + Hex(big->end) + "\n", "m");
+      analysis::Hex(a.regions[0].start) + "-" + analysis::Hex(a.regions[0].end) + "\n" + analysis::Hex(mid) + "-" + analysis::Hex(big->end) + "\n", "m");
   ASSERT_TRUE(m.ok()) << m.status();
   regions::DiffResult d = regions::Diff(a, *m);
   uint64_t whole_rss = 0;
@@ -171,4 +171,4 @@ TEST(DiffReportTest, GroupedNumber) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::render

@@ -6,10 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "processor/analysis/file_offset.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/origin_renderer.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 std::string Clean(std::string name) {
@@ -25,35 +26,16 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The process entry that was `pid` at `time` (the newest that had started).
-uint32_t ProcessAt(const index::TraceIndex& idx, uint32_t pid, uint64_t time, bool* found) {
-  std::vector<uint32_t> gens = idx.ProcessesWithPid(pid);
-  *found = !gens.empty();
-  if (gens.empty()) return 0;
-  uint32_t best = gens.front();
-  for (uint32_t p : gens) {
-    if (idx.process(p).t_start <= time) best = p;
-  }
-  return best;
-}
-
 }  // namespace
 
 std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent& ev,
                             const symbols::Frame& f) {
   if (f.symbol && !f.symbol->empty()) return Clean(*f.symbol);
-  if (f.dso.empty()) return Hex(f.ip);
+  if (f.dso.empty()) return analysis::Hex(f.ip);
   // perf script prints "[unknown] (dso)"; an offset into the file keeps
   // different unknown functions of one library apart.
-  bool found = false;
-  uint32_t p = ProcessAt(idx, ev.pid, ev.time, &found);
-  if (found) {
-    VersionId id = idx.Lookup(p, f.ip, ev.time);
-    if (id.valid() && idx.version(id).attrs.path.valid()) {
-      const index::Version& v = idx.version(id);
-      return Clean(absl::StrCat("[", BaseName(f.dso), "+", Hex(f.ip - v.start + v.attrs.pgoff), "]"));
-    }
-  }
+  const std::optional<uint64_t> offset = analysis::FileOffsetAt(idx, ev, f.ip);
+  if (offset) return Clean(absl::StrCat("[", BaseName(f.dso), "+", analysis::Hex(*offset), "]"));
   return Clean(absl::StrCat("[", BaseName(f.dso), "]"));
 }
 
@@ -66,11 +48,11 @@ std::string FoldedFrames(const index::TraceIndex& idx, OriginRenderer& r, EventI
   return absl::StrJoin(names, ";");
 }
 
-std::string FoldedStacks(const replay::LoadedTrace& trace, const Attribution& a) {
+std::string FoldedStacks(const replay::LoadedTrace& trace, const analysis::Attribution& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   std::map<std::string, uint64_t> lines;  // frames -> bytes
-  for (const StackTotal& st : a.stacks) lines[FoldedFrames(idx, r, st.first_call)] += st.bytes;
+  for (const analysis::StackTotal& st : a.stacks) lines[FoldedFrames(idx, r, st.first_call)] += st.bytes;
   std::vector<std::pair<std::string, uint64_t>> sorted(lines.begin(), lines.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& x, const auto& y) { return x.second > y.second; });
@@ -81,4 +63,4 @@ std::string FoldedStacks(const replay::LoadedTrace& trace, const Attribution& a)
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

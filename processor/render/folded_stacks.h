@@ -9,7 +9,8 @@
 //   std::string folded = FoldedStacks(trace, attribution);
 //
 // A frame is its symbol, else "[dso+0xOFFSET]" (dso base name, file offset
-// from the index's file mapping holding the ip at the call's time), else
+// from the index's file mapping holding the ip at the call's time:
+// analysis/file_offset.h), else
 // "[dso]" when that mapping is unknown, else "0xIP". ';' inside a name becomes
 // ':' and line breaks become spaces, so every line splits back into frames.
 // Stacks that render to the same frames (different ips, same functions) are
@@ -26,9 +27,9 @@
 #include "processor/render/origin_renderer.h"
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
-std::string FoldedStacks(const replay::LoadedTrace& trace, const Attribution& a);
+std::string FoldedStacks(const replay::LoadedTrace& trace, const analysis::Attribution& a);
 // The frames of one call's stack as FoldedStacks writes them: root first,
 // joined by ';' ("[no user stack]" for a call without one). `growth
 // --format folded` and the HTML report name stacks the same way.
@@ -37,6 +38,6 @@ std::string FoldedFrames(const index::TraceIndex& idx, OriginRenderer& r, EventI
 std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent& ev,
                             const symbols::Frame& f);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_FOLDED_STACKS_H_

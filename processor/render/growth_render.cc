@@ -14,7 +14,7 @@
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 int64_t Diff(uint64_t from, uint64_t to) { return static_cast<int64_t>(to) - static_cast<int64_t>(from); }
@@ -23,11 +23,11 @@ int64_t Diff(uint64_t from, uint64_t to) { return static_cast<int64_t>(to) - sta
 std::string SignedBytes(int64_t n) {
   if (n == 0) return "0 B";
   const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
-  return absl::StrCat(n < 0 ? "-" : "+", HumanBytes(magnitude));
+  return absl::StrCat(n < 0 ? "-" : "+", analysis::HumanBytes(magnitude));
 }
 
 // The fields every level of the JSON shares (total, before_trace, stacks).
-Json BytesJson(const BytesAt& from, const BytesAt& to) {
+Json BytesJson(const analysis::BytesAt& from, const analysis::BytesAt& to) {
   Json j;
   j["from_bytes"] = from.mapped;
   j["to_bytes"] = to.mapped;
@@ -45,7 +45,7 @@ Json BytesJson(const BytesAt& from, const BytesAt& to) {
 }
 
 // ", resident 1.0 MiB -> 9.0 MiB (+8.0 MiB)" when either end is known.
-std::string RssChange(const BytesAt& from, const BytesAt& to) {
+std::string RssChange(const analysis::BytesAt& from, const analysis::BytesAt& to) {
   if (!from.rss && !to.rss) return "";
   return absl::StrCat(", resident ", HumanRss(from.rss), " -> ", HumanRss(to.rss),
                       from.rss && to.rss ? absl::StrCat(" (", SignedBytes(Diff(*from.rss, *to.rss)), ")") : "");
@@ -63,14 +63,14 @@ std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& proce
 }
 
 std::string TimeText(const index::TraceIndex& idx, uint64_t t) {
-  if (t == index::kEndOfTrace) return absl::StrCat("end (", FormatTime(idx.stats().last_time), ")");
-  return FormatTime(t);
+  if (t == index::kEndOfTrace) return absl::StrCat("end (", analysis::FormatTime(idx.stats().last_time), ")");
+  return analysis::FormatTime(t);
 }
 
-std::string TableRow(const std::string& growth, const BytesAt& from, const BytesAt& to, const std::string& added,
+std::string TableRow(const std::string& growth, const analysis::BytesAt& from, const analysis::BytesAt& to, const std::string& added,
                      const std::string& removed, const std::string& made_gone, const std::string& what) {
-  return absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7d  %s\n", growth, HumanBytes(from.mapped),
-                         HumanBytes(to.mapped), SignedBytes(Diff(from.committed, to.committed)), added, removed,
+  return absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7d  %s\n", growth, analysis::HumanBytes(from.mapped),
+                         analysis::HumanBytes(to.mapped), SignedBytes(Diff(from.committed, to.committed)), added, removed,
                          made_gone, to.regions, what);
 }
 
@@ -83,7 +83,7 @@ struct GrowthRow {
   uint64_t calls = 0;
   std::string kind;
   std::string frames;
-  BytesAt from_rss_of, to_rss_of;  // only .rss is read: resident at both ends
+  analysis::BytesAt from_rss_of, to_rss_of;  // only .rss is read: resident at both ends
 };
 
 // "+8.0 MiB", or "?" when either end is unknown.
@@ -98,7 +98,7 @@ std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident) {
   std::vector<TableColumn<GrowthRow>> columns = {
       {"#", Align::kRight, [](const GrowthRow& r) { return r.rank; }},
       {"committed", Align::kRight, [](const GrowthRow& r) { return SignedBytes(r.committed_growth); }},
-      {"now", Align::kRight, [](const GrowthRow& r) { return HumanBytes(r.committed); }},
+      {"now", Align::kRight, [](const GrowthRow& r) { return analysis::HumanBytes(r.committed); }},
   };
   if (resident) {
     columns.push_back({"resident", Align::kRight, RssGrowthText});
@@ -114,31 +114,31 @@ std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident) {
 }
 
 // The resident part of `total` minus `before` (bytes credited to stacks).
-BytesAt StackRssOf(const BytesAt& total, const BytesAt& before) {
-  BytesAt b;
+analysis::BytesAt StackRssOf(const analysis::BytesAt& total, const analysis::BytesAt& before) {
+  analysis::BytesAt b;
   if (total.rss) b.rss = *total.rss - before.rss.value_or(0);
   return b;
 }
 
-int64_t ReservedGrowth(const StackGrowth& s) {
+int64_t ReservedGrowth(const analysis::StackGrowth& s) {
   return Diff(s.from.mapped - s.from.committed, s.to.mapped - s.to.committed);
 }
 
 // The stacks with committed bytes at either end, by committed growth (the
 // order of g.stacks), then the total.
-std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Growth& g, const TextOptions& o) {
+std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g, const TextOptions& o) {
   std::vector<GrowthRow> rows;
   size_t shown_stacks = 0;
   uint64_t calls = 0;
   for (size_t i = 0; i < g.stacks.size(); ++i) {
-    const StackGrowth& s = g.stacks[i];
+    const analysis::StackGrowth& s = g.stacks[i];
     if (s.from.committed == 0 && s.to.committed == 0) continue;
     ++shown_stacks;
     calls += s.calls;
     if (rows.size() >= o.top_rows) continue;
-    const std::optional<RegionKind> k = s.kind();
+    const std::optional<analysis::RegionKind> k = s.kind();
     rows.push_back({absl::StrCat(i + 1), s.committed_growth(), s.to.committed, s.to.regions, s.calls,
-                    k ? std::string(KindName(*k)) : "-", r.ShortStack(idx.event(s.first_call), 4), s.from, s.to});
+                    k ? std::string(analysis::KindName(*k)) : "-", r.ShortStack(idx.event(s.first_call), 4), s.from, s.to});
   }
   if (shown_stacks == 0) return "  no traced call's committed bytes changed\n";
   const GrowthRow total{"",
@@ -157,7 +157,7 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const Grow
 }
 
 // What the reservations (PROT_NONE) did, apart from the ranking.
-std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const Growth& g) {
+std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g) {
   std::vector<size_t> order;
   int64_t sum = 0;
   for (size_t i = 0; i < g.stacks.size(); ++i) {
@@ -173,7 +173,7 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
   std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", SignedBytes(sum),
                                  " by ", order.size(), order.size() == 1 ? " stack" : " stacks", "\n");
   for (size_t k = 0; k < order.size() && k < kShown; ++k) {
-    const StackGrowth& s = g.stacks[order[k]];
+    const analysis::StackGrowth& s = g.stacks[order[k]];
     absl::StrAppend(&out, absl::StrFormat("  %11s  #%-4d %s\n", SignedBytes(ReservedGrowth(s)), order[k] + 1,
                                           r.ShortStack(idx.event(s.first_call), 4)));
   }
@@ -184,27 +184,27 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
 }  // namespace
 
 double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
-  return TimeSeconds(t == index::kEndOfTrace ? idx.stats().last_time : t);
+  return analysis::TimeSeconds(t == index::kEndOfTrace ? idx.stats().last_time : t);
 }
 
-Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g) {
+Json GrowthJson(const replay::LoadedTrace& trace, const analysis::Growth& g) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  const char* key = g.by == CreditBy::kCommit ? "commit" : "origin";
+  const char* key = g.by == analysis::CreditBy::kCommit ? "commit" : "origin";
   Json out;
   out["from"] = GrowthTimeSeconds(idx, g.from);
   out["to"] = GrowthTimeSeconds(idx, g.to);
   out["total"] = BytesJson(g.total_from, g.total_to);
   out["before_trace"] = BytesJson(g.before_from, g.before_to);
   Json stacks = Json::array();
-  for (const StackGrowth& s : g.stacks) {
+  for (const analysis::StackGrowth& s : g.stacks) {
     Json j = BytesJson(s.from, s.to);
     j["added_bytes"] = s.added;
     j["removed_bytes"] = s.removed;
     j["made_gone_bytes"] = s.made_gone;
     j["calls"] = s.calls;
-    const std::optional<RegionKind> kind = s.kind();
-    j["kind"] = kind ? Json(std::string(KindName(*kind))) : Json(nullptr);
+    const std::optional<analysis::RegionKind> kind = s.kind();
+    j["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
     j[key] = r.OriginJson(s.first_call);
     stacks.push_back(std::move(j));
   }
@@ -212,36 +212,36 @@ Json GrowthJson(const replay::LoadedTrace& trace, const Growth& g) {
   return out;
 }
 
-std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, const TextOptions& o) {
+std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth& g, const TextOptions& o) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer(), o.frames);
   std::string out = absl::StrCat(
       "growth of ", Who(idx, g.processes), " from ", TimeText(idx, g.from), " to ", TimeText(idx, g.to), ": mapped ",
-      HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
+      analysis::HumanBytes(g.total_from.mapped), " -> ", analysis::HumanBytes(g.total_to.mapped), " (",
       SignedBytes(Diff(g.total_from.mapped, g.total_to.mapped)), "), committed ",
-      HumanBytes(g.total_from.committed), " -> ", HumanBytes(g.total_to.committed), " (",
+      analysis::HumanBytes(g.total_from.committed), " -> ", analysis::HumanBytes(g.total_to.committed), " (",
       SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")", RssChange(g.total_from, g.total_to), "\n",
       "each page is credited to the call that ",
-      g.by == CreditBy::kCommit ? "committed it (else the one that created it)" : "created it", "; ",
+      g.by == analysis::CreditBy::kCommit ? "committed it (else the one that created it)" : "created it", "; ",
       g.stacks.size(), " stacks\n");
   if (!g.kinds.empty()) {
     std::vector<std::string> names;
-    for (RegionKind k : g.kinds) names.emplace_back(KindName(k));
+    for (analysis::RegionKind k : g.kinds) names.emplace_back(analysis::KindName(k));
     absl::StrAppend(&out, "only memory of kind ", absl::StrJoin(names, ", "), "\n");
   }
-  absl::StrAppend(&out, "\nstacks by ", RankByWord(g.rank_by), " growth:\n", TopTable(idx, r, g, o), Reservations(idx, r, g));
+  absl::StrAppend(&out, "\nstacks by ", analysis::RankByWord(g.rank_by), " growth:\n", TopTable(idx, r, g, o), Reservations(idx, r, g));
   if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
-    absl::StrAppend(&out, "\nalso: from before the trace, committed ", HumanBytes(g.before_from.committed), " -> ",
-                    HumanBytes(g.before_to.committed), "\n");
+    absl::StrAppend(&out, "\nalso: from before the trace, committed ", analysis::HumanBytes(g.before_from.committed), " -> ",
+                    analysis::HumanBytes(g.before_to.committed), "\n");
   }
   if (!o.detail) return out;
   absl::StrAppend(&out, "\nevery stack, mapped bytes:\n");
   absl::StrAppend(&out, absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7s  %s\n", "growth", "from", "to",
                                         "committed", "added", "removed", "made+gone", "regions", "stack"));
   for (size_t i = 0; i < g.stacks.size(); ++i) {
-    const StackGrowth& s = g.stacks[i];
-    absl::StrAppend(&out, TableRow(SignedBytes(s.growth()), s.from, s.to, HumanBytes(s.added), HumanBytes(s.removed),
-                                   HumanBytes(s.made_gone),
+    const analysis::StackGrowth& s = g.stacks[i];
+    absl::StrAppend(&out, TableRow(SignedBytes(s.growth()), s.from, s.to, analysis::HumanBytes(s.added), analysis::HumanBytes(s.removed),
+                                   analysis::HumanBytes(s.made_gone),
                                    absl::StrCat("#", i + 1, " ", r.ShortStack(idx.event(s.first_call), 4))));
   }
   if (g.total_from.mapped != 0 || g.total_to.mapped != 0) {
@@ -249,22 +249,22 @@ std::string GrowthText(const replay::LoadedTrace& trace, const Growth& g, const 
                                    g.before_to, "-", "-", "-", "[before trace]"));
   }
   for (size_t i = 0; i < g.stacks.size(); ++i) {
-    const StackGrowth& s = g.stacks[i];
+    const analysis::StackGrowth& s = g.stacks[i];
     const index::CallEvent& ev = idx.event(s.first_call);
-    absl::StrAppend(&out, "\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", HumanBytes(s.from.mapped), " -> ",
-                    HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()),
+    absl::StrAppend(&out, "\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", analysis::HumanBytes(s.from.mapped), " -> ",
+                    analysis::HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()),
                     RssChange(s.from, s.to), "); first: ",
                     r.CallText(ev), "\n", r.StackText(ev, "    "));
   }
   return out;
 }
 
-std::string GrowthFolded(const replay::LoadedTrace& trace, const Growth& g) {
+std::string GrowthFolded(const replay::LoadedTrace& trace, const analysis::Growth& g) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
   std::map<std::string, std::pair<uint64_t, uint64_t>> lines;  // frames -> (from, to)
   std::vector<std::string> order;
-  for (const StackGrowth& s : g.stacks) {
+  for (const analysis::StackGrowth& s : g.stacks) {
     auto [it, inserted] = lines.try_emplace(FoldedFrames(idx, r, s.first_call));
     if (inserted) order.push_back(it->first);
     it->second.first += s.from.mapped;
@@ -282,4 +282,4 @@ std::string GrowthFolded(const replay::LoadedTrace& trace, const Growth& g) {
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

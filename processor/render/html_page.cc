@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace assets {
 // processor/render/html/, embedded at build time (embed.cmake).
 extern const char kReportHtml[];
@@ -40,4 +40,4 @@ std::string HtmlPage(const Json& data) {
                               {"<!--PAGEBLAME:DATA-->", ScriptSafeJson(data)}});
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

@@ -11,10 +11,10 @@
 
 #include "processor/render/origin_renderer.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 std::string HtmlPage(const Json& data);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_HTML_PAGE_H_

@@ -1,52 +1,32 @@
 // `pageblame maps`: the reconstructed address space of each process at a
-// time, like /proc/PID/maps with an origin column.
+// time (analysis/maps_answer.h), like /proc/PID/maps with an origin column.
 //
-//   MapsOptions o;  o.at = index::kEndOfTrace;
-//   WriteMapsJson(trace, o, stdout);    // [{"pid","start","end","prot","path","rss","kind","origin","commit"}, ...]
-//   std::string t = MapsText(trace, o);
+//   MapsAnswer a = Maps(trace.index(), query);
+//   WriteMapsJson(trace, a, stdout);    // [{"pid","start","end","prot","path","rss","kind","origin","commit"}, ...]
+//   std::string t = MapsText(trace, a, frames);   // needs the query's runs
 #ifndef PAGEBLAME_RENDER_MAPS_REPORT_H_
 #define PAGEBLAME_RENDER_MAPS_REPORT_H_
 
-#include <cstdint>
 #include <cstdio>
-#include <optional>
 #include <string>
-#include <vector>
 
-#include "processor/analysis/region_kind.h"
+#include "processor/analysis/maps_answer.h"
 #include "processor/render/origin_renderer.h"
 #include "processor/replay/trace_loader.h"
-#include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
-struct MapsOptions {
-  std::vector<uint32_t> processes;  // the process entries to show (session::ProcessesOf)
-  uint64_t at = index::kEndOfTrace;
-  // Text: one row per version instead of one per run the kernel would merge
-  // (adjacent, same prot, same file or heap, or anonymous from one stack).
-  // JSON always has one object per version.
-  bool split = false;
-  // Residency snapshots (null: none): JSON "rss" per region (null where
-  // unknown), and a resident column in text when the trace has snapshots.
-  const residency::ResidencyIndex* rss = nullptr;
-  SummaryOptions frames;  // text: how each region's stack is said
-  // Only regions of these kinds (region_kind.h); empty: all.
-  std::vector<RegionKind> kinds;
-};
+// Writes the JSON array region by region, one object per version, as
+// Json::dump(1) of the whole array would (the same bytes), without holding
+// it all: a DOM of a big address space's origins and stacks was 40 MB and a
+// tenth of the run time. "rss" is null where unknown. Returns false if
+// writing failed.
+bool WriteMapsJson(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer, std::FILE* out);
+// One row per run (MapsQuery::runs: the kernel's merges, or with split one
+// per version) with its kind and calls said by `frames`; a resident column
+// when the trace has snapshots.
+std::string MapsText(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer, const analysis::SummaryOptions& frames = {});
 
-// Writes the JSON array region by region, as Json::dump(1) of the whole array
-// would (the same bytes), without holding it all: a DOM of a big address
-// space's origins and stacks was 40 MB and a tenth of the run time. Returns
-// false if writing failed.
-bool WriteMapsJson(const replay::LoadedTrace& trace, const MapsOptions& options, std::FILE* out);
-std::string MapsText(const replay::LoadedTrace& trace, const MapsOptions& options);
-
-// What a region is, for text: its path, "[heap]", "[anon]", or "[file fd=3]"
-// for a file mapping whose path the trace never saw (an mmap of an fd
-// recorded without -d).
-std::string RegionLabel(const index::TraceIndex& idx, const index::Version& v);
-
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_MAPS_REPORT_H_

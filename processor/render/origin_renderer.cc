@@ -8,7 +8,7 @@
 #include "processor/analysis/syscall_format.h"
 #include "processor/symbols/absl_compat.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 OriginRenderer::CachedStack& OriginRenderer::Cached(const index::CallEvent& ev) {
   keys_.clear();
@@ -35,7 +35,7 @@ OriginRenderer::CachedStack& OriginRenderer::Cached(const index::CallEvent& ev) 
       c.frame_parts.push_back(static_cast<uint32_t>(2 * (k - before) + (i > 0)));
     }
   }
-  c.first_app = FirstAppFrame(c.frames);
+  c.first_app = analysis::FirstAppFrame(c.frames);
   c.json.clear();
   return c;
 }
@@ -53,7 +53,7 @@ void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
 }
 
 std::string DisplayName(const symbols::Frame& f) {
-  if (!f.symbol) return Hex(f.ip);
+  if (!f.symbol) return analysis::Hex(f.ip);
   return f.inlined ? absl::StrCat(*f.symbol, " (inlined)") : *f.symbol;
 }
 
@@ -67,7 +67,7 @@ Json FramesJson(const std::vector<symbols::Frame>& frames) {
   Json stack = Json::array();
   for (const symbols::Frame& f : frames) {
     Json j;
-    j["ip"] = Hex(f.ip);
+    j["ip"] = analysis::Hex(f.ip);
     j["symbol"] = f.symbol ? Json(*f.symbol) : Json(nullptr);
     j["dso"] = f.dso.empty() ? Json(nullptr) : Json(f.dso);
     if (f.inlined) j["inlined"] = true;
@@ -85,7 +85,7 @@ Json OriginRenderer::OriginJson(EventId id) {
   const index::CallEvent& ev = idx_.event(id);
   Json j;
   j["syscall"] = std::string(decode::SyscallName(ev.syscall));
-  j["time"] = TimeSeconds(ev.time);
+  j["time"] = analysis::TimeSeconds(ev.time);
   j["pid"] = ev.pid;
   j["tid"] = ev.tid;
   j["comm"] = std::string(idx_.strings().Get(ev.comm));
@@ -120,7 +120,7 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
   const std::string nl = "\n" + std::string(indent, ' ');
   absl::StrAppend(out, "{", nl, " \"syscall\": \"",
                   symbols::ToAbsl(decode::SyscallName(ev.syscall)), "\",", nl, " \"time\": ",
-                  Json(TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid, ",", nl,
+                  Json(analysis::TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid, ",", nl,
                   " \"tid\": ", ev.tid, ",", nl, " \"comm\": ");
   AppendJsonString(out, idx_.strings().Get(ev.comm));
   absl::StrAppend(out, ",", nl, " \"stack\": ");
@@ -151,7 +151,7 @@ const OriginRenderer::CachedStack& OriginRenderer::StackJsonText(const index::Ca
           FrameJsonKey(ev.pid, c.frame_keys[i], f.ip, c.frame_parts[i], nl));
       std::string& frame = it->second;
       if (made) {
-        absl::StrAppend(&frame, nl, "  {", nl, "   \"ip\": \"", Hex(f.ip), "\",", nl,
+        absl::StrAppend(&frame, nl, "  {", nl, "   \"ip\": \"", analysis::Hex(f.ip), "\",", nl,
                         "   \"symbol\": ");
         if (f.symbol) {
           AppendJsonString(&frame, *f.symbol);
@@ -180,13 +180,13 @@ std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::str
   std::string out;
   int n = 0;
   for (const symbols::Frame& f : Frames(ev)) {
-    absl::StrAppend(&out, indent, "#", n++, " ", Hex(f.ip), " ");
+    absl::StrAppend(&out, indent, "#", n++, " ", analysis::Hex(f.ip), " ");
     if (f.inlined) {
       absl::StrAppend(&out, DisplayName(f), "\n");  // as perf script prints it
       continue;
     }
     if (f.symbol) {
-      absl::StrAppend(&out, *f.symbol, f.offset ? absl::StrCat("+", Hex(f.offset)) : "");
+      absl::StrAppend(&out, *f.symbol, f.offset ? absl::StrCat("+", analysis::Hex(f.offset)) : "");
     } else {
       absl::StrAppend(&out, "[unknown]");
     }
@@ -197,7 +197,7 @@ std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::str
 }
 
 std::string OriginRenderer::CallText(const index::CallEvent& ev) {
-  return absl::StrCat(DescribeCall(ev), " at ", FormatTime(ev.time), " by ",
+  return absl::StrCat(analysis::DescribeCall(ev), " at ", analysis::FormatTime(ev.time), " by ",
                       std::string(idx_.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid);
 }
 
@@ -208,7 +208,7 @@ std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_fr
   std::vector<symbols::Frame> frames;
   const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
   const bool inlines = idx_.stacks().Unwound(ev.stack);
-  const bool all = summary_.style == SummaryStyle::kAll;
+  const bool all = summary_.style == analysis::SummaryStyle::kAll;
   size_t app = 0;
   for (size_t i = 0; i < ips.size() && app < max_frames && (!all || frames.size() < max_frames); ++i) {
     const size_t before = frames.size();
@@ -218,15 +218,15 @@ std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_fr
                                   [&](const symbols::Frame& f) { return summary_.Hides(f); }),
                    frames.end());
     }
-    for (size_t j = before; j < frames.size(); ++j) app += KindOf(frames[j]) == FrameKind::kApp;
+    for (size_t j = before; j < frames.size(); ++j) app += analysis::KindOf(frames[j]) == analysis::FrameKind::kApp;
   }
   std::vector<std::string> names;
   if (all) {
     for (size_t i = 0; i < frames.size() && i < max_frames; ++i) names.push_back(DisplayName(frames[i]));
   } else {
-    for (size_t i : SummaryFrames(frames, max_frames)) names.push_back(SummaryName(frames[i]));
+    for (size_t i : analysis::SummaryFrames(frames, max_frames)) names.push_back(analysis::SummaryName(frames[i]));
   }
   return names.empty() ? "(no user stack)" : absl::StrJoin(names, " <- ");
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

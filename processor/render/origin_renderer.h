@@ -24,7 +24,7 @@
 #include "processor/index/trace_index.h"
 #include "processor/symbols/symbolizer.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 using Json = nlohmann::ordered_json;
 
@@ -50,9 +50,9 @@ void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
 // (inlined)" for an inlined frame (as perf script), the hex ip if unnamed.
 std::string DisplayName(const symbols::Frame& f);
 
-class OriginRenderer : public FrameSource {
+class OriginRenderer : public analysis::FrameSource {
  public:
-  OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym, SummaryOptions summary = {})
+  OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym, analysis::SummaryOptions summary = {})
       : idx_(idx), sym_(sym), summary_(std::move(summary)) {}
 
   // User frames of the event's stack, leaf first, symbolized. Kept per
@@ -88,7 +88,7 @@ class OriginRenderer : public FrameSource {
 
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
-  SummaryOptions summary_;
+  analysis::SummaryOptions summary_;
   struct CachedStack {
     std::vector<const void*> keys;  // Symbolizer::FrameKey of each ip
     // Leaf first; an ip's inlined frames come before its own frame.
@@ -114,6 +114,6 @@ class OriginRenderer : public FrameSource {
   absl::flat_hash_map<FrameJsonKey, std::string> frame_json_;
 };
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_ORIGIN_RENDERER_H_

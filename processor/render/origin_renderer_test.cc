@@ -18,7 +18,7 @@
 #include "processor/replay/replayer.h"
 #include "processor/symbols/symbolizer_for_test.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 using decode::Syscall;
@@ -134,4 +134,4 @@ TEST_F(OriginRendererTest, ACommThatIsNotUtf8PrintsReplacedInsteadOfAborting) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::render

@@ -12,7 +12,7 @@
 #include "processor/symbols/build_id.h"
 #include "profile.pb.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 namespace pb = perftools::profiles;
 
@@ -183,4 +183,4 @@ void PprofBuilder::AddPseudo(const std::vector<std::string>& frames, const std::
 void PprofBuilder::AddComment(const std::string& text) { impl_->AddComment(text); }
 std::string PprofBuilder::Gzipped() const { return impl_->Gzipped(); }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

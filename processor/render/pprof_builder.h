@@ -27,7 +27,7 @@
 
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 struct PprofValueType {
   std::string type;  // "mapped"
@@ -65,6 +65,6 @@ class PprofBuilder {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_PPROF_BUILDER_H_

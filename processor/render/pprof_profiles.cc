@@ -1,14 +1,13 @@
 #include "processor/render/pprof_profiles.h"
 
-#include <sys/mman.h>
-
 #include "absl/strings/str_cat.h"
-#include "processor/analysis/resident_view.h"
+#include "processor/analysis/committed.h"
+#include "processor/analysis/region_label.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/pprof_builder.h"
 #include "processor/render/rss_text.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
@@ -27,12 +26,12 @@ std::string Who(const index::TraceIndex& idx, uint32_t p) {
 
 }  // namespace
 
-std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& a) {
+std::string AttributePprof(const replay::LoadedTrace& trace, const analysis::Attribution& a) {
   std::vector<PprofValueType> types = SpaceTypes();
   if (a.snapshot != nullptr) types.push_back({"resident_space", "bytes"});
   PprofBuilder b(trace, types, "mapped");
-  b.AddComment(absl::StrCat("pageblame attribute: ", Who(trace.index(), a.process), " at ", FormatTime(a.at),
-                            a.by == CreditBy::kCommit ? ", by committing call" : ", by creating call"));
+  b.AddComment(absl::StrCat("pageblame attribute: ", Who(trace.index(), a.process), " at ", analysis::FormatTime(a.at),
+                            a.by == analysis::CreditBy::kCommit ? ", by committing call" : ", by creating call"));
   // With a snapshot, a fourth value: resident bytes (0 where unknown).
   auto values = [&](uint64_t bytes, uint64_t committed, int64_t regions, std::optional<uint64_t> rss) {
     std::vector<int64_t> v = {Signed(bytes), Signed(committed), regions};
@@ -40,12 +39,12 @@ std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& 
     return v;
   };
   uint64_t stacks_rss = 0;
-  for (const StackTotal& st : a.stacks) {
+  for (const analysis::StackTotal& st : a.stacks) {
     b.AddCall(st.first_call, values(st.bytes, st.committed, st.regions, st.rss));
     stacks_rss += st.rss.value_or(0);
   }
   int64_t before_regions = 0, unmapped_regions = 0;
-  for (const RegionAttribution& r : a.regions) {
+  for (const analysis::RegionAttribution& r : a.regions) {
     before_regions += r.before_trace_bytes != 0;
     unmapped_regions += r.unmapped_bytes != 0;
   }
@@ -58,7 +57,7 @@ std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& 
   return b.Gzipped();
 }
 
-std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g) {
+std::string GrowthPprof(const replay::LoadedTrace& trace, const analysis::Growth& g) {
   std::vector<PprofValueType> types = {{"mapped_growth", "bytes"},  {"committed_growth", "bytes"},
                                        {"regions_growth", "count"}, {"mapped_from", "bytes"},
                                        {"mapped_to", "bytes"},      {"committed_from", "bytes"},
@@ -68,10 +67,10 @@ std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g) {
   if (rss) types.insert(types.end(), {{"resident_growth", "bytes"}, {"resident_from", "bytes"}, {"resident_to", "bytes"}});
   PprofBuilder b(trace, types, "mapped_growth");
   const index::TraceIndex& idx = trace.index();
-  b.AddComment(absl::StrCat("pageblame growth from ", FormatTime(g.from), " to ", FormatTime(g.to),
+  b.AddComment(absl::StrCat("pageblame growth from ", analysis::FormatTime(g.from), " to ", analysis::FormatTime(g.to),
                             g.processes.size() == 1 ? absl::StrCat(" of ", Who(idx, g.processes[0])) : "",
-                            g.by == CreditBy::kCommit ? ", by committing call" : ", by creating call"));
-  auto values = [rss](const BytesAt& from, const BytesAt& to) {
+                            g.by == analysis::CreditBy::kCommit ? ", by committing call" : ", by creating call"));
+  auto values = [rss](const analysis::BytesAt& from, const analysis::BytesAt& to) {
     std::vector<int64_t> v = {Diff(from.mapped, to.mapped), Diff(from.committed, to.committed),
                               Diff(from.regions, to.regions), Signed(from.mapped), Signed(to.mapped),
                               Signed(from.committed), Signed(to.committed)};
@@ -81,45 +80,42 @@ std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g) {
     }
     return v;
   };
-  for (const StackGrowth& s : g.stacks) b.AddCall(s.first_call, values(s.from, s.to));
+  for (const analysis::StackGrowth& s : g.stacks) b.AddCall(s.first_call, values(s.from, s.to));
   if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
     b.AddPseudo({"[before trace]"}, values(g.before_from, g.before_to));
   }
   return b.Gzipped();
 }
 
-std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& o) {
+std::string MapsPprof(const replay::LoadedTrace& trace, const analysis::MapsAnswer& a) {
   const index::TraceIndex& idx = trace.index();
-  const ResidentView rss(o.rss, idx);
   // resident_space only when the trace has snapshots: pprof has no "unknown",
   // so a region no snapshot read counts 0 there (the comment says so).
   std::vector<PprofValueType> types = SpaceTypes();
-  if (rss.has_snapshots()) types.push_back({"resident_space", "bytes"});
+  if (a.snapshots) types.push_back({"resident_space", "bytes"});
   PprofBuilder b(trace, types, "mapped");
-  b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(o.at)));
-  for (uint32_t p : o.processes) {
-    const int64_t pid = idx.process(p).pid;
-    const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, o.at);
-    if (rss.has_snapshots()) {
-      b.AddComment(absl::StrCat("pid ", pid, ": resident bytes from the ", DescribeSnapshot(snapshot, o.at),
+  b.AddComment(absl::StrCat("pageblame maps at ", analysis::FormatTime(a.at)));
+  for (const analysis::ProcessMaps& pm : a.processes) {
+    const int64_t pid = idx.process(pm.process).pid;
+    if (a.snapshots) {
+      b.AddComment(absl::StrCat("pid ", pid, ": resident bytes from the ", DescribeSnapshot(pm.snapshot, a.at),
                                 "; resident_space is 0 where no snapshot read the region"));
     }
-    for (VersionId id : idx.RegionsAt(p, o.at)) {
-      const index::Version& v = idx.version(id);
+    for (const analysis::MapsRegion& region : pm.regions) {
+      const index::Version& v = idx.version(region.version);
       const int64_t size = Signed(v.end - v.start);
-      const int64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? size : 0;
       const std::vector<PprofLabel> labels = {PprofLabel::Num("pid", pid),
-                                              PprofLabel::Str("prot", RegionProt(v.attrs))};
-      std::vector<int64_t> values = {size, committed, 1};
-      if (rss.has_snapshots()) values.push_back(Signed(ResidentView::Bytes(snapshot, v.start, v.end).value_or(0)));
+                                              PprofLabel::Str("prot", analysis::RegionProt(v.attrs))};
+      std::vector<int64_t> values = {size, analysis::IsCommitted(v) ? size : 0, 1};
+      if (a.snapshots) values.push_back(Signed(region.rss.value_or(0)));
       if (v.origin.valid()) {
         b.AddCall(v.origin, values, labels);
       } else {
-        b.AddPseudo({RegionLabel(idx, v), "[before trace]"}, values, labels);
+        b.AddPseudo({analysis::RegionLabel(idx, v), "[before trace]"}, values, labels);
       }
     }
   }
   return b.Gzipped();
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

@@ -23,15 +23,15 @@
 
 #include "processor/analysis/attribute_report.h"
 #include "processor/analysis/growth_report.h"
-#include "processor/render/maps_report.h"
+#include "processor/analysis/maps_answer.h"
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
-std::string AttributePprof(const replay::LoadedTrace& trace, const Attribution& a);
-std::string GrowthPprof(const replay::LoadedTrace& trace, const Growth& g);
-std::string MapsPprof(const replay::LoadedTrace& trace, const MapsOptions& options);
+std::string AttributePprof(const replay::LoadedTrace& trace, const analysis::Attribution& a);
+std::string GrowthPprof(const replay::LoadedTrace& trace, const analysis::Growth& g);
+std::string MapsPprof(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_PPROF_PROFILES_H_

@@ -4,12 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/analysis/history.h"
+#include "processor/analysis/region_label.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
-#include "processor/render/maps_report.h"
 #include "processor/render/rss_text.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 // Attach mode without -d (QueryAnswer::unknown_break): a heap page below
@@ -18,8 +18,8 @@ namespace {
 std::string UnknownBreakNote(const index::TraceIndex& idx, EventId call) {
   if (!call.valid()) return "";
   const index::CallEvent& ev = idx.event(call);
-  return absl::StrCat("if this is a heap page: brk at ", FormatTime(ev.time), " set the break to ",
-                      Hex(static_cast<uint64_t>(ev.ret)),
+  return absl::StrCat("if this is a heap page: brk at ", analysis::FormatTime(ev.time), " set the break to ",
+                      analysis::Hex(static_cast<uint64_t>(ev.ret)),
                       " from a value the trace never saw (attached without -d), so it may have "
                       "been created by that call or before the trace; record with "
                       "`perf trace record -d ...` to know");
@@ -27,8 +27,8 @@ std::string UnknownBreakNote(const index::TraceIndex& idx, EventId call) {
 
 Json RangeJson(uint64_t start, uint64_t end) {
   Json j;
-  j["start"] = Hex(start);
-  j["end"] = Hex(end);
+  j["start"] = analysis::Hex(start);
+  j["end"] = analysis::Hex(end);
   return j;
 }
 
@@ -37,12 +37,12 @@ Json RangeJson(uint64_t start, uint64_t end) {
 std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
                        const std::function<std::string(const index::CallEvent&)>& stack_text) {
   const index::Process& proc = idx.process(v.process);
-  std::string out = absl::StrCat("  region ", Hex(v.start), "-", Hex(v.end), " ",
-                                 RegionProt(v.attrs), " ", HumanBytes(v.end - v.start), " ",
-                                 RegionLabel(idx, v), "\n");
+  std::string out = absl::StrCat("  region ", analysis::Hex(v.start), "-", analysis::Hex(v.end), " ",
+                                 analysis::RegionProt(v.attrs), " ", analysis::HumanBytes(v.end - v.start), " ",
+                                 analysis::RegionLabel(idx, v), "\n");
   if (v.origin.valid()) {
     const index::CallEvent& ev = idx.event(v.origin);
-    absl::StrAppend(&out, "  created by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
+    absl::StrAppend(&out, "  created by ", analysis::DescribeCall(ev), "\n  at ", analysis::FormatTime(ev.time),
                     " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid, "\n",
                     stack_text(ev));
   } else {
@@ -53,7 +53,7 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
   }
   if (v.commit.valid()) {
     const index::CallEvent& ev = idx.event(v.commit);
-    absl::StrAppend(&out, "  committed by ", DescribeCall(ev), "\n  at ", FormatTime(ev.time),
+    absl::StrAppend(&out, "  committed by ", analysis::DescribeCall(ev), "\n  at ", analysis::FormatTime(ev.time),
                     " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid,
                     "\n", stack_text(ev));
   } else if (v.attrs.prot_known && (v.attrs.prot & 7) == 0) {
@@ -69,53 +69,39 @@ namespace {
 
 // {"state": "resident"|"swapped"|"not resident", "snapshot_time": s,
 // "region_rss": bytes|null}, or null when no snapshot read the page.
-Json ResidentJson(const residency::ResidencySnapshot* s, const QueryAnswer& a, const index::TraceIndex& idx) {
-  const std::optional<std::string> state = ResidentView::PageState(s, a.address);
-  if (!state) return nullptr;
+Json ResidentJson(const analysis::QueryAnswer& a) {
+  if (!a.page_state) return nullptr;
   Json j;
-  j["state"] = *state;
-  j["snapshot_time"] = TimeSeconds(s->time);
-  std::optional<uint64_t> region;
-  if (a.version.valid()) region = ResidentView::Bytes(s, idx.version(a.version).start, idx.version(a.version).end);
-  j["region_rss"] = region ? Json(*region) : Json(nullptr);
+  j["state"] = *a.page_state;
+  j["snapshot_time"] = analysis::TimeSeconds(a.snapshot->time);
+  j["region_rss"] = a.region_rss ? Json(*a.region_rss) : Json(nullptr);
   return j;
 }
 
 }  // namespace
 
-std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
-                         uint64_t at) {
-  if (!rss.has_snapshots() || !a.process) return "";
-  const residency::ResidencySnapshot* s = rss.SnapshotFor(*a.process, at);
-  const std::optional<std::string> state = ResidentView::PageState(s, a.address);
-  if (!state) {
-    return s == nullptr ? "  residency unknown: no snapshot of this process at or before then\n"
-                        : absl::StrCat("  residency unknown: the snapshot at ", FormatTime(s->time),
-                                       " did not read this page (no access then, or not mapped yet)\n");
+std::string ResidentText(const analysis::QueryAnswer& a, bool snapshots) {
+  if (!snapshots || !a.process) return "";
+  if (!a.page_state) {
+    return a.snapshot == nullptr ? "  residency unknown: no snapshot of this process at or before then\n"
+                                 : absl::StrCat("  residency unknown: the snapshot at ", analysis::FormatTime(a.snapshot->time),
+                                                " did not read this page (no access then, or not mapped yet)\n");
   }
-  std::string region;
-  if (a.version.valid()) {
-    const index::Version& v = idx.version(a.version);
-    region = absl::StrCat("; ", HumanRss(ResidentView::Bytes(s, v.start, v.end)), " of the region resident");
-  }
-  return absl::StrCat("  ", *state, " (snapshot at ", FormatTime(s->time), region, ")\n");
+  const std::string region =
+      a.version.valid() ? absl::StrCat("; ", HumanRss(a.region_rss), " of the region resident") : "";
+  return absl::StrCat("  ", *a.page_state, " (snapshot at ", analysis::FormatTime(a.snapshot->time), region, ")\n");
 }
 
-Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options) {
-  return QueryJson(trace, options, Query(trace.index(), options));
-}
-
-Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
-               const std::vector<QueryAnswer>& answers) {
+Json QueryJson(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+               const std::vector<analysis::QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  const ResidentView rss(options.rss, idx);
   Json out = Json::array();
-  for (const QueryAnswer& a : answers) {
+  for (const analysis::QueryAnswer& a : answers) {
     Json j;
-    j["address"] = Hex(a.address);
+    j["address"] = analysis::Hex(a.address);
     j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
-    j["resident"] = a.process ? ResidentJson(rss.SnapshotFor(*a.process, options.at), a, idx) : Json(nullptr);
+    j["resident"] = a.process ? ResidentJson(a) : Json(nullptr);
     if (a.version.valid()) {
       const index::Version& v = idx.version(a.version);
       j["region"] = RangeJson(v.start, v.end);
@@ -130,23 +116,23 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
     }
     Json hist = Json::array();
     if (a.process) {
-      for (const HistoryEntry& h : a.lineage) {
+      for (const analysis::HistoryEntry& h : a.lineage) {
         const index::Version& v = idx.version(h.version);
         Json e;
-        e["time"] = TimeSeconds(h.time);
-        e["change"] = PageChangeName(h.change);
+        e["time"] = analysis::TimeSeconds(h.time);
+        e["change"] = analysis::PageChangeName(h.change);
         e["pid"] = idx.process(v.process).pid;
         e["region"] = RangeJson(v.start, v.end);
         if (h.event.valid()) {
           const index::CallEvent& ev = idx.event(h.event);
-          e["call"] = DescribeCall(ev);
+          e["call"] = analysis::DescribeCall(ev);
           e["tid"] = ev.tid;
           e["comm"] = std::string(idx.strings().Get(ev.comm));
           e["stack"] = r.StackJson(ev);
         } else {
           e["call"] = nullptr;
         }
-        if ((h.change == PageChange::kMovedIn || h.change == PageChange::kForked) && v.prev.valid()) {
+        if ((h.change == analysis::PageChange::kMovedIn || h.change == analysis::PageChange::kForked) && v.prev.valid()) {
           const index::Version& from = idx.version(v.prev);
           e["from"] = RangeJson(from.start, from.end);
           e["from_pid"] = idx.process(from.process).pid;
@@ -160,43 +146,34 @@ Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
   return out;
 }
 
-std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
-                     uint64_t at) {
-  return GoneText(idx, r, PageLineage(idx, p, addr, at));
-}
-
-std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<HistoryEntry>& lineage) {
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<analysis::HistoryEntry>& lineage) {
   if (lineage.empty()) return "";
-  const HistoryEntry& gone = lineage.back();
+  const analysis::HistoryEntry& gone = lineage.back();
   const index::Version& v = idx.version(gone.version);
-  return absl::StrCat("  not mapped; it was in [", Hex(v.start), "-", Hex(v.end), ") until ",
-                      FormatTime(gone.time), ", ", PageChangeName(gone.change),
+  return absl::StrCat("  not mapped; it was in [", analysis::Hex(v.start), "-", analysis::Hex(v.end), ") until ",
+                      analysis::FormatTime(gone.time), ", ", analysis::PageChangeName(gone.change),
                       gone.event.valid() ? absl::StrCat(" by ", r.CallText(idx.event(gone.event))) : "",
                       "\n");
 }
 
-std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options) {
-  return QueryText(trace, options, Query(trace.index(), options));
-}
-
-std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options,
-                      const std::vector<QueryAnswer>& answers) {
+std::string QueryText(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+                      const std::vector<analysis::QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());
-  const ResidentView rss(options.rss, idx);
+  const bool snapshots = analysis::ResidentView(options.rss, idx).has_snapshots();
   std::string out;
   const std::string at = options.at == index::kEndOfTrace ? "at the end of the trace"
-                                                    : absl::StrCat("at ", FormatTime(options.at));
-  for (const QueryAnswer& a : answers) {
+                                                    : absl::StrCat("at ", analysis::FormatTime(options.at));
+  for (const analysis::QueryAnswer& a : answers) {
     if (!out.empty()) out += "\n";
     if (!a.process) {
-      absl::StrAppend(&out, Hex(a.address), ": not mapped in any traced process ", at, "\n");
+      absl::StrAppend(&out, analysis::Hex(a.address), ": not mapped in any traced process ", at, "\n");
       continue;
     }
     const index::Process& proc = idx.process(*a.process);
-    absl::StrAppend(&out, Hex(a.address), " in pid ", proc.pid, " (",
+    absl::StrAppend(&out, analysis::Hex(a.address), " in pid ", proc.pid, " (",
                     std::string(idx.strings().Get(proc.comm)), ") ", at, "\n");
-    const std::vector<HistoryEntry>& lineage = a.lineage;
+    const std::vector<analysis::HistoryEntry>& lineage = a.lineage;
     if (!a.version.valid() && !lineage.empty()) {
       absl::StrAppend(&out, GoneText(idx, r, lineage));
       if (!options.history) absl::StrAppend(&out, "  (--history for the whole story of the page)\n");
@@ -214,13 +191,13 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
                                          return r.StackText(ev, "    ");
                                        }));
     }
-    absl::StrAppend(&out, ResidentText(rss, a, idx, options.at));
+    absl::StrAppend(&out, ResidentText(a, snapshots));
     if (options.history) {
       absl::StrAppend(&out, "  history of this page:\n");
-      for (const HistoryEntry& h : lineage) {
+      for (const analysis::HistoryEntry& h : lineage) {
         const index::Version& v = idx.version(h.version);
-        absl::StrAppend(&out, "    ", FormatTime(h.time), " pid ", idx.process(v.process).pid,
-                        " ", PageChangeName(h.change), " [", Hex(v.start), "-", Hex(v.end), ")");
+        absl::StrAppend(&out, "    ", analysis::FormatTime(h.time), " pid ", idx.process(v.process).pid,
+                        " ", analysis::PageChangeName(h.change), " [", analysis::Hex(v.start), "-", analysis::Hex(v.end), ")");
         if (h.event.valid()) absl::StrAppend(&out, " by ", r.CallText(idx.event(h.event)));
         absl::StrAppend(&out, "\n");
       }
@@ -229,4 +206,4 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

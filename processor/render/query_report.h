@@ -18,16 +18,13 @@
 #include "processor/render/origin_renderer.h"
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
-// `answers` as Query(trace.index(), options) made them.
-Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options,
-               const std::vector<QueryAnswer>& answers);
-std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options,
-                      const std::vector<QueryAnswer>& answers);
-// The same, for callers that hold no answers yet: Query() then the above.
-Json QueryJson(const replay::LoadedTrace& trace, const QueryOptions& options);
-std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& options);
+// `answers` as Query(trace.index(), options) made them (with their lineage).
+Json QueryJson(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+               const std::vector<analysis::QueryAnswer>& answers);
+std::string QueryText(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+                      const std::vector<analysis::QueryAnswer>& answers);
 // The text block for the region `v`: its range, the call that created it (or
 // "existed before the trace") with `stack_text(call)`, and the move that
 // brought it here. Shared by `pageblame query` and the perf script plugin,
@@ -35,18 +32,15 @@ std::string QueryText(const replay::LoadedTrace& trace, const QueryOptions& opti
 std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
                        const std::function<std::string(const index::CallEvent&)>& stack_text);
 // "  resident (snapshot at T; 1.2 MiB of the region resident)", why it is
-// unknown, or "" when the trace has no snapshots. Shared with the plugin.
-std::string ResidentText(const ResidentView& rss, const QueryAnswer& a, const index::TraceIndex& idx,
-                         uint64_t at);
+// unknown, or "" when the trace has no snapshots (`snapshots`:
+// ResidentView::has_snapshots) or the answer no process. `a` as Query()
+// made it. Shared with the plugin.
+std::string ResidentText(const analysis::QueryAnswer& a, bool snapshots);
 // For a page not mapped at the time asked that its process had before
 // (`lineage`: the page's PageLineage up to then): "  not mapped; it was in
 // [..) until T, unmapped by ..." (empty if the lineage is).
-std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<HistoryEntry>& lineage);
-// The same for a caller without the lineage (the plugin): process p's, of
-// the page at addr, up to `at`.
-std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, uint32_t p, uint64_t addr,
-                     uint64_t at);
+std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<analysis::HistoryEntry>& lineage);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_QUERY_REPORT_H_

@@ -5,19 +5,19 @@
 #include "processor/analysis/syscall_format.h"
 #include "processor/index/trace_index.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
-std::string HumanRss(std::optional<uint64_t> bytes) { return bytes ? HumanBytes(*bytes) : "?"; }
+std::string HumanRss(std::optional<uint64_t> bytes) { return bytes ? analysis::HumanBytes(*bytes) : "?"; }
 
 std::string JsonRss(std::optional<uint64_t> bytes) { return bytes ? absl::StrCat(*bytes) : "null"; }
 
 std::string DescribeSnapshot(const residency::ResidencySnapshot* s, uint64_t at) {
   if (s == nullptr) return "no residency snapshot of this process at or before this moment";
-  std::string out = absl::StrCat("snapshot at ", FormatTime(s->time), ", ", residency::ReasonName(s->reason));
+  std::string out = absl::StrCat("snapshot at ", analysis::FormatTime(s->time), ", ", residency::ReasonName(s->reason));
   if (at != index::kEndOfTrace) {
     absl::StrAppend(&out, absl::StrFormat(", %.3f s before the moment asked", (at - s->time) / 1e9));
   }
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

@@ -9,7 +9,7 @@
 
 #include "processor/residency/residency_index.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 // "12.3 MiB", or "?" for unknown.
 std::string HumanRss(std::optional<uint64_t> bytes);
@@ -19,6 +19,6 @@ std::string JsonRss(std::optional<uint64_t> bytes);
 // asked" (at the end, index::kEndOfTrace: without the age), or that there is none.
 std::string DescribeSnapshot(const residency::ResidencySnapshot* s, uint64_t at);
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_RSS_TEXT_H_

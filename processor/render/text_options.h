@@ -8,16 +8,16 @@
 
 #include "processor/analysis/app_frames.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 struct TextOptions {
-  SummaryOptions frames;
+  analysis::SummaryOptions frames;
   bool detail = false;
   // The first screen: this many rows in the top table, lines this wide.
   size_t top_rows = 20;
   size_t width = 120;
 };
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_TEXT_OPTIONS_H_

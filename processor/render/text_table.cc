@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 // Code points of UTF-8 text (continuation bytes not counted).
@@ -63,4 +63,4 @@ std::string RenderCells(const std::vector<Align>& align, const std::vector<std::
   return out;
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render

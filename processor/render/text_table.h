@@ -17,7 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 
 enum class Align { kLeft, kRight };
 
@@ -65,6 +65,6 @@ inline std::string MoreStacksLine(size_t more, bool detail) {
                       detail ? " (all below)" : " (--detail lists every stack)", "\n");
 }
 
-}  // namespace pageblame::report
+}  // namespace pageblame::render
 
 #endif  // PAGEBLAME_RENDER_TEXT_TABLE_H_

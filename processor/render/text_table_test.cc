@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
-namespace pageblame::report {
+namespace pageblame::render {
 namespace {
 
 struct Row {
@@ -49,4 +49,4 @@ TEST(TextTableTest, CountsCodePointsNotBytes) {
 }
 
 }  // namespace
-}  // namespace pageblame::report
+}  // namespace pageblame::render

@@ -30,8 +30,8 @@ std::optional<std::string> TeardownNote(const index::TraceIndex& idx, const std:
     return absl::StrFormat(
         "note: pid %u (%s) exited holding %s of the %s it had mapped at its peak (%s): at the end of "
         "the trace its memory was already unmapped; to see it: --pid %u --at peak",
-        proc.pid, std::string(idx.strings().Get(proc.comm)), report::HumanBytes(end),
-        report::HumanBytes(peak.bytes), report::FormatTime(peak.time), proc.pid);
+        proc.pid, std::string(idx.strings().Get(proc.comm)), analysis::HumanBytes(end),
+        analysis::HumanBytes(peak.bytes), analysis::FormatTime(peak.time), proc.pid);
   }
   return std::nullopt;
 }
@@ -84,7 +84,7 @@ absl::Status CheckPid(const index::TraceIndex& idx, std::optional<uint32_t> pid)
 absl::StatusOr<uint64_t> ResolveMoment(const TimeSpec& at, const index::TraceIndex& idx,
                                        const std::vector<uint32_t>& processes, PeakOf peak) {
   return ResolveTime(at, idx, [&] {
-    return report::BytesTimeline::Of(idx, processes).Peak(peak == PeakOf::kCommitted).time;
+    return analysis::BytesTimeline::Of(idx, processes).Peak(peak == PeakOf::kCommitted).time;
   });
 }
 

@@ -94,8 +94,8 @@ absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceInd
   const uint64_t lo = first - first % 1000, hi = last - last % 1000 + 999;
   if (at < lo || at > hi) {
     return UsageError(absl::StrCat(
-        "time ", spec.text, " is outside the trace, which spans ", report::FormatTime(first), " to ",
-        report::FormatTime(last), " (", report::FormatTime(last - first), " s); use a time in it, ",
+        "time ", spec.text, " is outside the trace, which spans ", analysis::FormatTime(first), " to ",
+        analysis::FormatTime(last), " (", analysis::FormatTime(last - first), " s); use a time in it, ",
         "+S from its start, -S before its end, 'end' or 'peak'"));
   }
   return at;

@@ -62,7 +62,7 @@ absl::StatusOr<regions::RuntimeTableStore::Entry> SavedTable(const replay::Loade
   }
   return absl::NotFoundError(absl::StrCat(
       "no .NET runtime table of pid ", pid, " saved beside ", trace_path, " at or before ",
-      report::FormatTime(at), " (", regions::RuntimeTableStore::DirFor(trace_path),
+      analysis::FormatTime(at), " (", regions::RuntimeTableStore::DirFor(trace_path),
       "/): `pageblame record` saves one when it stops recording a .NET process, and on SIGUSR1, with snapshots "
       "on; or give one: --maddress FILE (pageblame dotnet-regions, SOS eeheap)"));
 }
