@@ -369,6 +369,7 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
   idx_->Finalize();
   auto trace = std::make_unique<LoadedTrace>(std::move(idx_), std::move(sym_), reader_->info(),
                                              decoder_->DescribeSources());
+  trace->set_format_warnings(decoder_->FormatWarnings());
   if (unwinder_ != nullptr) {
     unwind::UnwindStats u = unwinder_->stats();
     u.waited = stacks_->waited();

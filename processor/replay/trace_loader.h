@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "processor/index/trace_index.h"
@@ -63,6 +64,10 @@ class LoadedTrace {
     return unwind_stats_ ? &*unwind_stats_ : nullptr;
   }
   void set_unwind_stats(const unwind::UnwindStats& s) { unwind_stats_ = s; }
+  // Events recorded in a layout replay cannot read, whose calls are
+  // therefore not replayed (SyscallDecoder::FormatWarnings).
+  const std::vector<std::string>& format_warnings() const { return format_warnings_; }
+  void set_format_warnings(std::vector<std::string> w) { format_warnings_ = std::move(w); }
 
  private:
   std::unique_ptr<index::TraceIndex> index_;
@@ -70,6 +75,7 @@ class LoadedTrace {
   perf::FileInfo info_;
   std::string sources_;
   std::optional<unwind::UnwindStats> unwind_stats_;
+  std::vector<std::string> format_warnings_;
 };
 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options);

@@ -67,6 +67,7 @@ void WarnImpossible(const index::TraceStats& s, std::vector<std::string>* out) {
 std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
   std::vector<std::string> out;
   const index::TraceStats& s = trace.index().stats();
+  for (const std::string& w : trace.format_warnings()) out.push_back(absl::StrCat("warning: ", w));
   Warn32Bit(trace.index(), &out);
   WarnLost(s, &out);
   WarnUnparsed(s, &out);

@@ -1,5 +1,7 @@
 // session/: the times a user gives, which processes a pid names, and what
 // a load warns about, decided once for the CLI and the plugin.
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -8,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/base/temp_dir_for_test.h"
 #include "processor/base/usage_error.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/session/load_warnings.h"
@@ -145,6 +148,42 @@ TEST(LoadWarningsTest, LostEventsAndLibcCutStacksAreSaid) {
   EXPECT_THAT(fp.back(), HasSubstr("stop inside libc"));
   // A clean DWARF trace: nothing to say.
   EXPECT_THAT(LoadWarnings(Load("alloc-dwarf.data")), ::testing::IsEmpty());
+}
+
+// A copy of a real trace whose stored format of sys_enter_madvise lost its
+// `behavior` field (renamed in place, offsets kept), loaded.
+std::unique_ptr<replay::LoadedTrace> LoadWithoutMadviseBehavior(const std::string& name, const TempDir& dir) {
+  std::ifstream in(std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t format = bytes.find("name: sys_enter_madvise\n");
+  const size_t field = format == std::string::npos ? format : bytes.find("int behavior;", format);
+  EXPECT_NE(field, std::string::npos) << name;
+  if (field == std::string::npos) return nullptr;
+  bytes.replace(field, 13, "int behaviox;");
+  replay::LoadOptions o;
+  o.path = dir.path() + "/" + name;
+  std::ofstream(o.path, std::ios::binary) << bytes;
+  auto loaded = replay::LoadTrace(o);
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  return loaded.ok() ? *std::move(loaded) : nullptr;
+}
+
+TEST(LoadWarningsTest, AFormatLackingAFieldIsSaidWithTheCallsItLoses) {
+  TempDir dir("pb_session");
+  const std::string said =
+      "warning: the format of syscalls:sys_enter_madvise has no field `behavior`: madvise calls are not replayed";
+  // Recorded with syscalls:* events only: madvise's calls are lost, the
+  // other six replayed.
+  std::unique_ptr<replay::LoadedTrace> fp = LoadWithoutMadviseBehavior("alloc-fp.data", dir);
+  ASSERT_NE(fp, nullptr);
+  EXPECT_THAT(LoadWarnings(*fp), ::testing::Contains(said));
+  EXPECT_GT(fp->index().stats().calls, 0u);
+  EXPECT_LT(fp->index().stats().calls, Load("alloc-fp.data").index().stats().calls);
+  // With raw_syscalls beside them, madvise is replayed from those: nothing lost, nothing said.
+  std::unique_ptr<replay::LoadedTrace> both = LoadWithoutMadviseBehavior("commit-trace.data", dir);
+  ASSERT_NE(both, nullptr);
+  EXPECT_THAT(LoadWarnings(*both), ::testing::Not(::testing::Contains(said)));
+  EXPECT_THAT(both->sources(), HasSubstr("madvise: raw_syscalls"));
 }
 
 }  // namespace
