@@ -13,9 +13,9 @@ void MappingHistorySink::OnTask(const perf::TaskRecord& t, bool fork, RecordAt a
 }
 
 void MappingHistorySink::OnMmap(const perf::MmapRecord& m, RecordAt at) {
-  // MMAP (v1) records are of executable mappings only.
+  // MMAP (v1) records are of executable mappings only. Only code holds pcs.
   const bool exec = !m.has_prot || (m.prot & PROT_EXEC) != 0;
-  maps_->AddMapping(m.pid, at.time, m.start, m.len, m.pgoff, m.filename, m.build_id, exec);
+  if (exec) maps_->AddMapping(m.pid, at.time, m.start, m.len, m.pgoff, m.filename, m.build_id);
 }
 
 }  // namespace pageblame::replay

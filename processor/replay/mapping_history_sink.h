@@ -1,6 +1,7 @@
 // The sink that fills the trace's one mapping history
-// (symbols/mapping_history.h) from MMAP/MMAP2, FORK and COMM exec records,
-// in file order; the history puts them in time order itself.
+// (symbols/mapping_history.h) from the MMAP/MMAP2 records of executable
+// mappings, FORK and COMM exec records, in file order; the history puts
+// them in time order itself.
 #ifndef PAGEBLAME_REPLAY_MAPPING_HISTORY_SINK_H_
 #define PAGEBLAME_REPLAY_MAPPING_HISTORY_SINK_H_
 

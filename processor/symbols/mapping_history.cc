@@ -113,8 +113,7 @@ std::string_view MappingHistory::BuildIdOf(std::string_view path,
 }
 
 void MappingHistory::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
-                                uint64_t pgoff, std::string_view path, std::string_view build_id,
-                                bool executable) {
+                                uint64_t pgoff, std::string_view path, std::string_view build_id) {
   if (len == 0 || start + len < start) return;  // nothing mapped, or a corrupt record
   Mapping mapping;
   mapping.start = start;
@@ -123,7 +122,6 @@ void MappingHistory::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uin
   mapping.time = time;
   mapping.path = *strings_.emplace(path).first;
   mapping.build_id = *strings_.emplace(build_id).first;
-  mapping.executable = executable;
   mappings_.push_back(mapping);
   Epoch* epoch = MutableEpochAt(pid, time);
   if (epoch == nullptr) {

@@ -1,4 +1,4 @@
-// The trace's one mapping history: the file mappings of every process over
+// The trace's one mapping history: the code mappings of every process over
 // time, from the MMAP/MMAP2 records, with fork and exec, and the build ids
 // of the HEADER_BUILD_ID feature. Enough to say which mapping held an ip of
 // a given process at a given time, and which build id names its file. The
@@ -67,9 +67,6 @@ class MappingHistory {
     uint64_t time = 0;   // when the mapping appeared
     std::string_view path;      // as recorded; interned, lives as long as this
     std::string_view build_id;  // raw; "" if the record had none
-    // PROT_EXEC, or a record without prot (MMAP v1: executable mappings
-    // only). Data mappings (perf record -d) hold no pc.
-    bool executable = true;
 
     // The file offset an ip inside this mapping reads from.
     uint64_t FileOffset(uint64_t ip) const { return ip - start + pgoff; }
@@ -81,8 +78,11 @@ class MappingHistory {
   // `build_id`, or if it is empty the header's for `path` ("" if none).
   std::string_view BuildIdOf(std::string_view path, std::string_view build_id) const;
 
+  // An executable mapping: the history is of code, which is all that pcs
+  // are looked up in (data mappings, which perf record -d adds by the
+  // thousand, would only make each late record's re-laying dearer).
   void AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
-                  std::string_view path, std::string_view build_id, bool executable = true);
+                  std::string_view path, std::string_view build_id);
   void OnFork(uint32_t child, uint32_t parent, uint64_t time);
   void OnExec(uint32_t pid, uint64_t time);
 

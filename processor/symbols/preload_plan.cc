@@ -10,7 +10,7 @@ namespace pageblame::symbols {
 PreloadPlan PreloadPlan::Of(const MappingHistory& history) {
   PreloadPlan plan;
   for (const MappingHistory::Mapping& m : history.mappings()) {
-    if (m.executable && Symbolizer::MayHaveElf(m.path)) {
+    if (Symbolizer::MayHaveElf(m.path)) {
       plan.AddMapping(m.start, m.end - m.start, m.path, m.build_id);
     }
   }

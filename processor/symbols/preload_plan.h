@@ -35,7 +35,7 @@ class PreloadPlan {
     std::string build_id;
     size_t frames = 0;  // ips of `Needed`'s list in its mappings
   };
-  // The executable mappings of `history` whose files may have an ELF
+  // The mappings of `history` (code) whose files may have an ELF
   // behind them (JIT code, anonymous or memfd, has no table to load).
   static PreloadPlan Of(const MappingHistory& history);
   // An executable mapping of a file, [start, start + len).

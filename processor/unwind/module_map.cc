@@ -14,8 +14,7 @@ ModuleMap::ModuleMap(symbols::DsoLocator::Options locator, const symbols::Mappin
 ModuleMap::Code ModuleMap::Find(uint32_t pid, uint64_t time, uint64_t pc) {
   Code c;
   const symbols::MappingHistory::Mapping* m = maps_->Find(pid, time, pc);
-  // A data mapping (perf record -d) holds no code.
-  if (m == nullptr || !m->executable) return c;
+  if (m == nullptr) return c;
   const MappingInfo& info = InfoFor(*m);
   c.kind = info.kind;
   c.module = info.module;

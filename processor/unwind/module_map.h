@@ -1,5 +1,5 @@
-// The code the unwinder can meet in each process over time: the executable
-// mappings of the trace's one mapping history (symbols/mapping_history.h),
+// The code the unwinder can meet in each process over time: the mappings
+// of the trace's one mapping history (symbols/mapping_history.h),
 // each mapped file opened once as an ElfModule, found as symbols are (the
 // recorded path, --symfs, the build-id cache, /usr/lib/debug).
 //

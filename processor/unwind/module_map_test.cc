@@ -27,18 +27,6 @@ TEST(ModuleMapTest, AFileNotFoundIsElfWithoutAModule) {
   EXPECT_EQ(modules.stats().files_missing, 1u);
 }
 
-TEST(ModuleMapTest, ADataMappingHoldsNoCode) {
-  // perf record -d reports data mappings too; the history keeps them (the
-  // symbolizer names their files) but no pc is ever in one.
-  symbols::MappingHistory maps;
-  maps.AddMapping(kPid, 50, 0x30000, 0x2000, 0, "//anon", "");
-  maps.AddMapping(kPid, 60, 0x31000, 0x1000, 0, "//anon", "", /*executable=*/false);
-  ModuleMap modules(symbols::DsoLocator::Options{}, &maps);
-  EXPECT_EQ(modules.Find(kPid, 100, 0x30010).kind, ModuleMap::kJit);
-  EXPECT_EQ(modules.Find(kPid, 100, 0x31010).kind, ModuleMap::kNone);
-  EXPECT_EQ(modules.Find(kPid, 55, 0x31010).kind, ModuleMap::kJit);  // before the data mapping
-}
-
 TEST(ModuleMapTest, NoHistoryIsNoCode) {
   ModuleMap modules(symbols::DsoLocator::Options{}, nullptr);
   EXPECT_EQ(modules.Find(kPid, 100, 0x10010).kind, ModuleMap::kNone);
