@@ -498,6 +498,16 @@ std::string Format(const std::string& name, int id, const std::vector<Field>& fi
   return s + "\nprint fmt: \"\"\n";
 }
 
+// The attr of tracepoint `id` named `name` ("syscalls:sys_enter_mmap"), with call chains.
+perf::EventAttr TracepointAttr(int id, const std::string& name) {
+  perf::EventAttr a;
+  a.type = kTracepoint;
+  a.config = id;
+  a.sample_type = perf::kSampleCallchain | perf::kSampleRaw;
+  a.name = name;
+  return a;
+}
+
 // A file of one enter and one exit event, with call chains.
 struct Built {
   perf::FileInfo info;
@@ -509,14 +519,8 @@ struct Built {
     EXPECT_TRUE(parsed.ok()) << parsed.status();
     td = std::move(*parsed);
     EXPECT_EQ(td->events_failed(), 0) << (td->failures().empty() ? "" : td->failures()[0]);
-    for (auto [id, name] : {std::pair<int, std::string>{1, enter}, {2, exit}}) {
-      perf::EventAttr a;
-      a.type = kTracepoint;
-      a.config = id;
-      a.sample_type = perf::kSampleCallchain | perf::kSampleRaw;
-      a.name = system + ":" + name;
-      info.attrs.push_back(a);
-    }
+    info.attrs.push_back(TracepointAttr(1, system + ":" + enter));
+    info.attrs.push_back(TracepointAttr(2, system + ":" + exit));
   }
   SyscallDecoder Make() const {
     auto dec = SyscallDecoder::Create(info, *td);
@@ -599,14 +603,9 @@ TEST(SyscallDecoderBuiltFormatsTest, AnUnreadableFormatBesideUsableOnesIsAWarnin
                Format("sys_exit_madvise", 4, {{"long ret", 16, 8, true}})}));
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   perf::FileInfo info;
-  for (auto [id, name] : {std::pair<int, const char*>{1, "sys_enter_munmap"}, {2, "sys_exit_munmap"},
-                          {3, "sys_enter_madvise"}, {4, "sys_exit_madvise"}}) {
-    perf::EventAttr a;
-    a.type = kTracepoint;
-    a.config = id;
-    a.sample_type = perf::kSampleCallchain | perf::kSampleRaw;
-    a.name = system + ":" + name;
-    info.attrs.push_back(a);
+  int id = 0;
+  for (const char* name : {"sys_enter_munmap", "sys_exit_munmap", "sys_enter_madvise", "sys_exit_madvise"}) {
+    info.attrs.push_back(TracepointAttr(++id, system + ":" + name));
   }
   auto dec = SyscallDecoder::Create(info, **parsed);
   ASSERT_TRUE(dec.ok()) << dec.status();
