@@ -147,13 +147,14 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
     const index::TraceStats& s = trace->index().stats();
     std::fprintf(stderr,
                  "pageblame: %s: %llu records, %llu samples (%llu memory-syscall, %llu skipped "
-                 "unparsed), %llu calls "
+                 "unparsed, %llu of other syscalls), %llu calls "
                  "(%llu failed, %llu no change), %zu processes, %zu regions versions, %zu unique "
                  "stacks; index %.1f MiB\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
                  "at end %llu, unknown records %llu, bad samples %llu, bad records %llu, impossible calls %llu, out of order %llu, concurrent unmaps "
                  "reordered %llu; time order by %s\n",
                  o.path.c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
                  (unsigned long long)s.memory_samples, (unsigned long long)s.skipped_samples,
+                 (unsigned long long)s.other_syscall_samples,
                  (unsigned long long)s.calls,
                  (unsigned long long)s.calls_failed, (unsigned long long)s.calls_no_change,
                  trace->index().num_processes(), trace->index().num_versions(),

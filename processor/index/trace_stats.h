@@ -36,6 +36,7 @@ struct TraceStats {
   uint64_t samples = 0;
   uint64_t memory_samples = 0;      // enter/exit samples of replayed syscalls
   uint64_t skipped_samples = 0;     // samples of events replay does not use, not parsed
+  uint64_t other_syscall_samples = 0;  // raw_syscalls samples of other syscalls (read, then left)
   uint64_t calls = 0;               // paired enter+exit
   uint64_t calls_failed = 0;        // exit said -errno (or brk unchanged): nothing changed
   uint64_t calls_no_change = 0;     // succeeded but changed nothing (munmap of nothing, ...)

@@ -210,7 +210,11 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
     return;
   }
   if (!decoder_->Decode(sample_, &dsc_)) {
-    if (dsc_.malformed) BadSample(BadPayload(rec, sample_, options_.path));
+    if (dsc_.malformed) {
+      BadSample(BadPayload(rec, sample_, options_.path));
+    } else {
+      ++st_.other_syscall_samples;  // raw_syscalls of a call that is not a memory syscall
+    }
     return;
   }
   unparsed_.Parsed(sample_.time);
@@ -350,6 +354,7 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
   stats.samples = st_.samples;
   stats.bad_samples = st_.bad_samples;
   stats.skipped_samples = st_.skipped_samples;
+  stats.other_syscall_samples = st_.other_syscall_samples;
   stats.memory_samples = st_.memory_samples;
   stats.unknown_records = st_.unknown_records;
   stats.bad_records = st_.bad_records;

@@ -109,7 +109,7 @@ class LoadPass {
   // the same cache lines from this thread made both threads wait on each
   // other's writes.
   struct Counters {
-    uint64_t records = 0, samples = 0, bad_samples = 0, skipped_samples = 0;
+    uint64_t records = 0, samples = 0, bad_samples = 0, skipped_samples = 0, other_syscall_samples = 0;
     uint64_t memory_samples = 0, unknown_records = 0, bad_records = 0;
   } st_;
   UnparsedTracker unparsed_;  // where the bad samples and records were

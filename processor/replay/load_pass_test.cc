@@ -78,7 +78,9 @@ TEST(LoadPassTest, CountersOfARecordTraceAreWhatPerfReports) {
 // trace has no syscalls:* events of mprotect and madvise, so those come
 // from raw_syscalls (NR 10: 9 calls, NR 28: 2 calls, all succeeding) and
 // the raw events are parsed: the 330 raw_duplicates of the four other syscalls'
-// calls are dropped (skipped), the 22 of mprotect/madvise replayed.
+// calls are dropped (skipped), the 22 of mprotect/madvise replayed, and the
+// 276 of other syscalls (execve, read, ...: perf script -F event,trace lists
+// them by NR) counted apart. Every sample is in one counter.
 TEST(LoadPassTest, ATraceRecordReplaysRawCallsOnlyWhereNoSyscallsEventsExist) {
   std::unique_ptr<LoadedTrace> t = Load("rules-trace.data", ReplayWorker::Ordering::kLanes);
   ASSERT_NE(t, nullptr);
@@ -86,6 +88,8 @@ TEST(LoadPassTest, ATraceRecordReplaysRawCallsOnlyWhereNoSyscallsEventsExist) {
   EXPECT_EQ(st.samples, 958u);
   EXPECT_EQ(st.memory_samples, 330u + 22u);
   EXPECT_EQ(st.skipped_samples, 330u);
+  EXPECT_EQ(st.other_syscall_samples, 276u);
+  EXPECT_EQ(st.samples, st.memory_samples + st.skipped_samples + st.other_syscall_samples + st.bad_samples);
   EXPECT_EQ(st.calls, 165u + 11u);
   EXPECT_EQ(st.calls_failed, 10u);
   EXPECT_EQ(st.bad_samples, 0u);
