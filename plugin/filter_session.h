@@ -19,7 +19,7 @@
 // kernel fires raw_syscalls and syscalls:* probes from the same tracepoint
 // in registration order, which differs between recordings (an attached
 // `perf trace record -p` can put syscalls:sys_exit_X first); the library
-// (replay/load_pass.cc) only attaches a raw_duplicate that precedes its call's
+// (replay/load_pass.cc) only attaches a raw duplicate that precedes its call's
 // sample, so such a raw exit lies just outside [first_time, last_time].
 #ifndef PAGEBLAME_PLUGIN_FILTER_SESSION_H_
 #define PAGEBLAME_PLUGIN_FILTER_SESSION_H_

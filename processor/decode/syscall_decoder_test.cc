@@ -211,7 +211,7 @@ TEST_F(SyscallDecoderRealFormatsTest, ExitsGiveTheReturnValueSignedAndErrnosStay
 }
 
 // perf trace record writes raw_syscalls events for every syscall: those of
-// the memory syscalls are the same calls again (raw_duplicates), the rest are not ours.
+// the memory syscalls are the same calls again (raw duplicates), the rest are not ours.
 TEST_F(SyscallDecoderRealFormatsTest, RawEventsOfCallsTheSyscallsEventsDescribeAreRawDuplicates) {
   SyscallDecoder dec = Make();
   const perf::EventAttr* enter = trace_.Attr("raw_syscalls:sys_enter");

@@ -191,7 +191,7 @@ bool LoadPass::ReadSampleAgain(const perf::RawRecord& seen, perf::Sample* out) {
 void LoadPass::OnSample(const perf::RawRecord& rec) {
   ++st_.samples;
   // Samples of events replay does not use (other syscalls; raw_syscalls
-  // raw_duplicates of syscalls:* events) are skipped on their id alone.
+  // duplicates of syscalls:* events) are skipped on their id alone.
   const perf::EventAttr* attr = reader_->KnownSampleAttr(rec);
   if (attr == nullptr) {
     auto found = reader_->SampleAttr(rec);
@@ -223,7 +223,7 @@ void LoadPass::OnSample(const perf::RawRecord& rec) {
   const bool is_exit = dsc_.phase == decode::DecodedSyscall::Phase::kExit;
   if (dsc_.raw_duplicate) {
     if (!options_.raw_duplicate_times) {
-      // A raw_duplicate read only because another syscall is replayed from
+      // A raw duplicate read only because another syscall is replayed from
       // raw_syscalls.
       ++st_.skipped_samples;
       return;
@@ -281,7 +281,7 @@ void LoadPass::OnRawDuplicate(const perf::Sample& s, const decode::DecodedSyscal
   // The kernel fires raw_syscalls:sys_enter/exit and syscalls:sys_enter_X/
   // exit_X back to back on the same CPU, in the order the tracepoints were
   // enabled: usually raw first, but raw last in some recordings (attach). A
-  // raw_duplicate right after its call's own sample goes to replay as a late raw_duplicate;
+  // raw duplicate right after its call's own sample goes to replay as a late one;
   // one before it waits here and rides on that sample: no extra event to
   // sort.
   const bool is_exit = d.phase == decode::DecodedSyscall::Phase::kExit;

@@ -98,7 +98,7 @@ class LoadPass {
   // between them (ReplayWorker::JoinExit, lanes only): half the events to
   // hold while a round's first CPU part waits for the rest (the bench
   // trace's biggest holds 357 k samples), and half the keys to sort. Not
-  // with raw_duplicate times: an exit may carry a raw_duplicate time, which a kCall has no
+  // with raw duplicate times: an exit may carry a raw duplicate's time, which a kCall has no
   // room for.
   bool join_calls_ = false;
   bool progress_ = false;

@@ -77,7 +77,7 @@ TEST(LoadPassTest, CountersOfARecordTraceAreWhatPerfReports) {
 // raw_syscalls:sys_enter/sys_exit (314 of each, 958 samples in all). The
 // trace has no syscalls:* events of mprotect and madvise, so those come
 // from raw_syscalls (NR 10: 9 calls, NR 28: 2 calls, all succeeding) and
-// the raw events are parsed: the 330 raw_duplicates of the four other syscalls'
+// the raw events are parsed: the 330 raw duplicates of the four other syscalls'
 // calls are dropped (skipped), the 22 of mprotect/madvise replayed, and the
 // 276 of other syscalls (execve, read, ...: perf script -F event,trace lists
 // them by NR) counted apart. Every sample is in one counter.
@@ -100,7 +100,7 @@ TEST(LoadPassTest, ATraceRecordReplaysRawCallsOnlyWhereNoSyscallsEventsExist) {
   EXPECT_EQ(st.exit_records, 5u);
   EXPECT_THAT(t->sources(), ::testing::HasSubstr("mprotect: raw_syscalls (nr 10)"));
   EXPECT_THAT(t->sources(), ::testing::HasSubstr("mmap: syscalls:sys_{enter,exit}_mmap"));
-  // With their times wanted, the raw_duplicates are read as memory samples, and
+  // With their times wanted, the raw duplicates are read as memory samples, and
   // still not replayed: the same calls.
   std::unique_ptr<LoadedTrace> raw_duplicates =
       Load("rules-trace.data", ReplayWorker::Ordering::kLanes, /*raw_duplicate_times=*/true);

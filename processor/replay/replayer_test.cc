@@ -367,7 +367,7 @@ TEST_F(ReplayerTest, RawDuplicateTimesWidenTheCallsSampleSpan) {
   };
   ev(TraceEvent::Kind::kEnter, 106, 100, 0);       // raw enter at 100, syscalls enter at 106
   ev(TraceEvent::Kind::kExit, 135, 131, 0x10000);  // raw exit at 131, syscalls exit at 135
-  ev(TraceEvent::Kind::kEnter, 206, 0, 0);         // perf record -e syscalls:*: no raw_duplicates
+  ev(TraceEvent::Kind::kEnter, 206, 0, 0);         // perf record -e syscalls:*: no raw duplicates
   ev(TraceEvent::Kind::kExit, 235, 0, 0x20000);
   Done();
   ASSERT_EQ(idx_.num_events(), 2u);

@@ -31,7 +31,7 @@ struct LoadOptions {
   // Read the raw_syscalls duplicates of syscalls:* events to widen each call's
   // [first_time, last_time] to every sample perf recorded for it (the
   // dlfilter plugin needs this to keep all of a call's samples). Off, those
-  // raw_duplicates are skipped unparsed: the replay and every answer are the same.
+  // raw duplicates are skipped unparsed: the replay and every answer are the same.
   bool raw_duplicate_times = false;
   // Time order by perf's round rule only (EventSorter), never by CPU lanes
   // (LaneSorter, which gives the same order sooner; see lane_sorter.h). For
