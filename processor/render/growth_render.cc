@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "processor/analysis/growth_summary.h"
+#include "processor/analysis/process_pids.h"
 #include "processor/analysis/reserved_stacks.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
@@ -58,10 +59,7 @@ std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& proce
     const index::Process& p = idx.process(processes[0]);
     return absl::StrCat("pid ", p.pid, " (", std::string(idx.strings().Get(p.comm)), ")");
   }
-  std::vector<uint32_t> pids;
-  for (uint32_t p : processes) pids.push_back(idx.process(p).pid);
-  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-  return absl::StrCat(processes.size(), " processes (pids ", absl::StrJoin(pids, ", "), ")");
+  return absl::StrCat(processes.size(), " processes (pids ", absl::StrJoin(analysis::ProcessPids(idx, processes), ", "), ")");
 }
 
 std::string TimeText(const index::TraceIndex& idx, uint64_t t) {
