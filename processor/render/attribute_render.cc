@@ -2,13 +2,13 @@
 #include "processor/analysis/resident_view.h"
 #include "processor/render/attribute_render.h"
 
-#include <algorithm>
-
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "processor/analysis/app_frames.h"
+#include "processor/analysis/attribution_summary.h"
+#include "processor/analysis/region_stacks.h"
+#include "processor/analysis/reserved_stacks.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
@@ -123,65 +123,39 @@ std::vector<TableColumn<StackRow>> StackColumns(bool resident) {
   return columns;
 }
 
-// Resident bytes credited to stacks (a.rss also counts bytes from before
-// the trace), unknown if no stack's are known.
-std::optional<uint64_t> StacksRss(const analysis::Attribution& a) {
-  std::optional<uint64_t> sum;
-  for (const analysis::StackTotal& st : a.stacks) analysis::AddRss(&sum, st.rss);
-  return sum;
-}
-
 // The top table: the stacks with committed bytes, most first (a.stacks is
 // ranked so), then the total.
 std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Attribution& a,
-                     const TextOptions& o) {
+                     const analysis::AttributionSummary& sum, const TextOptions& o) {
   std::vector<StackRow> rows;
-  size_t committed_stacks = 0;
-  uint64_t calls = 0;
-  for (size_t i = 0; i < a.stacks.size(); ++i) {
+  for (size_t i = 0; i < a.stacks.size() && rows.size() < o.top_rows; ++i) {
     const analysis::StackTotal& st = a.stacks[i];
-    calls += st.calls;
     if (st.committed == 0) continue;
-    ++committed_stacks;
-    if (rows.size() >= o.top_rows) continue;
     rows.push_back({absl::StrCat(i + 1), st.committed, st.regions, st.calls, KindText(st.kind()),
                     r.ShortStack(idx.event(st.first_call), 4), ResidentText(a, st.rss, st.table_rss)});
   }
-  std::string out;
-  if (committed_stacks == 0) return "  no committed bytes were made by a traced call\n";
-  size_t regions = 0;
-  for (const analysis::RegionAttribution& ra : a.regions) {
-    regions += std::any_of(ra.calls.begin(), ra.calls.end(), [](const analysis::CallBytes& c) { return c.committed > 0; });
-  }
-  const StackRow total{"", a.committed_bytes, regions, calls, "",
-                       absl::StrCat("total: ", committed_stacks, committed_stacks == 1 ? " stack" : " stacks"),
-                       ResidentText(a, StacksRss(a), a.table_rss)};
-  out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value()), rows, &total, o.width);
-  absl::StrAppend(&out, MoreStacksLine(committed_stacks - rows.size(), o.detail));
+  if (sum.committed_stacks == 0) return "  no committed bytes were made by a traced call\n";
+  const StackRow total{"", a.committed_bytes, sum.committed_regions, sum.calls, "",
+                       absl::StrCat("total: ", sum.committed_stacks, sum.committed_stacks == 1 ? " stack" : " stacks"),
+                       ResidentText(a, sum.stacks_rss, a.table_rss)};
+  std::string out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value()), rows, &total, o.width);
+  absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail));
   return out;
 }
 
 // The PROT_NONE part, apart: what stacks reserved and nothing committed.
+// Attribution's reserved bytes are never negative (ReservedStacksOf).
 std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Attribution& a) {
-  std::vector<size_t> order;
-  uint64_t reserved = 0;
-  for (size_t i = 0; i < a.stacks.size(); ++i) {
-    const uint64_t n = a.stacks[i].bytes - a.stacks[i].committed;
-    if (n == 0) continue;
-    reserved += n;
-    order.push_back(i);
-  }
+  const analysis::ReservedStacks reserved = analysis::ReservedStacksOf(a);
+  const std::vector<analysis::ReservedStack>& order = reserved.stacks;
   if (order.empty()) return "";
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return a.stacks[x].bytes - a.stacks[x].committed > a.stacks[y].bytes - a.stacks[y].committed;
-  });
   constexpr size_t kShown = 5;
-  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", analysis::HumanBytes(reserved), " by ",
-                                 order.size(), order.size() == 1 ? " stack" : " stacks", "\n");
+  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ",
+                                 analysis::HumanBytes(static_cast<uint64_t>(reserved.bytes)), " by ", order.size(),
+                                 order.size() == 1 ? " stack" : " stacks", "\n");
   for (size_t k = 0; k < order.size() && k < kShown; ++k) {
-    const analysis::StackTotal& st = a.stacks[order[k]];
-    absl::StrAppend(&out, absl::StrFormat("  %10s  #%-4d %s\n", analysis::HumanBytes(st.bytes - st.committed), order[k] + 1,
-                                          r.ShortStack(idx.event(st.first_call), 4)));
+    absl::StrAppend(&out, absl::StrFormat("  %10s  #%-4d %s\n", analysis::HumanBytes(static_cast<uint64_t>(order[k].bytes)),
+                                          order[k].stack + 1, r.ShortStack(idx.event(a.stacks[order[k].stack].first_call), 4)));
   }
   if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
   return out;
@@ -244,32 +218,15 @@ namespace {
 std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Attribution& a,
                           const std::string& at) {
   std::string out;
-  absl::flat_hash_map<StackId, size_t> rank;
-  for (size_t i = 0; i < a.stacks.size(); ++i) rank[a.stacks[i].stack] = i + 1;
-
-  for (const analysis::RegionAttribution& ra : a.regions) {
+  const std::vector<std::vector<analysis::RegionStack>> stacks = analysis::RegionStacks(idx, a);
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    const analysis::RegionAttribution& ra = a.regions[i];
     absl::StrAppend(&out, "\n", analysis::Hex(ra.region.start), "-", analysis::Hex(ra.region.end), "  ",
                     analysis::HumanBytes(ra.region.size()), "  ",
                     ra.region.rss ? absl::StrCat("rss ", analysis::HumanBytes(*ra.region.rss), "  ") : "",
                     RegionLabel(ra.region), ra.kind ? absl::StrCat("  [", analysis::KindName(*ra.kind), "]") : "", "\n");
     // One line per stack: a loop that mapped 20 pages is one line, not 20.
-    struct Group {
-      size_t rank;
-      uint64_t bytes = 0;
-      int calls = 0;
-      EventId first;
-    };
-    std::vector<Group> groups;
-    for (const analysis::CallBytes& c : ra.calls) {
-      size_t k = rank[idx.event(c.call).stack];
-      auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.rank == k; });
-      if (g == groups.end()) g = groups.insert(groups.end(), Group{k, 0, 0, c.call});
-      g->bytes += c.bytes;
-      ++g->calls;
-      if (idx.event(c.call).time < idx.event(g->first).time) g->first = c.call;
-    }
-    std::stable_sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) { return x.bytes > y.bytes; });
-    for (const Group& g : groups) {
+    for (const analysis::RegionStack& g : stacks[i]) {
       absl::StrAppend(&out, absl::StrFormat("  %10s  stack #%-4d %s%s\n", analysis::HumanBytes(g.bytes), g.rank,
                                             g.calls > 1 ? absl::StrCat(g.calls, " calls, first ") : "",
                                             CallSummary(idx, r, g.first)));
@@ -317,13 +274,12 @@ std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attr
   OriginRenderer r(idx, trace.symbolizer(), o.frames);
   const index::Process& proc = idx.process(a.process);
   std::string at = analysis::FormatTime(a.at);
-  uint64_t calls = 0;
-  for (const analysis::StackTotal& st : a.stacks) calls += st.calls;
+  const analysis::AttributionSummary sum = analysis::SummarizeAttribution(a);
   std::string out = absl::StrCat(
       "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ") at ", at, ": ",
       a.regions.size(), " regions, ", a.bytes, " bytes (", analysis::HumanBytes(a.bytes), "): ",
       analysis::HumanBytes(a.created_bytes), a.by == analysis::CreditBy::kCommit ? " committed or created by " : " created by ",
-      calls, " calls with ", a.stacks.size(),
+      sum.calls, " calls with ", a.stacks.size(),
       " unique stacks, ", analysis::HumanBytes(a.before_trace_bytes), " from before the trace, ",
       analysis::HumanBytes(a.unmapped_bytes), " not mapped\n");
   if (a.snapshot != nullptr) {
@@ -338,7 +294,7 @@ std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attr
   absl::StrAppend(&out, "\nstacks by ", analysis::RankByWord(a.rank_by), " bytes",
                   a.by == analysis::CreditBy::kCommit ? " (credited to the committing call, else the creating one):\n"
                                             : " (credited to the creating call):\n");
-  absl::StrAppend(&out, TopTable(idx, r, a, o));
+  absl::StrAppend(&out, TopTable(idx, r, a, sum, o));
   absl::StrAppend(&out, Reservations(idx, r, a));
   if (a.before_trace_bytes || a.unmapped_bytes) {
     absl::StrAppend(&out, "\nalso: ", analysis::HumanBytes(a.before_trace_bytes), " from before the trace (",

@@ -48,6 +48,8 @@ std::string FoldedFrames(const index::TraceIndex& idx, OriginRenderer& r, EventI
   return absl::StrJoin(names, ";");
 }
 
+// Merging stays in render: which stacks become one line depends only on how
+// their frames are printed (FoldedFrames), not on anything the index says.
 std::string FoldedStacks(const replay::LoadedTrace& trace, const analysis::Attribution& a) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());

@@ -8,6 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "processor/analysis/growth_summary.h"
+#include "processor/analysis/process_pids.h"
+#include "processor/analysis/reserved_stacks.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/folded_stacks.h"
@@ -56,10 +59,7 @@ std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& proce
     const index::Process& p = idx.process(processes[0]);
     return absl::StrCat("pid ", p.pid, " (", std::string(idx.strings().Get(p.comm)), ")");
   }
-  std::vector<uint32_t> pids;
-  for (uint32_t p : processes) pids.push_back(idx.process(p).pid);
-  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-  return absl::StrCat(processes.size(), " processes (pids ", absl::StrJoin(pids, ", "), ")");
+  return absl::StrCat(processes.size(), " processes (pids ", absl::StrJoin(analysis::ProcessPids(idx, processes), ", "), ")");
 }
 
 std::string TimeText(const index::TraceIndex& idx, uint64_t t) {
@@ -113,69 +113,44 @@ std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident) {
   return columns;
 }
 
-// The resident part of `total` minus `before` (bytes credited to stacks).
-analysis::BytesAt StackRssOf(const analysis::BytesAt& total, const analysis::BytesAt& before) {
-  analysis::BytesAt b;
-  if (total.rss) b.rss = *total.rss - before.rss.value_or(0);
-  return b;
-}
-
-int64_t ReservedGrowth(const analysis::StackGrowth& s) {
-  return Diff(s.from.mapped - s.from.committed, s.to.mapped - s.to.committed);
-}
-
 // The stacks with committed bytes at either end, by committed growth (the
 // order of g.stacks), then the total.
 std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g, const TextOptions& o) {
   std::vector<GrowthRow> rows;
-  size_t shown_stacks = 0;
-  uint64_t calls = 0;
-  for (size_t i = 0; i < g.stacks.size(); ++i) {
+  for (size_t i = 0; i < g.stacks.size() && rows.size() < o.top_rows; ++i) {
     const analysis::StackGrowth& s = g.stacks[i];
     if (s.from.committed == 0 && s.to.committed == 0) continue;
-    ++shown_stacks;
-    calls += s.calls;
-    if (rows.size() >= o.top_rows) continue;
     const std::optional<analysis::RegionKind> k = s.kind();
     rows.push_back({absl::StrCat(i + 1), s.committed_growth(), s.to.committed, s.to.regions, s.calls,
                     k ? std::string(analysis::KindName(*k)) : "-", r.ShortStack(idx.event(s.first_call), 4), s.from, s.to});
   }
-  if (shown_stacks == 0) return "  no traced call's committed bytes changed\n";
+  const analysis::GrowthSummary sum = analysis::SummarizeGrowth(g);
+  if (sum.committed_stacks == 0) return "  no traced call's committed bytes changed\n";
   const GrowthRow total{"",
-                        Diff(g.total_from.committed - g.before_from.committed,
-                             g.total_to.committed - g.before_to.committed),
-                        g.total_to.committed - g.before_to.committed,
-                        g.total_to.regions - g.before_to.regions,
-                        calls,
+                        Diff(sum.stacks_from.committed, sum.stacks_to.committed),
+                        sum.stacks_to.committed,
+                        sum.stacks_to.regions,
+                        sum.committed_calls,
                         "",
-                        absl::StrCat("total: ", shown_stacks, shown_stacks == 1 ? " stack" : " stacks"),
-                        StackRssOf(g.total_from, g.before_from),
-                        StackRssOf(g.total_to, g.before_to)};
+                        absl::StrCat("total: ", sum.committed_stacks, sum.committed_stacks == 1 ? " stack" : " stacks"),
+                        sum.stacks_from,
+                        sum.stacks_to};
   std::string out = RenderTable(GrowthColumns(g.total_from.rss || g.total_to.rss), rows, &total, o.width);
-  absl::StrAppend(&out, MoreStacksLine(shown_stacks - rows.size(), o.detail));
+  absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail));
   return out;
 }
 
 // What the reservations (PROT_NONE) did, apart from the ranking.
 std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g) {
-  std::vector<size_t> order;
-  int64_t sum = 0;
-  for (size_t i = 0; i < g.stacks.size(); ++i) {
-    const int64_t n = ReservedGrowth(g.stacks[i]);
-    if (n == 0) continue;
-    sum += n;
-    order.push_back(i);
-  }
+  const analysis::ReservedStacks reserved = analysis::ReservedStacksOf(g);
+  const std::vector<analysis::ReservedStack>& order = reserved.stacks;
   if (order.empty()) return "";
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t x, size_t y) { return ReservedGrowth(g.stacks[x]) > ReservedGrowth(g.stacks[y]); });
   constexpr size_t kShown = 5;
-  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", SignedBytes(sum),
+  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", SignedBytes(reserved.bytes),
                                  " by ", order.size(), order.size() == 1 ? " stack" : " stacks", "\n");
   for (size_t k = 0; k < order.size() && k < kShown; ++k) {
-    const analysis::StackGrowth& s = g.stacks[order[k]];
-    absl::StrAppend(&out, absl::StrFormat("  %11s  #%-4d %s\n", SignedBytes(ReservedGrowth(s)), order[k] + 1,
-                                          r.ShortStack(idx.event(s.first_call), 4)));
+    absl::StrAppend(&out, absl::StrFormat("  %11s  #%-4d %s\n", SignedBytes(order[k].bytes), order[k].stack + 1,
+                                          r.ShortStack(idx.event(g.stacks[order[k].stack].first_call), 4)));
   }
   if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
   return out;
@@ -259,6 +234,8 @@ std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth&
   return out;
 }
 
+// Merging stays in render: which stacks become one line depends only on how
+// their frames are printed (FoldedFrames), not on anything the index says.
 std::string GrowthFolded(const replay::LoadedTrace& trace, const analysis::Growth& g) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer());

@@ -1,6 +1,7 @@
 #include "processor/render/pprof_profiles.h"
 
 #include "absl/strings/str_cat.h"
+#include "processor/analysis/attribution_summary.h"
 #include "processor/analysis/committed.h"
 #include "processor/analysis/region_label.h"
 #include "processor/analysis/syscall_format.h"
@@ -38,22 +39,16 @@ std::string AttributePprof(const replay::LoadedTrace& trace, const analysis::Att
     if (a.snapshot != nullptr) v.push_back(Signed(rss.value_or(0)));
     return v;
   };
-  uint64_t stacks_rss = 0;
   for (const analysis::StackTotal& st : a.stacks) {
     b.AddCall(st.first_call, values(st.bytes, st.committed, st.regions, st.rss));
-    stacks_rss += st.rss.value_or(0);
   }
-  int64_t before_regions = 0, unmapped_regions = 0;
-  for (const analysis::RegionAttribution& r : a.regions) {
-    before_regions += r.before_trace_bytes != 0;
-    unmapped_regions += r.unmapped_bytes != 0;
-  }
+  const analysis::AttributionSummary sum = analysis::SummarizeAttribution(a);
   if (a.before_trace_bytes != 0) {
     // Resident bytes not credited to a stack are those from before the trace.
-    b.AddPseudo({"[before trace]"}, values(a.before_trace_bytes, a.before_trace_committed, before_regions,
-                                           a.rss.value_or(0) - stacks_rss));
+    b.AddPseudo({"[before trace]"}, values(a.before_trace_bytes, a.before_trace_committed, Signed(sum.before_trace_regions),
+                                           a.rss.value_or(0) - sum.stacks_rss.value_or(0)));
   }
-  if (a.unmapped_bytes != 0) b.AddPseudo({"[not mapped]"}, values(a.unmapped_bytes, 0, unmapped_regions, 0));
+  if (a.unmapped_bytes != 0) b.AddPseudo({"[not mapped]"}, values(a.unmapped_bytes, 0, Signed(sum.unmapped_regions), 0));
   return b.Gzipped();
 }
 
