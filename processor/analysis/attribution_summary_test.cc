@@ -9,29 +9,16 @@
 
 #include "gtest/gtest.h"
 #include "processor/analysis/region_stacks.h"
-#include "processor/analysis/replayed_index_for_test.h"
+#include "processor/analysis/four_stacks_history_for_test.h"
 #include "processor/analysis/reserved_stacks.h"
 
 namespace pageblame::analysis {
 namespace {
 
-using decode::Syscall;
-
-constexpr uint64_t P = 4096, A = 0x300000000000, B = 0x300010000000, E = 0x300030000000, D = 0x400000;
-const StackId kS1(1), kS2(2), kS3(3), kS4(4);
-
-class AttributionSummaryTest : public ReplayedIndexTest {
+class AttributionSummaryTest : public FourStacksHistoryTest {
  protected:
   void SetUp() override {
-    Mmap2(5, D, 2 * P, 0, PROT_READ | PROT_EXEC, "/bin/prog");  // before the trace
-    const uint64_t anon = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, rw = PROT_READ | PROT_WRITE;
-    Call(10, Syscall::kMmap, {A, 4 * P, rw, anon, ~0ull, 0}, A, kS1);
-    Call(20, Syscall::kMmap, {B, 16 * P, PROT_NONE, anon, ~0ull, 0}, B, kS2);
-    Call(40, Syscall::kMmap, {A + 4 * P, 4 * P, rw, anon, ~0ull, 0}, A + 4 * P, kS1);
-    Call(45, Syscall::kMmap, {A + 8 * P, 6 * P, rw, anon, ~0ull, 0}, A + 8 * P, kS3);
-    Call(50, Syscall::kMprotect, {B, 2 * P, rw}, 0, kS2);
-    Call(60, Syscall::kMmap, {E, 4 * P, PROT_NONE, anon, ~0ull, 0}, E, kS4);
-    Done();
+    ReplayFourStacks();
     // [A, A + 16P): S1's two calls (8P), S3's (6P), 2P never mapped.
     std::vector<regions::Region> regions;
     for (auto [start, len] : {std::pair{A, 16 * P}, {B, 16 * P}, {D, 2 * P}, {E, 4 * P}}) {
