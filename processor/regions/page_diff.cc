@@ -21,7 +21,12 @@ void SortAndTotal(DiffList* list) {
     return std::make_tuple(b.size(), a.start, a.line) < std::make_tuple(a.size(), b.start, b.line);
   });
   list->bytes = 0;
-  for (const Region& r : list->pieces) list->bytes += r.size();
+  absl::flat_hash_set<int> lines;
+  for (const Region& r : list->pieces) {
+    list->bytes += r.size();
+    lines.insert(r.line);
+  }
+  list->source_regions = lines.size();
 }
 
 // The committed bytes of `table` outside `cover`, as pieces of its regions.

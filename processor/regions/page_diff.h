@@ -53,6 +53,7 @@ namespace pageblame::regions {
 struct DiffList {
   std::vector<Region> pieces;  // disjoint; bytes descending, then start
   uint64_t bytes = 0;          // sum of pieces' sizes
+  size_t source_regions = 0;   // distinct rows (by line) of the table the pieces come from
   // Resident bytes of the pieces, when the counted table has Rss (has_rss):
   // exact for rows wholly in the list (such a piece keeps the row's rss),
   // bounds for rows only partly in it (their pieces' rss is unset). See

@@ -136,7 +136,17 @@ TEST(DiffTest, OverlappingSourceRegionsAreCountedOnce) {
   EXPECT_EQ(d.unaccounted.pieces[0].line, 1);  // [0x1000,0x3000)
   EXPECT_EQ(d.unaccounted.pieces[1].line, 2);  // only [0x3000,0x4000)
   EXPECT_EQ(d.unaccounted.pieces[1].start, 0x3000u);
+  EXPECT_EQ(d.unaccounted.source_regions, 2u);
   EXPECT_EQ(d.start_match_unaccounted.bytes, 0x4000u);  // the seed's plain sum
+}
+
+TEST(DiffTest, ARowCutByAClaimIsOneSourceRegionOfTwoPieces) {
+  RegionTable a = Table({R(0x1000, 0x5000, "MEM_COMMIT", 1)});
+  RegionTable m = Table({R(0x2000, 0x3000)});
+  DiffResult d = Diff(a, m);
+  ASSERT_EQ(d.unaccounted.pieces.size(), 2u);  // [0x1000,0x2000) and [0x3000,0x5000)
+  EXPECT_EQ(d.unaccounted.source_regions, 1u);
+  EXPECT_EQ(d.runtime_only.source_regions, 0u);
 }
 
 // WinDbg !address vs SOS maddress of the same dump. Expected numbers come

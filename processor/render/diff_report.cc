@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "processor/analysis/syscall_format.h"
@@ -43,13 +42,6 @@ Json ListJson(const regions::DiffList& list) {
   ResidentJson(list, &out);
   out["pieces"] = std::move(pieces);
   return out;
-}
-
-// Distinct source regions (by line) the pieces come from.
-size_t SourceRegions(const regions::DiffList& list) {
-  absl::flat_hash_set<int> lines;
-  for (const regions::Region& r : list.pieces) lines.insert(r.line);
-  return lines.size();
 }
 
 std::string Total(const regions::DiffList& list) {
@@ -123,9 +115,9 @@ Json DiffJson(const regions::DiffResult& d) {
 std::string DiffText(const regions::DiffResult& d, const std::string& a, const std::string& m) {
   std::string out = absl::StrCat(
       "unaccounted: ", Total(d.unaccounted), " in ", d.unaccounted.pieces.size(), " pieces of ",
-      SourceRegions(d.unaccounted), " regions: committed in ", a, ", not known to ", m, "\n",
+      d.unaccounted.source_regions, " regions: committed in ", a, ", not known to ", m, "\n",
       ResidentLine(d.unaccounted, a), Table(d.unaccounted), "\nruntime only: ", Total(d.runtime_only), " in ",
-      d.runtime_only.pieces.size(), " pieces of ", SourceRegions(d.runtime_only), " regions: committed in ", m,
+      d.runtime_only.pieces.size(), " pieces of ", d.runtime_only.source_regions, " regions: committed in ", m,
       ", not known to ", a, "\n", ResidentLine(d.runtime_only, m), Table(d.runtime_only));
   int64_t delta = static_cast<int64_t>(d.start_match_unaccounted.bytes) - static_cast<int64_t>(d.unaccounted.bytes);
   absl::StrAppend(
