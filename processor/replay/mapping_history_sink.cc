@@ -13,9 +13,9 @@ void MappingHistorySink::OnTask(const perf::TaskRecord& t, bool fork, RecordAt a
 }
 
 void MappingHistorySink::OnMmap(const perf::MmapRecord& m, RecordAt at) {
-  // MMAP (v1) records are of executable mappings only. Only code holds pcs.
-  const bool exec = !m.has_prot || (m.prot & PROT_EXEC) != 0;
-  if (exec) maps_->AddMapping(m.pid, at.time, m.start, m.len, m.pgoff, m.filename, m.build_id);
+  // Only code holds pcs. (An MMAP v1 record's prot is perf's reading of it:
+  // PROT_EXEC unless it is a data mapping; PerfReader::ParseMmap.)
+  if (m.prot & PROT_EXEC) maps_->AddMapping(m.pid, at.time, m.start, m.len, m.pgoff, m.filename, m.build_id);
 }
 
 }  // namespace pageblame::replay

@@ -60,7 +60,7 @@ inline void DriveTrace(const std::string& path, symbols::MappingHistory* maps,
     if (rec.type == perf::kRecordMmap || rec.type == perf::kRecordMmap2) {
       perf::MmapRecord m;
       if (!reader.ParseMmap(rec, &m).ok() || m.cpumode == perf::kMiscKernel) continue;
-      if (m.has_prot && !(m.prot & PROT_EXEC)) continue;  // code only, as the loader's history
+      if (!(m.prot & PROT_EXEC)) continue;  // code only, as the loader's history
       maps->AddMapping(m.pid, m.sample_id.time, m.start, m.len, m.pgoff, m.filename, m.build_id);
     } else if (rec.type == perf::kRecordFork) {
       perf::TaskRecord t;
