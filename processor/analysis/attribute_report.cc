@@ -1,13 +1,12 @@
 #include "processor/analysis/attribute_report.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "processor/analysis/committed.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/base/status_macros.h"
@@ -199,7 +198,7 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
   alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
     if (s > cursor) gaps.push_back({cursor, s});
     cursor = e;
-    const uint64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? e - s : 0;
+    const uint64_t committed = IsCommitted(v) ? e - s : 0;
     // Without kind_of no kind is kept (kAnon then is never read).
     const RegionKind kind = o.kind_of ? o.kind_of(v) : RegionKind::kAnon;
     if (o.kind_of) kinds.Add(kind, e - s);

@@ -1,8 +1,8 @@
 #include "processor/analysis/bytes_timeline.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
+
+#include "processor/analysis/committed.h"
 
 namespace pageblame::analysis {
 namespace {
@@ -47,7 +47,7 @@ void ForEachChange(const index::TraceIndex& idx, const std::vector<uint32_t>& pr
     const index::Version& v = idx.version(VersionId(i));
     if (slot[v.process] < 0 || v.t_from == v.t_to) continue;
     const int64_t size = static_cast<int64_t>(v.end - v.start);
-    const int64_t committed = (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) ? size : 0;
+    const int64_t committed = IsCommitted(v) ? size : 0;
     add(slot[v.process], Change{v.t_from, size, committed});
     if (v.t_to != index::kEndOfTrace) add(slot[v.process], Change{v.t_to, -size, -committed});
   }

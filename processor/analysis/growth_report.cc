@@ -1,13 +1,12 @@
 #include "processor/analysis/growth_report.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "processor/analysis/committed.h"
 #include "processor/analysis/resident_view.h"
 
 namespace pageblame::analysis {
@@ -29,8 +28,7 @@ using CallKey = std::pair<uint32_t, EventId>;  // (process entry, credited call)
 void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot) {
   const uint64_t size = v.end - v.start;
   b->mapped += size;
-  // As BytesTimeline counts it: any access at all is committed memory.
-  if (v.attrs.prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) b->committed += size;
+  if (IsCommitted(v)) b->committed += size;
   ++b->regions;
   AddRss(&b->rss, ResidentView::Bytes(snapshot, v.start, v.end));
 }

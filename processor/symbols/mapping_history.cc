@@ -4,6 +4,8 @@
 #include <iterator>
 #include <utility>
 
+#include "processor/symbols/absl_compat.h"
+
 namespace pageblame::symbols {
 namespace {
 
@@ -108,7 +110,7 @@ void MappingHistory::AddBuildId(std::string_view path, std::string_view build_id
 std::string_view MappingHistory::BuildIdOf(std::string_view path,
                                            std::string_view build_id) const {
   if (!build_id.empty()) return build_id;
-  auto it = header_build_ids_.find(absl::string_view(path.data(), path.size()));
+  auto it = header_build_ids_.find(ToAbsl(path));
   return it != header_build_ids_.end() ? std::string_view(it->second) : std::string_view();
 }
 
