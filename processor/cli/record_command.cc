@@ -128,6 +128,19 @@ bool PerfHasZstd() {
   return on;
 }
 
+// perf 5.13 and later answer `--control` pings (recorder/perf_control.h);
+// "perf version 6.1.187" -> true.
+bool PerfTakesPing() {
+  FILE* p = popen("perf version 2>/dev/null", "r");
+  if (p == nullptr) return false;
+  char line[256] = {};
+  const bool read = std::fgets(line, sizeof(line), p) != nullptr;
+  pclose(p);
+  int major = 0, minor = 0;
+  if (!read || std::sscanf(line, "perf version %d.%d", &major, &minor) != 2) return false;
+  return major > 5 || (major == 5 && minor >= 13);
+}
+
 // The attached process's command line, for runtime hints.
 std::vector<std::string> CommandLineOf(uint32_t pid) {
   std::ifstream f(absl::StrCat("/proc/", pid, "/cmdline"));
@@ -439,6 +452,7 @@ int RunRecord(const std::vector<std::string>& argv) {
     tables.OnSnapshot(pids, reason);
   };
   run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
+  run_options.control = plan->compress && PerfTakesPing();
   const std::optional<recorder::DotnetIpcClient> dotnet =
       plan->pid ? TurnOnDotnetPerfMap(*plan->pid) : std::nullopt;
   const recorder::PerfRunResult run = recorder::RunPerf(run_options);

@@ -29,6 +29,7 @@ namespace pageblame::perf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::Attr;
 using testing::CompressedCopy;
 using testing::CompressedRecord;
@@ -366,6 +367,65 @@ TEST(PerfCompressedTest, DataEndingInsideARecordEndsTheDataAndIsReported) {
   EXPECT_TRUE(whole.status.ok()) << whole.status;
   EXPECT_EQ(whole.records.size(), 2u);
   EXPECT_TRUE(whole.cut_at_end.ok());
+}
+
+// The zstd stream of `plain`, flushed every 4 KiB (small blocks, as perf's
+// batches make), as one string.
+std::string ZstdFlushedEvery4K(const std::string& plain) {
+  ZSTD_CCtx* ctx = ZSTD_createCCtx();
+  std::string z;
+  for (size_t i = 0; i < plain.size(); i += 4096) {
+    for (const std::string& r : CompressPiece(ctx, plain.substr(i, 4096), format::kRecordCompressed)) {
+      z += testing::CompressedPayload(r);
+    }
+  }
+  ZSTD_freeCCtx(ctx);
+  return z;
+}
+
+// What Finish() says of a trace whose last COMPRESSED record holds the
+// first `zstd_bytes` of `z`.
+std::string CutAtTheEnd(const std::string& z, size_t zstd_bytes, uint32_t type) {
+  const std::string rec = CompressedRecord(type, z.substr(0, zstd_bytes));
+  RecordDecompressor d("cut.data");
+  RawRecord raw;
+  raw.type = type;
+  raw.bytes = absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(rec.data()), rec.size());
+  EXPECT_TRUE(d.Feed(raw).ok());
+  RawRecord out;
+  size_t records = 0;
+  for (absl::StatusOr<bool> got = d.Next(&out); got.ok() && *got; got = d.Next(&out)) ++records;
+  EXPECT_GT(records, 0u);
+  const absl::Status end = d.Finish();
+  EXPECT_EQ(end.code(), absl::StatusCode::kDataLoss);
+  return std::string(end.message());
+}
+
+// perf record -z loses what zstd holds after the recording's last batch
+// when that batch's last COMPRESSED record is full (recorder/perf_control.h):
+// the cut is then said to be perf's, with the lost rest; a cut after a
+// record that is not full is only a cut.
+TEST(PerfCompressedTest, ACutAfterAFullCompressedRecordIsSaidToBePerfsLoss) {
+  std::mt19937 random(7);
+  std::string plain;
+  for (int i = 0; i < 12; ++i) {
+    std::string payload(16000 - 8, '\0');
+    for (char& c : payload) c = static_cast<char>(random());
+    plain += RecordBuilder(kRecordSample).Bytes(payload).Finish();
+  }
+  const std::string z = ZstdFlushedEvery4K(plain);
+  ASSERT_GT(z.size(), RecordDecompressor::kPerfFullCompressed);
+  for (auto [type, full] : {std::pair{format::kRecordCompressed, RecordDecompressor::kPerfFullCompressed},
+                            std::pair{format::kRecordCompressed2, RecordDecompressor::kPerfFullCompressed2}}) {
+    SCOPED_TRACE(type);
+    const std::string perfs = CutAtTheEnd(z, full, type);
+    EXPECT_THAT(perfs, HasSubstr("runs past the end of the compressed data"));
+    EXPECT_THAT(perfs, HasSubstr(absl::StrFormat("the last COMPRESSED record is full (%u zstd bytes", full)));
+    EXPECT_THAT(perfs, HasSubstr("the records after this one are missing too"));
+    const std::string plain_cut = CutAtTheEnd(z, full - 100, type);
+    EXPECT_THAT(plain_cut, HasSubstr("runs past the end of the compressed data"));
+    EXPECT_THAT(plain_cut, Not(HasSubstr("is full")));
+  }
 }
 
 TEST(PerfCompressedTest, DecompressedRecordSmallerThanItsHeaderIsAnError) {

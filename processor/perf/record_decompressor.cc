@@ -98,6 +98,8 @@ absl::Status RecordDecompressor::Feed(const RawRecord& rec) {
     carried_end_ = 0;
   }
   current_offset_ = rec.offset;
+  current_full_ = data.size() == (rec.type == format::kRecordCompressed ? kPerfFullCompressed
+                                                                          : kPerfFullCompressed2);
   in_ = data.data();
   in_size_ = data.size();
   in_pos_ = 0;
@@ -230,7 +232,7 @@ absl::Status RecordDecompressor::Finish() const {
   if (left < format::kEventHeaderSize) {
     return Error(origin, buffer_stream_offset_ + head_,
                  absl::StrCat("the compressed data ends inside a record header (", left,
-                              " of 8 bytes)"));
+                              " of 8 bytes)", PerfLostTheRest()));
   }
   ByteReader h(p, format::kEventHeaderSize);
   uint32_t type;
@@ -240,8 +242,18 @@ absl::Status RecordDecompressor::Finish() const {
   h.Read(&size);
   return Error(origin, buffer_stream_offset_ + head_,
                absl::StrFormat("type %u, size %u runs past the end of the compressed data "
-                               "(%u of its bytes are there)",
-                               type, size, left));
+                               "(%u of its bytes are there)%s",
+                               type, size, left, PerfLostTheRest()));
+}
+
+std::string RecordDecompressor::PerfLostTheRest() const {
+  if (!current_full_) return "";
+  return absl::StrFormat(
+      "; the last COMPRESSED record is full (%u zstd bytes, perf's most): perf record -z never "
+      "wrote the rest of its compressor's output (its util/zstd.c keeps what a full record cannot "
+      "take for the next batch, and there was none), so the records after this one are missing "
+      "too; 'pageblame record' drains perf as it records so that this does not happen",
+      in_size_);
 }
 
 }  // namespace pageblame::perf

@@ -66,6 +66,10 @@ class RecordDecompressor {
   // 2^27 = 128 MiB, zstd's own default cap, which perf's highest level
   // (22) reaches; a frame asking for more is an error.
   static constexpr int kMaxWindowLog = 27;
+  // The zstd bytes of a full COMPRESSED / COMPRESSED2 record as perf
+  // writes it (record.c: PERF_SAMPLE_MAX_SIZE less the record's header, less 1).
+  static constexpr size_t kPerfFullCompressed = 65536 - 8 - 1;
+  static constexpr size_t kPerfFullCompressed2 = 65536 - 16 - 1;
 
   explicit RecordDecompressor(std::string path);
   ~RecordDecompressor();
@@ -85,7 +89,8 @@ class RecordDecompressor {
   absl::StatusOr<bool> Next(RawRecord* out);
 
   // At the end of the trace's data: an error if the last record fed ended
-  // inside a record.
+  // inside a record. When that COMPRESSED record is as full as perf makes
+  // one, the error says perf lost the rest (recorder/perf_control.h).
   absl::Status Finish() const;
 
   const CompressionStats& stats() const { return stats_; }
@@ -106,6 +111,8 @@ class RecordDecompressor {
   // An error if a zstd frame starts at the input's position and is a
   // skippable frame.
   absl::Status RefuseSkippableFrame() const;
+  // "" or, when the last COMPRESSED record fed is full, what perf lost.
+  std::string PerfLostTheRest() const;
   absl::Status Error(uint64_t compressed_offset, uint64_t stream_offset,
                      absl::string_view what) const;
 
@@ -123,6 +130,7 @@ class RecordDecompressor {
   bool output_pending_ = false;  // the last call filled the buffer: zstd may hold more
   bool at_frame_start_ = true;   // the next zstd byte starts a frame
   uint64_t current_offset_ = 0;  // file offset of the COMPRESSED record being read
+  bool current_full_ = false;    // it holds as many zstd bytes as perf puts in one
   // buffer_[0, carried_end_) came from earlier COMPRESSED records, the first
   // of which was at carried_offset_.
   size_t carried_end_ = 0;

@@ -10,10 +10,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
 #include "processor/recorder/exit_tracer.h"
+#include "processor/recorder/perf_control.h"
 #include "processor/recorder/recorded_processes.h"
 #include "processor/recorder/snapshot_loop.h"
 
@@ -25,6 +27,21 @@ namespace {
 bool PerfMovesTrace(const std::string& trace) {
   struct stat st;
   return ::stat(trace.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+// perf's control FIFOs, their arguments put after "perf record"; null
+// (said on stderr) if they cannot be made: the recording goes on without.
+std::unique_ptr<PerfControl> OpenControl(std::vector<std::string>* argv) {
+  absl::StatusOr<std::unique_ptr<PerfControl>> control = PerfControl::Open();
+  if (!control.ok()) {
+    std::fprintf(stderr,
+                 "pageblame record: warning: %s: perf's last compressed records may be lost at the end\n",
+                 std::string(control.status().message()).c_str());
+    return nullptr;
+  }
+  const std::vector<std::string> args = (*control)->PerfArgs();
+  argv->insert(argv->begin() + std::min<size_t>(2, argv->size()), args.begin(), args.end());
+  return *std::move(control);
 }
 
 [[noreturn]] void ExecPerf(const PerfRunOptions& o, const sigset_t& old_mask, const struct sigaction& old_usr1) {
@@ -72,8 +89,10 @@ double MonotonicSeconds() {
 
 }  // namespace
 
-PerfRunResult RunPerf(const PerfRunOptions& o) {
+PerfRunResult RunPerf(const PerfRunOptions& options) {
   PerfRunResult result;
+  PerfRunOptions o = options;
+  std::unique_ptr<PerfControl> control = o.control ? OpenControl(&o.argv) : nullptr;
   // Blocked before any thread or child exists, so every thread inherits it
   // and no signal is lost before the loop reads them.
   sigset_t signals, old_mask;
@@ -93,6 +112,7 @@ PerfRunResult RunPerf(const PerfRunOptions& o) {
     sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     return result;
   }
+  if (control) control->Start();
   result.snapshots = o.rss_every > 0 && o.trace != "-";
   std::unique_ptr<SnapshotTaker> taker;
   if (result.snapshots) taker = std::make_unique<SnapshotTaker>(o.trace, moves, o.clockid);
@@ -101,16 +121,21 @@ PerfRunResult RunPerf(const PerfRunOptions& o) {
                     signal_fd, o.rss_every);
   if (o.attach && o.stop_when_attached_ends) loop.StopPerfWhenGone(*o.attach);
   if (o.on_snapshot) loop.OnSnapshot(o.on_snapshot);
+  if (control) loop.BeforeStop([&control] { control->Drain(); });
   loop.Start();
   ExitTracer::ExitHook on_exit;
-  if (taker && !o.attach) {
-    // A child that never became the command (its exec failed) still runs
+  if (!o.attach && (taker || control)) {
+    // The command is stopped at its exit: all it did is in the ring
+    // buffers, and its EXIT records, a small last batch, come after. A
+    // child that never became the command (its exec failed) still runs
     // perf: nothing of the command to take.
-    on_exit = [&taker, perf](uint32_t pid) {
-      if (!RunsExecutableOf(pid, perf)) taker->Take({pid}, residency::SnapshotReason::kExit);
+    on_exit = [&taker, &control, perf](uint32_t pid) {
+      if (taker && !RunsExecutableOf(pid, perf)) taker->Take({pid}, residency::SnapshotReason::kExit);
+      if (control) control->Drain();
     };
   }
   const int status = ExitTracer::Supervise(perf, on_exit, &result.note);
+  if (control) control->Stop();
   result.perf_cpu_seconds = ChildrenCpuSeconds() - cpu_before;
   result.wall_seconds = MonotonicSeconds() - start;
   // A perf that failed recorded nothing: no snapshot (no file) after it.

@@ -3,6 +3,9 @@
 // requested by SIGUSR1, at the stop; exit_tracer.h: at the command's exit)
 // into the trace's snapshot file, TRACE.rss.
 //
+// With `control`, perf is pinged while it records and drained before the
+// command's exit and before a stop signal is passed on (perf_control.h).
+//
 // Signals: SIGINT and SIGTERM to `pageblame record` stop the recording (a
 // stop snapshot, then the signal is passed on to perf, which writes the
 // trace whole); SIGUSR1 asks for a snapshot. They are blocked in every
@@ -36,9 +39,14 @@ struct PerfRunOptions {
   // After each snapshot, on the recorder's thread, before a stop signal is
   // passed on to perf (SnapshotLoop::OnSnapshot).
   SnapshotLoop::SnapshotHook on_snapshot;
-  // Seconds between snapshots; 0: no snapshots at all (no file, no tracing).
+  // Seconds between snapshots; 0: no snapshots at all (no file; the
+  // command is still stopped at its exit when `control` drains perf there).
   double rss_every = 1;
   clockid_t clockid = CLOCK_MONOTONIC;  // perf's --clockid
+  // perf compresses (-z) and takes `--control` pings (5.13+): keep it
+  // writing out what it reads, so the trace's end is not lost inside zstd
+  // (perf_control.h).
+  bool control = false;
 };
 
 struct PerfRunResult {

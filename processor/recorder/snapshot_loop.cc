@@ -89,6 +89,7 @@ void SnapshotLoop::OnTargetGone() {
   if (stopped_) return;
   std::fprintf(stderr, "pageblame record: pid %u ended: stopping the recording\n", target_);
   stopped_ = true;
+  if (before_stop_) before_stop_();
   ::kill(perf_, SIGINT);
 }
 
@@ -103,7 +104,10 @@ void SnapshotLoop::OnSignal(int sig) {
   }
   // SIGINT or SIGTERM: the recording stops. The snapshot first, so that
   // it lies inside the trace; a second signal is passed on at once.
-  if (!stopped_) Snapshot(residency::SnapshotReason::kStop, false);
+  if (!stopped_) {
+    Snapshot(residency::SnapshotReason::kStop, false);
+    if (before_stop_) before_stop_();
+  }
   stopped_ = true;
   ::kill(perf_, sig);
 }

@@ -46,6 +46,9 @@ class SnapshotLoop {
   // processes it was of (record saves .NET runtime tables then).
   using SnapshotHook = std::function<void(const std::vector<uint32_t>& pids, residency::SnapshotReason reason)>;
   void OnSnapshot(SnapshotHook hook) { on_snapshot_ = std::move(hook); }
+  // Before Start: called on this loop's thread before it passes a stop on
+  // to perf (after the stop snapshot): the recorder drains perf then.
+  void BeforeStop(std::function<void()> hook) { before_stop_ = std::move(hook); }
   void Start();
   // Ends the thread. With `stop_snapshot` (perf ended by itself, and well:
   // the command or the attached process ended) then takes a stop snapshot
@@ -71,6 +74,7 @@ class SnapshotLoop {
   bool stopped_ = false;    // a stop snapshot was taken
   std::thread thread_;
   SnapshotHook on_snapshot_;
+  std::function<void()> before_stop_;
 };
 
 }  // namespace pageblame::recorder
