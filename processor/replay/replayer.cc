@@ -161,7 +161,8 @@ void Replayer::OnMmapRecord(const TraceEvent& e) {
   // creating event in the trace.
   const uint32_t p = procs_.ProcessFor(e.pid, e.time);
   RegionAttrs attrs;
-  attrs.prot = m.has_prot ? m.prot : PROT_READ | PROT_EXEC;
+  // v1 says no prot: the parser's exec-unless-data, readable (prot_known false).
+  attrs.prot = m.has_prot ? m.prot : m.prot | PROT_READ;
   attrs.prot_known = m.has_prot;
   attrs.flags = m.flags;
   attrs.pgoff = m.pgoff;
@@ -191,8 +192,7 @@ void Replayer::AddImageOf(uint32_t p, const TraceEvent& e, std::string_view path
   if (elf32 && idx_->process(p).saw_exec) idx_->mutable_process(p).is_32bit = true;
   // Only a code mapping anchors the image: data segments can share a file
   // page (RELRO), the one executable segment cannot.
-  const bool exec = !e.mmap().has_prot || (e.mmap().prot & PROT_EXEC);
-  if (!exec) return;
+  if (!(e.mmap().prot & PROT_EXEC)) return;  // v1: the parser says exec unless data (perf_reader.cc)
   const uint64_t pgoff = e.mmap().pgoff;
   const symbols::Symbolizer::ImageSegment* anchor = nullptr;
   for (const auto& s : segs) {
