@@ -1,14 +1,18 @@
 #include "processor/recorder/exit_tracer.h"
 
+#include <poll.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "processor/recorder/debugger_watch.h"
 #include "processor/recorder/recorded_processes.h"
 
 namespace pageblame::recorder {
@@ -42,31 +46,63 @@ pid_t ExitTracer::FindCommand(pid_t perf, int* perf_status, bool* perf_done) {
 int ExitTracer::Supervise(pid_t perf, const ExitHook& on_exit, std::string* note) {
   int status = 0;
   bool perf_done = false;
-  pid_t tracee = 0;
   if (on_exit) {
-    tracee = FindCommand(perf, &status, &perf_done);
+    const pid_t command = FindCommand(perf, &status, &perf_done);
     if (perf_done) return status;
-    if (tracee > 0 && ptrace(PTRACE_SEIZE, tracee, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACEEXIT)) != 0) {
-      *note = absl::StrCat("cannot trace the command (pid ", tracee, ") for a snapshot at its exit: ",
+    if (command > 0 && Seize(command)) return WhileTraced(perf, command, on_exit);
+    if (command > 0) {
+      *note = absl::StrCat("cannot trace the command (pid ", command, ") for a snapshot at its exit: ",
                            std::strerror(errno), "; its last snapshot is the last periodic one");
-      tracee = 0;
     }
   }
-  while (!perf_done) {
-    const pid_t who = waitpid(tracee > 0 ? -1 : perf, &status, __WALL);
-    if (who < 0) {
-      if (errno == EINTR) continue;
-      return -1;  // perf is not our child (cannot happen)
-    }
-    if (who == perf && Ended(status)) {
-      perf_done = true;
-    } else if (who == tracee && !OnTraceeStop(tracee, status, on_exit)) {
-      tracee = 0;
-    }
+  while (waitpid(perf, &status, 0) < 0) {
+    if (errno != EINTR) return -1;  // perf is not our child (cannot happen)
   }
-  const int perf_status = status;
-  if (tracee > 0) Release(tracee);
-  return perf_status;
+  return status;
+}
+
+bool ExitTracer::Seize(pid_t command) {
+  return ptrace(PTRACE_SEIZE, command, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACEEXIT)) == 0;
+}
+
+int ExitTracer::WhileTraced(pid_t perf, pid_t command, const ExitHook& on_exit) {
+  const std::unique_ptr<DebuggerWatch> watch = DebuggerWatch::Open(command);
+  bool traced = true;
+  int status = 0;
+  for (;;) {
+    // Only perf and the command are waited for: a helper record runs
+    // meanwhile (the .NET table) waits for its own child.
+    const pid_t p = waitpid(perf, &status, WNOHANG);
+    if (p < 0 && errno != EINTR) return -1;
+    if (p == perf && Ended(status)) break;
+    int command_status;
+    if (traced && waitpid(command, &command_status, __WALL | WNOHANG) == command) {
+      if (!OnTraceeStop(command, command_status, on_exit)) traced = false, command = 0;
+      continue;
+    }
+    pollfd events = {watch ? watch->fd() : -1, POLLIN, 0};
+    ::poll(&events, 1, kWaitMs);
+    if (watch && command > 0) StepAside(*watch, command, &traced);
+  }
+  if (traced) Release(command);
+  return status;
+}
+
+void ExitTracer::StepAside(DebuggerWatch& watch, pid_t command, bool* traced) {
+  for (const DebuggerWatch::Debugger& d : watch.Started()) {
+    if (!*traced) continue;
+    std::fprintf(stderr,
+                 "pageblame record: %s is about to trace pid %d: let go meanwhile (no exit snapshot if "
+                 "it ends then)\n",
+                 d.name.c_str(), command);
+    Release(command);
+    *traced = false;
+  }
+  if (*traced || !watch.AllGone() || ::kill(command, 0) != 0) return;
+  if (Seize(command)) {
+    std::fprintf(stderr, "pageblame record: pid %d traced again for its exit snapshot\n", command);
+    *traced = true;
+  }
 }
 
 bool ExitTracer::OnTraceeStop(pid_t tracee, int status, const ExitHook& on_exit) {

@@ -11,9 +11,14 @@
 // (re-injected), a stop signal puts it in a group stop that lasts until
 // SIGCONT (PTRACE_LISTEN). A process killed by SIGKILL has no exit stop.
 //
+// A thread has one tracer: while a debugger or dumper of the command runs
+// (`dotnet-dump collect`'s createdump, gdb -p, strace -p: debugger_watch.h)
+// the command is let go, and traced again once it has ended.
+//
 // ptrace ties a tracee to the thread that seized it: Supervise runs on one
-// thread, which also waits for perf (waitpid(-1, __WALL): perf's end and
-// the command's stops come to it alike).
+// thread, which also waits for perf. While it traces it looks at perf, the
+// command and the debugger watch every kWaitMs (perf's end and the
+// command's stops are handled that much later at most).
 //
 //   std::string note;
 //   int status = ExitTracer::Supervise(perf_pid, [&](uint32_t pid) { Snapshot(pid); }, &note);
@@ -28,8 +33,11 @@
 
 namespace pageblame::recorder {
 
+class DebuggerWatch;
+
 class ExitTracer {
  public:
+  static constexpr int kWaitMs = 10;
   using ExitHook = std::function<void(uint32_t pid)>;
   // Waits until `perf` (a child of this process) ends; returns its wait
   // status. With a hook, traces perf's child as above; if it cannot (ptrace
@@ -41,6 +49,12 @@ class ExitTracer {
   // perf's child, once perf has forked it; 0 if perf ended first (then
   // `perf_status` holds how).
   static pid_t FindCommand(pid_t perf, int* perf_status, bool* perf_done);
+  static bool Seize(pid_t command);
+  // Supervise once `command` is seized: perf's wait status at its end.
+  static int WhileTraced(pid_t perf, pid_t command, const ExitHook& on_exit);
+  // Lets the command go when a debugger of it starts, takes it back once
+  // all have ended.
+  static void StepAside(DebuggerWatch& watch, pid_t command, bool* traced);
   // Handles one wait status of the tracee; false once it is no longer traced.
   static bool OnTraceeStop(pid_t tracee, int status, const ExitHook& on_exit);
   // Lets a tracee still running when perf is gone go (interrupt, detach).

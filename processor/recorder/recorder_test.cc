@@ -223,8 +223,9 @@ TEST(SnapshotTakerTest, AnUnwritableFileIsSaidOnce) {
   EXPECT_THAT(s.error, ::testing::HasSubstr("/proc/no-such-dir/t.data.rss"));
 }
 
-// What the "command" does in the exit tracer tests.
-enum class Ending { kReturn, kSigterm };
+// What the "command" does in the exit tracer tests (kLinger: returns after
+// 2 s, time for a debugger to attach).
+enum class Ending { kReturn, kSigterm, kLinger };
 
 std::atomic<int> g_usr2_seen{0};
 void OnUsr2(int) { ++g_usr2_seen; }
@@ -249,6 +250,7 @@ pid_t StartFakePerf(Ending ending) {
     raise(SIGUSR2);
     if (g_usr2_seen != 1) _exit(102);
     if (ending == Ending::kSigterm) raise(SIGTERM);
+    if (ending == Ending::kLinger) usleep(2000 * 1000);
     _exit(7);
   }
   usleep(200 * 1000);  // perf's setup, while the command waits
@@ -283,6 +285,56 @@ TEST(ExitTracerTest, SnapshotAtTheExitWithMemoryWhole) {
     ASSERT_EQ(exited.size(), 1u);
     EXPECT_GE(resident, uint64_t{8} << 20);
   }
+}
+
+// A debugger of the command (here python3 named gdb, given the command's pid:
+// it attaches with PTRACE_ATTACH, as gdb -p does) gets it: the tracer lets
+// the command go when the "gdb" execs, and takes it back once that has
+// ended, for the exit snapshot. Needs the process events connector (root).
+TEST(ExitTracerTest, ADebuggerOfTheCommandGetsItAndTheExitSnapshotStillComes) {
+  if (geteuid() != 0) GTEST_SKIP() << "the process events connector needs root";
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3 to play gdb";
+  TempDir dir("pb_debugger");
+  const std::string gdb = dir.path() + "/gdb";
+  ASSERT_EQ(::symlink("/usr/bin/python3", gdb.c_str()), 0);
+  const pid_t perf = StartFakePerf(Ending::kLinger);
+  ASSERT_GT(perf, 0);
+  // perf's child is the command; the fake gdb starts once it runs.
+  pid_t command = 0;
+  for (int i = 0; i < 1000 && command == 0; ++i) {
+    const std::vector<uint32_t> kids = ChildrenOf(static_cast<uint32_t>(perf));
+    if (!kids.empty()) command = static_cast<pid_t>(kids.front());
+    usleep(1000);
+  }
+  ASSERT_GT(command, 0);
+  const pid_t debugger = fork();
+  if (debugger == 0) {
+    usleep(500 * 1000);  // the tracer has seized the command by now
+    static const char kAttach[] =
+        "import ctypes, os, sys, time\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "pid = int(sys.argv[1])\n"
+        "for _ in range(300):\n"
+        "    if libc.ptrace(16, pid, None, None) == 0:\n"  // PTRACE_ATTACH
+        "        os.waitpid(pid, 0x40000000)\n"            // __WALL
+        "        libc.ptrace(17, pid, None, None)\n"       // PTRACE_DETACH
+        "        sys.exit(0)\n"
+        "    time.sleep(0.001)\n"
+        "sys.exit(1)\n";
+    const std::string pid = std::to_string(command);
+    execl(gdb.c_str(), "gdb", "-c", kAttach, pid.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::vector<uint32_t> exited;
+  std::string note;
+  const int status = ExitTracer::Supervise(perf, [&](uint32_t pid) { exited.push_back(pid); }, &note);
+  int debugger_status = 0;
+  ASSERT_EQ(waitpid(debugger, &debugger_status, 0), debugger);
+  EXPECT_TRUE(WIFEXITED(debugger_status) && WEXITSTATUS(debugger_status) == 0) << "the fake gdb could not attach";
+  EXPECT_TRUE(note.empty()) << note;
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+  EXPECT_EQ(exited, std::vector<uint32_t>{static_cast<uint32_t>(command)}) << "traced again after the debugger";
 }
 
 TEST(ExitTracerTest, WithoutAHookItOnlyWaits) {
