@@ -12,6 +12,9 @@
 //     snapshot and byte-exact at the requested one (--at), and no page of the
 //     managed heap is credited to a native leak's method;
 //   - neither answer warns (the snapshot file is the trace's);
+//   - a dotnet-dump collect taken while recorded (after the requested
+//     snapshot) is written: record lets the app go for it, then traces it
+//     again;
 //   - `attribute --unaccounted` at the requested snapshot, from the runtime
 //     table record saved then (no dump): every native leak's pages, none of
 //     the managed heap's.
@@ -156,6 +159,12 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
   const std::string log = ReadText(dir + "/dotnet-leak.log");
   EXPECT_THAT(log, HasSubstr("requested snapshot of 1 process written to " + trace + ".rss")) << log;
   EXPECT_THAT(log, HasSubstr(absl::StrCat("pid ", pid, " (dotnet) "))) << log;
+  // The README's walkthrough: dotnet-dump collect while record traces the
+  // app for its exit snapshot. record lets the app go for the dump (its
+  // createdump attaches to every thread) and takes it back after.
+  EXPECT_THAT(log, ::testing::ContainsRegex("core dump while recorded: [0-9]+ bytes")) << log;
+  EXPECT_THAT(log, HasSubstr(absl::StrCat("is about to trace pid ", pid, ": let go meanwhile"))) << log;
+  EXPECT_THAT(log, HasSubstr(absl::StrCat("pid ", pid, " traced again for its exit snapshot"))) << log;
 
   // TRACE.rss against the trace: the requested snapshot, then the exit one, last.
   replay::LoadOptions o;

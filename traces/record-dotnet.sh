@@ -136,6 +136,7 @@ run_traced() {
   truth_ranges "$OUT/$name.$pid.truth.tsv" >"$OUT/$name.$pid.truth.ranges"
   local snap_ok=1
   ((RSS_MODE)) && { request_snapshot "$name" "$perf_pid" "$pid" || snap_ok=0; }
+  ((RSS_MODE)) && dump_while_recorded "$name" "$pid"
   if [[ $dump == 1 ]]; then
     core=$WORK/$name.$pid.core
     log "$name: dotnet-dump collect -p $pid (Full, the default)"
@@ -197,6 +198,25 @@ request_snapshot() {
   done
   echo "requested snapshot $((SECONDS - t1)) s after the request" >>"$OUT/$name.log"
   cp "/proc/$3/smaps" "$OUT/$name.$3.smaps"
+}
+
+# dump_while_recorded NAME APP_PID (--rss): the README's walkthrough, a
+# dotnet-dump collect while pageblame record traces the app for its exit
+# snapshot (record lets it go for createdump); says how it went in NAME.log.
+dump_while_recorded() {
+  local name=$1 core=$WORK/$1.recorded.core
+  if ! command -v dotnet-dump >/dev/null; then
+    log "$name: installing dotnet-dump (dotnet tool install -g dotnet-dump)"
+    timeout 300 dotnet tool install -g dotnet-dump >/dev/null 2>&1
+  fi
+  if ! command -v dotnet-dump >/dev/null; then
+    echo "core dump while recorded: no dotnet-dump" >>"$OUT/$name.log"
+  elif timeout 120 dotnet-dump collect -p "$2" -o "$core" >"$WORK/$name.dump.log" 2>&1 && [[ -s $core ]]; then
+    echo "core dump while recorded: $(stat -c %s "$core") bytes" >>"$OUT/$name.log"
+  else
+    echo "core dump while recorded: failed: $(tail -3 "$WORK/$name.dump.log" | tr '\n' ' ')" >>"$OUT/$name.log"
+  fi
+  rm -f "$core"
 }
 
 dwarf_events=()
