@@ -49,6 +49,17 @@ TEST(RecordPlanTest, DwarfStacksOnTheEntersOnlyWithABigBuffer) {
   EXPECT_EQ(plan.SnapshotPath(), "perf.data.rss");
 }
 
+// perf 5.12 brought the `ping` control command (with perf daemon).
+TEST(RecordPlanTest, PerfAnswersPingsFrom512) {
+  EXPECT_TRUE(RecordPlan::AnswersPing("perf version 6.1.187\n"));
+  EXPECT_TRUE(RecordPlan::AnswersPing("perf version 5.12.0"));
+  EXPECT_TRUE(RecordPlan::AnswersPing("perf version 5.15.0-91-generic"));
+  EXPECT_FALSE(RecordPlan::AnswersPing("perf version 5.11.22"));
+  EXPECT_FALSE(RecordPlan::AnswersPing("perf version 4.18.0-513.el8.x86_64"));
+  EXPECT_FALSE(RecordPlan::AnswersPing("no perf here"));
+  EXPECT_FALSE(RecordPlan::AnswersPing(""));
+}
+
 TEST(RecordPlanTest, NoSnapshotFileWhenOffOrToAPipe) {
   RecordPlan plan;
   plan.command = {"./a.out"};

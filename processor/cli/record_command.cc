@@ -128,17 +128,14 @@ bool PerfHasZstd() {
   return on;
 }
 
-// perf 5.13 and later answer `--control` pings (recorder/perf_control.h);
-// "perf version 6.1.187" -> true.
+// Whether this perf answers `--control` pings (RecordPlan::AnswersPing).
 bool PerfTakesPing() {
   FILE* p = popen("perf version 2>/dev/null", "r");
   if (p == nullptr) return false;
   char line[256] = {};
   const bool read = std::fgets(line, sizeof(line), p) != nullptr;
   pclose(p);
-  int major = 0, minor = 0;
-  if (!read || std::sscanf(line, "perf version %d.%d", &major, &minor) != 2) return false;
-  return major > 5 || (major == 5 && minor >= 13);
+  return read && RecordPlan::AnswersPing(line);
 }
 
 // The attached process's command line, for runtime hints.

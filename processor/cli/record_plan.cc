@@ -1,5 +1,7 @@
 #include "processor/cli/record_plan.h"
 
+#include <cstdio>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "processor/decode/memory_event_kind.h"
@@ -75,6 +77,12 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
 // 16M lost none; 32M is twice that. A command's start-up bursts harder: at perf's default a DWARF
 // recording lost 87 % of its samples, so it keeps 128M. Frame-pointer
 // chains are small.
+bool RecordPlan::AnswersPing(const std::string& perf_version_line) {
+  int major = 0, minor = 0;
+  if (std::sscanf(perf_version_line.c_str(), "perf version %d.%d", &major, &minor) != 2) return false;
+  return major > 5 || (major == 5 && minor >= 12);
+}
+
 const char* RecordPlan::BufferSize() const {
   if (call_graph == CallGraph::kFp) return "16M";
   return pid ? "32M" : "128M";

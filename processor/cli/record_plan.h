@@ -46,6 +46,10 @@ struct RecordPlan {
   // The syscalls to record: MemorySyscalls() that are available.
   std::vector<std::string> Syscalls() const;
   std::vector<std::string> PerfArgv() const;
+  // From `perf version`'s line ("perf version 6.1.187"): perf 5.12 and
+  // later answer `--control` pings (the ping came with perf daemon), which
+  // record uses to keep -z traces whole (recorder/perf_control.h).
+  static bool AnswersPing(const std::string& perf_version_line);
   // perf's -m: the ring buffer per CPU, by stack mode and attach.
   const char* BufferSize() const;
   // Where the residency snapshots go: OUTPUT.rss; "" when there are none

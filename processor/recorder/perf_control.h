@@ -1,5 +1,5 @@
 // PerfControl: perf record's control FIFOs (`--control fifo:CTL,ACK`, perf
-// 5.13+), used to make perf write out what its ring buffers hold: perf
+// 5.12+), used to make perf write out what its ring buffers hold: perf
 // answers a "ping" with "ack" and then reads every ring buffer before it
 // waits again, so after two answered pings all the recorded processes did
 // before the first is in the trace.
