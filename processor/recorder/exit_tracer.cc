@@ -77,7 +77,10 @@ int ExitTracer::WhileTraced(pid_t perf, pid_t command, const ExitHook& on_exit) 
     if (p == perf && Ended(status)) break;
     int command_status;
     if (traced && waitpid(command, &command_status, __WALL | WNOHANG) == command) {
-      if (!OnTraceeStop(command, command_status, on_exit)) traced = false, command = 0;
+      if (!OnTraceeStop(command, command_status, on_exit)) {
+        traced = false;
+        command = 0;
+      }
       continue;
     }
     pollfd events = {watch ? watch->fd() : -1, POLLIN, 0};

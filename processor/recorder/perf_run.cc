@@ -7,10 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -42,6 +42,19 @@ std::unique_ptr<PerfControl> OpenControl(std::vector<std::string>* argv) {
   const std::vector<std::string> args = (*control)->PerfArgs();
   argv->insert(argv->begin() + std::min<size_t>(2, argv->size()), args.begin(), args.end());
   return *std::move(control);
+}
+
+// What is done with the command stopped at its exit (null: nothing, no
+// tracing): its exit snapshot, then perf drained, all the command did being
+// in the ring buffers, its EXIT records a small last batch after. A child
+// that never became the command (its exec failed) still runs perf: nothing
+// of the command to take.
+ExitTracer::ExitHook AtCommandExit(SnapshotTaker* taker, PerfControl* control, pid_t perf) {
+  if (taker == nullptr && control == nullptr) return nullptr;
+  return [taker, control, perf](uint32_t pid) {
+    if (taker != nullptr && !RunsExecutableOf(pid, perf)) taker->Take({pid}, residency::SnapshotReason::kExit);
+    if (control != nullptr) control->Drain();
+  };
 }
 
 [[noreturn]] void ExecPerf(const PerfRunOptions& o, const sigset_t& old_mask, const struct sigaction& old_usr1) {
@@ -123,17 +136,7 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   if (o.on_snapshot) loop.OnSnapshot(o.on_snapshot);
   if (control) loop.BeforeStop([&control] { control->Drain(); });
   loop.Start();
-  ExitTracer::ExitHook on_exit;
-  if (!o.attach && (taker || control)) {
-    // The command is stopped at its exit: all it did is in the ring
-    // buffers, and its EXIT records, a small last batch, come after. A
-    // child that never became the command (its exec failed) still runs
-    // perf: nothing of the command to take.
-    on_exit = [&taker, &control, perf](uint32_t pid) {
-      if (taker && !RunsExecutableOf(pid, perf)) taker->Take({pid}, residency::SnapshotReason::kExit);
-      if (control) control->Drain();
-    };
-  }
+  const ExitTracer::ExitHook on_exit = o.attach ? nullptr : AtCommandExit(taker.get(), control.get(), perf);
   const int status = ExitTracer::Supervise(perf, on_exit, &result.note);
   if (control) control->Stop();
   result.perf_cpu_seconds = ChildrenCpuSeconds() - cpu_before;
