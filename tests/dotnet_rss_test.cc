@@ -40,6 +40,7 @@
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/recorder/debugger_watch.h"
 #include "processor/residency/residency_index.h"
 #include "tests/cli_runner.h"
 #include "tests/dotnet_truth.h"
@@ -162,9 +163,15 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
   // The README's walkthrough: dotnet-dump collect while record traces the
   // app for its exit snapshot. record lets the app go for the dump (its
   // createdump attaches to every thread) and takes it back after.
-  EXPECT_THAT(log, ::testing::ContainsRegex("core dump while recorded: [0-9]+ bytes")) << log;
-  EXPECT_THAT(log, HasSubstr(absl::StrCat("is about to trace pid ", pid, ": let go meanwhile"))) << log;
-  EXPECT_THAT(log, HasSubstr(absl::StrCat("pid ", pid, " traced again for its exit snapshot"))) << log;
+  // Without the kernel's process events (another network namespace) it
+  // cannot know, and the dump fails as it did before.
+  if (recorder::DebuggerWatch::Works()) {
+    EXPECT_THAT(log, ::testing::ContainsRegex("core dump while recorded: [0-9]+ bytes")) << log;
+    EXPECT_THAT(log, HasSubstr(absl::StrCat("is about to trace pid ", pid, ": let go meanwhile"))) << log;
+    EXPECT_THAT(log, HasSubstr(absl::StrCat("pid ", pid, " traced again for its exit snapshot"))) << log;
+  } else {
+    std::cout << "no process events here: the dump while recorded is not checked\n";
+  }
 
   // TRACE.rss against the trace: the requested snapshot, then the exit one, last.
   replay::LoadOptions o;

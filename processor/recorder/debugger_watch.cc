@@ -3,7 +3,9 @@
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -91,8 +93,8 @@ bool DebuggerWatch::IsDebuggerOf(pid_t pid, pid_t command, std::string* name) {
   return NamesPid(ReadSmallFile(absl::StrCat("/proc/", pid, "/cmdline")), command);
 }
 
-std::vector<DebuggerWatch::Debugger> DebuggerWatch::Started() {
-  std::vector<Debugger> out;
+std::vector<pid_t> DebuggerWatch::Execs() {
+  std::vector<pid_t> out;
   alignas(nlmsghdr) char buf[8192];
   for (;;) {
     const ssize_t got = ::recv(fd_, buf, sizeof buf, 0);
@@ -106,15 +108,40 @@ std::vector<DebuggerWatch::Debugger> DebuggerWatch::Started() {
       const auto* msg = static_cast<const cn_msg*>(NLMSG_DATA(h));
       if (msg->len < sizeof(proc_event)) continue;
       const auto* ev = reinterpret_cast<const proc_event*>(msg->data);
-      if (ev->what != proc_event::PROC_EVENT_EXEC) continue;
-      const pid_t pid = ev->event_data.exec.process_tgid;
-      Debugger d{pid, ""};
-      if (IsDebuggerOf(pid, command_, &d.name)) {
-        active_.push_back(pid);
-        out.push_back(d);
-      }
+      if (ev->what == proc_event::PROC_EVENT_EXEC) out.push_back(ev->event_data.exec.process_tgid);
     }
   }
+}
+
+std::vector<DebuggerWatch::Debugger> DebuggerWatch::Started() {
+  std::vector<Debugger> out;
+  for (pid_t pid : Execs()) {
+    Debugger d{pid, ""};
+    if (IsDebuggerOf(pid, command_, &d.name)) {
+      active_.push_back(pid);
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+bool DebuggerWatch::Works() {
+  std::unique_ptr<DebuggerWatch> watch = Open(::getpid());
+  if (watch == nullptr) return false;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::execl("/bin/true", "true", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  if (child < 0) return false;
+  bool seen = false;
+  for (int waited = 0; !seen && waited < 2000; waited += 10) {
+    pollfd p = {watch->fd(), POLLIN, 0};
+    ::poll(&p, 1, 10);
+    for (pid_t pid : watch->Execs()) seen = seen || pid == child;
+  }
+  ::waitpid(child, nullptr, 0);
+  return seen;
 }
 
 bool DebuggerWatch::AllGone() {

@@ -51,12 +51,19 @@ class DebuggerWatch {
   // True once every debugger Started() returned has ended.
   bool AllGone();
 
+  // Whether the connector can be had here and tells of execs (it tells
+  // nothing inside a network namespace other than the first): execs
+  // /bin/true and waits up to 2 s for its event. For tests.
+  static bool Works();
+
   // Whether process `pid`, just exec'd, is a debugger of `command` (as
   // above), and its name then. Reads /proc.
   static bool IsDebuggerOf(pid_t pid, pid_t command, std::string* name);
 
  private:
   DebuggerWatch(int fd, pid_t command) : fd_(fd), command_(command) {}
+  // The processes that exec'd since the last call (their tgid).
+  std::vector<pid_t> Execs();
 
   const int fd_;
   const pid_t command_;

@@ -49,7 +49,7 @@ int ExitTracer::Supervise(pid_t perf, const ExitHook& on_exit, std::string* note
   if (on_exit) {
     const pid_t command = FindCommand(perf, &status, &perf_done);
     if (perf_done) return status;
-    if (command > 0 && Seize(command)) return WhileTraced(perf, command, on_exit);
+    if (command > 0 && Seize(command)) return WhileTraced(perf, command, on_exit, note);
     if (command > 0) {
       *note = absl::StrCat("cannot trace the command (pid ", command, ") for a snapshot at its exit: ",
                            std::strerror(errno), "; its last snapshot is the last periodic one");
@@ -65,8 +65,12 @@ bool ExitTracer::Seize(pid_t command) {
   return ptrace(PTRACE_SEIZE, command, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACEEXIT)) == 0;
 }
 
-int ExitTracer::WhileTraced(pid_t perf, pid_t command, const ExitHook& on_exit) {
+int ExitTracer::WhileTraced(pid_t perf, pid_t command, const ExitHook& on_exit, std::string* note) {
   const std::unique_ptr<DebuggerWatch> watch = DebuggerWatch::Open(command);
+  if (watch == nullptr) {
+    *note = "no process events here (not root, or a container's own network namespace): a debugger or "
+            "dumper (dotnet-dump collect, gdb -p) could not attach to the command while it was recorded";
+  }
   bool traced = true;
   int status = 0;
   for (;;) {

@@ -51,7 +51,8 @@ class ExitTracer {
   static pid_t FindCommand(pid_t perf, int* perf_status, bool* perf_done);
   static bool Seize(pid_t command);
   // Supervise once `command` is seized: perf's wait status at its end.
-  static int WhileTraced(pid_t perf, pid_t command, const ExitHook& on_exit);
+  // `note` says when debuggers could not be watched for.
+  static int WhileTraced(pid_t perf, pid_t command, const ExitHook& on_exit, std::string* note);
   // Lets the command go when a debugger of it starts, takes it back once
   // all have ended.
   static void StepAside(DebuggerWatch& watch, pid_t command, bool* traced);
