@@ -128,6 +128,23 @@ TEST(RecordCliTest, ASignalToRecordAloneStopsTheRecording) {
 }
 
 
+// `-o -`: the trace goes to standard output (perf's pipe mode), for a reader
+// there; record exits with perf's status and sums up nothing (it read the
+// trace back from the file, and said "wrote no -" with exit 1).
+TEST(RecordCliTest, ATraceToStandardOutputIsRead) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
+  const std::string dir = ScratchPath("record-stdout");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const std::string trace = dir + "/piped.data";
+  CliRun rec = Shell(absl::StrCat(PAGEBLAME_BINARY_DIR, "/bin/pageblame record -o - -- ", SourceDir(),
+                                  "/traces/bin/commit ", dir, " ", dir, " piped > ", trace));
+  EXPECT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_THAT(rec.err, ::testing::Not(HasSubstr("wrote no"))) << rec.err;
+  CliRun maps = Pageblame("maps --json -i - < " + trace);
+  ASSERT_EQ(maps.exit_code, 0) << maps.err;
+  EXPECT_GT(nlohmann::json::parse(maps.out).size(), 10u);
+}
+
 // perf record -z loses the end of a recording whose last batch fills its
 // last COMPRESSED record (seen live on .NET; recorder/perf_control.h): 7 of
 // 16 recordings of this program lost their last records before record

@@ -455,6 +455,11 @@ int RunRecord(const std::vector<std::string>& argv) {
   const recorder::PerfRunResult run = recorder::RunPerf(run_options);
   if (plan->pid) TurnOffDotnetPerfMap(*plan->pid, dotnet);
   const int perf_rc = run.perf_exit;
+  if (plan->output == "-") {
+    // The trace went to standard output, to its reader: nothing to sum up.
+    if (perf_rc == 0) return 0;
+    return ReportError(absl::UnavailableError(absl::StrCat("perf record failed (exit ", perf_rc, ")")));
+  }
   struct stat st;
   if (::stat(plan->output.c_str(), &st) != 0) {
     return ReportError(absl::UnavailableError(
