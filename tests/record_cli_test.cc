@@ -50,6 +50,21 @@ TEST(RecordCliTest, UsageMistakes) {
   }
 }
 
+// A command that cannot run, or a pid no process has, is said in the
+// user's words before perf starts (perf said "Failed to collect
+// 'syscalls:...' for the '/no/such/cmd' workload", then record "data size
+// is 0: the header was never finalized (was perf record killed?)").
+TEST(RecordCliTest, ATargetThatIsNotThereIsBadInput) {
+  ExpectOneLineError(Pageblame("record -o /tmp/never.data -- /no/such/cmd"),
+                     "cannot run /no/such/cmd: no such executable file");
+  ExpectOneLineError(Pageblame("record -o /tmp/never.data -- no-such-cmd-xyz"),
+                     "cannot run no-such-cmd-xyz: not found in PATH");
+  ExpectOneLineError(Pageblame("record -o /tmp/never.data -p 2147483646"), "no process has pid 2147483646");
+  EXPECT_EQ(Pageblame("record -o /tmp/never.data -- /no/such/cmd").exit_code, 1);
+  struct stat st;
+  EXPECT_NE(::stat("/tmp/never.data", &st), 0) << "nothing written";
+}
+
 TEST(RecordCliTest, RecordsAProgramWhoseTraceReplaysToItsOwnMaps) {
   if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
   const std::string dir = ScratchPath("record");

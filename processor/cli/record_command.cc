@@ -1,5 +1,6 @@
 // `pageblame record`: runs perf with the right events, stack mode and
 // buffer (record_plan.h), then says what it got and what to run next.
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -126,6 +127,24 @@ bool PerfHasZstd() {
   }
   pclose(p);
   return on;
+}
+
+// The command can be run (found in PATH as perf's execvp finds it, and
+// executable), or the pid names a live process. Else NotFound.
+absl::Status CheckTarget(const RecordPlan& plan) {
+  if (plan.pid) {
+    if (::kill(static_cast<pid_t>(*plan.pid), 0) != 0 && errno == ESRCH) {
+      return absl::NotFoundError(absl::StrCat("no process has pid ", *plan.pid));
+    }
+    return absl::OkStatus();
+  }
+  if (!plan.command.empty() && ChildProcess::FindInPath(plan.command[0]).empty()) {
+    return absl::NotFoundError(absl::StrCat("cannot run ", plan.command[0], ": ",
+                                            plan.command[0].find('/') == std::string::npos
+                                                ? "not found in PATH"
+                                                : "no such executable file"));
+  }
+  return absl::OkStatus();
 }
 
 // Whether this perf answers `--control` pings (RecordPlan::AnswersPing).
@@ -416,6 +435,9 @@ int RunRecord(const std::vector<std::string>& argv) {
         "perf is not installed: on Debian/Ubuntu 'apt-get install linux-perf' (Ubuntu: "
         "linux-tools-$(uname -r)), on Fedora/RHEL 'dnf install perf'"));
   }
+  // What perf would fail on after its setup, with a message about its
+  // events or a half-written trace: said first, in the user's words.
+  if (absl::Status target = CheckTarget(*plan); !target.ok()) return ReportError(target);
   plan->available = AvailableSyscalls();
   plan->compress = PerfHasZstd();
   if (plan->pid && !args->Has("--per-thread")) ChooseCgroup(&*plan);
