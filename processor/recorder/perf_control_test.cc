@@ -101,6 +101,8 @@ TEST(PerfControlTest, TicksPingWhileStartedAndStopEndsThem) {
   (*control)->Start();
   std::this_thread::sleep_for(PerfControl::kTick * 5);
   (*control)->Stop();
+  // A ping written just before Stop() may still be on its way to perf.
+  std::this_thread::sleep_for(PerfControl::kTick * 2);
   const int pinged = perf.pings();
   EXPECT_GE(pinged, 2);
   std::this_thread::sleep_for(PerfControl::kTick * 3);
