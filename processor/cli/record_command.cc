@@ -115,18 +115,25 @@ std::set<std::string> AvailableSyscalls() {
   return {};
 }
 
-// perf's build options say whether it can write zstd-compressed traces.
-bool PerfHasZstd() {
+// What this perf can do, from one `perf version --build-options`: its first
+// line is the version (pings: RecordPlan::AnswersPing), the others its build
+// options (zstd: compressed traces).
+struct PerfAbilities {
+  bool zstd = false;
+  bool ping = false;
+};
+PerfAbilities ReadPerfAbilities() {
+  PerfAbilities can;
   FILE* p = popen("perf version --build-options 2>/dev/null", "r");
-  if (p == nullptr) return false;
+  if (p == nullptr) return can;
   char line[256];
-  bool on = false;
-  while (std::fgets(line, sizeof(line), p)) {
-    std::string l(line);
-    if (l.find("zstd") != std::string::npos && l.find("on") != std::string::npos) on = true;
+  for (bool first = true; std::fgets(line, sizeof(line), p); first = false) {
+    const std::string l(line);
+    if (first) can.ping = RecordPlan::AnswersPing(l);
+    if (l.find("zstd") != std::string::npos && l.find("on") != std::string::npos) can.zstd = true;
   }
   pclose(p);
-  return on;
+  return can;
 }
 
 // The command can be run (found in PATH as perf's execvp finds it, and
@@ -145,16 +152,6 @@ absl::Status CheckTarget(const RecordPlan& plan) {
                                                 : "no such executable file"));
   }
   return absl::OkStatus();
-}
-
-// Whether this perf answers `--control` pings (RecordPlan::AnswersPing).
-bool PerfTakesPing() {
-  FILE* p = popen("perf version 2>/dev/null", "r");
-  if (p == nullptr) return false;
-  char line[256] = {};
-  const bool read = std::fgets(line, sizeof(line), p) != nullptr;
-  pclose(p);
-  return read && RecordPlan::AnswersPing(line);
 }
 
 // The attached process's command line, for runtime hints.
@@ -439,7 +436,8 @@ int RunRecord(const std::vector<std::string>& argv) {
   // events or a half-written trace: said first, in the user's words.
   if (absl::Status target = CheckTarget(*plan); !target.ok()) return ReportError(target);
   plan->available = AvailableSyscalls();
-  plan->compress = PerfHasZstd();
+  const PerfAbilities perf = ReadPerfAbilities();
+  plan->compress = perf.zstd;
   if (plan->pid && !args->Has("--per-thread")) ChooseCgroup(&*plan);
   if (args->Has("--dry-run")) {
     std::printf("%s\n", absl::StrJoin(plan->PerfArgv(), " ").c_str());
@@ -471,7 +469,7 @@ int RunRecord(const std::vector<std::string>& argv) {
     tables.OnSnapshot(pids, reason);
   };
   run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
-  run_options.control = plan->compress && PerfTakesPing();
+  run_options.control = plan->compress && perf.ping;
   const std::optional<recorder::DotnetIpcClient> dotnet =
       plan->pid ? TurnOnDotnetPerfMap(*plan->pid) : std::nullopt;
   const recorder::PerfRunResult run = recorder::RunPerf(run_options);
