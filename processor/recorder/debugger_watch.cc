@@ -13,7 +13,6 @@
 #include <cstring>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -55,11 +54,10 @@ std::string ListenRequest() {
 }
 
 // False once `pid` has ended: gone, or a zombie (a child of the command
-// that ended waits to be reaped). Its state follows the name in stat.
+// that ended waits to be reaped).
 bool Alive(pid_t pid) {
-  const std::string stat = ReadSmallFile(absl::StrCat("/proc/", pid, "/stat"));
-  const size_t paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+  const std::optional<ProcessRow> row = ParseStat(ReadSmallFile(absl::StrCat("/proc/", pid, "/stat")));
+  return row.has_value() && row->state != 'Z';
 }
 
 }  // namespace

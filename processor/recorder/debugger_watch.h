@@ -14,11 +14,11 @@
 // The event comes as the exec happens, before the new program has loaded
 // its libraries; the tracer lets go within microseconds, long before the
 // dumper attaches. Once every such process has ended the tracer takes the
-// command back (Gone()).
+// command back (AllGone()).
 //
 //   std::unique_ptr<DebuggerWatch> watch = DebuggerWatch::Open(command);  // null: no connector
 //   poll({watch->fd(), POLLIN}, ...);
-//   for (pid_t d : watch->Started()) { ... let the command go ... }
+//   for (const DebuggerWatch::Debugger& d : watch->Started()) { ... let the command go ... }
 //   if (watch->AllGone()) { ... trace it again ... }
 #ifndef PAGEBLAME_RECORDER_DEBUGGER_WATCH_H_
 #define PAGEBLAME_RECORDER_DEBUGGER_WATCH_H_

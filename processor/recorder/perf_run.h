@@ -43,7 +43,7 @@ struct PerfRunOptions {
   // command is still stopped at its exit when `control` drains perf there).
   double rss_every = 1;
   clockid_t clockid = CLOCK_MONOTONIC;  // perf's --clockid
-  // perf compresses (-z) and takes `--control` pings (5.12+, with perf daemon): keep it
+  // perf compresses (-z) and takes `--control` pings (5.12+): keep it
   // writing out what it reads, so the trace's end is not lost inside zstd
   // (perf_control.h).
   bool control = false;

@@ -49,6 +49,7 @@ std::optional<ProcessRow> ParseStat(absl::string_view text) {
   if (f.size() < 20 || !absl::SimpleAtoi(f[1], &row.ppid) || !absl::SimpleAtoi(f[19], &row.start)) {
     return std::nullopt;
   }
+  row.state = f[0].front();
   return row;
 }
 

@@ -28,6 +28,7 @@ struct ProcessRow {
   uint32_t ppid = 0;
   uint64_t start = 0;        // start time, clock ticks after boot (stat field 22)
   bool runs_perf = false;    // its executable is perf's (a child before its exec)
+  char state = '?';          // R, S, D, Z (ended, not yet reaped), ... (stat field 3)
 };
 
 // The whole text of a small file of /proc or /sys (their size is not known

@@ -46,6 +46,7 @@ TEST(ParseStatTest, FieldsAfterTheLastParenthesis) {
   ASSERT_TRUE(row.has_value());
   EXPECT_EQ(row->pid, 4242u);
   EXPECT_EQ(row->ppid, 17u);
+  EXPECT_EQ(row->state, 'S');
   EXPECT_EQ(row->start, 987654u);
   EXPECT_FALSE(ParseStat("4242 (a) S 17").has_value());  // cut short
   EXPECT_FALSE(ParseStat("").has_value());
