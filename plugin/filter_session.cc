@@ -52,7 +52,9 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   s->keep_.Finalize();
   // TRACE.rss beside the trace, as the CLI finds it; a broken one is a
   // warning (the summary is still given, without resident bytes).
-  ASSIGN_OR_RETURN(session::ResidencyLoad rss, session::LoadResidency(*s->trace_, s->path_, {}));
+  session::ResidencyRequest rss_request;
+  rss_request.force = ForceFromArgv(env.argv);
+  ASSIGN_OR_RETURN(session::ResidencyLoad rss, session::LoadResidency(*s->trace_, s->path_, rss_request));
   s->rss_ = std::move(rss.index);
   SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->at_, s->names_, s->samples_, s->rss_.get());
   for (EventId id : w.PrintedStacks(s->targets_)) s->printed_stacks_.insert(id);

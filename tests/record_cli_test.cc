@@ -35,9 +35,10 @@ TEST(RecordCliTest, DryRunPrintsThePerfCommand) {
   CliRun off = Pageblame("record --dry-run --rss-every 0 -o t.data -- /bin/true");
   EXPECT_THAT(off.out, HasSubstr("-k mono"));
   EXPECT_THAT(off.err, ::testing::Not(HasSubstr("snapshots")));
-  CliRun attach = Pageblame("record --dry-run --call-graph fp -p 1");
+  // This test's own process: one whose maps perf can read wherever it runs.
+  CliRun attach = Pageblame(absl::StrCat("record --dry-run --per-thread --call-graph fp -p ", getpid()));
   EXPECT_THAT(attach.out, HasSubstr("call-graph=fp/"));
-  EXPECT_THAT(attach.out, HasSubstr("-d -p 1"));
+  EXPECT_THAT(attach.out, HasSubstr(absl::StrCat("-d -p ", getpid())));
 }
 
 TEST(RecordCliTest, UsageMistakes) {

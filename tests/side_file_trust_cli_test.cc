@@ -23,6 +23,7 @@ namespace pageblame::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 #define SKIP_UNLESS_ROOT() \
   if (!IsRoot()) GTEST_SKIP() << "choosing a file's owner needs root"
@@ -84,7 +85,7 @@ TEST_F(SideFileTrustCliTest, AnotherUsersMapIsIgnoredWithAWarningAndUsedWithForc
   ASSERT_EQ(refused.exit_code, 0) << refused.err;
   EXPECT_THAT(refused.err, HasSubstr("pageblame: warning: " + map + ": owned by nobody (uid 65534), not by "
                                      "root or the user running pageblame (root (uid 0)), in a directory "
-                                     "anyone can write: ignored (use -f to override); its JIT frames "
+                                     "others can write: ignored (use -f to override); its JIT frames "
                                      "stay unnamed\n"));
   const JitFrames unnamed = CountJitFrames(refused.out);
   EXPECT_GT(unnamed.all, 0);
@@ -142,6 +143,70 @@ TEST_F(SideFileTrustCliTest, BesideATraceInAPrivateDirectoryAnyMapIsUsed) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("warning")));
   EXPECT_EQ(r.out, Named());
+}
+
+// Issue 44: residency.data (recorded by `pageblame record`) copied with its snapshots
+// into a directory anyone can write; tables and snapshots put beside it.
+class PlantedSideFilesCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    trace_ = shared_.path() + "/r.data";
+    std::filesystem::copy_file(TracePath("residency.data"), trace_);
+    std::filesystem::copy_file(TracePath("residency.data.rss"), trace_ + ".rss");
+    ::mkdir((trace_ + ".runtime").c_str(), 0700);
+  }
+  CliRun Unaccounted(const std::string& extra = "") const {
+    return Pageblame(absl::StrCat("attribute -i ", trace_, " --pid 32331 --unaccounted ", extra));
+  }
+  // A "runtime table" claiming the whole address space: it would hide
+  // everything from the unaccounted answer.
+  std::string PutTable(uint64_t time_ns) const {
+    const std::string path = absl::StrCat(trace_, ".runtime/32331-", time_ns, ".txt");
+    std::ofstream(path) << "0-7ffffffff000 # GCHeap\n";
+    return path;
+  }
+
+  SharedDirForTest shared_;
+  std::string trace_;
+};
+
+TEST_F(PlantedSideFilesCliTest, AnotherUsersTableHidesNothing) {
+  SKIP_UNLESS_ROOT();
+  const std::string table = PutTable(12502830000000);
+  ASSERT_EQ(::chown((trace_ + ".runtime").c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(::chown(table.c_str(), kNobody, kNobody), 0);
+  const CliRun r = Unaccounted();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no .NET runtime table of pid 32331"));
+  EXPECT_THAT(r.err, HasSubstr("not used: " + trace_ + ".runtime: owned by nobody (uid 65534)"));
+  // The user can say it is theirs.
+  const CliRun forced = Unaccounted("--force");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_THAT(forced.err, HasSubstr("0 B"));
+}
+
+TEST_F(PlantedSideFilesCliTest, ATableStampedAfterTheTraceIsNotUsed) {
+  SKIP_UNLESS_ROOT();
+  PutTable(uint64_t{99999} * 1000000000);
+  const CliRun r = Unaccounted();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("stamped 99999.000000, after the trace ended (12502.96"));
+  // One stamped within it (root's, 0600 as record makes them) is used.
+  ::chmod(PutTable(12502830000000).c_str(), 0600);
+  const CliRun used = Unaccounted();
+  EXPECT_EQ(used.exit_code, 0) << used.err;
+}
+
+TEST_F(PlantedSideFilesCliTest, AnotherUsersSnapshotsDecideNothing) {
+  SKIP_UNLESS_ROOT();
+  ASSERT_EQ(::chown((trace_ + ".rss").c_str(), kNobody, kNobody), 0);
+  const CliRun r = Pageblame("maps -i " + trace_ + " --pid 32331");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(trace_ + ".rss: owned by nobody (uid 65534)"));
+  EXPECT_THAT(r.err, HasSubstr("resident bytes are left out"));
+  EXPECT_THAT(r.out, Not(HasSubstr("resident: snapshot")));
+  const CliRun forced = Pageblame("maps -f -i " + trace_ + " --pid 32331");
+  EXPECT_THAT(forced.out, HasSubstr("resident: snapshot"));
 }
 
 }  // namespace

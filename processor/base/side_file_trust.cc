@@ -32,14 +32,15 @@ std::string DirectoryOfPath(const std::string& path) {
   return path.substr(0, slash);
 }
 
-constexpr char kIgnored[] = ", in a directory anyone can write: ignored (use -f to override)";
+constexpr char kIgnored[] = ", in a directory others can write: ignored (use -f to override)";
 
 }  // namespace
 
 bool InSharedDirectory(const std::string& path) {
   struct stat st;
   if (::stat(DirectoryOfPath(path).c_str(), &st) != 0) return true;
-  return (st.st_mode & S_IWOTH) != 0;
+  // A group that may write is as many users as the group has.
+  return (st.st_mode & (S_IWOTH | S_IWGRP)) != 0;
 }
 
 absl::Status TrustedInSharedDir(int fd, const std::string& path) {

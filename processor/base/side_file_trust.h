@@ -7,8 +7,8 @@
 // the frames it names would then say who is to blame. So, as perf does for
 // its /tmp/perf-PID.map (dso__load() in tools/perf/util/symbol.c: "not owned
 // by current user or root, ignoring it (use -f to override)"), a file in a
-// shared directory (one anyone can write: world-writable, like /tmp or
-// /dev/shm) is used only when it is owned by root or by the user running
+// shared directory (one others can write: world-writable, like /tmp or
+// /dev/shm, or group-writable, like a team's directory) is used only when it is owned by root or by the user running
 // pageblame (geteuid), and, unlike perf, only when neither its group nor
 // others may write it (else anyone could have rewritten it since). Files in
 // other directories (beside a trace the user keeps in a directory of their
@@ -18,7 +18,7 @@
 //   ASSIGN_OR_RETURN(std::unique_ptr<InputFile> f,
 //                    OpenSideFile("/tmp/perf-1234.map", "perf map", /*force=*/false));
 //   // PermissionDenied "/tmp/perf-1234.map: owned by nobody (uid 65534), not by
-//   // root or the user running pageblame (root), in a directory anyone can write:
+//   // root or the user running pageblame (root), in a directory others can write:
 //   // ignored (use -f to override)" when the rule refuses it.
 //
 // The owner and mode are those of the open descriptor (fstat), so the file
@@ -37,8 +37,8 @@
 
 namespace pageblame {
 
-// Whether the directory holding `path` is one anyone can write to
-// (S_IWOTH). A directory that cannot be examined counts as shared.
+// Whether the directory holding `path` is one others can write to
+// (S_IWOTH or S_IWGRP). A directory that cannot be examined counts as shared.
 bool InSharedDirectory(const std::string& path);
 
 // OK if the open file `fd` (read from `path`, named in the message) is owned

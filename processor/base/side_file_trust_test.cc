@@ -41,7 +41,7 @@ TEST(SideFileTrustTest, AnotherUsersFileInASharedDirectoryIsRefusedNamingItsOwne
   EXPECT_EQ(f.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(f.status().message(),
             path + ": owned by nobody (uid 65534), not by root or the user running pageblame "
-                   "(root (uid 0)), in a directory anyone can write: ignored (use -f to override)");
+                   "(root (uid 0)), in a directory others can write: ignored (use -f to override)");
 }
 
 TEST(SideFileTrustTest, ForceReadsAnotherUsersFile) {
@@ -71,7 +71,7 @@ TEST(SideFileTrustTest, AFileTheGroupOrOthersMayWriteIsRefusedEvenFromRoot) {
     auto f = OpenSideFile(path, "perf map", /*force=*/false);
     ASSERT_FALSE(f.ok());
     EXPECT_THAT(f.status().message(), HasSubstr(": writable by its group or others (mode 0"));
-    EXPECT_THAT(f.status().message(), HasSubstr("owner root (uid 0)), in a directory anyone can write"));
+    EXPECT_THAT(f.status().message(), HasSubstr("owner root (uid 0)), in a directory others can write"));
     EXPECT_TRUE(OpenSideFile(path, "perf map", /*force=*/true).ok());
   }
 }

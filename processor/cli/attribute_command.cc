@@ -150,9 +150,11 @@ std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpe
 }
 
 absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const replay::LoadedTrace& trace,
+                                                      const residency::ResidencyIndex* rss,
                                                       session::Selection* selection) {
-  absl::StatusOr<session::Unaccounted> u = session::UnaccountedOf(
-      trace, args.Value("--input").value_or("perf.data"), *selection, args.Value("--maddress"));
+  absl::StatusOr<session::Unaccounted> u =
+      session::UnaccountedOf(trace, args.Value("--input").value_or("perf.data"), *selection,
+                             args.Value("--maddress"), args.Has("--force"), rss);
   if (u.ok()) {
     selection->pid = u->pid;
     selection->at = u->time;
@@ -191,15 +193,15 @@ int RunAttribute(const std::vector<std::string>& argv) {
   if (!trace.ok()) return ReportError(trace.status());
   auto resolved = Resolve(*sel, **trace, by_commit);
   if (!resolved.ok()) return ReportError(resolved.status());
+  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/*sort == analysis::RankBy::kResident);
+  if (!rss.ok()) return ReportError(rss.status());
   if (args->Has("--unaccounted")) {
-    auto u = RegionsFromTrace(*args, **trace, &*resolved);
+    auto u = RegionsFromTrace(*args, **trace, *rss, &*resolved);
     if (!u.ok()) return ReportError(u.status());
     SayUnaccounted(*u);
     regions = std::move(u->pieces);
   }
 
-  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/*sort == analysis::RankBy::kResident);
-  if (!rss.ok()) return ReportError(rss.status());
   analysis::AttributeOptions o;
   o.rss = *rss;
   o.rank_by = Ranking(*sort, *rss);

@@ -56,6 +56,7 @@ std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpe
 // --unaccounted: session::UnaccountedOf for the trace of -i, minus
 // --maddress if given; `selection` then names its process and moment.
 absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const replay::LoadedTrace& trace,
+                                                      const residency::ResidencyIndex* rss,
                                                       session::Selection* selection);
 
 }  // namespace pageblame::cli

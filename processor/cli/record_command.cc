@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/cli/child_process.h"
 #include "processor/cli/command_spec.h"
@@ -27,6 +29,9 @@
 #include "processor/cli/usage.h"
 #include "processor/recorder/dotnet_ipc_client.h"
 #include "processor/recorder/perf_run.h"
+#include "processor/recorder/recorded_processes.h"
+#include "processor/recorder/recording_files.h"
+#include "processor/regions/runtime_table_store.h"
 #include "processor/recorder/target_cgroup.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/residency/snapshot_file.h"
@@ -39,7 +44,7 @@ const CommandSpec& RecordSpec() {
     CommandSpec s;
     s.name = "record";
     s.help =
-        "usage: pageblame record [-o FILE] [--call-graph dwarf|fp] [--rss-every SECONDS]\n"
+        "usage: pageblame record [-o FILE] [--call-graph dwarf|fp] [--rss-every SECONDS] [--force]\n"
         "                        (-p PID [--per-thread] | -- CMD [ARGS...])\n"
         "Records the memory syscalls (mmap, munmap, brk, mremap, mprotect,\n"
         "pkey_mprotect, madvise: those this kernel has) of a new or running process\n"
@@ -53,6 +58,10 @@ const CommandSpec& RecordSpec() {
         "  kill -USR1 $(pgrep -f 'pageblame record')\n"
         "  -o, --output FILE     the trace (default perf.data); an existing FILE is kept\n"
         "                        as FILE.old (perf's rule), its FILE.rss as FILE.old.rss\n"
+        "                        and FILE.runtime as FILE.old.runtime. Every file is made\n"
+        "                        new, never through a link; a directory others may write\n"
+        "                        is refused\n"
+        "  --force               record into a directory others may write all the same\n"
         "  -p, --pid PID         attach to a running process (perf record -d: the\n"
         "                        mappings it already has are reported too); per CPU,\n"
         "                        limited to its cgroup when that holds at most 8\n"
@@ -73,7 +82,7 @@ const CommandSpec& RecordSpec() {
         "process gets them turned on through its diagnostics socket while it is\n"
         "recorded. Run node with --perf-basic-prof --interpreted-frames-native-stack.\n";
     s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every"};
-    s.bool_flags = {"--dry-run", "--per-thread"};
+    s.bool_flags = {"--dry-run", "--per-thread", "--force"};
     s.aliases = {{"-o", "--output"}, {"-p", "--pid"}};
     s.many_positional = true;
     return s;
@@ -143,6 +152,23 @@ absl::Status CheckTarget(const RecordPlan& plan) {
     if (::kill(static_cast<pid_t>(*plan.pid), 0) != 0 && errno == ESRCH) {
       return absl::NotFoundError(absl::StrCat("no process has pid ", *plan.pid));
     }
+    const std::optional<recorder::ProcessRow> row =
+        recorder::ParseStat(recorder::ReadSmallFile(absl::StrCat("/proc/", *plan.pid, "/stat")));
+    if (row && row->state == 'Z') {
+      return absl::NotFoundError(
+          absl::StrCat("pid ", *plan.pid, " has exited (a zombie its parent has not reaped): nothing to record"));
+    }
+    // perf reads it for the mappings the process has (-d) and fails
+    // without a word when it cannot (perf 6.1: exit 255, its reason only
+    // with -v).
+    const std::string maps = absl::StrCat("/proc/", *plan.pid, "/maps");
+    if (std::FILE* f = std::fopen(maps.c_str(), "r")) {
+      std::fclose(f);
+    } else {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot read ", maps, " (", std::strerror(errno), "): perf cannot record pid ", *plan.pid,
+                       " from here"));
+    }
     return absl::OkStatus();
   }
   if (!plan.command.empty() && ChildProcess::FindInPath(plan.command[0]).empty()) {
@@ -210,10 +236,23 @@ std::optional<recorder::DotnetIpcClient> TurnOnDotnetPerfMap(uint32_t pid) {
     return std::nullopt;
   }
   recorder::DotnetIpcClient client(*socket);
+  // A socket by that name may be anyone's: only the target itself is asked.
+  client.RequirePeer(pid);
+  timespec asked = {};
+  ::clock_gettime(CLOCK_REALTIME, &asked);
   if (absl::Status s = client.EnablePerfMap(recorder::DotnetIpcClient::PerfMapType::kAll); !s.ok()) {
     std::fprintf(stderr, "pageblame record: warning: could not turn on pid %u's perf map (%s): %s\n", pid,
                  std::string(s.message()).c_str(), kDotnetFix);
     return std::nullopt;
+  }
+  // Its "OK" is believed when the perf map is there.
+  absl::StatusOr<std::string> map = recorder::DotnetIpcClient::PerfMapWritten(
+      pid, static_cast<uint64_t>(asked.tv_sec) * 1000000000 + asked.tv_nsec, /*timeout_ms=*/3000);
+  if (!map.ok()) {
+    std::fprintf(stderr,
+                 "pageblame record: warning: pid %u's runtime answered that its perf map is on, but %s: %s\n", pid,
+                 std::string(map.status().message()).c_str(), kDotnetFix);
+    return client;
   }
   std::fprintf(stderr,
                "pageblame record: pid %u's .NET runtime writes its perf map and jitdump (/tmp/perf-%u.map, "
@@ -294,12 +333,32 @@ void SummarizePerfCost(const RecordPlan& plan, const recorder::PerfRunResult& ru
   }
 }
 
+// perf failed: its status, and its own last words when they were kept
+// (attached) — perf 6.1 can fail at start without any.
+int PerfFailed(int perf_rc, const recorder::PerfRunResult& run, const std::string& load_error) {
+  // Its message on one line; perf's "Error:" heading says nothing.
+  std::vector<std::string> lines;
+  for (absl::string_view l : absl::StrSplit(run.perf_stderr, '\n')) {
+    l = absl::StripAsciiWhitespace(l);
+    if (!l.empty() && l != "Error:") lines.emplace_back(l);
+  }
+  const std::string said = absl::StrJoin(lines, " ");
+  return ReportError(absl::UnavailableError(absl::StrCat(
+      "perf record failed (exit ", perf_rc, ") and recorded nothing",
+      !said.empty() ? absl::StrCat(": perf said \"", said, "\"")
+                    : !load_error.empty() ? absl::StrCat(" (", load_error, ")") : "")));
+}
+
 // What the recording holds, and the commands to run next.
 int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int runtime_tables) {
   replay::LoadOptions o;
   o.path = plan.output;
   o.preload_symbols = false;
   auto trace = replay::LoadTrace(o);
+  // perf failed at start, or was killed: its failure, not what it left.
+  if (!trace.ok() && run.perf_exit != 0) return PerfFailed(run.perf_exit, run, std::string(trace.status().message()));
+  // (perf exits with the command's status when it ran one: not a failure
+  // of its own once the trace reads.)
   if (!trace.ok()) return ReportError(trace.status());
   const index::TraceIndex& idx = (*trace)->index();
   const index::TraceStats& s = idx.stats();
@@ -346,28 +405,22 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int ru
   return 0;
 }
 
-// perf record keeps a trace it would overwrite: it renames FILE to FILE.old
-// (replacing an older FILE.old) before it writes. Say so, so the user knows
-// where the previous recording is.
-// Its snapshots go with it: FILE.rss becomes FILE.old.rss
-// (recorder::SnapshotWriter::SetAside).
-// perf's rule (tools/perf/util/data.c, check_backup): a non-empty FILE is
-// renamed FILE.old before perf writes.
-bool PerfKeepsOldTrace(const std::string& output) {
-  struct stat st;
-  return ::stat(output.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-}
-
-void SayWhereTheOldTraceGoes(const RecordPlan& plan) {
-  const std::string& output = plan.output;
-  if (!PerfKeepsOldTrace(output)) return;
-  const std::string rss = residency::SnapshotPathFor(output);
-  const bool has_rss = !plan.SnapshotPath().empty() && ::access(rss.c_str(), F_OK) == 0;
-  std::fprintf(stderr, "pageblame record: %s exists: perf keeps it as %s.old%s%s\n", output.c_str(),
-               output.c_str(), ::access((output + ".old").c_str(), F_OK) == 0 ? " (replacing that file)" : "",
-               has_rss ? absl::StrCat(", and its snapshots ", rss, " go to ",
-                                      residency::SnapshotPathFor(output + ".old")).c_str()
-                       : "");
+// Where the recording that was at the trace's name went, so the user knows
+// (recorder/recording_files.h: perf's rule, applied before perf starts).
+void SayWhatWasSetAside(const recorder::RecordingFiles& files) {
+  const recorder::RecordingFiles::SetAside& a = files.set_aside();
+  if (!a.moved) return;
+  const std::string& t = files.trace();
+  std::vector<std::string> sides;
+  if (a.rss) sides.push_back(absl::StrCat(residency::SnapshotPathFor(t), " as ", residency::SnapshotPathFor(t + ".old")));
+  if (a.runtime) {
+    sides.push_back(absl::StrCat(regions::RuntimeTableStore::DirFor(t), "/ as ",
+                                 regions::RuntimeTableStore::DirFor(t + ".old"), "/"));
+  }
+  std::fprintf(stderr, "pageblame record: %s %s: kept as %s.old%s%s\n", t.c_str(),
+               a.was_link ? "was a symbolic link (moved, not followed)" : "exists", t.c_str(),
+               a.replaced_old ? " (replacing that file)" : "",
+               sides.empty() ? "" : absl::StrCat(", with ", absl::StrJoin(sides, " and ")).c_str());
 }
 
 // Per CPU limited to the process's cgroup when that is small: perf
@@ -400,6 +453,7 @@ absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
     plan.pid = v;
   }
   plan.command = args.positional();
+  plan.force = args.Has("--force");
   if (plan.pid.has_value() == !plan.command.empty()) {
     return UsageError("give either -p PID or a command to run (after --)");
   }
@@ -457,13 +511,22 @@ int RunRecord(const std::vector<std::string>& argv) {
   for (const std::string& hint : RecordPlan::RuntimeHints(cmdline)) {
     std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
   }
-  SayWhereTheOldTraceGoes(*plan);
-  RuntimeTableSaver tables(plan->output, PerfKeepsOldTrace(plan->output));
+  std::unique_ptr<recorder::RecordingFiles> files;
+  if (plan->output != "-") {
+    absl::StatusOr<std::unique_ptr<recorder::RecordingFiles>> made =
+        recorder::RecordingFiles::Prepare(plan->output, plan->force);
+    if (!made.ok()) return ReportError(made.status());
+    files = *std::move(made);
+    plan->perf_output = files->perf_output();
+    SayWhatWasSetAside(*files);
+  }
+  RuntimeTableSaver tables(files.get());
   recorder::PerfRunOptions run_options;
   run_options.argv = plan->PerfArgv();
   run_options.env = plan->ExtraEnvironment();
-  run_options.trace = plan->output;
+  run_options.files = files.get();
   run_options.attach = plan->pid;
+  run_options.keep_stderr = plan->pid.has_value();
   run_options.stop_when_attached_ends = !plan->cgroup.empty();
   run_options.on_snapshot = [&tables](const std::vector<uint32_t>& pids, residency::SnapshotReason reason) {
     tables.OnSnapshot(pids, reason);
@@ -478,13 +541,9 @@ int RunRecord(const std::vector<std::string>& argv) {
   if (plan->output == "-") {
     // The trace went to standard output, to its reader: nothing to sum up.
     if (perf_rc == 0) return 0;
-    return ReportError(absl::UnavailableError(absl::StrCat("perf record failed (exit ", perf_rc, ")")));
+    return PerfFailed(perf_rc, run, "");
   }
-  struct stat st;
-  if (::stat(plan->output.c_str(), &st) != 0) {
-    return ReportError(absl::UnavailableError(
-        absl::StrCat("perf record failed (exit ", perf_rc, ") and wrote no ", plan->output)));
-  }
+  if (files->RemoveTraceIfEmpty()) return PerfFailed(perf_rc, run, absl::StrCat("it wrote nothing into ", plan->output));
   return Summarize(*plan, run, tables.saved());
 }
 

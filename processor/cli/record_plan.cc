@@ -58,7 +58,7 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
   argv.insert(argv.end(), {"-m", BufferSize()});
   if (compress) argv.push_back("-z");
   argv.insert(argv.end(), {"-k", kClockName});
-  argv.insert(argv.end(), {"-o", output});
+  argv.insert(argv.end(), {"-o", perf_output.empty() ? output : perf_output});
   if (pid && !cgroup.empty()) {
     argv.insert(argv.end(), {"-d", "-a", "-G", cgroup});
   } else if (pid) {

@@ -29,6 +29,10 @@ struct RecordPlan {
   std::string cgroup;
   std::vector<std::string> command;   // or run this
   std::string output = "perf.data";
+  // What perf's -o gets, when not `output` itself (recorder/recording_files.h:
+  // /proc/self/fd/N where the trace's path could be swapped under perf).
+  std::string perf_output;
+  bool force = false;  // --force: a directory others may write is taken
   CallGraph call_graph = CallGraph::kDwarf;
   // The syscalls whose syscalls:sys_{enter,exit}_X tracepoints exist here
   // (all seven if unknown).

@@ -133,7 +133,7 @@ int RunReport(const std::vector<std::string>& argv) {
   if (idx.num_processes() == 0) return ReportError(absl::InvalidArgumentError("the trace has no processes"));
   std::string unaccounted_title;
   if (unaccounted) {
-    auto u = RegionsFromTrace(*args, **trace, &*resolved);
+    auto u = RegionsFromTrace(*args, **trace, *rss, &*resolved);
     if (!u.ok()) return ReportError(u.status());
     regions = std::move(u->pieces);
     unaccounted_title = absl::StrCat("pid ", u->pid, "'s memory not in the runtime's table ", u->table);

@@ -40,12 +40,7 @@ bool RuntimeTableSaver::IsDotnet(uint32_t pid) {
 }
 
 void RuntimeTableSaver::OnSnapshot(const std::vector<uint32_t>& pids, residency::SnapshotReason reason) {
-  if (!set_aside_) {
-    set_aside_ = true;
-    if (absl::Status s = regions::RuntimeTableStore::SetAside(trace_, trace_moves_); !s.ok()) {
-      Warn(std::string(s.message()));
-    }
-  }
+  if (files_ == nullptr) return;
   if (reason != residency::SnapshotReason::kStop && reason != residency::SnapshotReason::kRequested) return;
   for (uint32_t pid : pids) {
     if (IsDotnet(pid)) Save(pid);
@@ -57,26 +52,22 @@ void RuntimeTableSaver::Warn(const std::string& message) {
 }
 
 void RuntimeTableSaver::Save(uint32_t pid) {
-  const std::string dir = regions::RuntimeTableStore::DirFor(trace_);
   // Stamped when the reading starts: the table says what the runtime owned
   // then (the process is stopped while ClrMD reads).
   // In whole microseconds, as times are printed and typed (--at).
   const uint64_t now = NowNs(clock_) / 1000 * 1000;
-  const std::string path = regions::RuntimeTableStore::PathFor(trace_, pid, now);
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    Warn(absl::StrCat("cannot make ", dir, ": ", std::strerror(errno), "; no .NET runtime tables saved"));
-    return;
-  }
-  absl::StatusOr<ChildProcess::Result> r =
-      ChildProcess::Run({SelfExe(), "dotnet-regions", "-p", absl::StrCat(pid), "-o", path});
-  if (!r.ok() || r->exit_code != 0) {
-    const std::string why = r.ok() ? std::string(absl::StripTrailingAsciiWhitespace(r->err))
-                                   : std::string(r.status().message());
-    Warn(absl::StrCat("no .NET runtime table of pid ", pid, " (", why,
+  const std::string name = regions::RuntimeTableStore::NameFor(pid, now);
+  absl::StatusOr<ChildProcess::Result> r = ChildProcess::Run({SelfExe(), "dotnet-regions", "-p", absl::StrCat(pid)});
+  absl::Status saved = !r.ok() ? r.status()
+                       : r->exit_code != 0
+                           ? absl::UnavailableError(absl::StripTrailingAsciiWhitespace(r->err))
+                           : files_->WriteRuntimeTable(name, r->out);
+  if (!saved.ok()) {
+    Warn(absl::StrCat("no .NET runtime table of pid ", pid, " (", saved.message(),
                       "); attribute --unaccounted will need one: --maddress FILE"));
-    ::unlink(path.c_str());
     return;
   }
+  const std::string path = files_->RuntimeTablePath(name);
   ++saved_;
   // The moment to ask about: --at it takes this table, and the residency
   // snapshot taken just before.

@@ -6,10 +6,11 @@
 // stops the process while it reads: ~0.1-0.5 s, which is why periodic
 // snapshots do not take one). A failure (no ClrMD helper, no dotnet, the
 // process gone) is said once per message, and the recording goes on. The
-// tables of the trace perf keeps as TRACE.old go with it, when the first
-// snapshot is taken (perf is recording by then), as TRACE.rss does.
+// helper prints the table; it is written here, into a file made new in the
+// directory made new for this recording (recorder/recording_files.h: the
+// tables of an older trace were set aside with it before perf started).
 //
-//   RuntimeTableSaver saver("app.data");
+//   RuntimeTableSaver saver(files.get());
 //   run_options.on_snapshot = [&](auto& pids, auto reason) { saver.OnSnapshot(pids, reason); };
 #ifndef PAGEBLAME_CLI_RUNTIME_TABLE_SAVER_H_
 #define PAGEBLAME_CLI_RUNTIME_TABLE_SAVER_H_
@@ -21,16 +22,16 @@
 #include <string>
 #include <vector>
 
+#include "processor/recorder/recording_files.h"
 #include "processor/residency/residency_snapshot.h"
 
 namespace pageblame::cli {
 
 class RuntimeTableSaver {
  public:
-  // `trace_moves`: perf keeps the existing `trace` as TRACE.old. `clock`:
-  // the trace's (perf's -k).
-  RuntimeTableSaver(std::string trace, bool trace_moves, clockid_t clock = CLOCK_MONOTONIC)
-      : trace_(std::move(trace)), trace_moves_(trace_moves), clock_(clock) {}
+  // `files` outlives the saver. `clock`: the trace's (perf's -k).
+  explicit RuntimeTableSaver(recorder::RecordingFiles* files, clockid_t clock = CLOCK_MONOTONIC)
+      : files_(files), clock_(clock) {}
 
   void OnSnapshot(const std::vector<uint32_t>& pids, residency::SnapshotReason reason);
   int saved() const { return saved_; }
@@ -42,11 +43,9 @@ class RuntimeTableSaver {
   void Save(uint32_t pid);
   void Warn(const std::string& message);
 
-  const std::string trace_;
-  const bool trace_moves_;
+  recorder::RecordingFiles* const files_;
   const clockid_t clock_;
   int saved_ = 0;
-  bool set_aside_ = false;         // the old trace's tables moved (or nothing to move)
   std::set<std::string> warned_;   // each message said once
 };
 

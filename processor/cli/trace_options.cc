@@ -115,6 +115,7 @@ absl::StatusOr<const residency::ResidencyIndex*> LoadResidencyFromArgs(const Arg
   request.path = args.Value("--rss");
   request.off = args.Has("--no-rss");
   request.required = required;
+  request.force = args.Has("--force");
   if (request.off && (request.path || required)) {
     return UsageError(request.path ? "--no-rss contradicts --rss" : "--no-rss contradicts an answer in resident bytes");
   }

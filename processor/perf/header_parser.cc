@@ -252,6 +252,7 @@ absl::Status ParseFeature(int feature, absl::Span<const uint8_t> bytes, FileInfo
       }
       info->clock_start = clock;
       info->clock_start_clockid = static_cast<int32_t>(clockid);
+      info->clock_start_wall = tod;
       return absl::OkStatus();
     }
     default:

@@ -265,6 +265,9 @@ struct FileInfo {
   // attr.clockid's clock (ns) and that clock's id; unset without the feature.
   std::optional<uint64_t> clock_start;
   std::optional<int32_t> clock_start_clockid;
+  // The same moment on the wall clock (ns since the epoch): with the file's
+  // mtime, when the recording ended on attr.clockid's clock.
+  std::optional<uint64_t> clock_start_wall;
 };
 
 }  // namespace pageblame::perf

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -58,15 +59,32 @@ std::string HresultName(uint32_t hr) {
   return absl::StrFormat("0x%08x", hr);
 }
 
-// The target's TMPDIR, from its environment at exec (default /tmp).
-std::string TmpDirOf(uint32_t pid, const std::string& proc) {
+// A directory from the target's environment at exec (NAME=/abs/path), or
+// /tmp.
+std::string DirFromEnvironment(uint32_t pid, const std::string& proc, absl::string_view name) {
   std::ifstream f(absl::StrCat(proc, "/", pid, "/environ"), std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
   for (absl::string_view var : absl::StrSplit(ss.str(), '\0')) {
-    if (absl::ConsumePrefix(&var, "TMPDIR=") && absl::StartsWith(var, "/")) return std::string(var);
+    if (absl::ConsumePrefix(&var, name) && absl::ConsumePrefix(&var, "=") && absl::StartsWith(var, "/")) {
+      return std::string(var);
+    }
   }
   return "/tmp";
+}
+
+std::string TmpDirOf(uint32_t pid, const std::string& proc) { return DirFromEnvironment(pid, proc, "TMPDIR"); }
+
+// The owner of /proc/PID: the process's effective uid (root's for a process
+// that is not dumpable), as its files are made with.
+std::optional<uid_t> OwnerOf(uint32_t pid, const std::string& proc) {
+  struct stat st;
+  if (::stat(absl::StrCat(proc, "/", pid).c_str(), &st) != 0) return std::nullopt;
+  return st.st_uid;
+}
+
+uint64_t Nanos(const struct timespec& t) {
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000 + static_cast<uint64_t>(t.tv_nsec);
 }
 
 // Reads exactly `n` bytes, or says why not (the peer closed early, a
@@ -141,6 +159,37 @@ absl::StatusOr<std::string> DotnetIpcClient::SocketOf(uint32_t pid, const std::s
   return best;
 }
 
+std::string DotnetIpcClient::PerfMapOf(uint32_t pid, const std::string& proc) {
+  // src/coreclr/vm/perfmap.cpp: $DOTNET_PerfMapJitDumpPath, else /tmp.
+  std::string dir = DirFromEnvironment(pid, proc, "DOTNET_PerfMapJitDumpPath");
+  if (dir == "/tmp") dir = DirFromEnvironment(pid, proc, "COMPlus_PerfMapJitDumpPath");
+  return absl::StrCat(proc, "/", pid, "/root", dir, "/perf-", pid, ".map");
+}
+
+absl::StatusOr<std::string> DotnetIpcClient::PerfMapWritten(uint32_t pid, uint64_t since_ns, int timeout_ms,
+                                                            const std::string& proc) {
+  const std::string path = PerfMapOf(pid, proc);
+  const std::optional<uid_t> owner = OwnerOf(pid, proc);
+  std::string seen = "no such file";
+  for (int waited = 0;; waited += 50) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0) {
+      if (!S_ISREG(st.st_mode)) {
+        seen = "not a regular file";
+      } else if (!owner || (st.st_uid != *owner && st.st_uid != 0)) {
+        seen = absl::StrCat("owned by uid ", st.st_uid, ", not by the process's");
+      } else if (Nanos(st.st_mtim) + 1000000000 < since_ns) {  // file times are coarse: a second of slack
+        seen = "not written since the request";
+      } else {
+        return path;
+      }
+    }
+    if (waited >= timeout_ms) break;
+    ::usleep(50000);
+  }
+  return absl::NotFoundError(absl::StrCat(path, ": ", seen, " after ", timeout_ms, " ms"));
+}
+
 std::string DotnetIpcClient::EncodeRequest(uint8_t command_set, uint8_t command_id, absl::string_view payload) {
   std::string out(kMagic, kMagicSize);
   PutU16(&out, static_cast<uint16_t>(kHeaderSize + payload.size()));
@@ -191,6 +240,7 @@ absl::StatusOr<std::string> DotnetIpcClient::Exchange(const std::string& request
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
     return absl::UnavailableError(absl::StrCat("connect ", socket_path_, ": ", std::strerror(errno)));
   }
+  if (absl::Status s = CheckPeer(fd.get()); !s.ok()) return s;
   if (absl::Status s = WriteFull(fd.get(), request); !s.ok()) return s;
   std::string reply(kHeaderSize, '\0');
   if (absl::Status s = ReadFull(fd.get(), reply.data(), kHeaderSize, timeout_ms_); !s.ok()) return s;
@@ -205,6 +255,20 @@ absl::StatusOr<std::string> DotnetIpcClient::Exchange(const std::string& request
     return s;
   }
   return reply;
+}
+
+absl::Status DotnetIpcClient::CheckPeer(int fd) const {
+  if (peer_ == 0) return absl::OkStatus();
+  ucred cred = {};
+  socklen_t len = sizeof(cred);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat("cannot tell who serves it: ", std::strerror(errno)));
+  }
+  if (cred.pid != static_cast<pid_t>(peer_)) {
+    return absl::PermissionDeniedError(absl::StrCat("served by pid ", cred.pid, " (uid ", cred.uid, "), not by pid ",
+                                                    peer_, ": not its runtime's diagnostics server"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status DotnetIpcClient::Command(uint8_t command_id, absl::string_view payload) const {

@@ -13,8 +13,15 @@
 // reserved; little-endian), then the payload. The reply's command set is
 // 0xFF (server) with id 0x00 (OK) or 0xFF (error), its payload a u32 HRESULT.
 //
+// Root talks to it, and any local user can create a socket by that name (for
+// a pid that is not even .NET): a socket is used only when the process
+// listening on it is the target itself (SO_PEERCRED on the connection, before
+// a byte is sent: so its owner is the target's too), and the runtime's "OK"
+// is believed only once its perf map is there (PerfMapWritten).
+//
 //   absl::StatusOr<std::string> socket = DotnetIpcClient::SocketOf(pid);
 //   DotnetIpcClient client(*socket);
+//   client.RequirePeer(pid);
 //   absl::Status s = client.EnablePerfMap(DotnetIpcClient::PerfMapType::kAll);
 //   ...  client.DisablePerfMap();
 #ifndef PAGEBLAME_RECORDER_DOTNET_IPC_CLIENT_H_
@@ -54,6 +61,19 @@ class DotnetIpcClient {
   // DOTNET_EnableDiagnostics=0, or the process is gone.
   static absl::StatusOr<std::string> SocketOf(uint32_t pid, const std::string& proc = "/proc");
 
+  // Every exchange first checks that pid `pid` listens on the socket
+  // (PermissionDenied naming who does, and nothing is sent, if not).
+  void RequirePeer(uint32_t pid) { peer_ = pid; }
+
+  // The perf map pid's runtime writes when it is on ($PerfMapJitDumpPath,
+  // default /tmp, in the process's own root), as seen from here.
+  static std::string PerfMapOf(uint32_t pid, const std::string& proc = "/proc");
+  // Waits up to `timeout_ms` for PerfMapOf(pid) to be written at or after
+  // `since_ns` (CLOCK_REALTIME, as file times are) by the process's owner.
+  // OK with its path, else NotFound saying what was there.
+  static absl::StatusOr<std::string> PerfMapWritten(uint32_t pid, uint64_t since_ns, int timeout_ms,
+                                                    const std::string& proc = "/proc");
+
   absl::Status EnablePerfMap(PerfMapType type) const;
   absl::Status DisablePerfMap() const;
 
@@ -71,8 +91,13 @@ class DotnetIpcClient {
   absl::StatusOr<std::string> Exchange(const std::string& request) const;
   absl::Status Command(uint8_t command_id, absl::string_view payload) const;
 
+  // PermissionDenied unless `peer_` (when set) is the process listening
+  // on the connected socket `fd`.
+  absl::Status CheckPeer(int fd) const;
+
   std::string socket_path_;
   int timeout_ms_;
+  uint32_t peer_ = 0;
 };
 
 }  // namespace pageblame::recorder

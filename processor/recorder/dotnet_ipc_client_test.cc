@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -17,6 +18,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "processor/base/temp_dir_for_test.h"
 
 namespace pageblame::recorder {
@@ -187,6 +189,58 @@ TEST(CheckReplyTest, WrongCommandAndMissingHresult) {
   EXPECT_THAT(DotnetIpcClient::CheckReply(Reply(0x00, 0).substr(0, 23)).message(),
               HasSubstr("header says 24 bytes, it has 23"));
   EXPECT_TRUE(DotnetIpcClient::CheckReply(Reply(0x00, 0)).ok());
+}
+
+// The attack of issue 44: another user listens on the target's socket name.
+// The client asks who serves the socket before it sends a byte: here this
+// test process serves it, which is not the "target" pid 1.
+TEST_F(DotnetIpcClientTest, ASocketServedByAnotherProcessIsNotUsed) {
+  std::string request;
+  {
+    FakeServer server(SocketPath(), Reply(0x00, 0));
+    ASSERT_TRUE(server.ok());
+    DotnetIpcClient client(SocketPath());
+    client.RequirePeer(1);
+    absl::Status s = client.EnablePerfMap(Type::kAll);
+    EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+    EXPECT_THAT(s.message(), HasSubstr(absl::StrCat("served by pid ", getpid())));
+    EXPECT_THAT(s.message(), HasSubstr("not by pid 1: not its runtime's diagnostics server"));
+    request = server.request();
+  }
+  EXPECT_EQ(request, "");  // nothing was sent
+  FakeServer server(SocketPath() + "2", Reply(0x00, 0));
+  DotnetIpcClient client(SocketPath() + "2");
+  client.RequirePeer(static_cast<uint32_t>(getpid()));  // the process that serves it
+  EXPECT_TRUE(client.EnablePerfMap(Type::kAll).ok());
+}
+
+// The runtime's "OK" is believed when its perf map is there: in the
+// process's root, in $DOTNET_PerfMapJitDumpPath or /tmp, written since.
+TEST(PerfMapWrittenTest, WantsAFreshMapWhereTheRuntimeWritesIt) {
+  TempDir proc("pb_fake_proc");
+  std::filesystem::create_directories(proc.path() + "/42/root/tmp");
+  std::ofstream(proc.path() + "/42/environ") << "";
+  EXPECT_EQ(DotnetIpcClient::PerfMapOf(42, proc.path()), proc.path() + "/42/root/tmp/perf-42.map");
+  timespec now = {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const uint64_t since = static_cast<uint64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  absl::StatusOr<std::string> none = DotnetIpcClient::PerfMapWritten(42, since, 100, proc.path());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(none.status().message(), HasSubstr("perf-42.map: no such file after 100 ms"));
+  const std::string map = proc.path() + "/42/root/tmp/perf-42.map";
+  std::ofstream(map) << "7f0000001000 10 Program::Main()\n";
+  struct timespec old[2] = {{1, 0}, {1, 0}};  // written long before the request
+  ASSERT_EQ(::utimensat(AT_FDCWD, map.c_str(), old, 0), 0);
+  EXPECT_THAT(DotnetIpcClient::PerfMapWritten(42, since, 100, proc.path()).status().message(),
+              HasSubstr("not written since the request"));
+  std::ofstream(map, std::ios::app) << "7f0000002000 10 Program::Other()\n";
+  absl::StatusOr<std::string> found = DotnetIpcClient::PerfMapWritten(42, since, 100, proc.path());
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(*found, map);
+  // Where the runtime is told to write it.
+  std::ofstream(proc.path() + "/42/environ", std::ios::binary)
+      << std::string("DOTNET_PerfMapJitDumpPath=/var/maps\0", 36);
+  EXPECT_EQ(DotnetIpcClient::PerfMapOf(42, proc.path()), proc.path() + "/42/root/var/maps/perf-42.map");
 }
 
 // SocketOf on a fake /proc: PID's TMPDIR from its environ, under its root;

@@ -1,5 +1,6 @@
 #include "processor/recorder/perf_run.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -18,16 +19,10 @@
 #include "processor/recorder/perf_control.h"
 #include "processor/recorder/recorded_processes.h"
 #include "processor/recorder/snapshot_loop.h"
+#include "processor/recorder/stderr_tail.h"
 
 namespace pageblame::recorder {
 namespace {
-
-// perf record renames a non-empty FILE to FILE.old before it writes
-// (tools/perf/util/data.c, check_backup).
-bool PerfMovesTrace(const std::string& trace) {
-  struct stat st;
-  return ::stat(trace.c_str(), &st) == 0 && st.st_size > 0;
-}
 
 // perf's control FIFOs, their arguments put after "perf record"; null
 // (said on stderr) if they cannot be made: the recording goes on without.
@@ -57,8 +52,12 @@ ExitTracer::ExitHook AtCommandExit(SnapshotTaker* taker, PerfControl* control, p
   };
 }
 
-[[noreturn]] void ExecPerf(const PerfRunOptions& o, const sigset_t& old_mask, const struct sigaction& old_usr1) {
+[[noreturn]] void ExecPerf(const PerfRunOptions& o, const StderrTail* tail, const sigset_t& old_mask,
+                          const struct sigaction& old_usr1) {
   sigaction(SIGUSR1, &old_usr1, nullptr);
+  if (tail != nullptr) tail->InChild();
+  // perf opens /proc/self/fd/N: the trace made for it must stay open.
+  if (o.files != nullptr && o.files->perf_fd() >= 0) ::fcntl(o.files->perf_fd(), F_SETFD, 0);
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   // A variable the user set stays theirs (DOTNET_PerfMapEnabled=3, say).
   for (const std::string& kv : o.env) {
@@ -116,19 +115,20 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGUSR1, &ignore, &old_usr1);  // once unblocked: a late request does nothing
   const int signal_fd = ::signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
-  const bool moves = PerfMovesTrace(o.trace);
+  std::unique_ptr<StderrTail> tail = o.keep_stderr ? std::make_unique<StderrTail>() : nullptr;
   const double cpu_before = ChildrenCpuSeconds(), start = MonotonicSeconds();
   const pid_t perf = fork();
-  if (perf == 0) ExecPerf(o, old_mask, old_usr1);
+  if (perf == 0) ExecPerf(o, tail.get(), old_mask, old_usr1);
+  if (tail) tail->Start();
   if (perf < 0 || signal_fd < 0) {
     if (signal_fd >= 0) ::close(signal_fd);
     sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     return result;
   }
   if (control) control->Start();
-  result.snapshots = o.rss_every > 0 && o.trace != "-";
+  result.snapshots = o.rss_every > 0 && o.files != nullptr;
   std::unique_ptr<SnapshotTaker> taker;
-  if (result.snapshots) taker = std::make_unique<SnapshotTaker>(o.trace, moves, o.clockid);
+  if (result.snapshots) taker = std::make_unique<SnapshotTaker>(o.files, o.clockid);
   SnapshotLoop loop(taker.get(),
                     o.attach ? RecordedProcesses::ForAttach(*o.attach) : RecordedProcesses::ForCommand(perf), perf,
                     signal_fd, o.rss_every);
@@ -147,6 +147,7 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   ::close(signal_fd);
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   result.perf_exit = status < 0 ? -1 : ExitCode(status);
+  if (tail) result.perf_stderr = tail->Finish();
   if (taker) result.summary = taker->Summary();
   return result;
 }

@@ -13,7 +13,7 @@
 // mask and dispositions pageblame had. SIGUSR1 stays ignored afterwards, so
 // a late request cannot kill the summary.
 //
-//   PerfRunOptions o;  o.argv = plan.PerfArgv();  o.trace = plan.output;  o.rss_every = 1;
+//   PerfRunOptions o;  o.argv = plan.PerfArgv(files->perf_output());  o.files = files.get();  o.rss_every = 1;
 //   PerfRunResult r = RunPerf(o);
 #ifndef PAGEBLAME_RECORDER_PERF_RUN_H_
 #define PAGEBLAME_RECORDER_PERF_RUN_H_
@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "processor/recorder/recording_files.h"
 #include "processor/recorder/snapshot_loop.h"
 #include "processor/recorder/snapshot_taker.h"
 
@@ -31,7 +32,10 @@ namespace pageblame::recorder {
 struct PerfRunOptions {
   std::vector<std::string> argv;  // {"perf", "record", ...}
   std::vector<std::string> env;   // "NAME=value" added for perf and the command, unless already set
-  std::string trace;              // perf's -o
+  // The recording's files (recording_files.h): perf's -o is its
+  // perf_output(), the snapshots go beside it. Null: the trace goes to
+  // standard output (-o -), no snapshots.
+  RecordingFiles* files = nullptr;
   std::optional<uint32_t> attach;  // -p PID; else perf runs the command
   // perf records per CPU (-a -G): it does not end when `attach` does, so
   // the recorder stops it then.
@@ -47,6 +51,10 @@ struct PerfRunOptions {
   // writing out what it reads, so the trace's end is not lost inside zstd
   // (perf_control.h).
   bool control = false;
+  // perf's standard error passes through a pipe whose end is kept
+  // (stderr_tail.h), to quote when perf fails. Only with `attach`: a
+  // command perf runs would inherit the pipe.
+  bool keep_stderr = false;
 };
 
 struct PerfRunResult {
@@ -58,6 +66,7 @@ struct PerfRunResult {
   // `-- CMD` the command's too) and the recording's wall time, in seconds.
   double perf_cpu_seconds = 0;
   double wall_seconds = 0;
+  std::string perf_stderr;  // the end of what perf wrote, with keep_stderr
 };
 
 PerfRunResult RunPerf(const PerfRunOptions& options);

@@ -2,6 +2,7 @@
 // the snapshot file as written and read back, snapshots of this test's own
 // memory, and the exit tracer on a child that plays perf (it forks the
 // "command" and waits for it, as perf does).
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -37,7 +38,6 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 TEST(ParseStatTest, FieldsAfterTheLastParenthesis) {
   // A command name may hold spaces and parentheses.
@@ -103,23 +103,6 @@ TEST(RecordedProcessesTest, ReadsTheLiveTable) {
   waitpid(other, nullptr, 0);
 }
 
-TEST(SnapshotWriterTest, OldSnapshotsGoWithTheOldTrace) {
-  TempDir dir("pb_recorder");
-  const std::string trace = dir.path() + "/t.data";
-  WriteFile(trace + ".rss", "old snapshots");
-  WriteFile(trace + ".old.rss", "older snapshots");
-  ASSERT_TRUE(SnapshotWriter::SetAside(trace, /*trace_moves=*/true).ok());
-  EXPECT_FALSE(Exists(trace + ".rss"));
-  EXPECT_EQ(ReadFile(trace + ".old.rss"), "old snapshots");
-  // No TRACE.rss: the TRACE.old.rss of the trace perf replaces goes too.
-  ASSERT_TRUE(SnapshotWriter::SetAside(trace, true).ok());
-  EXPECT_FALSE(Exists(trace + ".old.rss"));
-  // The trace does not move (there is none): nothing moves.
-  WriteFile(trace + ".rss", "orphan");
-  ASSERT_TRUE(SnapshotWriter::SetAside(trace, false).ok());
-  EXPECT_EQ(ReadFile(trace + ".rss"), "orphan");
-}
-
 // A snapshot of this process: its pages as the kernel has them.
 residency::ResidencySnapshot SnapshotOfSelf(SnapshotReason reason) {
   residency::PagemapSampler sampler;
@@ -131,7 +114,9 @@ residency::ResidencySnapshot SnapshotOfSelf(SnapshotReason reason) {
 TEST(SnapshotWriterTest, RecordsReadBackAsWritten) {
   TempDir dir("pb_recorder");
   const std::string path = dir.path() + "/t.data.rss";
-  absl::StatusOr<std::unique_ptr<SnapshotWriter>> w = SnapshotWriter::Create(path, CLOCK_MONOTONIC);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0600);
+  ASSERT_GE(fd, 0);
+  absl::StatusOr<std::unique_ptr<SnapshotWriter>> w = SnapshotWriter::Create(fd, path, CLOCK_MONOTONIC);
   ASSERT_TRUE(w.ok()) << w.status();
   const residency::ResidencySnapshot a = SnapshotOfSelf(SnapshotReason::kPeriodic);
   const residency::ResidencySnapshot b = SnapshotOfSelf(SnapshotReason::kRequested);
@@ -145,7 +130,13 @@ TEST(SnapshotWriterTest, RecordsReadBackAsWritten) {
   EXPECT_EQ(f->snapshots[0].present.ranges(), a.present.ranges());
   EXPECT_EQ(f->snapshots[1].read.ranges(), b.read.ranges());
   EXPECT_EQ(f->snapshots[0].time, a.time);
-  EXPECT_FALSE(SnapshotWriter::Create(dir.path() + "/no/such/dir.rss", CLOCK_MONOTONIC).ok());
+}
+
+// The recording's files, made in `dir` as record makes them.
+std::unique_ptr<RecordingFiles> FilesIn(const TempDir& dir) {
+  absl::StatusOr<std::unique_ptr<RecordingFiles>> f = RecordingFiles::Prepare(dir.path() + "/t.data", false);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? *std::move(f) : nullptr;
 }
 
 TEST(SnapshotTakerTest, TakesTouchedPagesAndSkipsTheGone) {
@@ -160,7 +151,8 @@ TEST(SnapshotTakerTest, TakesTouchedPagesAndSkipsTheGone) {
   pid_t gone = fork();
   if (gone == 0) _exit(0);
   waitpid(gone, nullptr, 0);
-  SnapshotTaker taker(trace, /*trace_moves=*/false, CLOCK_MONOTONIC);
+  std::unique_ptr<RecordingFiles> files = FilesIn(dir);
+  SnapshotTaker taker(files.get(), CLOCK_MONOTONIC);
   EXPECT_EQ(taker.Take({static_cast<uint32_t>(getpid()), static_cast<uint32_t>(gone)}, SnapshotReason::kStop), 1u);
   const TakerSummary s = taker.Summary();
   EXPECT_EQ(s.path, trace + ".rss");
@@ -184,7 +176,8 @@ TEST(SnapshotTakerTest, TakesTouchedPagesAndSkipsTheGone) {
 // pages going away and, being later, speak for its end. None is written.
 TEST(SnapshotTakerTest, NothingFollowsAnExitSnapshot) {
   TempDir dir("pb_recorder");
-  SnapshotTaker taker(dir.path() + "/t.data", /*trace_moves=*/false, CLOCK_MONOTONIC);
+  std::unique_ptr<RecordingFiles> files = FilesIn(dir);
+  SnapshotTaker taker(files.get(), CLOCK_MONOTONIC);
   const uint32_t self = static_cast<uint32_t>(getpid());
   EXPECT_EQ(taker.Take({self}, SnapshotReason::kPeriodic), 1u);
   EXPECT_EQ(taker.Take({self}, SnapshotReason::kExit), 1u);
@@ -204,7 +197,8 @@ TEST(SnapshotTakerTest, ResidentPagesBehindProtNoneAreAMismatch) {
   char* p = static_cast<char*>(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(p, MAP_FAILED);
   memset(p, 1, len);
-  SnapshotTaker taker(dir.path() + "/t.data", false, CLOCK_MONOTONIC);
+  std::unique_ptr<RecordingFiles> files = FilesIn(dir);
+  SnapshotTaker taker(files.get(), CLOCK_MONOTONIC);
   ASSERT_EQ(taker.Take({static_cast<uint32_t>(getpid())}, SnapshotReason::kPeriodic), 1u);
   EXPECT_FALSE(taker.Summary().mismatch.has_value());
   ASSERT_EQ(mprotect(p, len, PROT_NONE), 0);
@@ -216,13 +210,19 @@ TEST(SnapshotTakerTest, ResidentPagesBehindProtNoneAreAMismatch) {
   munmap(p, len);
 }
 
+// A file put at TRACE.rss after the recording began is not the recording's:
+// never written into, said once.
 TEST(SnapshotTakerTest, AnUnwritableFileIsSaidOnce) {
-  SnapshotTaker taker("/proc/no-such-dir/t.data", false, CLOCK_MONOTONIC);
+  TempDir dir("pb_recorder");
+  std::unique_ptr<RecordingFiles> files = FilesIn(dir);
+  WriteFile(dir.path() + "/t.data.rss", "planted");
+  SnapshotTaker taker(files.get(), CLOCK_MONOTONIC);
   EXPECT_EQ(taker.Take({static_cast<uint32_t>(getpid())}, SnapshotReason::kPeriodic), 0u);
   EXPECT_EQ(taker.Take({static_cast<uint32_t>(getpid())}, SnapshotReason::kPeriodic), 0u);
   const TakerSummary s = taker.Summary();
   EXPECT_EQ(s.snapshots, 0u);
-  EXPECT_THAT(s.error, ::testing::HasSubstr("/proc/no-such-dir/t.data.rss"));
+  EXPECT_THAT(s.error, ::testing::HasSubstr(dir.path() + "/t.data.rss appeared after the recording began"));
+  EXPECT_EQ(ReadFile(dir.path() + "/t.data.rss"), "planted");
 }
 
 // What the "command" does in the exit tracer tests (kLinger: returns after

@@ -59,10 +59,10 @@ size_t SnapshotTaker::Take(const std::vector<uint32_t>& pids, residency::Snapsho
 bool SnapshotTaker::EnsureWriter() {
   if (failed_) return false;
   if (writer_) return true;
-  absl::Status aside = SnapshotWriter::SetAside(trace_, trace_moves_);
+  absl::StatusOr<int> fd = files_->CreateSnapshotFile();
   absl::StatusOr<std::unique_ptr<SnapshotWriter>> w =
-      aside.ok() ? SnapshotWriter::Create(residency::SnapshotPathFor(trace_), clockid_)
-                 : absl::StatusOr<std::unique_ptr<SnapshotWriter>>(aside);
+      fd.ok() ? SnapshotWriter::Create(*fd, residency::SnapshotPathFor(files_->trace()), clockid_)
+              : absl::StatusOr<std::unique_ptr<SnapshotWriter>>(fd.status());
   if (!w.ok()) {
     failed_ = true;
     if (error_.empty()) error_ = std::string(w.status().message());

@@ -1,11 +1,11 @@
 // SnapshotTaker: takes residency snapshots of recorded processes
 // (residency::PagemapSampler) and appends them to the trace's snapshot file,
-// which it makes at the first snapshot (SnapshotWriter: the old file set
-// aside as perf sets the old trace aside). Thread-safe: the snapshot thread
+// which it makes at the first snapshot (RecordingFiles::CreateSnapshotFile:
+// made new, the old one set aside before perf started). Thread-safe: the snapshot thread
 // takes periodic, requested and stop snapshots while the thread that traces
 // the command takes its exit snapshot. Keeps what record's summary says.
 //
-//   SnapshotTaker taker("t.data", /*trace_moves=*/false, CLOCK_MONOTONIC);
+//   SnapshotTaker taker(files.get(), CLOCK_MONOTONIC);   // files: RecordingFiles
 //   taker.Take({pid}, SnapshotReason::kPeriodic);
 //   for (const auto& p : taker.Summary().processes) ...
 #ifndef PAGEBLAME_RECORDER_SNAPSHOT_TAKER_H_
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "processor/recorder/recording_files.h"
 #include "processor/recorder/snapshot_writer.h"
 #include "processor/residency/residency_snapshot.h"
 
@@ -52,8 +53,8 @@ struct TakerSummary {
 
 class SnapshotTaker {
  public:
-  SnapshotTaker(std::string trace, bool trace_moves, clockid_t clockid)
-      : trace_(std::move(trace)), trace_moves_(trace_moves), clockid_(clockid) {}
+  // `files` outlives the taker.
+  SnapshotTaker(RecordingFiles* files, clockid_t clockid) : files_(files), clockid_(clockid) {}
 
   // Snapshots each process and appends it; a process gone meanwhile is
   // skipped. Returns how many were written. After a file error it takes no
@@ -67,8 +68,7 @@ class SnapshotTaker {
   void Note(const residency::ResidencySnapshot& s);
   void Fail(const std::string& error);
 
-  const std::string trace_;
-  const bool trace_moves_;
+  RecordingFiles* const files_;
   const clockid_t clockid_;
   mutable std::mutex mu_;  // guards what follows; never held while reading pagemap
   std::unique_ptr<SnapshotWriter> writer_;

@@ -18,30 +18,10 @@ absl::Status FileError(absl::string_view what, const std::string& path) {
   return absl::UnavailableError(absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(errno)));
 }
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
 }  // namespace
 
-absl::Status SnapshotWriter::SetAside(const std::string& trace, bool trace_moves) {
-  if (!trace_moves) return absl::OkStatus();
-  const std::string current = residency::SnapshotPathFor(trace);
-  const std::string old = residency::SnapshotPathFor(trace + ".old");
-  if (Exists(current)) {
-    if (std::rename(current.c_str(), old.c_str()) != 0) return FileError("rename", current);
-  } else if (Exists(old) && ::unlink(old.c_str()) != 0) {
-    return FileError("remove", old);
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::unique_ptr<SnapshotWriter>> SnapshotWriter::Create(const std::string& path,
-                                                                         int32_t clockid) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return FileError("create", path);
-  std::unique_ptr<SnapshotWriter> w(new SnapshotWriter(path, fd));
+absl::StatusOr<std::unique_ptr<SnapshotWriter>> SnapshotWriter::Create(int fd, std::string path, int32_t clockid) {
+  std::unique_ptr<SnapshotWriter> w(new SnapshotWriter(std::move(path), fd));
   if (absl::Status s = w->WriteAll(residency::EncodeHeader(clockid)); !s.ok()) return s;
   return w;
 }

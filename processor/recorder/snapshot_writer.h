@@ -1,8 +1,8 @@
 // SnapshotWriter: appends residency snapshots to a trace's snapshot file
 // (TRACE.rss, residency/snapshot_file.h) while perf records the trace.
 //
-//   RETURN_IF_ERROR(SnapshotWriter::SetAside("t.data", /*trace_moves=*/true));
-//   ASSIGN_OR_RETURN(auto w, SnapshotWriter::Create(SnapshotPathFor("t.data"), CLOCK_MONOTONIC));
+//   ASSIGN_OR_RETURN(int fd, files->CreateSnapshotFile());   // recording_files.h
+//   ASSIGN_OR_RETURN(auto w, SnapshotWriter::Create(fd, "t.data.rss", CLOCK_MONOTONIC));
 //   RETURN_IF_ERROR(w->Append(snapshot));   // from any thread
 //
 // The file is written in place, not through a temporary file: it grows with
@@ -25,17 +25,10 @@ namespace pageblame::recorder {
 
 class SnapshotWriter {
  public:
-  // Keeps the snapshots of the trace perf is about to set aside. perf record
-  // renames a non-empty TRACE to TRACE.old (replacing TRACE.old) before it
-  // writes; `trace_moves` says it will. Then TRACE.rss goes to TRACE.old.rss,
-  // where `pageblame ... -i TRACE.old` finds it, and a TRACE.old.rss left
-  // without a TRACE.rss is removed (its trace, the old TRACE.old, is gone).
-  // When the trace does not move, a TRACE.rss there belongs to no trace and
-  // is replaced. Errors name the file.
-  static absl::Status SetAside(const std::string& trace, bool trace_moves);
-  // Creates `path` (truncating a file there; mode 0600, as perf makes the
-  // trace: both show the process's memory) and writes the file header.
-  static absl::StatusOr<std::unique_ptr<SnapshotWriter>> Create(const std::string& path, int32_t clockid);
+  // Takes the new, empty file `fd` (made by RecordingFiles; `path` names it
+  // in messages; closed with the writer, or here on failure) and writes the
+  // file header.
+  static absl::StatusOr<std::unique_ptr<SnapshotWriter>> Create(int fd, std::string path, int32_t clockid);
   ~SnapshotWriter();
   SnapshotWriter(const SnapshotWriter&) = delete;
   SnapshotWriter& operator=(const SnapshotWriter&) = delete;

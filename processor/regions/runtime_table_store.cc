@@ -17,11 +17,6 @@
 namespace pageblame::regions {
 namespace {
 
-bool IsDir(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 std::vector<std::string> Names(const std::string& dir) {
   std::vector<std::string> out;
   DIR* d = ::opendir(dir.c_str());
@@ -31,28 +26,14 @@ std::vector<std::string> Names(const std::string& dir) {
   return out;
 }
 
-absl::Status Error(const char* what, const std::string& path) {
-  return absl::UnavailableError(absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(errno)));
-}
-
-// Removes the tables of an older TRACE.old.runtime, then the directory if
-// nothing else is in it (anything else there is the user's: kept).
-absl::Status RemoveTables(const std::string& dir) {
-  for (const std::string& name : Names(dir)) {
-    if (!RuntimeTableStore::ParseName(name)) continue;
-    const std::string path = absl::StrCat(dir, "/", name);
-    if (::unlink(path.c_str()) != 0) return Error("remove", path);
-  }
-  if (::rmdir(dir.c_str()) != 0 && errno != ENOTEMPTY && errno != EEXIST) return Error("remove", dir);
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 std::string RuntimeTableStore::DirFor(const std::string& trace) { return trace + ".runtime"; }
 
+std::string RuntimeTableStore::NameFor(uint32_t pid, uint64_t time) { return absl::StrCat(pid, "-", time, ".txt"); }
+
 std::string RuntimeTableStore::PathFor(const std::string& trace, uint32_t pid, uint64_t time) {
-  return absl::StrCat(DirFor(trace), "/", pid, "-", time, ".txt");
+  return absl::StrCat(DirFor(trace), "/", NameFor(pid, time));
 }
 
 std::optional<RuntimeTableStore::Entry> RuntimeTableStore::ParseName(absl::string_view name) {
@@ -88,18 +69,6 @@ std::optional<RuntimeTableStore::Entry> RuntimeTableStore::Latest(const std::vec
     if (e.pid == pid && e.time <= at && (!best || e.time >= best->time)) best = e;
   }
   return best;
-}
-
-absl::Status RuntimeTableStore::SetAside(const std::string& trace, bool trace_moves) {
-  if (!trace_moves) return absl::OkStatus();
-  const std::string current = DirFor(trace), old = DirFor(trace + ".old");
-  if (IsDir(old)) {
-    if (absl::Status s = RemoveTables(old); !s.ok()) return s;
-  }
-  if (IsDir(current) && !IsDir(old) && std::rename(current.c_str(), old.c_str()) != 0) {
-    return Error("rename", current);
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace pageblame::regions

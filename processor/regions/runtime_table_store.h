@@ -8,10 +8,8 @@
 //   std::optional<Entry> t = RuntimeTableStore::Latest(entries, pid, at);
 //
 // Files whose names do not follow the pattern are not tables and are left
-// alone. Like TRACE.rss, the directory follows perf's rule for an existing
-// trace: when perf keeps it as TRACE.old, TRACE.runtime becomes
-// TRACE.old.runtime (an older TRACE.old.runtime's tables go, as perf's older
-// TRACE.old does).
+// alone. `record` makes them (recorder/recording_files.h), and sets an older
+// trace's aside with it, as perf's rule for an existing trace does.
 #ifndef PAGEBLAME_REGIONS_RUNTIME_TABLE_STORE_H_
 #define PAGEBLAME_REGIONS_RUNTIME_TABLE_STORE_H_
 
@@ -35,14 +33,13 @@ class RuntimeTableStore {
 
   static std::string DirFor(const std::string& trace);  // "TRACE.runtime"
   static std::string PathFor(const std::string& trace, uint32_t pid, uint64_t time);
+  static std::string NameFor(uint32_t pid, uint64_t time);  // "PID-TIME.txt"
   // The name's pid and time, or nullopt if it is no table's name.
   static std::optional<Entry> ParseName(absl::string_view name);
   // The tables beside `trace`, by pid then time; none if there is no directory.
   static std::vector<Entry> List(const std::string& trace);
   // The latest table of `pid` at or before `at`.
   static std::optional<Entry> Latest(const std::vector<Entry>& entries, uint32_t pid, uint64_t at);
-  // Before perf replaces `trace` (trace_moves: perf keeps it as TRACE.old).
-  static absl::Status SetAside(const std::string& trace, bool trace_moves);
 };
 
 }  // namespace pageblame::regions

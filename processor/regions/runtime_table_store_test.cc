@@ -13,10 +13,6 @@ namespace pageblame::regions {
 namespace {
 
 void Write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
-}
 
 TEST(RuntimeTableStoreTest, NamesAndTheLatestAtOrBefore) {
   TempDir dir("pb_runtime_tables");
@@ -41,24 +37,6 @@ TEST(RuntimeTableStoreTest, NamesAndTheLatestAtOrBefore) {
   EXPECT_FALSE(RuntimeTableStore::Latest(all, 8, 99999).has_value());
   EXPECT_FALSE(RuntimeTableStore::ParseName("42-1000.txt.swp").has_value());
   EXPECT_FALSE(RuntimeTableStore::ParseName("x-1000.txt").has_value());
-}
-
-// perf keeps a trace it replaces as TRACE.old: the tables go with it, and
-// an older TRACE.old's tables go (the user's other files stay).
-TEST(RuntimeTableStoreTest, TheTablesFollowTheTraceToOld) {
-  TempDir dir("pb_runtime_tables");
-  const std::string trace = dir.path() + "/app.data";
-  const std::string old = RuntimeTableStore::DirFor(trace + ".old");
-  ASSERT_EQ(::mkdir(RuntimeTableStore::DirFor(trace).c_str(), 0700), 0);
-  ASSERT_EQ(::mkdir(old.c_str(), 0700), 0);
-  Write(RuntimeTableStore::PathFor(trace, 42, 1000), "new");
-  Write(old + "/42-5.txt", "older");
-  ASSERT_TRUE(RuntimeTableStore::SetAside(trace, /*trace_moves=*/false).ok());
-  EXPECT_TRUE(Exists(RuntimeTableStore::PathFor(trace, 42, 1000)));  // perf moves nothing: nor do we
-  ASSERT_TRUE(RuntimeTableStore::SetAside(trace, true).ok());
-  EXPECT_FALSE(Exists(RuntimeTableStore::DirFor(trace)));
-  EXPECT_TRUE(Exists(old + "/42-1000.txt"));
-  EXPECT_FALSE(Exists(old + "/42-5.txt"));
 }
 
 }  // namespace

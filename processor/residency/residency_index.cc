@@ -21,10 +21,28 @@ absl::Status OtherTrace(const std::string& path, absl::string_view why) {
 
 }  // namespace
 
+std::string TraceFacts::Outside(uint64_t time) const {
+  const uint64_t lo = first_time > ResidencyIndex::kSlack ? first_time - ResidencyIndex::kSlack : 0;
+  if (time < lo) return absl::StrCat("before the trace began (", Seconds(first_time), " s)");
+  if (end_time != 0 && time > end_time + kEndSlack) {
+    return absl::StrCat("after the trace ended (", Seconds(end_time), " s)");
+  }
+  return "";
+}
+
 absl::StatusOr<ResidencyIndex> ResidencyIndex::Load(const std::string& path, const TraceFacts& trace) {
-  absl::StatusOr<SnapshotFile> f = ReadSnapshotFile(path);
+  absl::StatusOr<std::unique_ptr<InputFile>> f = InputFile::Open(path, kSnapshotFileWhat, InputFile::Accept::kRegular);
   if (!f.ok()) return f.status();
-  return Build(path, f->clockid, std::move(f->snapshots), trace);
+  return Load(**f, trace);
+}
+
+absl::StatusOr<ResidencyIndex> ResidencyIndex::Load(const InputFile& file, const TraceFacts& trace) {
+  absl::StatusOr<std::string> bytes = file.ReadAll();
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<SnapshotFile> f = ParseSnapshotFile(
+      absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), file.path());
+  if (!f.ok()) return f.status();
+  return Build(file.path(), f->clockid, std::move(f->snapshots), trace);
 }
 
 absl::StatusOr<ResidencyIndex> ResidencyIndex::Build(std::string path, int32_t clockid,
@@ -39,7 +57,6 @@ absl::StatusOr<ResidencyIndex> ResidencyIndex::Build(std::string path, int32_t c
   }
   ResidencyIndex r;
   r.path_ = std::move(path);
-  const uint64_t lo = trace.first_time > kSlack ? trace.first_time - kSlack : 0;
   std::vector<uint32_t> strangers;
   for (ResidencySnapshot& s : snapshots) {
     if (std::find(trace.pids.begin(), trace.pids.end(), s.pid) == trace.pids.end()) {
@@ -47,11 +64,11 @@ absl::StatusOr<ResidencyIndex> ResidencyIndex::Build(std::string path, int32_t c
       // rss is still the process's), unless no snapshot names a traced pid.
       strangers.push_back(s.pid);
     }
-    if (s.time < lo) {
-      return OtherTrace(r.path_, absl::StrCat("a snapshot of pid ", s.pid, " at ", Seconds(s.time),
-                                              " s was taken before the trace began (", Seconds(trace.first_time),
-                                              " s)"));
+    if (const std::string outside = trace.Outside(s.time); !outside.empty()) {
+      return OtherTrace(r.path_,
+                        absl::StrCat("a snapshot of pid ", s.pid, " at ", Seconds(s.time), " s was taken ", outside));
     }
+    r.last_time_ = std::max(r.last_time_, s.time);
     r.by_pid_[s.pid].push_back(std::move(s));
     ++r.count_;
   }

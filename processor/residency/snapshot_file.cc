@@ -220,7 +220,7 @@ absl::StatusOr<SnapshotFile> ParseSnapshotFile(absl::Span<const uint8_t> bytes, 
 }
 
 absl::StatusOr<SnapshotFile> ReadSnapshotFile(const std::string& path) {
-  auto bytes = InputFile::ReadWhole(path, "residency snapshot file", InputFile::Accept::kRegular);
+  auto bytes = InputFile::ReadWhole(path, kSnapshotFileWhat, InputFile::Accept::kRegular);
   if (!bytes.ok()) return bytes.status();
   return ParseSnapshotFile(
       absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), path);

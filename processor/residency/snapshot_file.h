@@ -57,6 +57,9 @@ std::string EncodeSnapshot(const ResidencySnapshot& s, uint64_t page_size = 4096
 
 // Parses a whole file. Errors name the file, the byte offset and what was
 // expected (a short last record: "truncated").
+// What messages call the file ("PATH: not a residency snapshot file").
+inline constexpr char kSnapshotFileWhat[] = "residency snapshot file";
+
 absl::StatusOr<SnapshotFile> ParseSnapshotFile(absl::Span<const uint8_t> bytes, absl::string_view name);
 absl::StatusOr<SnapshotFile> ReadSnapshotFile(const std::string& path);
 

@@ -1,17 +1,26 @@
 #include "processor/session/unaccounted.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/input_file.h"
+#include "processor/base/side_file_trust.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/usage_error.h"
 #include "processor/regions/page_diff.h"
 #include "processor/regions/region_table_reader.h"
 #include "processor/regions/runtime_table_store.h"
+#include "processor/session/residency_load.h"
 
 namespace pageblame::session {
 namespace {
@@ -48,15 +57,55 @@ uint32_t EntryAt(const index::TraceIndex& idx, uint32_t pid, uint64_t time) {
   return entries.back();
 }
 
+// Why the saved tables beside the trace may not decide an answer, or "":
+// the trace's directory is one others can write, and TRACE.runtime/ is not
+// a directory of root's or the user's that only they can write.
+std::string UntrustedTableDir(const std::string& trace_path, bool force) {
+  const std::string dir = regions::RuntimeTableStore::DirFor(trace_path);
+  if (force || !InSharedDirectory(dir)) return "";
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return absl::StrCat(dir, ": ", std::strerror(errno));
+  const absl::Status trusted = TrustedInSharedDir(fd, dir);
+  ::close(fd);
+  return trusted.ok() ? "" : std::string(trusted.message());
+}
+
+// The saved tables of this recording: none from a directory another user
+// could have filled, none stamped outside the recording (another
+// recording's, or a forged stamp). What was left out is said in `refused`.
+std::vector<regions::RuntimeTableStore::Entry> OwnTables(const replay::LoadedTrace& trace,
+                                                        const std::string& trace_path, bool force,
+                                                        const residency::ResidencyIndex* rss,
+                                                        std::vector<std::string>* refused) {
+  std::vector<regions::RuntimeTableStore::Entry> ours;
+  const std::vector<regions::RuntimeTableStore::Entry> all = regions::RuntimeTableStore::List(trace_path);
+  if (all.empty()) return ours;
+  if (std::string why = UntrustedTableDir(trace_path, force); !why.empty()) {
+    refused->push_back(std::move(why));
+    return ours;
+  }
+  residency::TraceFacts facts = FactsOf(trace, trace_path);
+  // The stop snapshot is a tighter end than the file's last write, which a
+  // copy of the trace moves.
+  if (rss != nullptr && rss->last_time() != 0) {
+    facts.end_time = std::max(rss->last_time(), trace.index().stats().last_time);
+  }
+  for (const auto& e : all) {
+    if (std::string outside = facts.Outside(e.time); !outside.empty()) {
+      refused->push_back(absl::StrCat(e.path, ": stamped ", analysis::FormatTime(e.time), ", ", outside));
+    } else {
+      ours.push_back(e);
+    }
+  }
+  return ours;
+}
+
 absl::StatusOr<regions::RuntimeTableStore::Entry> SavedTable(const replay::LoadedTrace& trace,
                                                                const std::string& trace_path, uint32_t pid,
-                                                               uint64_t at) {
-  const std::vector<regions::RuntimeTableStore::Entry> all = regions::RuntimeTableStore::List(trace_path);
-  std::vector<regions::RuntimeTableStore::Entry> ours;
-  // A table older than the trace is another recording's (a stale directory).
-  for (const auto& e : all) {
-    if (e.time >= trace.index().stats().first_time) ours.push_back(e);
-  }
+                                                               uint64_t at, bool force,
+                                                               const residency::ResidencyIndex* rss) {
+  std::vector<std::string> refused;
+  const std::vector<regions::RuntimeTableStore::Entry> ours = OwnTables(trace, trace_path, force, rss, &refused);
   if (std::optional<regions::RuntimeTableStore::Entry> e = regions::RuntimeTableStore::Latest(ours, pid, at)) {
     return *e;
   }
@@ -64,7 +113,15 @@ absl::StatusOr<regions::RuntimeTableStore::Entry> SavedTable(const replay::Loade
       "no .NET runtime table of pid ", pid, " saved beside ", trace_path, " at or before ",
       analysis::FormatTime(at), " (", regions::RuntimeTableStore::DirFor(trace_path),
       "/): `pageblame record` saves one when it stops recording a .NET process, and on SIGUSR1, with snapshots "
-      "on; or give one: --maddress FILE (pageblame dotnet-regions, SOS eeheap)"));
+      "on; or give one: --maddress FILE (pageblame dotnet-regions, SOS eeheap)",
+      refused.empty() ? "" : absl::StrCat("; not used: ", absl::StrJoin(refused, "; "))));
+}
+
+// A saved table, read by the side-file rule (it was found, not named).
+absl::StatusOr<regions::RegionTable> ReadSavedTable(const std::string& path, bool force) {
+  ASSIGN_OR_RETURN(std::unique_ptr<InputFile> f, OpenSideFile(path, "runtime table", force));
+  ASSIGN_OR_RETURN(std::string text, f->ReadAll());
+  return regions::RegionTableReader::ParseString(std::move(text), path);
 }
 
 }  // namespace
@@ -86,22 +143,26 @@ regions::RegionTable AddressSpaceAt(const index::TraceIndex& idx, uint32_t proce
 
 absl::StatusOr<Unaccounted> UnaccountedOf(const replay::LoadedTrace& trace, const std::string& trace_path,
                                           const Selection& selection,
-                                          const std::optional<std::string>& runtime_table) {
+                                          const std::optional<std::string>& runtime_table, bool force,
+                                          const residency::ResidencyIndex* rss) {
   const index::TraceIndex& idx = trace.index();
   Unaccounted out;
+  std::vector<std::string> ignored;  // said when no table is left for the process (SavedTable)
   ASSIGN_OR_RETURN(out.pid, OnePid(idx, selection,
                                    runtime_table ? std::vector<regions::RuntimeTableStore::Entry>()
-                                                 : regions::RuntimeTableStore::List(trace_path)));
+                                                 : OwnTables(trace, trace_path, force, rss, &ignored)));
   out.time = selection.at;
   if (runtime_table) {
     out.table = *runtime_table;
   } else {
-    ASSIGN_OR_RETURN(regions::RuntimeTableStore::Entry e, SavedTable(trace, trace_path, out.pid, selection.at));
+    ASSIGN_OR_RETURN(regions::RuntimeTableStore::Entry e,
+                     SavedTable(trace, trace_path, out.pid, selection.at, force, rss));
     out.table = e.path;
     out.time = e.time;
     out.saved = true;
   }
-  ASSIGN_OR_RETURN(regions::RegionTable runtime, regions::RegionTableReader::DetectAndParse(out.table));
+  ASSIGN_OR_RETURN(regions::RegionTable runtime, out.saved ? ReadSavedTable(out.table, force)
+                                                           : regions::RegionTableReader::DetectAndParse(out.table));
   const regions::RegionTable space = AddressSpaceAt(idx, EntryAt(idx, out.pid, out.time), out.time);
   for (const regions::Region& r : space.regions) {
     if (space.IsCommitted(r)) out.committed += r.size();

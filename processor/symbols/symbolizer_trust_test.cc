@@ -61,7 +61,7 @@ TEST(SymbolizerTrustTest, AnotherUsersMapIsIgnoredWithAWarning) {
   EXPECT_EQ(f.dso, "/tmp/perf-4242.map");  // perf's name for JIT code, named or not
   EXPECT_EQ(warnings, "pageblame: warning: " + s.MapPath() +
                           ": owned by nobody (uid 65534), not by root or the user running pageblame "
-                          "(root (uid 0)), in a directory anyone can write: ignored (use -f to "
+                          "(root (uid 0)), in a directory others can write: ignored (use -f to "
                           "override); its JIT frames stay unnamed\n");
 }
 

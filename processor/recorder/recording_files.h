@@ -1,0 +1,106 @@
+// RecordingFiles: every file `pageblame record` makes — the trace, its
+// residency snapshots (TRACE.rss) and its runtime tables (TRACE.runtime/) —
+// made so that root, recording in a directory someone else can reach, never
+// writes through a link or into a file another user planted.
+//
+// The trace's directory is opened once and every name is resolved against
+// that descriptor (openat/renameat/unlinkat/mkdirat), so swapping the
+// directory or a parent afterwards changes nothing. Every file is created new
+// (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600: they show the process's memory); a
+// link, file or directory already at a side file's name is moved or removed,
+// never opened. A directory writable by its group or others is refused unless
+// `force`: another user could squat the names there (and with --force, the
+// files are still made as above).
+//
+// perf's own rule for an existing trace (tools/perf/util/data.c,
+// check_backup: a non-empty TRACE is renamed TRACE.old) is applied here,
+// before perf starts, to the trace and its side files together: TRACE.rss
+// becomes TRACE.old.rss and TRACE.runtime TRACE.old.runtime, an older
+// TRACE.old's side files go with the trace perf would replace. perf then
+// finds an empty trace we made and writes into it: through its path when
+// only root or the user running pageblame can change the directory and
+// every directory above it; else through /proc/self/fd/N (the descriptor
+// of the file made here, which perf inherits), since its path could be
+// swapped for a link between our creation and perf's open.
+//
+//   ASSIGN_OR_RETURN(std::unique_ptr<RecordingFiles> files, RecordingFiles::Prepare("t.data", false));
+//   argv: "-o", files->perf_output();   ... files->CreateSnapshotFile() ...
+//   RETURN_IF_ERROR(files->WriteRuntimeTable("1234-5000.txt", table_text));
+#ifndef PAGEBLAME_RECORDER_RECORDING_FILES_H_
+#define PAGEBLAME_RECORDER_RECORDING_FILES_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace pageblame::recorder {
+
+class RecordingFiles {
+ public:
+  // What Prepare did with a recording already at the trace's name, for the
+  // user ("t.data exists: kept as t.data.old, ...").
+  struct SetAside {
+    bool moved = false;       // TRACE became TRACE.old
+    bool replaced_old = false;  // an older TRACE.old was replaced
+    bool was_link = false;    // TRACE was a symbolic link (moved, never followed)
+    bool rss = false;         // TRACE.rss became TRACE.old.rss
+    bool runtime = false;     // TRACE.runtime became TRACE.old.runtime
+  };
+
+  // Judges the directory, sets aside what is there (see above) and creates
+  // the trace, empty. `trace` may not be "-" (standard output: no files).
+  // PermissionDenied for a shared directory without `force`; errors name
+  // the file and what was found there.
+  static absl::StatusOr<std::unique_ptr<RecordingFiles>> Prepare(const std::string& trace, bool force);
+  ~RecordingFiles();
+  RecordingFiles(const RecordingFiles&) = delete;
+  RecordingFiles& operator=(const RecordingFiles&) = delete;
+
+  const std::string& trace() const { return trace_; }
+  // The path perf is given with -o (the trace's, or /proc/self/fd/N).
+  const std::string& perf_output() const { return perf_output_; }
+  // The descriptor perf must inherit (perf_output names it), or -1.
+  int perf_fd() const { return through_fd_ ? trace_fd_ : -1; }
+  const SetAside& set_aside() const { return set_aside_; }
+  // Whether perf wrote nothing into the trace made for it (it failed before
+  // its header): then the trace is removed, as if never made.
+  bool RemoveTraceIfEmpty();
+
+  // Creates TRACE.rss and returns its descriptor (the caller closes it).
+  // Thread-safe.
+  absl::StatusOr<int> CreateSnapshotFile();
+  // Writes `bytes` into TRACE.runtime/NAME, made new (the directory too, on
+  // first use). Thread-safe.
+  absl::Status WriteRuntimeTable(absl::string_view name, absl::string_view bytes);
+  std::string RuntimeTablePath(absl::string_view name) const;
+
+ private:
+  RecordingFiles(std::string trace, std::string dir, std::string base, int dir_fd)
+      : trace_(std::move(trace)), dir_(std::move(dir)), base_(std::move(base)), dir_fd_(dir_fd) {}
+  absl::Status Judge(bool force);
+  absl::Status SetAsideOld();
+  absl::Status SetAsideSideFiles(bool moved);
+  absl::Status ClearRuntimeDir(const std::string& name);
+  absl::Status CreateTrace();
+  absl::StatusOr<int> RuntimeDir();
+  std::string PathOf(absl::string_view name) const;
+
+  const std::string trace_;  // as the user named it
+  const std::string dir_;    // its directory, for messages
+  const std::string base_;   // its name in that directory
+  const int dir_fd_;
+  int trace_fd_ = -1;
+  bool through_fd_ = false;
+  std::string perf_output_;
+  SetAside set_aside_;
+  std::mutex mu_;       // guards runtime_fd_
+  int runtime_fd_ = -1;
+};
+
+}  // namespace pageblame::recorder
+
+#endif  // PAGEBLAME_RECORDER_RECORDING_FILES_H_
