@@ -27,6 +27,7 @@ extern "C" {
 
 #include "plugin/filter_session.h"
 #include "plugin/perf_command_line.h"
+#include "processor/base/text_escape.h"
 
 using pageblame::plugin::FilterSession;
 using pageblame::plugin::PerfFrame;
@@ -105,10 +106,13 @@ int start(void** data, void* ctx) {
 
   auto session = FilterSession::Start(args, env);
   if (!session.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kName, std::string(session.status().message()).c_str());
+    // One line each, escaped whole: they can quote the trace (a comm, a path).
+    std::fprintf(stderr, "%s: %s\n", kName, pageblame::EscapeName(std::string(session.status().message())).c_str());
     return -1;
   }
-  for (const std::string& w : (*session)->warnings()) std::fprintf(stderr, "%s: %s\n", kName, w.c_str());
+  for (const std::string& w : (*session)->warnings()) {
+    std::fprintf(stderr, "%s: %s\n", kName, pageblame::EscapeName(w).c_str());
+  }
   *data = session->release();
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "plugin/summary_writer.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/text_escape.h"
 #include "processor/session/load_warnings.h"
 #include "processor/session/residency_load.h"
 #include "processor/session/selection.h"
@@ -130,8 +131,10 @@ std::string FilterSession::Finish() const {
   absl::StrAppend(&out, "\npageblame: perf printed ", printed_samples_, " of ", memory_samples_,
                   " memory-syscall samples",
                   options_.keep_all() ? "" : absl::StrCat(" (of ", keep_.size(), " calls)"), " from ",
-                  path_, "\n");
-  return out;
+                  EscapeName(path_), "\n");
+  // Names are escaped where they enter the text (SummaryWriter); this is
+  // the last line of defence, as pageblame's OutputFile::WriteText.
+  return EscapeText(std::move(out));
 }
 
 }  // namespace pageblame::plugin

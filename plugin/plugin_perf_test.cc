@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,10 +29,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/analysis/history.h"
+#include "processor/base/temp_dir_for_test.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/render/query_report.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/session/selection.h"
+#include "tests/cli_runner.h"
+#include "tests/hostile_trace.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::plugin {
@@ -883,6 +887,49 @@ TEST(PluginPerfTest, TracesTheLibraryRefusesFailAtStart) {
     EXPECT_NE(r.exit_code, 0);
     EXPECT_EQ(r.err, "pageblame-dlfilter: " + why + "\n");
   }
+}
+
+// Issue 44: names a hostile program chose (tests/hostile_trace.h) reach the
+// summary only escaped, as in `pageblame query`; its JSON has them as they are.
+TEST(PluginPerfTest, HostileNamesAreEscapedInTheSummary) {
+  using pageblame::testing::kHostileComm;
+  TempDir dir("pb_hostile");
+  absl::StatusOr<std::string> trace = pageblame::testing::MakeHostileTrace(dir.path());
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  // A page made by a JIT frame: the first region whose creating stack has one.
+  const std::string buildids = " --buildid-dir " + Quote(pageblame::testing::SourceDir() + "/traces/buildid-cache");
+  const pageblame::testing::CliRun maps =
+      pageblame::testing::Pageblame("maps --json --pid 11358 -i " + Quote(*trace) + buildids);
+  ASSERT_EQ(maps.exit_code, 0) << maps.err;
+  std::string page;
+  for (const Json& region : Json::parse(maps.out)) {
+    if (!page.empty() || region["origin"].is_null()) continue;
+    for (const Json& f : region["origin"]["stack"]) {
+      if (f["symbol"].is_string() && f["symbol"].get<std::string>().rfind("\x1b]0;title", 0) == 0) {
+        page = region["start"];
+      }
+    }
+  }
+  ASSERT_FALSE(page.empty());
+
+  PerfRun text = RunPerf("-i " + Quote(*trace), {"pages=" + page});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  ASSERT_THAT(text.tail, HasSubstr("pageblame: who created"));
+  EXPECT_TRUE(pageblame::testing::TerminalSafe(text.tail));
+  EXPECT_THAT(text.tail, HasSubstr(" in pid 11358 (\\x1b]0;t\\x07\\x0a)\n"));
+  EXPECT_THAT(text.tail, HasSubstr(" by \\x1b]0;t\\x07\\x0a 11358/11358\n"));
+  EXPECT_THAT(text.tail, HasSubstr("\\x1b]0;title\\x07\\x1b[2J\\x1b[31m\\x08\\x08\\x0d\\u009b\\xff\xc3\x9c" "ber:"));
+  EXPECT_THAT(text.tail, HasSubstr("(/usr/lib/x86_64-linux-gnu/\\x1b\\u009b\\x0a\\x0d\\x08\\xff.6)\n"));
+  for (absl::string_view line : absl::StrSplit(text.err, '\n')) {
+    if (absl::StartsWith(line, "pageblame")) EXPECT_TRUE(pageblame::testing::TerminalSafe(std::string(line))) << line;
+  }
+
+  PerfRun json = RunPerf("-i " + Quote(*trace), {"pages=" + page, "summary=json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(pageblame::testing::TerminalSafe(json.tail));
+  const Json answer = Json::parse(json.tail);
+  ASSERT_FALSE(answer.empty());
+  EXPECT_EQ(answer[0]["origin"]["comm"], kHostileComm);
 }
 
 TEST(PluginPerfTest, ListedWithItsDescription) {

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/render/origin_renderer.h"
 #include "processor/render/query_report.h"
 
@@ -70,10 +71,12 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
       offset = f.offset;
       dso = !f.dso.empty() || pf == nullptr ? f.dso : pf->dso;
     }
+    // perf's names come from the same ELF files and perf maps: escaped
+    // as the library's (EscapeName).
     absl::StrAppend(&out, "    #", n++, " ", analysis::Hex(ip), " ",
-                    symbol ? *symbol : std::string("[unknown]"),
+                    symbol ? EscapeName(*symbol) : std::string("[unknown]"),
                     symbol && offset ? absl::StrCat("+", analysis::Hex(offset)) : "", " (",
-                    dso.empty() ? std::string("[unknown]") : dso, ")\n");
+                    dso.empty() ? std::string("[unknown]") : EscapeName(dso), ")\n");
   }
   if (n == 0) absl::StrAppend(&out, "    (no user stack recorded)\n");
   return out;
@@ -87,7 +90,7 @@ std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
   }
   const index::Process& proc = idx.process(*a.process);
   std::string out = absl::StrCat(analysis::Hex(a.address), " in pid ", proc.pid, " (",
-                                 std::string(idx.strings().Get(proc.comm)), ")\n");
+                                 EscapeName(idx.strings().Get(proc.comm)), ")\n");
   render::OriginRenderer r(idx, trace_.symbolizer());
   if (!a.version.valid()) {
     const std::string gone = render::GoneText(idx, r, a.lineage);
@@ -114,7 +117,7 @@ std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
     out += "\n";
     if (t.is_region) {
       absl::StrAppend(&out, "region ", analysis::Hex(t.start), "-", analysis::Hex(t.end), " (",
-                      t.source, ", ", analysis::HumanBytes(t.end - t.start), ")\n");
+                      EscapeName(t.source), ", ", analysis::HumanBytes(t.end - t.start), ")\n");
     }
     bool first = true;
     for (const analysis::QueryAnswer& a : Answers(t.addresses)) {

@@ -41,6 +41,18 @@ absl::StatusOr<std::vector<uint64_t>> TracePatcher::FieldOffsets(const std::stri
   return out;
 }
 
+absl::StatusOr<std::vector<uint64_t>> TracePatcher::RecordOffsets(uint32_t type) const {
+  ASSIGN_OR_RETURN(std::unique_ptr<perf::PerfReader> reader, perf::PerfReader::Open(path_));
+  std::vector<uint64_t> out;
+  perf::RawRecord rec;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, reader->Next(&rec));
+    if (!more) break;
+    if (rec.type == type) out.push_back(rec.offset);
+  }
+  return out;
+}
+
 uint64_t TracePatcher::FirstSampleTypeOffset() const {
   // perf_file_header: magic, size, attr_size, then the attrs section's
   // offset; perf_event_attr: type, size, config, sample_period, sample_type.

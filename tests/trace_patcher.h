@@ -28,6 +28,9 @@ class TracePatcher {
   // sys_enter_mmap", as perf names the attr), in file order.
   absl::StatusOr<std::vector<uint64_t>> FieldOffsets(const std::string& event,
                                                      const std::string& field) const;
+  // The file offset of every record of `type` (perf::kRecordComm, ...), at
+  // its header, in file order.
+  absl::StatusOr<std::vector<uint64_t>> RecordOffsets(uint32_t type) const;
   // The file offset of the sample_type of the trace's first attr.
   uint64_t FirstSampleTypeOffset() const;
 

@@ -8,6 +8,7 @@
 #include "processor/analysis/attribute_report.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/output_file.h"
@@ -88,7 +89,7 @@ void PrintOverlap(const regions::MergedRegions& m, const std::string& name) {
   std::fprintf(stderr,
                "pageblame: %s: %d rows share bytes with other rows (lines %s): %s bytes are listed "
                "more than once; each is attributed once (%d merged %s)\n",
-               name.c_str(), m.overlapping_rows, shown.c_str(), render::GroupedNumber(m.overlap_bytes).c_str(),
+               EscapeName(name).c_str(), m.overlapping_rows, shown.c_str(), render::GroupedNumber(m.overlap_bytes).c_str(),
                m.merged_regions, m.merged_regions == 1 ? "region" : "regions");
 }
 
@@ -99,7 +100,7 @@ void SayUnaccounted(const session::Unaccounted& u) {
   std::fprintf(stderr,
                "pageblame: pid %u at %s: %s of its %s accessible memory is not in the runtime's table (%s%s)\n",
                u.pid, analysis::FormatTime(u.time).c_str(), analysis::HumanBytes(u.bytes).c_str(),
-               analysis::HumanBytes(u.committed).c_str(), u.table.c_str(),
+               analysis::HumanBytes(u.committed).c_str(), EscapeName(u.table).c_str(),
                u.saved ? ", saved by record then" : "");
 }
 
@@ -230,7 +231,7 @@ int RunAttribute(const std::vector<std::string>& argv) {
     text.detail = args->Has("--detail");
     answer = render::AttributeText(**trace, *a, text);
   }
-  absl::Status written = (*out)->Write(answer);
+  absl::Status written = format == "json" || format == "pprof" ? (*out)->Write(answer) : (*out)->WriteText(std::move(answer));
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);
 }

@@ -3,18 +3,21 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "processor/base/text_escape.h"
 #include "processor/cli/usage.h"
 
 namespace pageblame::cli {
 
+// A message is one line by contract, and can quote what an input holds (a
+// path a trace recorded, a line of a table): escaped whole, newlines too.
 int ReportError(const absl::Status& s) {
-  std::fprintf(stderr, "pageblame: %s\n", std::string(s.message()).c_str());
+  std::fprintf(stderr, "pageblame: %s\n", EscapeName(std::string(s.message())).c_str());
   return ExitCodeFor(s);
 }
 
 int CommandUsage(const CommandSpec& spec, const std::string& message) {
   std::fprintf(stderr, "pageblame %s: %s (see 'pageblame %s --help')\n", spec.name.c_str(),
-               message.c_str(), spec.name.c_str());
+               EscapeName(message).c_str(), spec.name.c_str());
   return kExitUsage;
 }
 

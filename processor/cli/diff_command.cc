@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "processor/base/text_escape.h"
 #include "processor/cli/args.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
@@ -34,7 +35,7 @@ const CommandSpec& DiffSpec() {
 
 void PrintSkipped(const regions::RegionTable& t, const std::string& name) {
   for (const std::string& note : {render::SkippedNote(t, name), render::RssNote(t, name)}) {
-    if (!note.empty()) std::fprintf(stderr, "pageblame: %s\n", note.c_str());
+    if (!note.empty()) std::fprintf(stderr, "pageblame: %s\n", EscapeName(note).c_str());
   }
 }
 
@@ -55,7 +56,8 @@ int RunDiff(const std::vector<std::string>& argv) {
   if (args->Has("--json")) {
     std::printf("%s\n", render::DumpJson(render::DiffJson(d)).c_str());
   } else {
-    std::fputs(render::DiffText(d, a_path, m_path).c_str(), stdout);
+    // The last line of defence, as OutputFile::WriteText.
+    std::fputs(EscapeText(render::DiffText(d, a_path, m_path)).c_str(), stdout);
   }
   return 0;
 }

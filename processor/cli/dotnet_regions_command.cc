@@ -18,6 +18,7 @@
 #include "absl/strings/ascii.h"
 #include "processor/base/input_file.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/text_escape.h"
 #include "processor/cli/child_process.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
@@ -130,7 +131,7 @@ absl::StatusOr<regions::ClrHelperOutput> RunHelper(const std::string& helper, co
                                                                  r.exit_code, ") and said nothing")
                                                   : std::string(why));
   }
-  if (!r.err.empty()) std::fputs(r.err.c_str(), stderr);
+  if (!r.err.empty()) std::fputs(EscapeText(r.err).c_str(), stderr);
   return regions::ClrHelperOutputParser::Parse(regions::TextLines(absl::StrCat(helper, " output"), std::move(r.out)));
 }
 

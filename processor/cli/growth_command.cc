@@ -179,7 +179,8 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   if (!g.ok()) return g.status();
   auto text = Render(request, **trace, *g);
   if (!text.ok()) return text.status();
-  if (absl::Status s = (*out)->Write(*text); !s.ok()) return s;
+  const bool is_text = request.format == "text" || request.format == "folded";
+  if (absl::Status s = is_text ? (*out)->WriteText(*std::move(text)) : (*out)->Write(*text); !s.ok()) return s;
   return (*out)->Close();
 }
 

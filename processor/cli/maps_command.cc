@@ -93,7 +93,7 @@ int RunMaps(const std::vector<std::string>& argv) {
   } else if (format == "pprof") {
     written = (*out)->Write(render::MapsPprof(**trace, answer));
   } else {
-    written = (*out)->Write(render::MapsText(**trace, answer, *frames));
+    written = (*out)->WriteText(render::MapsText(**trace, answer, *frames));
   }
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);

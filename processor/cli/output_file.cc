@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "processor/base/text_escape.h"
 #include "processor/cli/usage.h"
 
 namespace pageblame::cli {
@@ -122,6 +123,8 @@ absl::Status OutputFile::Write(std::string_view bytes) {
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) return WriteError();
   return absl::OkStatus();
 }
+
+absl::Status OutputFile::WriteText(std::string text) { return Write(EscapeText(std::move(text))); }
 
 absl::Status OutputFile::Close() {
   if (is_stdout() || closed_) return absl::OkStatus();

@@ -48,6 +48,15 @@ class OutputFile {
   // For writers that stream (maps --json).
   std::FILE* stream() const { return file_; }
   absl::Status Write(std::string_view bytes);
+  // A text answer (text, folded): written through EscapeText
+  // (base/text_escape.h), the last line of defence behind the renderers,
+  // which escape every name where it enters the text. Text answers are
+  // UTF-8 lines and nothing else, so this changes no legitimate answer, yet
+  // no control byte a renderer let through (a path or symbol in a place
+  // not yet escaped) can act on the terminal of root reading it. JSON,
+  // pprof and HTML go through Write: they have their own escapes, and
+  // pprof is binary.
+  absl::Status WriteText(std::string text);
   // Flushes and closes the file (standard output is flushed on exit), then
   // puts it in place. After it the answer is in the target.
   absl::Status Close();

@@ -1,6 +1,7 @@
 // OutputFile never destroys what it did not make: a failed command leaves the
 // old target whole, an input is never the output, a device is written but
-// never removed. And RunGuarded turns an escaping exception into exit 1.
+// never removed. Text is written with no control in it but its newlines.
+// And RunGuarded turns an escaping exception into exit 1.
 #include "processor/cli/output_file.h"
 
 #include <sys/stat.h>
@@ -172,6 +173,23 @@ TEST(OutputFileTest, AnUnwritableDirectoryFailsAtOpen) {
   auto out = OutputFile::Open("/nonexistent-dir/answer.txt", {});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("cannot write /nonexistent-dir/answer.txt"));
+}
+
+// The last line of defence: a control a renderer let through reaches the
+// file escaped; the answer's own newlines, its UTF-8 and binary answers
+// (Write) stay as they are.
+TEST(OutputFileTest, TextIsWrittenWithNoControlButItsNewlines) {
+  TempDir dir;
+  const std::string text = dir.path() + "/a.txt", binary = dir.path() + "/a.pb";
+  for (const std::string& path : {text, binary}) {
+    auto out = OutputFile::Open(path, {});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const std::string answer = "pid 1 (\xc3\x9c)\n  #0 \x1b[2J\r\xc2\x9b\n";
+    ASSERT_TRUE((path == text ? (*out)->WriteText(answer) : (*out)->Write(answer)).ok());
+    ASSERT_TRUE((*out)->Close().ok());
+  }
+  EXPECT_EQ(Slurp(text), "pid 1 (\xc3\x9c)\n  #0 \\x1b[2J\\x0d\\u009b\n");
+  EXPECT_EQ(Slurp(binary), "pid 1 (\xc3\x9c)\n  #0 \x1b[2J\r\xc2\x9b\n");
 }
 
 TEST(RunGuardedTest, AnEscapingExceptionIsExitOneWithAMessage) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "processor/base/input_file.h"
+#include "processor/base/text_escape.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/trace_options.h"
@@ -110,7 +111,8 @@ int RunQuery(const std::vector<std::string>& argv) {
   if (args->Has("--json")) {
     std::printf("%s\n", render::DumpJson(render::QueryJson(**trace, o, answers)).c_str());
   } else {
-    std::fputs(render::QueryText(**trace, o, answers).c_str(), stdout);
+    // The last line of defence, as OutputFile::WriteText.
+    std::fputs(EscapeText(render::QueryText(**trace, o, answers)).c_str(), stdout);
   }
   return 0;
 }

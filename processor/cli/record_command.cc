@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/cli/child_process.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
@@ -383,7 +384,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int ru
   if (!traced && idx.num_processes() > 0) traced = idx.process(0).pid;
   if (traced && !plan.pid) {
     std::fprintf(stderr, "pageblame record: the command ran as pid %u (%s)%s\n", *traced,
-                 std::string(idx.strings().Get(idx.process(0).comm)).c_str(),
+                 EscapeName(idx.strings().Get(idx.process(0).comm)).c_str(),
                  idx.num_processes() > 1
                      ? absl::StrCat("; ", idx.num_processes() - 1,
                                     idx.num_processes() == 2 ? " more process" : " more processes").c_str()

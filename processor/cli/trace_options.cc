@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/text_escape.h"
 #include "processor/cli/usage.h"
 #include "processor/session/load_warnings.h"
 #include "processor/session/residency_load.h"
@@ -41,7 +42,7 @@ void PrintUnwindStats(const unwind::UnwindStats& u) {
                ull(u.files_opened), ull(u.files_missing));
   if (u.files_cfi_refused > 0) {
     std::fprintf(stderr, "  unwinding: CFI refused in %llu files (frame pointers there); first: %s\n",
-                 ull(u.files_cfi_refused), u.first_cfi_refused.c_str());
+                 ull(u.files_cfi_refused), EscapeName(u.first_cfi_refused).c_str());
   }
 }
 
@@ -92,7 +93,7 @@ absl::StatusOr<Selection> Resolve(const SelectionRequest& sel, const replay::Loa
                                   bool by_commit) {
   ASSIGN_OR_RETURN(Selection out, session::Resolve(sel, trace, by_commit ? session::PeakOf::kCommitted
                                                                          : session::PeakOf::kMapped));
-  for (const std::string& note : out.notes) std::fprintf(stderr, "pageblame: %s\n", note.c_str());
+  for (const std::string& note : out.notes) std::fprintf(stderr, "pageblame: %s\n", EscapeName(note).c_str());
   return out;
 }
 
@@ -121,11 +122,11 @@ absl::StatusOr<const residency::ResidencyIndex*> LoadResidencyFromArgs(const Arg
   }
   ASSIGN_OR_RETURN(session::ResidencyLoad load,
                    session::LoadResidency(trace, args.Value("--input").value_or("perf.data"), request));
-  if (load.warning) std::fprintf(stderr, "pageblame: %s\n", load.warning->c_str());
+  if (load.warning) std::fprintf(stderr, "pageblame: %s\n", EscapeName(*load.warning).c_str());
   static std::unique_ptr<residency::ResidencyIndex> kept;  // as the trace: never freed
   kept = std::move(load.index);
   if (kept && args.Has("--verbose")) {
-    std::fprintf(stderr, "pageblame: %s: %zu residency snapshots\n", kept->path().c_str(), kept->size());
+    std::fprintf(stderr, "pageblame: %s: %zu residency snapshots\n", EscapeName(kept->path()).c_str(), kept->size());
   }
   return kept.get();
 }
@@ -153,14 +154,14 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  "stacks; index %.1f MiB\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
                  "at end %llu, unknown records %llu, bad samples %llu, bad records %llu, impossible calls %llu, out of order %llu, concurrent unmaps "
                  "reordered %llu; time order by %s\n",
-                 o.path.c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
+                 EscapeName(o.path).c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
                  (unsigned long long)s.memory_samples, (unsigned long long)s.skipped_samples,
                  (unsigned long long)s.other_syscall_samples,
                  (unsigned long long)s.calls,
                  (unsigned long long)s.calls_failed, (unsigned long long)s.calls_no_change,
                  trace->index().num_processes(), trace->index().num_versions(),
                  trace->index().stacks().size(), trace->index().MemoryBytes() / 1048576.0,
-                 trace->sources().c_str(),
+                 EscapeName(trace->sources()).c_str(),
                  (unsigned long long)s.unmatched_exits, (unsigned long long)s.unmatched_enters,
                  (unsigned long long)s.pending_at_end, (unsigned long long)s.unknown_records,
                  (unsigned long long)s.bad_samples, (unsigned long long)s.bad_records,
@@ -169,7 +170,11 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  s.time_order_by_rounds ? "perf's rounds" : "CPU lanes");
     if (const unwind::UnwindStats* u = trace->unwind_stats()) PrintUnwindStats(*u);
   }
-  for (const std::string& w : session::LoadWarnings(*trace)) std::fprintf(stderr, "pageblame: %s\n", w.c_str());
+  // Each warning is one line; some quote the trace (a comm, why a record
+  // could not be parsed): escaped whole, as every message (ReportError).
+  for (const std::string& w : session::LoadWarnings(*trace)) {
+    std::fprintf(stderr, "pageblame: %s\n", EscapeName(w).c_str());
+  }
   static std::unique_ptr<replay::LoadedTrace> kept;  // see the header: never freed
   kept = std::move(trace);
   if (args.Has("--verbose")) verbose_trace = kept.get();
@@ -184,14 +189,14 @@ void PrintSymbolStats() {
   std::string missing;
   constexpr size_t kNamed = 5;
   for (size_t i = 0; i < s.missing_dsos.size() && i < kNamed; ++i) {
-    absl::StrAppend(&missing, i == 0 ? ": " : ", ", s.missing_dsos[i]);
+    absl::StrAppend(&missing, i == 0 ? ": " : ", ", EscapeName(s.missing_dsos[i]));
   }
   if (s.missing_dsos.size() > kNamed) {
     absl::StrAppend(&missing, " and ", s.missing_dsos.size() - kNamed, " more");
   }
   std::string pe;
   for (size_t i = 0; i < s.pe_images.size() && i < kNamed; ++i) {
-    absl::StrAppend(&pe, i == 0 ? ": " : ", ", s.pe_images[i]);
+    absl::StrAppend(&pe, i == 0 ? ": " : ", ", EscapeName(s.pe_images[i]));
   }
   if (s.pe_images.size() > kNamed) absl::StrAppend(&pe, " and ", s.pe_images.size() - kNamed, " more");
   std::fprintf(stderr,
@@ -218,7 +223,7 @@ void PrintSymbolStats() {
                  s.pe_images.size(), pe.c_str());
   }
   for (const std::string& refused : s.debug_info_refused) {
-    std::fprintf(stderr, "pageblame: symbols: DWARF not read: %s\n", refused.c_str());
+    std::fprintf(stderr, "pageblame: symbols: DWARF not read: %s\n", EscapeName(refused).c_str());
   }
 }
 

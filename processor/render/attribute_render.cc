@@ -10,6 +10,7 @@
 #include "processor/analysis/region_stacks.h"
 #include "processor/analysis/reserved_stacks.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
@@ -35,7 +36,7 @@ Json StartedByJson(const index::TraceIndex& idx, OriginRenderer& r, EventId orig
 std::string RegionLabel(const regions::Region& r) {
   std::vector<std::string> parts;
   for (const std::string* s : {&r.type, &r.state, &r.protect, &r.usage}) {
-    if (!s->empty()) parts.push_back(*s);
+    if (!s->empty()) parts.push_back(EscapeName(*s));  // a mapping's path, from the table
   }
   if (!r.merged_lines.empty()) {
     // Overlapping rows merged into one region (RegionMerger): name them all.
@@ -276,7 +277,7 @@ std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attr
   std::string at = analysis::FormatTime(a.at);
   const analysis::AttributionSummary sum = analysis::SummarizeAttribution(a);
   std::string out = absl::StrCat(
-      "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ") at ", at, ": ",
+      "pid ", proc.pid, " (", EscapeName(idx.strings().Get(proc.comm)), ") at ", at, ": ",
       a.regions.size(), " regions, ", a.bytes, " bytes (", analysis::HumanBytes(a.bytes), "): ",
       analysis::HumanBytes(a.created_bytes), a.by == analysis::CreditBy::kCommit ? " committed or created by " : " created by ",
       sum.calls, " calls with ", a.stacks.size(),

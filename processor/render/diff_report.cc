@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 
 namespace pageblame::render {
 namespace {
@@ -76,7 +77,9 @@ std::string Table(const regions::DiffList& list) {
   std::string out = absl::StrFormat("  %-14s %-14s %10s%s  %-11s %-11s %-22s %6s  %s\n", "start", "end", "size",
                                     rss ? absl::StrFormat(" %10s", "rss") : "", "type", "state", "protect",
                                     "line", "usage");
-  auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  // A table's cells can be paths of another process's mappings (a maps or
+  // pmap table, a core): escaped as every name in text.
+  auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : EscapeName(s); };
   for (const regions::Region& r : list.pieces) {
     absl::StrAppend(&out, absl::StrFormat("  %-14s %-14s %10s%s  %-11s %-11s %-22s %6d  %s\n", analysis::Hex(r.start),
                                           analysis::Hex(r.end), analysis::HumanBytes(r.size()), rss_cell(r), dash(r.type),

@@ -8,15 +8,19 @@
 #include "absl/strings/str_join.h"
 #include "processor/analysis/file_offset.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/render/origin_renderer.h"
 
 namespace pageblame::render {
 namespace {
 
-std::string Clean(std::string name) {
+// A frame's name as one folded field: escaped as all text is (a newline
+// would split the line, a control act on the terminal it is printed on),
+// and ';', the frame separator, as ':'.
+std::string Clean(std::string_view raw) {
+  std::string name = EscapeName(raw);
   for (char& c : name) {
     if (c == ';') c = ':';
-    if (c == '\n' || c == '\r') c = ' ';
   }
   return name;
 }

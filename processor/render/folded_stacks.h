@@ -11,8 +11,9 @@
 // A frame is its symbol, else "[dso+0xOFFSET]" (dso base name, file offset
 // from the index's file mapping holding the ip at the call's time:
 // analysis/file_offset.h), else
-// "[dso]" when that mapping is unknown, else "0xIP". ';' inside a name becomes
-// ':' and line breaks become spaces, so every line splits back into frames.
+// "[dso]" when that mapping is unknown, else "0xIP". Names are escaped as in
+// all text (base/text_escape.h: a line break is "\x0a", ESC "\x1b") and ';'
+// inside a name becomes ':', so every line splits back into frames.
 // Stacks that render to the same frames (different ips, same functions) are
 // merged. A call recorded without a user stack is the single frame
 // "[no user stack]". The before-trace and not-mapped lines appear only when

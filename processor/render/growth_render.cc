@@ -13,6 +13,7 @@
 #include "processor/analysis/reserved_stacks.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/render/folded_stacks.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
@@ -57,7 +58,7 @@ std::string RssChange(const analysis::BytesAt& from, const analysis::BytesAt& to
 std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& processes) {
   if (processes.size() == 1) {
     const index::Process& p = idx.process(processes[0]);
-    return absl::StrCat("pid ", p.pid, " (", std::string(idx.strings().Get(p.comm)), ")");
+    return absl::StrCat("pid ", p.pid, " (", EscapeName(idx.strings().Get(p.comm)), ")");
   }
   return absl::StrCat(processes.size(), " processes (pids ", absl::StrJoin(analysis::ProcessPids(idx, processes), ", "), ")");
 }

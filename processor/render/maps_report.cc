@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "processor/analysis/region_label.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/render/rss_text.h"
 
 namespace pageblame::render {
@@ -45,7 +46,7 @@ std::string RunCallsText(const index::TraceIndex& idx, OriginRenderer& r, const 
 std::string Heading(const index::TraceIndex& idx, const analysis::MapsAnswer& a, const analysis::ProcessMaps& pm) {
   const index::Process& proc = idx.process(pm.process);
   std::string out = absl::StrCat(
-      "pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")",
+      "pid ", proc.pid, " (", EscapeName(idx.strings().Get(proc.comm)), ")",
       proc.t_exit != index::kEndOfTrace ? absl::StrCat(", exited at ", analysis::FormatTime(proc.t_exit)) : "", ": ",
       pm.runs.size(), a.split ? " region versions" : " regions", " at ", analysis::FormatTime(a.at), "; ",
       analysis::HumanBytes(pm.created_bytes), " created during the trace, ", analysis::HumanBytes(pm.before_trace_bytes),
@@ -67,7 +68,7 @@ std::string RunRow(const index::TraceIndex& idx, OriginRenderer& r, const analys
   if (!commit.empty()) absl::StrAppend(&origin, "; ", commit);
   const std::string resident = a.snapshots ? absl::StrFormat(" %10s", HumanRss(run.rss)) : "";
   return absl::StrFormat("  %012x-%012x %s %10s%s  %-28s %-12s %s\n", run.start, run.end, analysis::RegionProt(first.attrs),
-                         analysis::HumanBytes(run.end - run.start), resident, analysis::RegionLabel(idx, first),
+                         analysis::HumanBytes(run.end - run.start), resident, EscapeName(analysis::RegionLabel(idx, first)),
                          run.kind ? analysis::KindName(*run.kind) : "-", origin);
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "processor/analysis/app_frames.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/symbols/absl_compat.h"
 
 namespace pageblame::render {
@@ -54,7 +55,7 @@ void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
 
 std::string DisplayName(const symbols::Frame& f) {
   if (!f.symbol) return analysis::Hex(f.ip);
-  return f.inlined ? absl::StrCat(*f.symbol, " (inlined)") : *f.symbol;
+  return f.inlined ? absl::StrCat(EscapeName(*f.symbol), " (inlined)") : EscapeName(*f.symbol);
 }
 
 const std::vector<symbols::Frame>& OriginRenderer::Frames(const index::CallEvent& ev) {
@@ -98,10 +99,35 @@ Json OriginRenderer::OriginJson(EventId id) {
   return j;
 }
 
+std::string DumpJson(const Json& j) {
+  return JsonControlsEscaped(j.dump(1, ' ', false, Json::error_handler_t::replace));
+}
+
+std::string JsonControlsEscaped(std::string json) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  size_t done = 0;  // json[0, done) is in `out`
+  for (size_t i = 0; i < json.size(); ++i) {
+    const auto c = static_cast<unsigned char>(json[i]);
+    // nlohmann's output is UTF-8: 0xc2 is a lead byte, and its continuation
+    // byte, 0x80-0x9f for a C1 control, is the code point.
+    const bool c1 = c == 0xc2 && i + 1 < json.size() && static_cast<unsigned char>(json[i + 1]) < 0xa0;
+    if (c != 0x7f && !c1) continue;
+    const auto cp = static_cast<unsigned char>(c1 ? json[i + 1] : c);
+    out.append(json, done, i - done);
+    out.append({'\\', 'u', '0', '0', kHex[cp >> 4], kHex[cp & 15]});
+    i += c1 ? 1 : 0;
+    done = i + 1;
+  }
+  if (done == 0) return json;
+  out.append(json, done);
+  return out;
+}
+
 void AppendJsonString(std::string* out, std::string_view s) {
   const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
-    return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
   });
   if (plain) {
     absl::StrAppend(out, "\"", symbols::ToAbsl(s), "\"");
@@ -186,11 +212,11 @@ std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::str
       continue;
     }
     if (f.symbol) {
-      absl::StrAppend(&out, *f.symbol, f.offset ? absl::StrCat("+", analysis::Hex(f.offset)) : "");
+      absl::StrAppend(&out, EscapeName(*f.symbol), f.offset ? absl::StrCat("+", analysis::Hex(f.offset)) : "");
     } else {
       absl::StrAppend(&out, "[unknown]");
     }
-    absl::StrAppend(&out, " (", f.dso.empty() ? "[unknown]" : f.dso, ")\n");
+    absl::StrAppend(&out, " (", f.dso.empty() ? "[unknown]" : EscapeName(f.dso), ")\n");
   }
   if (n == 0) absl::StrAppend(&out, indent, "(no user stack recorded)\n");
   return out;
@@ -198,7 +224,7 @@ std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::str
 
 std::string OriginRenderer::CallText(const index::CallEvent& ev) {
   return absl::StrCat(analysis::DescribeCall(ev), " at ", analysis::FormatTime(ev.time), " by ",
-                      std::string(idx_.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid);
+                      EscapeName(idx_.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid);
 }
 
 std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_frames) {
@@ -224,7 +250,9 @@ std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_fr
   if (all) {
     for (size_t i = 0; i < frames.size() && i < max_frames; ++i) names.push_back(DisplayName(frames[i]));
   } else {
-    for (size_t i : analysis::SummaryFrames(frames, max_frames)) names.push_back(analysis::SummaryName(frames[i]));
+    for (size_t i : analysis::SummaryFrames(frames, max_frames)) {
+      names.push_back(EscapeName(analysis::SummaryName(frames[i])));
+    }
   }
   return names.empty() ? "(no user stack)" : absl::StrJoin(names, " <- ");
 }

@@ -1,6 +1,9 @@
 // Renders the creating call of a region (its "origin") and call stacks, for
 // text and JSON. Stacks are symbolized here, lazily: only the stacks that are
-// printed, each frame answer cached by the symbolizer.
+// printed, each frame answer cached by the symbolizer. JSON carries names
+// (symbols, DSO paths, comms) as they are; text says them through
+// EscapeName (base/text_escape.h): a JIT method named "\x1b[2J" must not
+// clear the terminal of root running pageblame, nor a "\n" forge a line.
 //
 //   OriginRenderer r(trace.index(), trace.symbolizer());
 //   nlohmann::ordered_json j = r.OriginJson(version.origin);   // null if before trace
@@ -30,10 +33,15 @@ using Json = nlohmann::ordered_json;
 
 // j.dump(1), the layout of every JSON answer. Bytes that are not UTF-8 (a
 // path or comm can hold any bytes on Linux) come out as U+FFFD instead of
-// aborting the whole answer (nlohmann's default throws).
-inline std::string DumpJson(const Json& j) {
-  return j.dump(1, ' ', false, Json::error_handler_t::replace);
-}
+// aborting the whole answer (nlohmann's default throws). DEL and the C1
+// controls (U+0080-U+009F), which nlohmann writes as they are and a
+// terminal obeys (U+009B is CSI), are written as \u escapes: the same
+// strings to a JSON reader, inert on a terminal (JsonControlsEscaped).
+std::string DumpJson(const Json& j);
+// `json` (JSON text) with DEL and the UTF-8 of U+0080-U+009F as \u007f,
+// \u0080..\u009f. Both can only be inside strings, where \u escapes mean
+// the same characters.
+std::string JsonControlsEscaped(std::string json);
 // Appends s as DumpJson writes a JSON string: quoted, escaped, bytes that
 // are not UTF-8 replaced. Plain printable ASCII, the usual case, is copied.
 void AppendJsonString(std::string* out, std::string_view s);
@@ -47,7 +55,8 @@ void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
                   std::vector<symbols::Frame>* out);
 
 // A frame's name as the text answers print it: the symbol, "name
-// (inlined)" for an inlined frame (as perf script), the hex ip if unnamed.
+// (inlined)" for an inlined frame (as perf script), the hex ip if unnamed;
+// escaped (EscapeName).
 std::string DisplayName(const symbols::Frame& f);
 
 class OriginRenderer : public analysis::FrameSource {
@@ -70,7 +79,8 @@ class OriginRenderer : public analysis::FrameSource {
   // it sits in the caller's document). Building and dumping a DOM of 30-odd
   // frames per region was most of the cost of printing a big map.
   void AppendOriginJson(std::string* out, EventId ev, int indent);
-  // "    #0 0x7f.. __mmap+0x23 (/usr/lib/.../libc.so.6)\n..." one frame a line.
+  // "    #0 0x7f.. __mmap+0x23 (/usr/lib/.../libc.so.6)\n..." one frame a line;
+  // this and the text below say names escaped (EscapeName).
   std::string StackText(const index::CallEvent& ev, const std::string& indent);
   // "mmap(...) = 0x.. at 216.083882 by scenarios 6640/6640"
   std::string CallText(const index::CallEvent& ev);

@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "processor/analysis/syscall_format.h"
+#include "processor/base/temp_dir_for_test.h"
 #include "processor/replay/call_events_for_test.h"
 #include "processor/replay/replayer.h"
 #include "processor/symbols/symbolizer_for_test.h"
@@ -121,6 +123,47 @@ TEST_F(OriginRendererTest, DirectTextEscapesNamesAsTheDomDoes) {
   EXPECT_NE(text.find("\\u0001"), std::string::npos) << text;
   std::remove(map_path.c_str());
   rmdir(dir);
+}
+
+// Issue 44: a JIT (or whoever wrote its perf map), a comm and a path can
+// hold terminal controls. Text says them escaped, on the line they belong
+// to; JSON has the real names, with DEL and C1 controls as \u escapes too,
+// which nlohmann writes raw.
+TEST_F(OriginRendererTest, TextSaysNamesEscapedAndJsonKeepsThem) {
+  TempDir dir("pb_origin");
+  const std::string method = "\x1b[2J\xc2\x9bX\x7f";
+  std::ofstream(dir.path() + "/perf-4000002.map") << "1000 100 " << method << "\n";
+  symbols::SymbolizerOptions o;
+  o.trace_path = dir.path() + "/perf.data";
+  symbols::SymbolizerWithMaps sym(o);
+  sym.maps().AddMapping(4000002, 1, kLib, 0x10000, 0, "/lib/\x1b]0;t\x07.so", "");
+  const uint64_t ips[] = {kLib + 0x10, 0x1010};
+  const StackId stack = idx_.stacks().Intern(ips);
+  Comm(4000002, "a\nb");
+  const EventId id = Mmap(10, 4000002, 0x10000000, stack);
+  OriginRenderer r(idx_, sym);
+  const index::CallEvent& ev = idx_.event(id);
+
+  const std::string stack_text = r.StackText(ev, "  ");
+  EXPECT_EQ(stack_text, absl::StrCat("  #0 ", analysis::Hex(kLib + 0x10), " [unknown] (/lib/\\x1b]0;t\\x07.so)\n",
+                                     "  #1 0x1010 \\x1b[2J\\u009bX\\x7f+0x10 (/tmp/perf-4000002.map)\n"));
+  EXPECT_NE(r.CallText(ev).find(" by a\\x0ab 4000002/4000002"), std::string::npos) << r.CallText(ev);
+  EXPECT_NE(r.ShortStack(ev, 4).find("\\x1b[2J\\u009bX\\x7f"), std::string::npos) << r.ShortStack(ev, 4);
+
+  const std::string json = Direct(r, id, 0);
+  EXPECT_EQ(json, ViaDom(r, id, 0));
+  EXPECT_NE(json.find("\"\\u001b[2J\\u009bX\\u007f\""), std::string::npos) << json;
+  const Json back = Json::parse(json);
+  EXPECT_EQ(back["stack"][1]["symbol"], method);
+  EXPECT_EQ(back["comm"], "a\nb");
+  EXPECT_EQ(back["stack"][0]["dso"], "/lib/\x1b]0;t\x07.so");
+}
+
+TEST(JsonControlsEscapedTest, OnlyDelAndC1ControlsChange) {
+  EXPECT_EQ(JsonControlsEscaped("[\"a\x7f" "b\xc2\x80\xc2\x9f\xc2\xa0\xc3\x9c\"]"),
+            "[\"a\\u007fb\\u0080\\u009f\xc2\xa0\xc3\x9c\"]");
+  EXPECT_EQ(JsonControlsEscaped("{\"plain\": 1}"), "{\"plain\": 1}");
+  EXPECT_EQ(Json::parse(JsonControlsEscaped(Json("\xc2\x9b" "2J\x7f").dump())), "\xc2\x9b" "2J\x7f");
 }
 
 TEST_F(OriginRendererTest, ACommThatIsNotUtf8PrintsReplacedInsteadOfAborting) {

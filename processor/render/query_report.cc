@@ -7,6 +7,7 @@
 #include "processor/analysis/region_label.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/text_escape.h"
 #include "processor/render/rss_text.h"
 
 namespace pageblame::render {
@@ -39,11 +40,11 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
   const index::Process& proc = idx.process(v.process);
   std::string out = absl::StrCat("  region ", analysis::Hex(v.start), "-", analysis::Hex(v.end), " ",
                                  analysis::RegionProt(v.attrs), " ", analysis::HumanBytes(v.end - v.start), " ",
-                                 analysis::RegionLabel(idx, v), "\n");
+                                 EscapeName(analysis::RegionLabel(idx, v)), "\n");
   if (v.origin.valid()) {
     const index::CallEvent& ev = idx.event(v.origin);
     absl::StrAppend(&out, "  created by ", analysis::DescribeCall(ev), "\n  at ", analysis::FormatTime(ev.time),
-                    " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid, "\n",
+                    " by ", EscapeName(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid, "\n",
                     stack_text(ev));
   } else {
     absl::StrAppend(&out, "  existed before the trace: no event in the trace created it",
@@ -54,7 +55,7 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
   if (v.commit.valid()) {
     const index::CallEvent& ev = idx.event(v.commit);
     absl::StrAppend(&out, "  committed by ", analysis::DescribeCall(ev), "\n  at ", analysis::FormatTime(ev.time),
-                    " by ", std::string(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid,
+                    " by ", EscapeName(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid,
                     "\n", stack_text(ev));
   } else if (v.attrs.prot_known && (v.attrs.prot & 7) == 0) {
     absl::StrAppend(&out, "  reserved (PROT_NONE): not committed\n");
@@ -172,7 +173,7 @@ std::string QueryText(const replay::LoadedTrace& trace, const analysis::QueryOpt
     }
     const index::Process& proc = idx.process(*a.process);
     absl::StrAppend(&out, analysis::Hex(a.address), " in pid ", proc.pid, " (",
-                    std::string(idx.strings().Get(proc.comm)), ") ", at, "\n");
+                    EscapeName(idx.strings().Get(proc.comm)), ") ", at, "\n");
     const std::vector<analysis::HistoryEntry>& lineage = a.lineage;
     if (!a.version.valid() && !lineage.empty()) {
       absl::StrAppend(&out, GoneText(idx, r, lineage));

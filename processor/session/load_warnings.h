@@ -11,7 +11,7 @@
 // Answers about pages changed in those spans may be incomplete; the user
 // must know, but they are still answers.
 //
-//   for (const std::string& w : LoadWarnings(trace)) fprintf(stderr, "pageblame: %s\n", w.c_str());
+//   for (const std::string& w : LoadWarnings(trace)) fprintf(stderr, "pageblame: %s\n", EscapeName(w).c_str());
 #ifndef PAGEBLAME_SESSION_LOAD_WARNINGS_H_
 #define PAGEBLAME_SESSION_LOAD_WARNINGS_H_
 

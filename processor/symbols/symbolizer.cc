@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "processor/base/text_escape.h"
 #include "processor/symbols/absl_compat.h"
 #include "processor/symbols/demangle.h"
 #include "processor/symbols/directory_of.h"
@@ -259,8 +260,10 @@ class Symbolizer::Impl {
     // Said once per DSO: the copy beside a trace in /tmp another user could
     // have written (the unwinder skips it as silently: the same locator).
     if (!loc.refused.empty()) {
-      std::fprintf(stderr, "pageblame: warning: %s; not used for %s\n", loc.refused.c_str(),
-                   std::string(path).c_str());
+      // Paths from the trace: escaped (base/text_escape.h), as every
+      // warning below.
+      std::fprintf(stderr, "pageblame: warning: %s; not used for %s\n", EscapeName(loc.refused).c_str(),
+                   EscapeName(path).c_str());
     }
     // A .NET assembly is neither missing nor a bad ELF file: it has no ELF
     // symbols to find.
@@ -349,7 +352,7 @@ class Symbolizer::Impl {
       // once, and the next candidate is tried.
       if (!map.ok() && !absl::IsNotFound(map.status())) {
         std::fprintf(stderr, "pageblame: warning: %s; its JIT frames stay unnamed\n",
-                     std::string(map.status().message()).c_str());
+                     EscapeName(std::string(map.status().message())).c_str());
       }
       if (map.ok()) {
         ++stats_.perf_maps_loaded;
@@ -372,10 +375,12 @@ class Symbolizer::Impl {
       absl::StatusOr<JitDump> dump = JitDump::Load(path, pid, options_.force);
       if (!dump.ok() && !absl::IsNotFound(dump.status())) {
         std::fprintf(stderr, "pageblame: warning: %s; not used to name frames\n",
-                     std::string(dump.status().message()).c_str());
+                     EscapeName(std::string(dump.status().message())).c_str());
       }
       if (dump.ok()) {
-        if (!dump->warning().empty()) std::fprintf(stderr, "pageblame: warning: %s\n", dump->warning().c_str());
+        if (!dump->warning().empty()) {
+          std::fprintf(stderr, "pageblame: warning: %s\n", EscapeName(dump->warning()).c_str());
+        }
         ++stats_.jitdumps_loaded;
         it->second = std::make_unique<JitDump>(*std::move(dump));
         return it->second.get();
