@@ -43,19 +43,25 @@ bool ListReturns(TargetMemory* m, const GlibcLayout& l, uint64_t addr, uint64_t 
   return false;
 }
 
-bool LooksLikePar(const TargetMemory& m, const std::string& b, uint64_t at, const GlibcLayout& l) {
+// `top`: main_arena's top chunk, 0 when it has none yet.
+bool LooksLikePar(const TargetMemory& m, const std::string& b, uint64_t at, const GlibcLayout& l, uint64_t top) {
   const uint64_t bins = WordAt(b, at + l.par_tcache_bins), max = WordAt(b, at + l.par_tcache_max_bytes);
   const uint64_t count = WordAt(b, at + l.par_tcache_count);
   if (bins == 0 || bins > 64 || max > 1032 || count > 65535) return false;
   // tcache_bins = csize2tidx (request2size (tcache_max_bytes)) + 1.
   const uint64_t csize = max + 8 + 15 < 32 ? 32 : (max + 8 + 15) & ~uint64_t{15};
   if ((csize - 17) / 16 + 1 != bins) return false;
-  int32_t n_mmaps = 0, n_mmaps_max = 0;
+  // int n_mmaps, n_mmaps_max, max_n_mmaps; size_t mmapped_mem, max_mmapped_mem.
+  int32_t n_mmaps = 0, max_n_mmaps = 0;
   std::memcpy(&n_mmaps, b.data() + at + l.par_n_mmaps, 4);
-  std::memcpy(&n_mmaps_max, b.data() + at + l.par_n_mmaps + 4, 4);
-  const uint64_t mmapped = WordAt(b, at + l.par_mmapped_mem), sbrk = WordAt(b, at + l.par_sbrk_base);
-  if (n_mmaps < 0 || n_mmaps > n_mmaps_max || mmapped % 4096 != 0) return false;
+  std::memcpy(&max_n_mmaps, b.data() + at + l.par_n_mmaps + 8, 4);
+  const uint64_t mmapped = WordAt(b, at + l.par_mmapped_mem), max_mmapped = WordAt(b, at + l.par_mmapped_mem + 8);
+  if (n_mmaps < 0 || n_mmaps > max_n_mmaps || mmapped % 4096 != 0 || mmapped > max_mmapped) return false;
   if ((n_mmaps == 0) != (mmapped == 0)) return false;
+  if (WordAt(b, at + l.par_mmap_threshold) > (uint64_t{32} << 20)) return false;  // HEAP_MAX_SIZE / 2
+  // The brk heap main_arena's top lies in starts at sbrk_base.
+  const uint64_t sbrk = WordAt(b, at + l.par_sbrk_base);
+  if (top != 0) return sbrk != 0 && sbrk <= top && top - sbrk < (uint64_t{1} << 46) && Writable(m, sbrk);
   return sbrk == 0 || Writable(m, sbrk);
 }
 
@@ -96,11 +102,16 @@ absl::StatusOr<uint64_t> ArenaLocator::FindMainArena(TargetMemory* memory, const
 }
 
 absl::StatusOr<uint64_t> ArenaLocator::FindMallocPar(TargetMemory* memory, const GlibcLayout& l,
-                                                     const std::string& libc_path) {
+                                                     const std::string& libc_path, uint64_t main_arena) {
+  // main_arena's top, unless it is still initial_top or not in the brk area.
+  uint64_t top = 0, flags = 0;
+  memory->ReadWord(main_arena + l.state_top, &top);
+  memory->ReadWord(main_arena + l.state_flags, &flags);
+  if (top == main_arena + l.state_bins - kChunkHeader || (flags & 2) != 0) top = 0;
   std::vector<uint64_t> found;
   for (const Data& d : ReadData(memory, libc_path)) {
     for (uint64_t at = 0; at + l.par_size <= d.bytes.size(); at += 8) {
-      if (LooksLikePar(*memory, d.bytes, at, l)) found.push_back(d.start + at);
+      if (LooksLikePar(*memory, d.bytes, at, l, top)) found.push_back(d.start + at);
     }
   }
   if (found.size() == 1) return found[0];

@@ -8,7 +8,9 @@
 //   mp_: tcache_bins <= 64, tcache_max_bytes <= 1032 and tcache_bins =
 //     csize2tidx(request2size(tcache_max_bytes)) + 1 (how both are set, by
 //     default and by the tunables), n_mmaps <= n_mmaps_max, mmapped_mem a
-//     multiple of the page size, sbrk_base 0 or in a writable mapping.
+//     multiple of the page size, at most max_mmapped_mem, mmap_threshold at
+//     most HEAP_MAX_SIZE / 2 (mallopt refuses more), and sbrk_base the start
+//     of the brk area main_arena's top lies in (0 before any sbrk).
 // A candidate that is not the only one is refused: no guess.
 //
 //   ASSIGN_OR_RETURN(uint64_t arena, ArenaLocator::FindMainArena(memory, layout, libc_path));
@@ -34,7 +36,7 @@ class ArenaLocator {
   static absl::StatusOr<uint64_t> FindMainArena(TargetMemory* memory, const GlibcLayout& layout,
                                                 const std::string& libc_path);
   static absl::StatusOr<uint64_t> FindMallocPar(TargetMemory* memory, const GlibcLayout& layout,
-                                                const std::string& libc_path);
+                                                const std::string& libc_path, uint64_t main_arena);
   // True if libc's writable data holds `value` as an aligned word (used to
   // confirm a tcache_key inferred from a tcache entry).
   static bool DataHolds(TargetMemory* memory, const std::string& libc_path, uint64_t value);

@@ -61,7 +61,8 @@ std::vector<uint64_t> ArenaList(TargetMemory* m, const GlibcLayout& l, uint64_t 
   uint64_t a = main;
   for (;;) {
     if (!m->ReadWord(a + l.state_next, &a)) {
-      *problem = absl::StrCat("cannot read the next arena after ", Hex(out.back()));
+      *problem = absl::StrCat("cannot read the next arena after ", Hex(out.back()),
+                              ": the arenas after it (if any) are not walked");
       break;
     }
     if (a == main) break;
@@ -207,8 +208,11 @@ void Fill(const Attempt& a, const std::vector<bool>& torn, const residency::Resi
     s->arenas.push_back(Stats(a.walks[i], a, r, s->free_ranges, i, page_size));
     s->arenas.back().torn = i < torn.size() && torn[i];
   }
-  if (!a.list_problem.empty() && !s->arenas.empty() && s->arenas[0].damage.empty())
-    s->arenas[0].damage = a.list_problem;
+  // The arena whose `next` could not be followed is the last one listed.
+  if (!a.list_problem.empty()) {
+    s->note = a.list_problem;
+    if (!s->arenas.empty() && s->arenas.back().damage.empty()) s->arenas.back().damage = a.list_problem;
+  }
 }
 
 // main_arena and mp_: by symbol, else by their shape in libc's data.
@@ -220,7 +224,7 @@ absl::Status Locate(TargetMemory* m, const LibcImage& libc, uint64_t* main, uint
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(*main, ArenaLocator::FindMainArena(m, libc.layout, libc.path));
-  ASSIGN_OR_RETURN(*mp, ArenaLocator::FindMallocPar(m, libc.layout, libc.path));
+  ASSIGN_OR_RETURN(*mp, ArenaLocator::FindMallocPar(m, libc.layout, libc.path, *main));
   *how = "main_arena and mp_ found by their shape in libc's data";
   return absl::OkStatus();
 }

@@ -94,6 +94,7 @@ std::string HeapText(const heap::HeapSnapshot& s, const std::string& target) {
       absl::StrAppendFormat(&out, "arena 0x%x changed during each of %d reads: its figures mix moments\n", a.address,
                             s.attempts);
   }
+  if (!s.note.empty()) absl::StrAppend(&out, s.note, "\n");
   if (!s.time) absl::StrAppend(&out, "(a core: which free pages were resident is not known)\n");
   return out;
 }
