@@ -169,7 +169,8 @@ bool ArenaWalker::Visit(ArenaWalk* w, uint64_t addr, const std::string& list, ui
       return false;
     }
     if (c->seen) {
-      w->Damage(absl::StrCat(list, ": a cycle: the chunk at ", Hex(addr), " is met again after ", step, " chunks"));
+      w->Damage(absl::StrCat(list, ": a cycle: the chunk at ", Hex(addr), " is met again after ", step,
+                             " chunks (or it is on two lists)"));
       return false;
     }
     c->seen = true;
