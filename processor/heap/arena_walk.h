@@ -34,6 +34,11 @@ struct WalkedChunk {
   uint8_t flags = 0;       // the flag bits of its size field
   bool free_bit = false;   // the next chunk's PREV_INUSE is clear: glibc takes it for free
   bool seen = false;       // already met on a free list (cycle detection)
+  bool words = false;      // fd and key were read with the header
+  // Its first two user words, read with its header (same page, same read):
+  // a free chunk's fd and bk, a tcache entry's next and key. The free-list
+  // walks use them instead of reading each member again at random.
+  uint64_t fd = 0, key = 0;
 };
 
 // One heap of the arena: main_arena's brk area, or one heap_info segment.

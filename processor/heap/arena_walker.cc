@@ -121,11 +121,13 @@ void ArenaWalker::WalkChunks(ArenaWalk* w, WalkedHeap* h) {
   uint64_t p = h->chunks_start;
   WalkedChunk* last = nullptr;
   while (p < end) {
-    uint64_t raw;
-    if (!memory_->ReadWord(p + kSizeSz, &raw)) {
+    uint64_t words[3] = {0, 0, 0};  // size, fd, bk
+    const bool three = memory_->Read(p + kSizeSz, words, sizeof(words));
+    if (!three && !memory_->ReadWord(p + kSizeSz, &words[0])) {
       w->Damage(absl::StrCat("cannot read the chunk header at ", Hex(p)));
       return;
     }
+    const uint64_t raw = words[0];
     if (last != nullptr) last->free_bit = (raw & kPrevInuse) == 0;
     const uint64_t size = raw & ~kSizeBits;
     // An older heap ends with fenceposts: a 16-byte chunk, then a header of
@@ -140,7 +142,7 @@ void ArenaWalker::WalkChunks(ArenaWalk* w, WalkedHeap* h) {
       return;
     }
     w->chunks.push_back({p, size, size < kMinSize ? ChunkState::kFence : ChunkState::kInUse,
-                         static_cast<uint8_t>(raw & kSizeBits), false, false});
+                         static_cast<uint8_t>(raw & kSizeBits), false, false, three, words[1], words[2]});
     last = &w->chunks.back();
     p += size;
   }
@@ -211,12 +213,14 @@ void ArenaWalker::WalkBin(ArenaWalk* w, uint32_t i) {
       }
       c->state = ChunkState::kBinned;
     } else {
-      w->loose.push_back({r, raw & ~kSizeBits, ChunkState::kBinned, 0, true, true});
+      w->loose.push_back({r, raw & ~kSizeBits, ChunkState::kBinned, 0, true, true, false, 0, 0});
     }
     w->binned_bytes += raw & ~kSizeBits;
     w->binned_flag_bytes += raw & kSizeBits;
     ++w->binned_count;
-    if (!memory_->ReadWord(r + 16, &r)) {
+    if (c != nullptr && c->words) {
+      r = c->fd;
+    } else if (!memory_->ReadWord(r + 16, &r)) {
       w->Damage(absl::StrCat(list, ": cannot read the fd pointer of ", Hex(r)));
       return;
     }
@@ -239,11 +243,11 @@ void ArenaWalker::WalkFastbin(ArenaWalk* w, uint32_t index, uint64_t p) {
       return;
     }
     if (c != nullptr) c->state = ChunkState::kFast;
-    else w->loose.push_back({p, size, ChunkState::kFast, 0, false, true});
+    else w->loose.push_back({p, size, ChunkState::kFast, 0, false, true, false, 0, 0});
     w->fast_bytes += size;
     ++w->fast_count;
-    uint64_t next;
-    if (!memory_->ReadWord(p + 16, &next)) {
+    uint64_t next = c != nullptr ? c->fd : 0;
+    if ((c == nullptr || !c->words) && !memory_->ReadWord(p + 16, &next)) {
       w->Damage(absl::StrCat(list, ": cannot read the fd pointer of ", Hex(p)));
       return;
     }

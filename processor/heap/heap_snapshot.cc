@@ -57,7 +57,7 @@ bool HeapFigures::operator==(const HeapFigures& o) const {
 
 bool ArenaStats::operator==(const ArenaStats& o) const {
   auto tie = [](const ArenaStats& a) {
-    return std::tie(a.address, a.main, a.figures, a.binned_chunks, a.fastbin_chunks, a.tcache_chunks, a.heaps,
+    return std::tie(a.address, a.main, a.figures, a.binned_chunks, a.fastbin_chunks, a.tcache_chunks, a.chunks, a.heaps,
                     a.attached_threads, a.damage, a.torn);
   };
   return tie(*this) == tie(o);

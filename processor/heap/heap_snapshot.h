@@ -76,6 +76,7 @@ struct ArenaStats {
   uint64_t binned_chunks = 0;   // in the unsorted, small and large bins
   uint64_t fastbin_chunks = 0;
   uint64_t tcache_chunks = 0;
+  uint64_t chunks = 0;          // chunks walked (in use and free; top not counted)
   uint64_t heaps = 0;           // heap_info segments (thread arenas); 1 for main
   uint64_t attached_threads = 0;
   // Empty when the walk found nothing wrong; else what was wrong, first

@@ -45,7 +45,7 @@ void PutArena(std::string* out, const ArenaStats& a) {
     PutVarint(out, *f.free_resident_bytes);
     PutVarint(out, *f.releasable_resident_bytes);
   }
-  for (uint64_t v : {a.binned_chunks, a.fastbin_chunks, a.tcache_chunks, a.heaps, a.attached_threads})
+  for (uint64_t v : {a.binned_chunks, a.fastbin_chunks, a.tcache_chunks, a.chunks, a.heaps, a.attached_threads})
     PutVarint(out, v);
   PutString(out, a.damage);
 }
@@ -104,7 +104,8 @@ absl::Status ParseArena(BodyReader* r, ArenaStats* a) {
     f.free_resident_bytes = fr;
     f.releasable_resident_bytes = rr;
   }
-  for (uint64_t* v : {&a->binned_chunks, &a->fastbin_chunks, &a->tcache_chunks, &a->heaps, &a->attached_threads})
+  for (uint64_t* v : {&a->binned_chunks, &a->fastbin_chunks, &a->tcache_chunks, &a->chunks, &a->heaps,
+                      &a->attached_threads})
     RETURN_IF_ERROR(r->Varint(v, "arena counts"));
   return r->String(&a->damage, "arena damage");
 }

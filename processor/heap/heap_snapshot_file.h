@@ -17,7 +17,8 @@
 //         varint address, u8 flags (1: main, 2: torn, 4: resident known),
 //         varints system, in use, free, tcache, fastbin, top, free chunks,
 //         releasable, [free resident, releasable resident],
-//         binned, fastbin and tcache chunks, heaps, attached threads,
+//         binned, fastbin and tcache chunks, chunks walked, heaps,
+//         attached threads,
 //         string damage
 //       varint free ranges, each: varint (start - previous end) / 16,
 //         varint length / 16 (> 0), varint arena index, u8 kind (0 bin,

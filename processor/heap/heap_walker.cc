@@ -169,6 +169,7 @@ ArenaStats Stats(const ArenaWalk& w, const Attempt& a, const residency::Residenc
   s.binned_chunks = w.binned_count;
   s.fastbin_chunks = w.fast_count;
   s.tcache_chunks = w.tcache_count;
+  s.chunks = w.chunks.size();
   s.heaps = w.heaps.size();
   s.attached_threads = w.attached_threads;
   s.damage = w.damage;

@@ -131,8 +131,15 @@ const LiveMemory::Slot* LiveMemory::Load(uint64_t addr) {
   if (slot.start <= addr && addr < slot.end) return &slot;
   const TargetMapping* m = MappingAt(addr);
   if (m == nullptr || !m->read) return nullptr;
-  const uint64_t start = std::max(block * kBlock, m->start);
-  const uint64_t end = std::min(block * kBlock + kBlock, m->end);
+  // Reading on within a page of the last block's end (a chunk walk through
+  // small chunks): the whole 64 KiB block. A jump (past a large chunk,
+  // along a free list): just the page, not 64 KiB of which 24 bytes are
+  // wanted.
+  const bool streaming = addr >= last_end_ && addr - last_end_ < 4096;
+  const uint64_t from = streaming ? block * kBlock : std::max(block * kBlock, addr & ~uint64_t{4095});
+  const uint64_t start = std::max(from, m->start);
+  const uint64_t end = std::min(streaming ? block * kBlock + kBlock : from + 4096, m->end);
+  last_end_ = end;
   slot.bytes.resize(end - start);
   slot.start = slot.end = start;
   const bool anonymous = m->path.empty() || m->path == "[heap]";

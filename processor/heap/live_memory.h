@@ -71,6 +71,7 @@ class LiveMemory : public TargetMemory {
   bool use_mem_file_ = false;
   std::vector<TargetMapping> mappings_;
   std::vector<Slot> slots_;
+  uint64_t last_end_ = 0;  // the end of the last block read: reads that go on from it stream
   uint64_t reads_ = 0;
 };
 

@@ -32,8 +32,9 @@ std::string TcacheScanner::CheckList(std::vector<ArenaWalk>* walks, uint64_t mem
     if (l.chunk->state != ChunkState::kInUse || l.chunk->free_bit || l.chunk->seen)
       return absl::StrCat("entry ", Hex(e), " is free or met twice");
     if (l.chunk->size != size) return absl::StrCat("entry ", Hex(e), " has size ", Hex(l.chunk->size));
-    uint64_t next = 0, key = 0;
-    if (!memory_->ReadWord(e, &next) || !memory_->ReadWord(e + layout_.tcache_entry_key, &key))
+    uint64_t next = l.chunk->fd, key = l.chunk->key;
+    if ((!l.chunk->words || layout_.tcache_entry_key != 8) &&
+        (!memory_->ReadWord(e, &next) || !memory_->ReadWord(e + layout_.tcache_entry_key, &key)))
       return absl::StrCat("cannot read entry ", Hex(e));
     if (layout_.tcache_key == TcacheKey::kPerthread && key != mem)
       return absl::StrCat("entry ", Hex(e), " has key ", Hex(key), ", not its tcache");

@@ -113,6 +113,7 @@ Json HeapJson(const heap::HeapSnapshot& s) {
     r["binned_chunks"] = a.binned_chunks;
     r["fastbin_chunks"] = a.fastbin_chunks;
     r["tcache_chunks"] = a.tcache_chunks;
+    r["chunks"] = a.chunks;
     r["damage"] = a.damage.empty() ? Json(nullptr) : Json(a.damage);
     r["torn"] = a.torn;
     j["arenas"].push_back(r);

@@ -13,7 +13,7 @@
 // "system_bytes", "in_use_bytes", "free_bytes", "tcache_bytes",
 // "fastbin_bytes", "top_bytes", "free_chunks", "free_resident_bytes",
 // "releasable_bytes", "releasable_resident_bytes", "binned_chunks",
-// "fastbin_chunks", "tcache_chunks", "damage", "torn"}], "mmapped_chunks":
+// "fastbin_chunks", "tcache_chunks", "chunks", "damage", "torn"}], "mmapped_chunks":
 // {"count", "bytes"}, "total": {the byte and chunk fields}, "glibc":
 // {"version", "layout", "layout_from"}, "threads", "arena_limit",
 // "attempts", "note"}; unknown values are null.

@@ -81,7 +81,7 @@ def snapshot(pid, time):
     body += varint(2) + varint(80 << 20) + varint(0) + varint(8)
     body += varint(1)  # one arena
     body += varint(0x7F0000010000) + bytes([1 | 4])
-    for v in (1 << 20, 1 << 19, 1 << 19, 64, 32, 4096, 7, 8192, 4096, 4096, 3, 1, 1, 1, 4):
+    for v in (1 << 20, 1 << 19, 1 << 19, 64, 32, 4096, 7, 8192, 4096, 4096, 3, 1, 1, 9, 1, 4):
         body += varint(v)
     body += string('')
     body += varint(2)  # free ranges
