@@ -115,13 +115,17 @@ bool Unchanged(TargetMemory* m, const GlibcLayout& l, const Attempt& a, std::vec
       (*changed)[i] = true;
     }
   }
-  std::string raw;
-  for (uint64_t s : a.tcache.structs) {
+  // Each tcache struct, against the bytes the scan read; a change counts
+  // against the arena holding the struct.
+  for (size_t k = 0; k < a.tcache.structs.size(); ++k) {
     std::string b(l.tcache_struct_size, '\0');
-    m->Read(s, b.data(), b.size());
-    raw += b;
+    m->Read(a.tcache.structs[k], b.data(), b.size());
+    if (b == a.tcache.raw.substr(k * b.size(), b.size())) continue;
+    same = false;
+    for (size_t i = 0; i < a.walks.size(); ++i)
+      if (a.walks[i].InHeaps(a.tcache.structs[k], b.size())) (*changed)[i] = true;
   }
-  return same && raw == a.tcache.raw;
+  return same;
 }
 
 bool AnyDamage(const Attempt& a) {
@@ -267,6 +271,10 @@ absl::StatusOr<HeapSnapshot> HeapWalker::Walk(TargetMemory* memory, const HeapWa
     const bool same = Unchanged(memory, libc.layout, a, &changed);
     if (same && !AnyDamage(a)) break;
     if (same && n >= 2) break;  // stable twice over: the damage is real
+    if (n == attempts) {
+      // It never held still: what looks damaged was read while it changed.
+      for (size_t i = 0; i < a.walks.size(); ++i) changed[i] = changed[i] || !a.walks[i].damage.empty();
+    }
   }
   std::optional<residency::ResidencySnapshot> taken;
   const residency::ResidencySnapshot* r = options.residency;

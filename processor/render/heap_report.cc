@@ -89,10 +89,13 @@ std::string HeapText(const heap::HeapSnapshot& s, const std::string& target) {
                   " (outside the arenas; free() returns them at once)\n");
   absl::StrAppend(&out, Arenas(s));
   for (const heap::ArenaStats& a : s.arenas) {
-    if (!a.damage.empty()) absl::StrAppendFormat(&out, "arena 0x%x is damaged: %s\n", a.address, a.damage);
-    if (a.torn)
-      absl::StrAppendFormat(&out, "arena 0x%x changed during each of %d reads: its figures mix moments\n", a.address,
-                            s.attempts);
+    if (a.torn) {
+      absl::StrAppendFormat(&out, "arena 0x%x changed during each of %d reads: its figures mix moments%s\n",
+                            a.address, s.attempts,
+                            a.damage.empty() ? "" : absl::StrCat(" (the last read saw: ", a.damage, ")"));
+    } else if (!a.damage.empty()) {
+      absl::StrAppendFormat(&out, "arena 0x%x is damaged: %s\n", a.address, a.damage);
+    }
   }
   if (!s.note.empty()) absl::StrAppend(&out, s.note, "\n");
   if (!s.time) absl::StrAppend(&out, "(a core: which free pages were resident is not known)\n");

@@ -3,7 +3,7 @@
 // mallinfo2, written by the program at its pause, and the RSS drop of its
 // own malloc_trim(0) are the oracle.
 //
-//   usage: arena_mix DIR [THREADS]
+//   usage: arena_mix DIR [THREADS [busy]]
 //
 // The main thread and THREADS workers (default 3; each gets its own arena,
 // up to glibc's limit of 8 x cores) each run mix() in their arena:
@@ -22,6 +22,9 @@
 // thread writes DIR/info.xml (malloc_info), DIR/mallinfo2.txt ("name value"
 // per field) and DIR/ready (its pid), through a FILE opened at the start
 // with a static buffer, so that writing them changes nothing in the heap.
+// With "busy", one more thread starts after those files are written and
+// allocates and frees blocks of every size in its own arena without pause
+// until the program ends (a heap that changes while it is read).
 // It then waits for a line on standard input; calls malloc_trim(0) between
 // two reads of /proc/self/smaps_rollup (no malloc) and writes DIR/trim.txt
 // ("rss_before rss_after anonymous_before anonymous_after" in bytes, then
@@ -154,6 +157,19 @@ static void write_file(const char* dir, const char* name, const char* text) {
   close(fd);
 }
 
+static void* churn(void* arg) {
+  void* slot[64] = {0};
+  unsigned long n = 0;
+  while (!__atomic_load_n(&g_release, __ATOMIC_RELAXED)) {
+    const int i = (int)(n % 64);
+    free(slot[i]);
+    slot[i] = keep(malloc(16 + (n * 7919) % 8192));
+    ++n;
+  }
+  for (int i = 0; i < 64; ++i) free(slot[i]);
+  return NULL;
+}
+
 static void wait_line(void) {
   char c;
   while (read(0, &c, 1) == 1 && c != '\n') {}
@@ -195,6 +211,9 @@ int main(int argc, char** argv) {
   mix(1);
   report(info, numbers);
   char text[256];
+  pthread_t busy;
+  const int with_busy = argc > 3 && strcmp(argv[3], "busy") == 0;
+  if (with_busy) pthread_create(&busy, NULL, churn, NULL);
   snprintf(text, sizeof(text), "%d\n", (int)getpid());
   write_file(dir, "ready", text);
   wait_line();
@@ -209,5 +228,6 @@ int main(int argc, char** argv) {
   pthread_cond_broadcast(&g_cond);
   pthread_mutex_unlock(&g_lock);
   for (long i = 0; i < threads && i < 64; ++i) pthread_join(t[i], NULL);
+  if (with_busy) pthread_join(busy, NULL);
   return 0;
 }
