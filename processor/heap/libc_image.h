@@ -7,7 +7,8 @@
 //   libc.layout.Version() == "2.36"; libc.main_arena (target address, if known)
 //
 // The file is read through TargetMemory::HostPath (a live process's own
-// root). Its debug file is looked for by build id in each debug directory
+// root), and refused if its build id is not the one in the target's memory
+// (a core from another machine, a libc upgraded since the process started). Its debug file is looked for by build id in each debug directory
 // (DIR/.build-id/xx/rest.debug; /usr/lib/debug by default: libc6-dbg,
 // glibc-debuginfo). Layouts: from the debug file's DWARF when there is
 // one, else the built-in table for the banner's version (glibc_layout.h);
