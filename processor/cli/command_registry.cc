@@ -12,6 +12,7 @@ const std::vector<Command>& AllCommands() {
       {&MapsSpec(), RunMaps, "the address space at a moment, with who created and committed it"},
       {&QuerySpec(), RunQuery, "who created (and committed) the page at ADDR, and its history"},
       {&DotnetRegionsSpec(), RunDotnetRegions, "the .NET runtime's own table of a core dump or a live process"},
+      {&HeapSpec(), RunHeap, "inside glibc malloc: in use, free held by glibc, what malloc_trim(0) returns"},
       {&DiffSpec(), RunDiff, "bytes one region table has and the other not (page-exact)"},
       {&AttributeSpec(), RunAttribute, "which stacks made the regions of a table or of a diff"},
       {&GrowthSpec(), RunGrowth, "what each stack mapped and unmapped between two moments"},

@@ -29,6 +29,7 @@ int RunRecord(const std::vector<std::string>& argv);
 int RunGrowth(const std::vector<std::string>& argv);
 int RunReport(const std::vector<std::string>& argv);
 int RunDotnetRegions(const std::vector<std::string>& argv);
+int RunHeap(const std::vector<std::string>& argv);
 
 // What each accepts (command_spec.h), beside its Run function.
 const CommandSpec& MapsSpec();
@@ -39,6 +40,7 @@ const CommandSpec& RecordSpec();
 const CommandSpec& GrowthSpec();
 const CommandSpec& ReportSpec();
 const CommandSpec& DotnetRegionsSpec();
+const CommandSpec& HeapSpec();
 
 // Region tables (diff_command.cc, shared with attribute): prints the parser's
 // skipped-row count and first reason to stderr, if any, and why a pmap or

@@ -196,6 +196,12 @@ absl::Status ElfCoreReader::ReadNotes(uint64_t offset, uint64_t size) {
             absl::StrCat(files.status().message(), " (note at offset ", offset + pos, ")"));
       files_.insert(files_.end(), files->begin(), files->end());
     }
+    // NT_PRSTATUS (1) and NT_PRPSINFO (3) of a 64-bit little-endian core.
+    if (name == "CORE" && is64_ && !big_endian_) {
+      if (nhdr.n_type == NT_PRSTATUS) ++threads_;
+      if (nhdr.n_type == NT_PRPSINFO && nhdr.n_descsz >= 28)
+        std::memcpy(&pid_, base + desc_at + 24, sizeof(pid_));
+    }
     pos = next;
   }
   // gelf_getnote stops at the first note that does not fit; only padding

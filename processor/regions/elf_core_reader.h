@@ -64,6 +64,12 @@ class ElfCoreReader {
   int program_headers() const { return program_headers_; }
   const std::vector<LoadSegment>& loads() const { return loads_; }  // in file order
   const std::vector<FileMapping>& files() const { return files_; }  // NT_FILE entries
+  // The process id from NT_PRPSINFO (pr_pid), 0 without one; the number of
+  // NT_PRSTATUS notes (one per thread). Read for 64-bit little-endian cores
+  // (x86-64's elf_prpsinfo: pr_pid at byte 24), where the heap walker uses
+  // them; other cores leave them 0.
+  uint32_t pid() const { return pid_; }
+  uint32_t threads() const { return threads_; }
 
   // Up to `n` bytes of the file at `offset` (fewer at its end): segment data.
   absl::StatusOr<std::string> ReadBytes(uint64_t offset, size_t n) const;
@@ -87,6 +93,7 @@ class ElfCoreReader {
   int program_headers_ = 0;
   std::vector<LoadSegment> loads_;
   std::vector<FileMapping> files_;
+  uint32_t pid_ = 0, threads_ = 0;
 };
 
 }  // namespace pageblame::regions

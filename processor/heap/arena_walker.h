@@ -1,0 +1,74 @@
+// ArenaWalker: walks one glibc malloc arena in a target's memory: its
+// struct malloc_state, its heaps (main_arena: the brk area from
+// mp_.sbrk_base to the end of top; a thread arena: the heap_info list from
+// the heap holding top back through `prev`), every chunk in address order,
+// the unsorted, small and large bins, the fastbins and the top chunk.
+//
+//   ArenaWalker walker(&memory, layout, {.sbrk_base = sbrk, .heap_max = 64 << 20});
+//   ArenaWalk w = walker.Walk(arena_address, /*main=*/true);
+//   if (!w.damage.empty()) ... // "bin 3: a cycle after 12 chunks"
+//
+// Every value read is checked before it is used; what does not fit glibc's
+// invariants (a size that is not a multiple of 16 or runs past its heap, a
+// list pointer outside the arena's heaps or not at a chunk, a chunk met twice
+// on the lists, a bin chunk glibc marks in use, a fastbin chunk of the wrong
+// size) stops that walk and is named in ArenaWalk::damage; the rest of the
+// arena is still counted. Work is bounded: the chunk walk advances at least
+// 16 bytes a step inside a heap, and each list step must land on a chunk not
+// met before (without a complete chunk walk, at most kMaxListSteps steps).
+// The flags of chunk sizes follow malloc.c: PREV_INUSE of the next chunk
+// says whether a chunk is in use (fastbin chunks keep it set).
+#ifndef PAGEBLAME_HEAP_ARENA_WALKER_H_
+#define PAGEBLAME_HEAP_ARENA_WALKER_H_
+
+#include <cstdint>
+
+#include "absl/container/flat_hash_set.h"
+#include "processor/heap/arena_walk.h"
+#include "processor/heap/glibc_layout.h"
+#include "processor/heap/target_memory.h"
+
+namespace pageblame::heap {
+
+class ArenaWalker {
+ public:
+  static constexpr uint64_t kMaxListSteps = uint64_t{1} << 24;
+  static constexpr uint64_t kMaxHeaps = 1 << 16;
+
+  struct Params {
+    uint64_t sbrk_base = 0;                    // mp_.sbrk_base
+    uint64_t heap_max = uint64_t{64} << 20;    // heap_max_size(): thread heaps are aligned to it
+  };
+  ArenaWalker(TargetMemory* memory, const GlibcLayout& layout, Params params)
+      : memory_(memory), layout_(layout), params_(params) {}
+
+  ArenaWalk Walk(uint64_t arena, bool main);
+
+ private:
+  bool ReadHeader(ArenaWalk* w);
+  uint64_t HeaderWord(const ArenaWalk& w, uint64_t offset) const;
+  void FindMainHeap(ArenaWalk* w);
+  void FindThreadHeaps(ArenaWalk* w);
+  void WalkChunks(ArenaWalk* w, WalkedHeap* h);
+  void WalkBins(ArenaWalk* w);
+  void WalkBin(ArenaWalk* w, uint32_t bin);
+  void WalkFastbins(ArenaWalk* w);
+  void WalkFastbin(ArenaWalk* w, uint32_t index, uint64_t first);
+  // A free-list member at `addr`: checked to be a chunk of the arena not met
+  // before; its size (flags included) in *raw_size. False (with damage) if not.
+  bool Visit(ArenaWalk* w, uint64_t addr, const std::string& list, uint64_t step, uint64_t* raw_size,
+             WalkedChunk** chunk);
+
+  TargetMemory* memory_;
+  const GlibcLayout& layout_;
+  Params params_;
+  bool chunks_complete_ = false;
+  absl::flat_hash_set<uint64_t> visited_;  // list members, when the chunk walk is incomplete
+};
+
+// "0x7f3bad120000".
+std::string Hex(uint64_t v);
+
+}  // namespace pageblame::heap
+
+#endif  // PAGEBLAME_HEAP_ARENA_WALKER_H_
