@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "plugin/perf_command_line.h"
 #include "plugin/summary_writer.h"
-#include "processor/analysis/syscall_format.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/text_escape.h"
 #include "processor/session/load_warnings.h"

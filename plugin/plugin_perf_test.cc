@@ -29,8 +29,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/analysis/history.h"
+#include "processor/base/format.h"
 #include "processor/base/temp_dir_for_test.h"
-#include "processor/analysis/syscall_format.h"
 #include "processor/render/query_report.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/session/selection.h"
@@ -213,7 +213,7 @@ std::map<CallKey, decode::Syscall> ExpectedCallsBySyscall(const std::string& tra
   auto add = [&](EventId id) {
     if (!id.valid()) return;
     const index::CallEvent& ev = idx.event(id);
-    out.emplace(CallKey{ev.tid, analysis::FormatTime(ev.time)}, ev.syscall);
+    out.emplace(CallKey{ev.tid, FormatTime(ev.time)}, ev.syscall);
   };
   for (uint32_t p = 0; p < idx.num_processes(); ++p) {
     if (pid && idx.process(p).pid != *pid) continue;
@@ -711,7 +711,7 @@ TEST(PluginPerfTest, AtAnswersForThatMoment) {
     }
   }
   ASSERT_TRUE(page_at.has_value());
-  const std::string at = analysis::FormatTime(page_at->second);
+  const std::string at = FormatTime(page_at->second);
   const std::string page = absl::StrCat("0x", absl::Hex(page_at->first));
   PerfRun r = RunOnTrace(trace, {"pages=" + page, "at=" + at, "summary=json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,7 +1,7 @@
 #include "plugin/summary_writer.h"
 
 #include "absl/strings/str_cat.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/render/origin_renderer.h"
 #include "processor/render/query_report.h"
@@ -23,7 +23,7 @@ std::vector<analysis::QueryAnswer> SummaryWriter::Answers(const std::vector<uint
 }
 
 std::string SummaryWriter::When() const {
-  return at_ == index::kEndOfTrace ? "at the end of the trace" : absl::StrCat("at ", analysis::FormatTime(at_));
+  return at_ == index::kEndOfTrace ? "at the end of the trace" : absl::StrCat("at ", FormatTime(at_));
 }
 
 std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& targets) const {
@@ -52,7 +52,7 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
     frames.clear();
     render::AppendFrames(trace_.symbolizer(), ev, ips, i, inlines, &frames);
     for (size_t k = 0; k + 1 < frames.size(); ++k) {
-      absl::StrAppend(&out, "    #", n++, " ", analysis::Hex(ip), " ", render::DisplayName(frames[k]),
+      absl::StrAppend(&out, "    #", n++, " ", Hex(ip), " ", render::DisplayName(frames[k]),
                       "\n");
     }
     const PerfFrame* pf = names_.Find(ev.pid, ip);
@@ -73,9 +73,9 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
     }
     // perf's names come from the same ELF files and perf maps: escaped
     // as the library's (EscapeName).
-    absl::StrAppend(&out, "    #", n++, " ", analysis::Hex(ip), " ",
+    absl::StrAppend(&out, "    #", n++, " ", Hex(ip), " ",
                     symbol ? EscapeName(*symbol) : std::string("[unknown]"),
-                    symbol && offset ? absl::StrCat("+", analysis::Hex(offset)) : "", " (",
+                    symbol && offset ? absl::StrCat("+", Hex(offset)) : "", " (",
                     dso.empty() ? std::string("[unknown]") : EscapeName(dso), ")\n");
   }
   if (n == 0) absl::StrAppend(&out, "    (no user stack recorded)\n");
@@ -85,11 +85,11 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
 std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
   const index::TraceIndex& idx = trace_.index();
   if (!a.process) {
-    return absl::StrCat(analysis::Hex(a.address),
+    return absl::StrCat(Hex(a.address),
                         ": not mapped in any traced process ", When(), "\n");
   }
   const index::Process& proc = idx.process(*a.process);
-  std::string out = absl::StrCat(analysis::Hex(a.address), " in pid ", proc.pid, " (",
+  std::string out = absl::StrCat(Hex(a.address), " in pid ", proc.pid, " (",
                                  EscapeName(idx.strings().Get(proc.comm)), ")\n");
   render::OriginRenderer r(idx, trace_.symbolizer());
   if (!a.version.valid()) {
@@ -116,8 +116,8 @@ std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
   for (const Target& t : targets) {
     out += "\n";
     if (t.is_region) {
-      absl::StrAppend(&out, "region ", analysis::Hex(t.start), "-", analysis::Hex(t.end), " (",
-                      EscapeName(t.source), ", ", analysis::HumanBytes(t.end - t.start), ")\n");
+      absl::StrAppend(&out, "region ", Hex(t.start), "-", Hex(t.end), " (",
+                      EscapeName(t.source), ", ", HumanBytes(t.end - t.start), ")\n");
     }
     bool first = true;
     for (const analysis::QueryAnswer& a : Answers(t.addresses)) {

@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/cli_runner.h"
 #include "tests/trace_fixtures.h"
+#include "processor/base/format.h"
 #include "processor/perf/compressed_test_util.h"
 #include "tests/trace_patcher.h"
 

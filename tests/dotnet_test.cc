@@ -25,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/base/format.h"
 #include "processor/regions/region_table_reader.h"
 #include "tests/cli_runner.h"
 #include "tests/dotnet_truth.h"

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/analysis/report_analysis.h"
+#include "processor/base/format.h"
 #include "processor/render/report_data.h"
 #include "processor/replay/trace_loader.h"
 #include "tests/trace_fixtures.h"

@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "processor/analysis/committed.h"
 #include "processor/analysis/resident_view.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/usage_error.h"
 #include "processor/regions/range_set.h"

@@ -1,7 +1,7 @@
-// Human-readable forms of times, protections, flags and calls, matching what
-// perf script and strace print so users can grep across tools.
+// Human-readable forms of protections, flags and calls, matching what
+// perf script and strace print so users can grep across tools (times, hex
+// and byte counts: base/format.h).
 //
-//   FormatTime(216083882731)         -> "216.083882"  (perf script: truncated µs)
 //   ProtString(PROT_READ|PROT_WRITE) -> "rw-"
 //   ProtFlags(3)                     -> "PROT_READ|PROT_WRITE"
 //   MapFlags(0x22)                   -> "MAP_PRIVATE|MAP_ANONYMOUS"
@@ -18,14 +18,6 @@
 
 namespace pageblame::analysis {
 
-std::string FormatTime(uint64_t ns);
-// The same value as a JSON number (seconds, microsecond precision).
-double TimeSeconds(uint64_t ns);
-// Parses a time as perf script prints it ("216.083882") into the last
-// nanosecond of that printed instant, so "--at T" includes events printed as T.
-// "end" gives index::kEndOfTrace.
-absl::StatusOr<uint64_t> ParseTime(const std::string& text);
-
 std::string ProtString(uint32_t prot);
 // ProtString, or "???" when the trace does not know the prot.
 std::string RegionProt(const index::RegionAttrs& attrs);
@@ -34,8 +26,6 @@ std::string MapFlags(uint32_t flags);
 std::string MremapFlags(uint32_t flags);
 // "MADV_DONTNEED", or the number for an advice this build does not know.
 std::string MadviseAdvice(uint64_t advice);
-std::string Hex(uint64_t v);
-std::string HumanBytes(uint64_t bytes);
 std::string DescribeCall(const index::CallEvent& ev);
 
 }  // namespace pageblame::analysis

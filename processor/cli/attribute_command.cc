@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "processor/analysis/attribute_report.h"
 #include "processor/analysis/kind_classifier.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
@@ -99,8 +99,8 @@ int Usage(const std::string& what) { return CommandUsage(AttributeSpec(), what);
 void SayUnaccounted(const session::Unaccounted& u) {
   std::fprintf(stderr,
                "pageblame: pid %u at %s: %s of its %s accessible memory is not in the runtime's table (%s%s)\n",
-               u.pid, analysis::FormatTime(u.time).c_str(), analysis::HumanBytes(u.bytes).c_str(),
-               analysis::HumanBytes(u.committed).c_str(), EscapeName(u.table).c_str(),
+               u.pid, FormatTime(u.time).c_str(), HumanBytes(u.bytes).c_str(),
+               HumanBytes(u.committed).c_str(), EscapeName(u.table).c_str(),
                u.saved ? ", saved by record then" : "");
 }
 

@@ -20,7 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/cli/child_process.h"
 #include "processor/cli/command_spec.h"
@@ -280,7 +280,7 @@ std::string WhenTaken(const recorder::LastSnapshot& p) {
     case residency::SnapshotReason::kRequested:
     case residency::SnapshotReason::kPeriodic: break;
   }
-  return absl::StrCat(" at its last snapshot (", analysis::FormatTime(p.time), ")");
+  return absl::StrCat(" at its last snapshot (", FormatTime(p.time), ")");
 }
 
 // Each process's resident bytes at the stop (its last snapshot, most
@@ -301,7 +301,7 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
   constexpr size_t kShown = 5;
   std::vector<std::string> parts;
   for (size_t i = 0; i < procs.size() && i < kShown; ++i) {
-    parts.push_back(absl::StrCat("pid ", procs[i].pid, " (", procs[i].comm, ") ", analysis::HumanBytes(procs[i].resident),
+    parts.push_back(absl::StrCat("pid ", procs[i].pid, " (", procs[i].comm, ") ", HumanBytes(procs[i].resident),
                                  WhenTaken(procs[i])));
   }
   if (procs.size() > kShown) parts.push_back(absl::StrCat(procs.size() - kShown, " more"));
@@ -313,8 +313,8 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
                  "pageblame record: note: pid %u's snapshot at %s counted %s resident where smaps_rollup "
                  "says %s: PROT_NONE mappings, which snapshots do not read, hold resident pages, or the "
                  "process changed while it was read\n",
-                 s.mismatch->pid, analysis::FormatTime(s.mismatch->time).c_str(),
-                 analysis::HumanBytes(s.mismatch->resident).c_str(), analysis::HumanBytes(s.mismatch->rollup_rss).c_str());
+                 s.mismatch->pid, FormatTime(s.mismatch->time).c_str(),
+                 HumanBytes(s.mismatch->resident).c_str(), HumanBytes(s.mismatch->rollup_rss).c_str());
   }
 }
 
@@ -369,7 +369,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int ru
   std::fprintf(stderr, "pageblame record: %s: %llu memory calls of %zu %s over %s s\n",
                plan.output.c_str(), (unsigned long long)s.calls, processes,
                processes == 1 ? "process" : "processes",
-               analysis::FormatTime(s.last_time - s.first_time).c_str());
+               FormatTime(s.last_time - s.first_time).c_str());
   if (s.lost_records > 0) {
     std::fprintf(stderr,
                  "pageblame record: warning: perf lost %llu events; pages changed then may be "

@@ -6,7 +6,7 @@
 #include "processor/analysis/bytes_timeline.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/analysis/report_analysis.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
@@ -84,7 +84,7 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
                "pageblame: note: the trace has %zu processes; the report shows pid %u (%s), which had the "
                "most bytes committed (%s at its peak); choose another with --pid\n",
                all.size(), proc.pid, EscapeName(idx.strings().Get(proc.comm)).c_str(),
-               analysis::HumanBytes(timelines[best].Peak(true).committed).c_str());
+               HumanBytes(timelines[best].Peak(true).committed).c_str());
   return best;
 }
 

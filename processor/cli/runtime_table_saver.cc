@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/cli/child_process.h"
 #include "processor/regions/runtime_table_store.h"
 
@@ -72,7 +72,7 @@ void RuntimeTableSaver::Save(uint32_t pid) {
   // The moment to ask about: --at it takes this table, and the residency
   // snapshot taken just before.
   std::fprintf(stderr, "pageblame record: the .NET runtime's table of pid %u at %s saved in %s\n", pid,
-               analysis::FormatTime(now).c_str(), path.c_str());
+               FormatTime(now).c_str(), path.c_str());
 }
 
 }  // namespace pageblame::cli

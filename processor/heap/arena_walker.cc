@@ -1,5 +1,7 @@
 #include "processor/heap/arena_walker.h"
 
+#include "processor/base/format.h"
+
 #include <algorithm>
 #include <cstring>
 

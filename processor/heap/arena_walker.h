@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "absl/container/flat_hash_set.h"
+#include "processor/base/format.h"
 #include "processor/heap/arena_walk.h"
 #include "processor/heap/glibc_layout.h"
 #include "processor/heap/target_memory.h"

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "processor/base/format.h"
 #include "processor/base/status_macros.h"
 #include "processor/heap/allocator_detector.h"
 #include "processor/heap/arena_locator.h"

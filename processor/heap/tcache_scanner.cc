@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "processor/base/format.h"
 #include "processor/heap/arena_walker.h"
 
 namespace pageblame::heap {

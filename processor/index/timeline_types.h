@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/container/btree_map.h"
+#include "processor/base/format.h"
 #include "processor/base/typed_id.h"
 #include "processor/decode/syscall_event.h"
 #include "processor/index/mapped_tally.h"
@@ -27,7 +28,7 @@ namespace pageblame::index {
 
 // A time meaning "the end of the trace": an open-ended t_to, or "now" as a
 // moment to ask at. (A version that has not ended says so with End::kNotEnded.)
-inline constexpr uint64_t kEndOfTrace = std::numeric_limits<uint64_t>::max();
+inline constexpr uint64_t kEndOfTrace = kEndOfTime;
 
 // One memory syscall that changed an address space (failed calls and calls
 // that changed nothing are counted in stats, not stored).

@@ -7,6 +7,7 @@
 //   perf script -i F -F event  samples per event name
 //   perf report --header-only  names, ids, data size, hostname, cmdline, ...
 //   perf buildid-list -i F     the BUILD_ID feature
+#include "processor/base/format.h"
 #include "processor/perf/perf_reader.h"
 
 #include <fcntl.h>

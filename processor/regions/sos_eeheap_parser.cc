@@ -1,5 +1,7 @@
 #include "processor/regions/sos_eeheap_parser.h"
 
+#include "processor/base/format.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>

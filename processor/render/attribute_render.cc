@@ -1,3 +1,4 @@
+#include "processor/base/format.h"
 #include "processor/render/diff_report.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/render/attribute_render.h"
@@ -9,7 +10,6 @@
 #include "processor/analysis/attribution_summary.h"
 #include "processor/analysis/region_stacks.h"
 #include "processor/analysis/reserved_stacks.h"
-#include "processor/analysis/syscall_format.h"
 #include "processor/base/text_escape.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
@@ -65,10 +65,10 @@ void StackTableRss(const analysis::StackTotal& st, Json* s) {
 std::string StackTableRssText(const analysis::StackTotal& st) {
   if (!st.table_rss) return "";
   const regions::ResidentBytes& r = *st.table_rss;
-  std::string out = absl::StrCat(", table rss ", analysis::HumanBytes(r.rss));
+  std::string out = absl::StrCat(", table rss ", HumanBytes(r.rss));
   if (r.partly_rows > 0) {
-    absl::StrAppend(&out, " + ", analysis::HumanBytes(r.partly_at_least),
-                    r.partly_at_most > r.partly_at_least ? absl::StrCat(" to ", analysis::HumanBytes(r.partly_at_most)) : "",
+    absl::StrAppend(&out, " + ", HumanBytes(r.partly_at_least),
+                    r.partly_at_most > r.partly_at_least ? absl::StrCat(" to ", HumanBytes(r.partly_at_most)) : "",
                     " in regions made in part");
   }
   return out;
@@ -76,7 +76,7 @@ std::string StackTableRssText(const analysis::StackTotal& st) {
 
 std::string CallSummary(const index::TraceIndex& idx, OriginRenderer& r, EventId id) {
   const index::CallEvent& ev = idx.event(id);
-  return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", analysis::FormatTime(ev.time), " by ",
+  return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", FormatTime(ev.time), " by ",
                       ev.pid, "/", ev.tid, ": ", r.ShortStack(ev, 4));
 }
 
@@ -104,7 +104,7 @@ std::string ResidentText(const analysis::Attribution& a, std::optional<uint64_t>
                          const std::optional<regions::ResidentBytes>& table) {
   if (a.snapshot != nullptr) return HumanRss(rss);
   if (!table) return "?";
-  return absl::StrCat(analysis::HumanBytes(table->at_least()), table->partly_bytes > 0 ? "+" : "");
+  return absl::StrCat(HumanBytes(table->at_least()), table->partly_bytes > 0 ? "+" : "");
 }
 
 // The table's columns, in order: add one here (and its field above).
@@ -112,7 +112,7 @@ std::string ResidentText(const analysis::Attribution& a, std::optional<uint64_t>
 std::vector<TableColumn<StackRow>> StackColumns(bool resident) {
   std::vector<TableColumn<StackRow>> columns = {
       {"#", Align::kRight, [](const StackRow& r) { return r.rank; }},
-      {"committed", Align::kRight, [](const StackRow& r) { return analysis::HumanBytes(r.committed); }},
+      {"committed", Align::kRight, [](const StackRow& r) { return HumanBytes(r.committed); }},
   };
   if (resident) columns.push_back({"resident", Align::kRight, [](const StackRow& r) { return r.resident; }});
   columns.insert(columns.end(), {
@@ -152,10 +152,10 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
   if (order.empty()) return "";
   constexpr size_t kShown = 5;
   std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ",
-                                 analysis::HumanBytes(static_cast<uint64_t>(reserved.bytes)), " by ", order.size(),
+                                 HumanBytes(static_cast<uint64_t>(reserved.bytes)), " by ", order.size(),
                                  order.size() == 1 ? " stack" : " stacks", "\n");
   for (size_t k = 0; k < order.size() && k < kShown; ++k) {
-    absl::StrAppend(&out, absl::StrFormat("  %10s  #%-4d %s\n", analysis::HumanBytes(static_cast<uint64_t>(order[k].bytes)),
+    absl::StrAppend(&out, absl::StrFormat("  %10s  #%-4d %s\n", HumanBytes(static_cast<uint64_t>(order[k].bytes)),
                                           order[k].stack + 1, r.ShortStack(idx.event(a.stacks[order[k].stack].first_call), 4)));
   }
   if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
@@ -171,8 +171,8 @@ Json AttributeJson(const replay::LoadedTrace& trace, const analysis::Attribution
   Json regions = Json::array();
   for (const analysis::RegionAttribution& ra : a.regions) {
     Json j;
-    j["start"] = analysis::Hex(ra.region.start);
-    j["end"] = analysis::Hex(ra.region.end);
+    j["start"] = Hex(ra.region.start);
+    j["end"] = Hex(ra.region.end);
     j["bytes"] = ra.region.size();
     j["kind"] = KindJson(ra.kind);
     if (ra.kind == analysis::RegionKind::kThreadStack && !ra.calls.empty()) {
@@ -209,7 +209,7 @@ Json AttributeJson(const replay::LoadedTrace& trace, const analysis::Attribution
   out["regions"] = std::move(regions);
   out["stacks"] = std::move(stacks);
   out["rss"] = RssJson(a.rss);
-  out["rss_snapshot_time"] = a.snapshot ? Json(analysis::TimeSeconds(a.snapshot->time)) : Json(nullptr);
+  out["rss_snapshot_time"] = a.snapshot ? Json(TimeSeconds(a.snapshot->time)) : Json(nullptr);
   return out;
 }
 
@@ -222,18 +222,18 @@ std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const
   const std::vector<std::vector<analysis::RegionStack>> stacks = analysis::RegionStacks(idx, a);
   for (size_t i = 0; i < a.regions.size(); ++i) {
     const analysis::RegionAttribution& ra = a.regions[i];
-    absl::StrAppend(&out, "\n", analysis::Hex(ra.region.start), "-", analysis::Hex(ra.region.end), "  ",
-                    analysis::HumanBytes(ra.region.size()), "  ",
-                    ra.region.rss ? absl::StrCat("rss ", analysis::HumanBytes(*ra.region.rss), "  ") : "",
+    absl::StrAppend(&out, "\n", Hex(ra.region.start), "-", Hex(ra.region.end), "  ",
+                    HumanBytes(ra.region.size()), "  ",
+                    ra.region.rss ? absl::StrCat("rss ", HumanBytes(*ra.region.rss), "  ") : "",
                     RegionLabel(ra.region), ra.kind ? absl::StrCat("  [", analysis::KindName(*ra.kind), "]") : "", "\n");
     // One line per stack: a loop that mapped 20 pages is one line, not 20.
     for (const analysis::RegionStack& g : stacks[i]) {
-      absl::StrAppend(&out, absl::StrFormat("  %10s  stack #%-4d %s%s\n", analysis::HumanBytes(g.bytes), g.rank,
+      absl::StrAppend(&out, absl::StrFormat("  %10s  stack #%-4d %s%s\n", HumanBytes(g.bytes), g.rank,
                                             g.calls > 1 ? absl::StrCat(g.calls, " calls, first ") : "",
                                             CallSummary(idx, r, g.first)));
     }
     if (ra.before_trace_bytes) {
-      absl::StrAppend(&out, absl::StrFormat("  %10s  existed before the trace\n", analysis::HumanBytes(ra.before_trace_bytes)));
+      absl::StrAppend(&out, absl::StrFormat("  %10s  existed before the trace\n", HumanBytes(ra.before_trace_bytes)));
     }
     if (ra.unmapped_bytes) {
       std::string why;
@@ -241,9 +241,9 @@ std::string RegionListing(const index::TraceIndex& idx, OriginRenderer& r, const
         why = " (never seen by the trace, which cannot say whether they were mapped before it began, "
               "after it ended, or by something it does not record)";
       } else if (ra.never_seen_bytes) {
-        why = absl::StrCat(" (", analysis::HumanBytes(ra.never_seen_bytes), " of it never seen by the trace)");
+        why = absl::StrCat(" (", HumanBytes(ra.never_seen_bytes), " of it never seen by the trace)");
       }
-      absl::StrAppend(&out, absl::StrFormat("  %10s  not mapped at %s%s\n", analysis::HumanBytes(ra.unmapped_bytes), at, why));
+      absl::StrAppend(&out, absl::StrFormat("  %10s  not mapped at %s%s\n", HumanBytes(ra.unmapped_bytes), at, why));
     }
   }
   return out;
@@ -257,8 +257,8 @@ std::string FullStacks(const index::TraceIndex& idx, OriginRenderer& r, const an
   for (size_t i = 0; i < a.stacks.size(); ++i) {
     const analysis::StackTotal& st = a.stacks[i];
     const index::CallEvent& ev = idx.event(st.first_call);
-    absl::StrAppend(&out, "\nstack #", i + 1, ": ", st.bytes, " bytes (", analysis::HumanBytes(st.bytes), ", ",
-                    analysis::HumanBytes(st.committed), " committed",
+    absl::StrAppend(&out, "\nstack #", i + 1, ": ", st.bytes, " bytes (", HumanBytes(st.bytes), ", ",
+                    HumanBytes(st.committed), " committed",
                     a.snapshot ? absl::StrCat(", ", HumanRss(st.rss), " resident") : "",
                     st.kind() ? absl::StrCat(", ", analysis::KindName(*st.kind())) : "",
                     ") in ", st.regions, st.regions == 1 ? " region" : " regions", StackTableRssText(st), ", ", st.calls,
@@ -274,15 +274,15 @@ std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attr
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(idx, trace.symbolizer(), o.frames);
   const index::Process& proc = idx.process(a.process);
-  std::string at = analysis::FormatTime(a.at);
+  std::string at = FormatTime(a.at);
   const analysis::AttributionSummary sum = analysis::SummarizeAttribution(a);
   std::string out = absl::StrCat(
       "pid ", proc.pid, " (", EscapeName(idx.strings().Get(proc.comm)), ") at ", at, ": ",
-      a.regions.size(), " regions, ", a.bytes, " bytes (", analysis::HumanBytes(a.bytes), "): ",
-      analysis::HumanBytes(a.created_bytes), a.by == analysis::CreditBy::kCommit ? " committed or created by " : " created by ",
+      a.regions.size(), " regions, ", a.bytes, " bytes (", HumanBytes(a.bytes), "): ",
+      HumanBytes(a.created_bytes), a.by == analysis::CreditBy::kCommit ? " committed or created by " : " created by ",
       sum.calls, " calls with ", a.stacks.size(),
-      " unique stacks, ", analysis::HumanBytes(a.before_trace_bytes), " from before the trace, ",
-      analysis::HumanBytes(a.unmapped_bytes), " not mapped\n");
+      " unique stacks, ", HumanBytes(a.before_trace_bytes), " from before the trace, ",
+      HumanBytes(a.unmapped_bytes), " not mapped\n");
   if (a.snapshot != nullptr) {
     absl::StrAppend(&out, HumanRss(a.rss), " of it resident (", DescribeSnapshot(a.snapshot, a.at), ")\n");
   }
@@ -298,8 +298,8 @@ std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attr
   absl::StrAppend(&out, TopTable(idx, r, a, sum, o));
   absl::StrAppend(&out, Reservations(idx, r, a));
   if (a.before_trace_bytes || a.unmapped_bytes) {
-    absl::StrAppend(&out, "\nalso: ", analysis::HumanBytes(a.before_trace_bytes), " from before the trace (",
-                    analysis::HumanBytes(a.before_trace_committed), " committed), ", analysis::HumanBytes(a.unmapped_bytes),
+    absl::StrAppend(&out, "\nalso: ", HumanBytes(a.before_trace_bytes), " from before the trace (",
+                    HumanBytes(a.before_trace_committed), " committed), ", HumanBytes(a.unmapped_bytes),
                     " not mapped at ", at, "\n");
   }
   if (!o.detail) return out;

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 
 namespace pageblame::render {
@@ -28,8 +28,8 @@ Json ListJson(const regions::DiffList& list) {
   Json pieces = Json::array();
   for (const regions::Region& r : list.pieces) {
     Json j;
-    j["start"] = analysis::Hex(r.start);
-    j["end"] = analysis::Hex(r.end);
+    j["start"] = Hex(r.start);
+    j["end"] = Hex(r.end);
     j["bytes"] = r.size();
     j["type"] = OrNull(r.type);
     j["state"] = OrNull(r.state);
@@ -46,7 +46,7 @@ Json ListJson(const regions::DiffList& list) {
 }
 
 std::string Total(const regions::DiffList& list) {
-  return absl::StrCat(GroupedNumber(list.bytes), " bytes (", analysis::HumanBytes(list.bytes), ")");
+  return absl::StrCat(GroupedNumber(list.bytes), " bytes (", HumanBytes(list.bytes), ")");
 }
 
 // "  resident: ..." under a list's total, when its table has Rss.
@@ -54,12 +54,12 @@ std::string ResidentLine(const regions::DiffList& list, const std::string& table
   if (!list.resident) return "";
   const regions::ResidentBytes& r = *list.resident;
   std::string out = absl::StrCat("  resident (", table, "'s Rss): ", GroupedNumber(r.rss), " bytes (",
-                                 analysis::HumanBytes(r.rss), ") in the ", r.whole_rows,
+                                 HumanBytes(r.rss), ") in the ", r.whole_rows,
                                  r.whole_rows == 1 ? " row" : " rows", " wholly in this list");
   if (r.partly_rows > 0) {
     absl::StrAppend(&out, "; the ", r.partly_rows, r.partly_rows == 1 ? " row" : " rows",
-                    " partly in it add ", analysis::HumanBytes(r.partly_bytes), ", of which between ",
-                    analysis::HumanBytes(r.partly_at_least), " and ", analysis::HumanBytes(r.partly_at_most),
+                    " partly in it add ", HumanBytes(r.partly_bytes), ", of which between ",
+                    HumanBytes(r.partly_at_least), " and ", HumanBytes(r.partly_at_most),
                     " is resident (the table does not say where in a row its pages are)");
   }
   return out + "\n";
@@ -72,7 +72,7 @@ std::string Table(const regions::DiffList& list) {
   const bool rss = list.resident.has_value();
   auto rss_cell = [&](const regions::Region& r) {
     if (!rss) return std::string();
-    return absl::StrFormat(" %10s", r.rss ? analysis::HumanBytes(*r.rss) : "part");
+    return absl::StrFormat(" %10s", r.rss ? HumanBytes(*r.rss) : "part");
   };
   std::string out = absl::StrFormat("  %-14s %-14s %10s%s  %-11s %-11s %-22s %6s  %s\n", "start", "end", "size",
                                     rss ? absl::StrFormat(" %10s", "rss") : "", "type", "state", "protect",
@@ -81,8 +81,8 @@ std::string Table(const regions::DiffList& list) {
   // pmap table, a core): escaped as every name in text.
   auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : EscapeName(s); };
   for (const regions::Region& r : list.pieces) {
-    absl::StrAppend(&out, absl::StrFormat("  %-14s %-14s %10s%s  %-11s %-11s %-22s %6d  %s\n", analysis::Hex(r.start),
-                                          analysis::Hex(r.end), analysis::HumanBytes(r.size()), rss_cell(r), dash(r.type),
+    absl::StrAppend(&out, absl::StrFormat("  %-14s %-14s %10s%s  %-11s %-11s %-22s %6d  %s\n", Hex(r.start),
+                                          Hex(r.end), HumanBytes(r.size()), rss_cell(r), dash(r.type),
                                           dash(r.state), dash(r.protect), r.line, dash(r.usage)));
   }
   return out;

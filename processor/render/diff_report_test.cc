@@ -1,13 +1,13 @@
 // The diff report on the real peer samples (processor/regions/testdata/, the
 // same .NET process seen by WinDbg !address and SOS !maddress): the JSON
 // follows the CLI contract and carries exactly regions::Diff's numbers.
+#include "processor/base/format.h"
 #include "processor/render/diff_report.h"
 
 #include <set>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "processor/analysis/syscall_format.h"
 #include "processor/regions/region_table_reader.h"
 
 namespace pageblame::render {
@@ -105,7 +105,7 @@ TEST(DiffReportTest, ResidentBytesOfATableWithRss) {
   ASSERT_NE(big, nullptr);
   const uint64_t mid = big->start + big->size() / 2;
   auto m = regions::RegionTableReader::ParseString(
-      analysis::Hex(a.regions[0].start) + "-" + analysis::Hex(a.regions[0].end) + "\n" + analysis::Hex(mid) + "-" + analysis::Hex(big->end) + "\n", "m");
+      Hex(a.regions[0].start) + "-" + Hex(a.regions[0].end) + "\n" + Hex(mid) + "-" + Hex(big->end) + "\n", "m");
   ASSERT_TRUE(m.ok()) << m.status();
   regions::DiffResult d = regions::Diff(a, *m);
   uint64_t whole_rss = 0;

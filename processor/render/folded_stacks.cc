@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "processor/analysis/file_offset.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/render/origin_renderer.h"
 
@@ -35,11 +35,11 @@ std::string BaseName(const std::string& path) {
 std::string FoldedFrameName(const index::TraceIndex& idx, const index::CallEvent& ev,
                             const symbols::Frame& f) {
   if (f.symbol && !f.symbol->empty()) return Clean(*f.symbol);
-  if (f.dso.empty()) return analysis::Hex(f.ip);
+  if (f.dso.empty()) return Hex(f.ip);
   // perf script prints "[unknown] (dso)"; an offset into the file keeps
   // different unknown functions of one library apart.
   const std::optional<uint64_t> offset = analysis::FileOffsetAt(idx, ev, f.ip);
-  if (offset) return Clean(absl::StrCat("[", BaseName(f.dso), "+", analysis::Hex(*offset), "]"));
+  if (offset) return Clean(absl::StrCat("[", BaseName(f.dso), "+", Hex(*offset), "]"));
   return Clean(absl::StrCat("[", BaseName(f.dso), "]"));
 }
 

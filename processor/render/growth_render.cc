@@ -12,7 +12,7 @@
 #include "processor/analysis/process_pids.h"
 #include "processor/analysis/reserved_stacks.h"
 #include "processor/analysis/resident_view.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/render/folded_stacks.h"
 #include "processor/render/rss_text.h"
@@ -27,7 +27,7 @@ int64_t Diff(uint64_t from, uint64_t to) { return static_cast<int64_t>(to) - sta
 std::string SignedBytes(int64_t n) {
   if (n == 0) return "0 B";
   const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
-  return absl::StrCat(n < 0 ? "-" : "+", analysis::HumanBytes(magnitude));
+  return absl::StrCat(n < 0 ? "-" : "+", HumanBytes(magnitude));
 }
 
 // The fields every level of the JSON shares (total, before_trace, stacks).
@@ -64,14 +64,14 @@ std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& proce
 }
 
 std::string TimeText(const index::TraceIndex& idx, uint64_t t) {
-  if (t == index::kEndOfTrace) return absl::StrCat("end (", analysis::FormatTime(idx.stats().last_time), ")");
-  return analysis::FormatTime(t);
+  if (t == index::kEndOfTrace) return absl::StrCat("end (", FormatTime(idx.stats().last_time), ")");
+  return FormatTime(t);
 }
 
 std::string TableRow(const std::string& growth, const analysis::BytesAt& from, const analysis::BytesAt& to, const std::string& added,
                      const std::string& removed, const std::string& made_gone, const std::string& what) {
-  return absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7d  %s\n", growth, analysis::HumanBytes(from.mapped),
-                         analysis::HumanBytes(to.mapped), SignedBytes(Diff(from.committed, to.committed)), added, removed,
+  return absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7d  %s\n", growth, HumanBytes(from.mapped),
+                         HumanBytes(to.mapped), SignedBytes(Diff(from.committed, to.committed)), added, removed,
                          made_gone, to.regions, what);
 }
 
@@ -99,7 +99,7 @@ std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident) {
   std::vector<TableColumn<GrowthRow>> columns = {
       {"#", Align::kRight, [](const GrowthRow& r) { return r.rank; }},
       {"committed", Align::kRight, [](const GrowthRow& r) { return SignedBytes(r.committed_growth); }},
-      {"now", Align::kRight, [](const GrowthRow& r) { return analysis::HumanBytes(r.committed); }},
+      {"now", Align::kRight, [](const GrowthRow& r) { return HumanBytes(r.committed); }},
   };
   if (resident) {
     columns.push_back({"resident", Align::kRight, RssGrowthText});
@@ -160,7 +160,7 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
 }  // namespace
 
 double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
-  return analysis::TimeSeconds(t == index::kEndOfTrace ? idx.stats().last_time : t);
+  return TimeSeconds(t == index::kEndOfTrace ? idx.stats().last_time : t);
 }
 
 Json GrowthJson(const replay::LoadedTrace& trace, const analysis::Growth& g) {
@@ -193,9 +193,9 @@ std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth&
   OriginRenderer r(idx, trace.symbolizer(), o.frames);
   std::string out = absl::StrCat(
       "growth of ", Who(idx, g.processes), " from ", TimeText(idx, g.from), " to ", TimeText(idx, g.to), ": mapped ",
-      analysis::HumanBytes(g.total_from.mapped), " -> ", analysis::HumanBytes(g.total_to.mapped), " (",
+      HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
       SignedBytes(Diff(g.total_from.mapped, g.total_to.mapped)), "), committed ",
-      analysis::HumanBytes(g.total_from.committed), " -> ", analysis::HumanBytes(g.total_to.committed), " (",
+      HumanBytes(g.total_from.committed), " -> ", HumanBytes(g.total_to.committed), " (",
       SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")", RssChange(g.total_from, g.total_to), "\n",
       "each page is credited to the call that ",
       g.by == analysis::CreditBy::kCommit ? "committed it (else the one that created it)" : "created it", "; ",
@@ -207,8 +207,8 @@ std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth&
   }
   absl::StrAppend(&out, "\nstacks by ", analysis::RankByWord(g.rank_by), " growth:\n", TopTable(idx, r, g, o), Reservations(idx, r, g));
   if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
-    absl::StrAppend(&out, "\nalso: from before the trace, committed ", analysis::HumanBytes(g.before_from.committed), " -> ",
-                    analysis::HumanBytes(g.before_to.committed), "\n");
+    absl::StrAppend(&out, "\nalso: from before the trace, committed ", HumanBytes(g.before_from.committed), " -> ",
+                    HumanBytes(g.before_to.committed), "\n");
   }
   if (!o.detail) return out;
   absl::StrAppend(&out, "\nevery stack, mapped bytes:\n");
@@ -216,8 +216,8 @@ std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth&
                                         "committed", "added", "removed", "made+gone", "regions", "stack"));
   for (size_t i = 0; i < g.stacks.size(); ++i) {
     const analysis::StackGrowth& s = g.stacks[i];
-    absl::StrAppend(&out, TableRow(SignedBytes(s.growth()), s.from, s.to, analysis::HumanBytes(s.added), analysis::HumanBytes(s.removed),
-                                   analysis::HumanBytes(s.made_gone),
+    absl::StrAppend(&out, TableRow(SignedBytes(s.growth()), s.from, s.to, HumanBytes(s.added), HumanBytes(s.removed),
+                                   HumanBytes(s.made_gone),
                                    absl::StrCat("#", i + 1, " ", r.ShortStack(idx.event(s.first_call), 4))));
   }
   if (g.total_from.mapped != 0 || g.total_to.mapped != 0) {
@@ -227,8 +227,8 @@ std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth&
   for (size_t i = 0; i < g.stacks.size(); ++i) {
     const analysis::StackGrowth& s = g.stacks[i];
     const index::CallEvent& ev = idx.event(s.first_call);
-    absl::StrAppend(&out, "\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", analysis::HumanBytes(s.from.mapped), " -> ",
-                    analysis::HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()),
+    absl::StrAppend(&out, "\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", HumanBytes(s.from.mapped), " -> ",
+                    HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()),
                     RssChange(s.from, s.to), "); first: ",
                     r.CallText(ev), "\n", r.StackText(ev, "    "));
   }

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
@@ -10,7 +10,6 @@ namespace pageblame::render {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using analysis::HumanBytes;
 
 Json Optional(const std::optional<uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
 
@@ -106,7 +105,7 @@ Json HeapJson(const heap::HeapSnapshot& s) {
   Json j;
   j["pid"] = s.pid;
   j["allocator"] = heap::AllocatorName(s.allocator);
-  j["snapshot_time"] = s.time ? Json(analysis::TimeSeconds(*s.time)) : Json(nullptr);
+  j["snapshot_time"] = s.time ? Json(TimeSeconds(*s.time)) : Json(nullptr);
   j["arenas"] = Json::array();
   for (const heap::ArenaStats& a : s.arenas) {
     Json r;

@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "processor/analysis/region_label.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/render/rss_text.h"
 
@@ -14,7 +15,7 @@ namespace {
 void AppendRegionJson(const index::TraceIndex& idx, OriginRenderer& r, uint32_t pid, const analysis::MapsRegion& region,
                       std::string* text) {
   const index::Version& v = idx.version(region.version);
-  absl::StrAppend(text, "\n  \"pid\": ", pid, ",\n  \"start\": \"", analysis::Hex(v.start), "\",\n  \"end\": \"", analysis::Hex(v.end),
+  absl::StrAppend(text, "\n  \"pid\": ", pid, ",\n  \"start\": \"", Hex(v.start), "\",\n  \"end\": \"", Hex(v.end),
                   "\",\n  \"prot\": \"", analysis::ProtString(v.attrs.prot), "\",\n  \"path\": ");
   std::string_view path = idx.strings().Get(v.attrs.path);
   if (path.empty()) {
@@ -35,7 +36,7 @@ std::string RunCallsText(const index::TraceIndex& idx, OriginRenderer& r, const 
   if (!calls.top.valid()) return commit ? "" : "existed before the trace";
   const index::CallEvent& ev = idx.event(calls.top);
   std::string out = absl::StrCat(commit ? "committed by " : "", std::string(decode::SyscallName(ev.syscall)), " at ",
-                                 analysis::FormatTime(ev.time), " by ", ev.tid, ": ", r.ShortStack(ev, 4));
+                                 FormatTime(ev.time), " by ", ev.tid, ": ", r.ShortStack(ev, 4));
   if (calls.calls > 1) {
     absl::StrAppend(&out, " (+", calls.calls - 1, calls.calls == 2 ? " more call" : " more calls",
                     calls.stacks > 1 ? absl::StrCat(", ", calls.stacks, " stacks") : "", ")");
@@ -47,9 +48,9 @@ std::string Heading(const index::TraceIndex& idx, const analysis::MapsAnswer& a,
   const index::Process& proc = idx.process(pm.process);
   std::string out = absl::StrCat(
       "pid ", proc.pid, " (", EscapeName(idx.strings().Get(proc.comm)), ")",
-      proc.t_exit != index::kEndOfTrace ? absl::StrCat(", exited at ", analysis::FormatTime(proc.t_exit)) : "", ": ",
-      pm.runs.size(), a.split ? " region versions" : " regions", " at ", analysis::FormatTime(a.at), "; ",
-      analysis::HumanBytes(pm.created_bytes), " created during the trace, ", analysis::HumanBytes(pm.before_trace_bytes),
+      proc.t_exit != index::kEndOfTrace ? absl::StrCat(", exited at ", FormatTime(proc.t_exit)) : "", ": ",
+      pm.runs.size(), a.split ? " region versions" : " regions", " at ", FormatTime(a.at), "; ",
+      HumanBytes(pm.created_bytes), " created during the trace, ", HumanBytes(pm.before_trace_bytes),
       " from before it\n");
   if (a.snapshots) {
     absl::StrAppend(&out, "  resident: ", DescribeSnapshot(pm.snapshot, a.at), "; ", HumanRss(pm.rss),
@@ -68,7 +69,7 @@ std::string RunRow(const index::TraceIndex& idx, OriginRenderer& r, const analys
   if (!commit.empty()) absl::StrAppend(&origin, "; ", commit);
   const std::string resident = a.snapshots ? absl::StrFormat(" %10s", HumanRss(run.rss)) : "";
   return absl::StrFormat("  %012x-%012x %s %10s%s  %-28s %-12s %s\n", run.start, run.end, analysis::RegionProt(first.attrs),
-                         analysis::HumanBytes(run.end - run.start), resident, EscapeName(analysis::RegionLabel(idx, first)),
+                         HumanBytes(run.end - run.start), resident, EscapeName(analysis::RegionLabel(idx, first)),
                          run.kind ? analysis::KindName(*run.kind) : "-", origin);
 }
 

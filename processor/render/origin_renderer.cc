@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "processor/analysis/app_frames.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/symbols/absl_compat.h"
 
@@ -54,7 +55,7 @@ void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
 }
 
 std::string DisplayName(const symbols::Frame& f) {
-  if (!f.symbol) return analysis::Hex(f.ip);
+  if (!f.symbol) return Hex(f.ip);
   return f.inlined ? absl::StrCat(EscapeName(*f.symbol), " (inlined)") : EscapeName(*f.symbol);
 }
 
@@ -68,7 +69,7 @@ Json FramesJson(const std::vector<symbols::Frame>& frames) {
   Json stack = Json::array();
   for (const symbols::Frame& f : frames) {
     Json j;
-    j["ip"] = analysis::Hex(f.ip);
+    j["ip"] = Hex(f.ip);
     j["symbol"] = f.symbol ? Json(*f.symbol) : Json(nullptr);
     j["dso"] = f.dso.empty() ? Json(nullptr) : Json(f.dso);
     if (f.inlined) j["inlined"] = true;
@@ -86,7 +87,7 @@ Json OriginRenderer::OriginJson(EventId id) {
   const index::CallEvent& ev = idx_.event(id);
   Json j;
   j["syscall"] = std::string(decode::SyscallName(ev.syscall));
-  j["time"] = analysis::TimeSeconds(ev.time);
+  j["time"] = TimeSeconds(ev.time);
   j["pid"] = ev.pid;
   j["tid"] = ev.tid;
   j["comm"] = std::string(idx_.strings().Get(ev.comm));
@@ -146,7 +147,7 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
   const std::string nl = "\n" + std::string(indent, ' ');
   absl::StrAppend(out, "{", nl, " \"syscall\": \"",
                   symbols::ToAbsl(decode::SyscallName(ev.syscall)), "\",", nl, " \"time\": ",
-                  Json(analysis::TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid, ",", nl,
+                  Json(TimeSeconds(ev.time)).dump(), ",", nl, " \"pid\": ", ev.pid, ",", nl,
                   " \"tid\": ", ev.tid, ",", nl, " \"comm\": ");
   AppendJsonString(out, idx_.strings().Get(ev.comm));
   absl::StrAppend(out, ",", nl, " \"stack\": ");
@@ -177,7 +178,7 @@ const OriginRenderer::CachedStack& OriginRenderer::StackJsonText(const index::Ca
           FrameJsonKey(ev.pid, c.frame_keys[i], f.ip, c.frame_parts[i], nl));
       std::string& frame = it->second;
       if (made) {
-        absl::StrAppend(&frame, nl, "  {", nl, "   \"ip\": \"", analysis::Hex(f.ip), "\",", nl,
+        absl::StrAppend(&frame, nl, "  {", nl, "   \"ip\": \"", Hex(f.ip), "\",", nl,
                         "   \"symbol\": ");
         if (f.symbol) {
           AppendJsonString(&frame, *f.symbol);
@@ -206,13 +207,13 @@ std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::str
   std::string out;
   int n = 0;
   for (const symbols::Frame& f : Frames(ev)) {
-    absl::StrAppend(&out, indent, "#", n++, " ", analysis::Hex(f.ip), " ");
+    absl::StrAppend(&out, indent, "#", n++, " ", Hex(f.ip), " ");
     if (f.inlined) {
       absl::StrAppend(&out, DisplayName(f), "\n");  // as perf script prints it
       continue;
     }
     if (f.symbol) {
-      absl::StrAppend(&out, EscapeName(*f.symbol), f.offset ? absl::StrCat("+", analysis::Hex(f.offset)) : "");
+      absl::StrAppend(&out, EscapeName(*f.symbol), f.offset ? absl::StrCat("+", Hex(f.offset)) : "");
     } else {
       absl::StrAppend(&out, "[unknown]");
     }
@@ -223,7 +224,7 @@ std::string OriginRenderer::StackText(const index::CallEvent& ev, const std::str
 }
 
 std::string OriginRenderer::CallText(const index::CallEvent& ev) {
-  return absl::StrCat(analysis::DescribeCall(ev), " at ", analysis::FormatTime(ev.time), " by ",
+  return absl::StrCat(analysis::DescribeCall(ev), " at ", FormatTime(ev.time), " by ",
                       EscapeName(idx_.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid);
 }
 

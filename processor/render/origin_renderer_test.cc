@@ -2,6 +2,7 @@
 // OriginJson would print (also when one stack symbolizes differently in two
 // processes, and for names that need escaping); and a comm or path that is
 // not UTF-8 must not abort a JSON answer.
+#include "processor/base/format.h"
 #include "processor/render/origin_renderer.h"
 
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
-#include "processor/analysis/syscall_format.h"
 #include "processor/base/temp_dir_for_test.h"
 #include "processor/replay/call_events_for_test.h"
 #include "processor/replay/replayer.h"
@@ -145,7 +145,7 @@ TEST_F(OriginRendererTest, TextSaysNamesEscapedAndJsonKeepsThem) {
   const index::CallEvent& ev = idx_.event(id);
 
   const std::string stack_text = r.StackText(ev, "  ");
-  EXPECT_EQ(stack_text, absl::StrCat("  #0 ", analysis::Hex(kLib + 0x10), " [unknown] (/lib/\\x1b]0;t\\x07.so)\n",
+  EXPECT_EQ(stack_text, absl::StrCat("  #0 ", Hex(kLib + 0x10), " [unknown] (/lib/\\x1b]0;t\\x07.so)\n",
                                      "  #1 0x1010 \\x1b[2J\\u009bX\\x7f+0x10 (/tmp/perf-4000002.map)\n"));
   EXPECT_NE(r.CallText(ev).find(" by a\\x0ab 4000002/4000002"), std::string::npos) << r.CallText(ev);
   EXPECT_NE(r.ShortStack(ev, 4).find("\\x1b[2J\\u009bX\\x7f"), std::string::npos) << r.ShortStack(ev, 4);

@@ -5,6 +5,7 @@
 #include "processor/analysis/committed.h"
 #include "processor/analysis/region_label.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/render/pprof_builder.h"
 #include "processor/render/rss_text.h"
 
@@ -31,7 +32,7 @@ std::string AttributePprof(const replay::LoadedTrace& trace, const analysis::Att
   std::vector<PprofValueType> types = SpaceTypes();
   if (a.snapshot != nullptr) types.push_back({"resident_space", "bytes"});
   PprofBuilder b(trace, types, "mapped");
-  b.AddComment(absl::StrCat("pageblame attribute: ", Who(trace.index(), a.process), " at ", analysis::FormatTime(a.at),
+  b.AddComment(absl::StrCat("pageblame attribute: ", Who(trace.index(), a.process), " at ", FormatTime(a.at),
                             a.by == analysis::CreditBy::kCommit ? ", by committing call" : ", by creating call"));
   // With a snapshot, a fourth value: resident bytes (0 where unknown).
   auto values = [&](uint64_t bytes, uint64_t committed, int64_t regions, std::optional<uint64_t> rss) {
@@ -62,7 +63,7 @@ std::string GrowthPprof(const replay::LoadedTrace& trace, const analysis::Growth
   if (rss) types.insert(types.end(), {{"resident_growth", "bytes"}, {"resident_from", "bytes"}, {"resident_to", "bytes"}});
   PprofBuilder b(trace, types, "mapped_growth");
   const index::TraceIndex& idx = trace.index();
-  b.AddComment(absl::StrCat("pageblame growth from ", analysis::FormatTime(g.from), " to ", analysis::FormatTime(g.to),
+  b.AddComment(absl::StrCat("pageblame growth from ", FormatTime(g.from), " to ", FormatTime(g.to),
                             g.processes.size() == 1 ? absl::StrCat(" of ", Who(idx, g.processes[0])) : "",
                             g.by == analysis::CreditBy::kCommit ? ", by committing call" : ", by creating call"));
   auto values = [rss](const analysis::BytesAt& from, const analysis::BytesAt& to) {
@@ -89,7 +90,7 @@ std::string MapsPprof(const replay::LoadedTrace& trace, const analysis::MapsAnsw
   std::vector<PprofValueType> types = SpaceTypes();
   if (a.snapshots) types.push_back({"resident_space", "bytes"});
   PprofBuilder b(trace, types, "mapped");
-  b.AddComment(absl::StrCat("pageblame maps at ", analysis::FormatTime(a.at)));
+  b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(a.at)));
   for (const analysis::ProcessMaps& pm : a.processes) {
     const int64_t pid = idx.process(pm.process).pid;
     if (a.snapshots) {

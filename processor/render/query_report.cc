@@ -7,6 +7,7 @@
 #include "processor/analysis/region_label.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/text_escape.h"
 #include "processor/render/rss_text.h"
 
@@ -19,8 +20,8 @@ namespace {
 std::string UnknownBreakNote(const index::TraceIndex& idx, EventId call) {
   if (!call.valid()) return "";
   const index::CallEvent& ev = idx.event(call);
-  return absl::StrCat("if this is a heap page: brk at ", analysis::FormatTime(ev.time), " set the break to ",
-                      analysis::Hex(static_cast<uint64_t>(ev.ret)),
+  return absl::StrCat("if this is a heap page: brk at ", FormatTime(ev.time), " set the break to ",
+                      Hex(static_cast<uint64_t>(ev.ret)),
                       " from a value the trace never saw (attached without -d), so it may have "
                       "been created by that call or before the trace; record with "
                       "`perf trace record -d ...` to know");
@@ -28,8 +29,8 @@ std::string UnknownBreakNote(const index::TraceIndex& idx, EventId call) {
 
 Json RangeJson(uint64_t start, uint64_t end) {
   Json j;
-  j["start"] = analysis::Hex(start);
-  j["end"] = analysis::Hex(end);
+  j["start"] = Hex(start);
+  j["end"] = Hex(end);
   return j;
 }
 
@@ -38,12 +39,12 @@ Json RangeJson(uint64_t start, uint64_t end) {
 std::string RegionText(const index::TraceIndex& idx, const index::Version& v, OriginRenderer& r,
                        const std::function<std::string(const index::CallEvent&)>& stack_text) {
   const index::Process& proc = idx.process(v.process);
-  std::string out = absl::StrCat("  region ", analysis::Hex(v.start), "-", analysis::Hex(v.end), " ",
-                                 analysis::RegionProt(v.attrs), " ", analysis::HumanBytes(v.end - v.start), " ",
+  std::string out = absl::StrCat("  region ", Hex(v.start), "-", Hex(v.end), " ",
+                                 analysis::RegionProt(v.attrs), " ", HumanBytes(v.end - v.start), " ",
                                  EscapeName(analysis::RegionLabel(idx, v)), "\n");
   if (v.origin.valid()) {
     const index::CallEvent& ev = idx.event(v.origin);
-    absl::StrAppend(&out, "  created by ", analysis::DescribeCall(ev), "\n  at ", analysis::FormatTime(ev.time),
+    absl::StrAppend(&out, "  created by ", analysis::DescribeCall(ev), "\n  at ", FormatTime(ev.time),
                     " by ", EscapeName(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid, "\n",
                     stack_text(ev));
   } else {
@@ -54,7 +55,7 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
   }
   if (v.commit.valid()) {
     const index::CallEvent& ev = idx.event(v.commit);
-    absl::StrAppend(&out, "  committed by ", analysis::DescribeCall(ev), "\n  at ", analysis::FormatTime(ev.time),
+    absl::StrAppend(&out, "  committed by ", analysis::DescribeCall(ev), "\n  at ", FormatTime(ev.time),
                     " by ", EscapeName(idx.strings().Get(ev.comm)), " ", ev.pid, "/", ev.tid,
                     "\n", stack_text(ev));
   } else if (v.attrs.prot_known && (v.attrs.prot & 7) == 0) {
@@ -74,7 +75,7 @@ Json ResidentJson(const analysis::QueryAnswer& a) {
   if (!a.page_state) return nullptr;
   Json j;
   j["state"] = *a.page_state;
-  j["snapshot_time"] = analysis::TimeSeconds(a.snapshot->time);
+  j["snapshot_time"] = TimeSeconds(a.snapshot->time);
   j["region_rss"] = a.region_rss ? Json(*a.region_rss) : Json(nullptr);
   return j;
 }
@@ -85,12 +86,12 @@ std::string ResidentText(const analysis::QueryAnswer& a, bool snapshots) {
   if (!snapshots || !a.process) return "";
   if (!a.page_state) {
     return a.snapshot == nullptr ? "  residency unknown: no snapshot of this process at or before then\n"
-                                 : absl::StrCat("  residency unknown: the snapshot at ", analysis::FormatTime(a.snapshot->time),
+                                 : absl::StrCat("  residency unknown: the snapshot at ", FormatTime(a.snapshot->time),
                                                 " did not read this page (no access then, or not mapped yet)\n");
   }
   const std::string region =
       a.version.valid() ? absl::StrCat("; ", HumanRss(a.region_rss), " of the region resident") : "";
-  return absl::StrCat("  ", *a.page_state, " (snapshot at ", analysis::FormatTime(a.snapshot->time), region, ")\n");
+  return absl::StrCat("  ", *a.page_state, " (snapshot at ", FormatTime(a.snapshot->time), region, ")\n");
 }
 
 Json QueryJson(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
@@ -100,7 +101,7 @@ Json QueryJson(const replay::LoadedTrace& trace, const analysis::QueryOptions& o
   Json out = Json::array();
   for (const analysis::QueryAnswer& a : answers) {
     Json j;
-    j["address"] = analysis::Hex(a.address);
+    j["address"] = Hex(a.address);
     j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
     j["resident"] = a.process ? ResidentJson(a) : Json(nullptr);
     if (a.version.valid()) {
@@ -120,7 +121,7 @@ Json QueryJson(const replay::LoadedTrace& trace, const analysis::QueryOptions& o
       for (const analysis::HistoryEntry& h : a.lineage) {
         const index::Version& v = idx.version(h.version);
         Json e;
-        e["time"] = analysis::TimeSeconds(h.time);
+        e["time"] = TimeSeconds(h.time);
         e["change"] = analysis::PageChangeName(h.change);
         e["pid"] = idx.process(v.process).pid;
         e["region"] = RangeJson(v.start, v.end);
@@ -151,8 +152,8 @@ std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std:
   if (lineage.empty()) return "";
   const analysis::HistoryEntry& gone = lineage.back();
   const index::Version& v = idx.version(gone.version);
-  return absl::StrCat("  not mapped; it was in [", analysis::Hex(v.start), "-", analysis::Hex(v.end), ") until ",
-                      analysis::FormatTime(gone.time), ", ", analysis::PageChangeName(gone.change),
+  return absl::StrCat("  not mapped; it was in [", Hex(v.start), "-", Hex(v.end), ") until ",
+                      FormatTime(gone.time), ", ", analysis::PageChangeName(gone.change),
                       gone.event.valid() ? absl::StrCat(" by ", r.CallText(idx.event(gone.event))) : "",
                       "\n");
 }
@@ -164,15 +165,15 @@ std::string QueryText(const replay::LoadedTrace& trace, const analysis::QueryOpt
   const bool snapshots = analysis::ResidentView(options.rss, idx).has_snapshots();
   std::string out;
   const std::string at = options.at == index::kEndOfTrace ? "at the end of the trace"
-                                                    : absl::StrCat("at ", analysis::FormatTime(options.at));
+                                                    : absl::StrCat("at ", FormatTime(options.at));
   for (const analysis::QueryAnswer& a : answers) {
     if (!out.empty()) out += "\n";
     if (!a.process) {
-      absl::StrAppend(&out, analysis::Hex(a.address), ": not mapped in any traced process ", at, "\n");
+      absl::StrAppend(&out, Hex(a.address), ": not mapped in any traced process ", at, "\n");
       continue;
     }
     const index::Process& proc = idx.process(*a.process);
-    absl::StrAppend(&out, analysis::Hex(a.address), " in pid ", proc.pid, " (",
+    absl::StrAppend(&out, Hex(a.address), " in pid ", proc.pid, " (",
                     EscapeName(idx.strings().Get(proc.comm)), ") ", at, "\n");
     const std::vector<analysis::HistoryEntry>& lineage = a.lineage;
     if (!a.version.valid() && !lineage.empty()) {
@@ -197,8 +198,8 @@ std::string QueryText(const replay::LoadedTrace& trace, const analysis::QueryOpt
       absl::StrAppend(&out, "  history of this page:\n");
       for (const analysis::HistoryEntry& h : lineage) {
         const index::Version& v = idx.version(h.version);
-        absl::StrAppend(&out, "    ", analysis::FormatTime(h.time), " pid ", idx.process(v.process).pid,
-                        " ", analysis::PageChangeName(h.change), " [", analysis::Hex(v.start), "-", analysis::Hex(v.end), ")");
+        absl::StrAppend(&out, "    ", FormatTime(h.time), " pid ", idx.process(v.process).pid,
+                        " ", analysis::PageChangeName(h.change), " [", Hex(v.start), "-", Hex(v.end), ")");
         if (h.event.valid()) absl::StrAppend(&out, " by ", r.CallText(idx.event(h.event)));
         absl::StrAppend(&out, "\n");
       }

@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/render/folded_stacks.h"
 
 namespace pageblame::render {
@@ -14,7 +14,7 @@ namespace {
 
 // "mmap at 727.537590 by 11112/11115": a call in a few words.
 std::string ShortCall(const index::CallEvent& ev) {
-  return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", analysis::FormatTime(ev.time), " by ", ev.pid,
+  return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", FormatTime(ev.time), " by ", ev.pid,
                       "/", ev.tid);
 }
 
@@ -74,7 +74,7 @@ Json TimelineJson(const index::TraceIndex& idx, const analysis::StackTimeline& t
   Json times = Json::array();
   for (size_t k = 0; k < t.boundaries.size(); ++k) {
     // The last boundary (index::kEndOfTrace) is shown as the last event's time.
-    times.push_back(analysis::TimeSeconds(k + 1 == t.boundaries.size() ? idx.stats().last_time : t.boundaries[k]));
+    times.push_back(TimeSeconds(k + 1 == t.boundaries.size() ? idx.stats().last_time : t.boundaries[k]));
   }
   Json series = Json::array();
   series.push_back(SeriesJson(-1, t.before_trace));
@@ -99,7 +99,7 @@ Json LiveJson(const std::vector<analysis::LiveStack>& live, StackCatalog& catalo
 }
 
 std::string HistoryLine(const index::TraceIndex& idx, const analysis::HistoryEntry& h) {
-  std::string line = absl::StrCat(analysis::FormatTime(h.time), " ", analysis::PageChangeName(h.change));
+  std::string line = absl::StrCat(FormatTime(h.time), " ", analysis::PageChangeName(h.change));
   if (h.event.valid()) {
     // The call's own time is the entry's, almost always: said once.
     const index::CallEvent& ev = idx.event(h.event);
@@ -122,8 +122,8 @@ Json HistoryJson(const index::TraceIndex& idx, const std::vector<analysis::Histo
 Json StripRunJson(const index::TraceIndex& idx, const index::Version& v, const analysis::StripRun& run, int origin,
                   int commit, size_t history_entries) {
   Json j;
-  j["start"] = analysis::Hex(v.start);
-  j["end"] = analysis::Hex(run.end);
+  j["start"] = Hex(v.start);
+  j["end"] = Hex(run.end);
   j["bytes"] = run.bytes;
   j["count"] = run.count;
   j["prot"] = run.prot;
@@ -176,7 +176,7 @@ Json AttributionJson(const analysis::Attribution& a, const std::string& title, S
     const analysis::RegionAttribution& r = a.regions[i];
     Json calls = Json::array();
     for (const analysis::CallBytes& c : r.calls) calls.push_back(Json::array({catalog.Index(c.call), c.bytes}));
-    regions.push_back(Json{{"start", analysis::Hex(r.region.start)}, {"end", analysis::Hex(r.region.end)},
+    regions.push_back(Json{{"start", Hex(r.region.start)}, {"end", Hex(r.region.end)},
                            {"bytes", r.region.size()}, {"before_trace_bytes", r.before_trace_bytes},
                            {"unmapped_bytes", r.unmapped_bytes}, {"stacks", std::move(calls)}});
   }
@@ -191,7 +191,7 @@ Json AttributionJson(const analysis::Attribution& a, const std::string& title, S
 Json ResidentTimelineJson(const std::optional<analysis::ResidentTimeline>& t, const std::vector<int>& series_index) {
   if (!t) return Json(nullptr);
   Json times = Json::array();
-  for (uint64_t time : t->times) times.push_back(analysis::TimeSeconds(time));
+  for (uint64_t time : t->times) times.push_back(TimeSeconds(time));
   Json series = Json::array();
   for (const analysis::ResidentSeries& s : t->series) {
     series.push_back(Json{{"stack", s.stack < 0 ? -1 : series_index.at(s.stack)}, {"bytes", s.bytes}});
@@ -206,7 +206,7 @@ Json ResidentTimelineJson(const std::optional<analysis::ResidentTimeline>& t, co
 Json LostJson(const index::TraceStats& stats) {
   Json lost = Json::array();
   for (const index::LostSpan& l : stats.lost) {
-    lost.push_back(Json{{"from", analysis::TimeSeconds(l.t_from)}, {"to", analysis::TimeSeconds(l.t_to)}, {"count", l.count}});
+    lost.push_back(Json{{"from", TimeSeconds(l.t_from)}, {"to", TimeSeconds(l.t_to)}, {"count", l.count}});
   }
   return lost;
 }
@@ -222,15 +222,15 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o, const 
   out["title"] = o.title;
   out["pid"] = proc.pid;
   out["comm"] = std::string(idx.strings().Get(proc.comm));
-  out["start"] = analysis::TimeSeconds(idx.stats().first_time);
-  out["end"] = analysis::TimeSeconds(idx.stats().last_time);
-  out["at"] = a.at == index::kEndOfTrace ? analysis::TimeSeconds(idx.stats().last_time) : analysis::TimeSeconds(a.at);
-  out["at_text"] = analysis::FormatTime(a.at);
+  out["start"] = TimeSeconds(idx.stats().first_time);
+  out["end"] = TimeSeconds(idx.stats().last_time);
+  out["at"] = a.at == index::kEndOfTrace ? TimeSeconds(idx.stats().last_time) : TimeSeconds(a.at);
+  out["at_text"] = FormatTime(a.at);
   std::vector<int> series_index;
   out["timeline"] = TimelineJson(idx, a.timeline, catalog, &series_index);  // first: its stacks get 0, 1, ...
   out["resident"] = ResidentTimelineJson(a.resident, series_index);
   out["snapshots"] = a.snapshots;
-  out["strip_snapshot"] = a.strip_snapshot ? Json(analysis::TimeSeconds(a.strip_snapshot->time)) : Json(nullptr);
+  out["strip_snapshot"] = a.strip_snapshot ? Json(TimeSeconds(a.strip_snapshot->time)) : Json(nullptr);
   out["lost"] = LostJson(idx.stats());
   out["live"] = LiveJson(a.live, catalog);
   out["region_count"] = a.alive.size();

@@ -1,5 +1,7 @@
 #include "processor/replay/call_check.h"
 
+#include "processor/base/format.h"
+
 #include <sys/mman.h>
 
 #include <cerrno>

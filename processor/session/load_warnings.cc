@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/analysis/libc_cut.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 
 namespace pageblame::session {
 namespace {
@@ -29,7 +29,7 @@ void Warn32Bit(const index::TraceIndex& idx, std::vector<std::string>* out) {
 void WarnLost(const index::TraceStats& s, std::vector<std::string>* out) {
   for (const index::LostSpan& l : s.lost) {
     out->push_back(absl::StrCat("warning: ", l.count, l.samples ? " samples" : " events", " lost between ",
-                                analysis::FormatTime(l.t_from), " and ", analysis::FormatTime(l.t_to),
+                                FormatTime(l.t_from), " and ", FormatTime(l.t_to),
                                 "; pages changed then may be misattributed"));
   }
 }
@@ -43,8 +43,8 @@ void WarnUnparsed(const index::TraceStats& s, std::vector<std::string>* out) {
     // 0: from the start, to the end of the trace (UnparsedSpan).
     const uint64_t from = u.t_from ? u.t_from : s.first_time;
     const uint64_t to = u.t_to ? u.t_to : s.last_time;
-    out->push_back(absl::StrCat("warning: ", what, " could not be parsed between ", analysis::FormatTime(from),
-                                " and ", analysis::FormatTime(to), "; pages changed then may be misattributed"));
+    out->push_back(absl::StrCat("warning: ", what, " could not be parsed between ", FormatTime(from),
+                                " and ", FormatTime(to), "; pages changed then may be misattributed"));
   }
   if (s.unparsed.size() > kSpansSaid) {
     out->push_back(absl::StrCat("warning: and ", s.unparsed.size() - kSpansSaid,
@@ -57,7 +57,7 @@ void WarnImpossible(const index::TraceStats& s, std::vector<std::string>* out) {
   if (s.impossible_calls == 0) return;
   out->push_back(absl::StrCat("warning: ", Counted(s.impossible_calls, "call"),
                               " with values the kernel cannot have returned, between ",
-                              analysis::FormatTime(s.impossible_from), " and ", analysis::FormatTime(s.impossible_to),
+                              FormatTime(s.impossible_from), " and ", FormatTime(s.impossible_to),
                               ", not replayed (the trace is damaged; the first: ", s.first_impossible,
                               "); pages changed then may be misattributed"));
 }

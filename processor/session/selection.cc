@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "processor/analysis/bytes_timeline.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/usage_error.h"
 
@@ -30,8 +30,8 @@ std::optional<std::string> TeardownNote(const index::TraceIndex& idx, const std:
     return absl::StrFormat(
         "note: pid %u (%s) exited holding %s of the %s it had mapped at its peak (%s): at the end of "
         "the trace its memory was already unmapped; to see it: --pid %u --at peak",
-        proc.pid, std::string(idx.strings().Get(proc.comm)), analysis::HumanBytes(end),
-        analysis::HumanBytes(peak.bytes), analysis::FormatTime(peak.time), proc.pid);
+        proc.pid, std::string(idx.strings().Get(proc.comm)), HumanBytes(end),
+        HumanBytes(peak.bytes), FormatTime(peak.time), proc.pid);
   }
   return std::nullopt;
 }

@@ -6,7 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/usage_error.h"
 
 namespace pageblame::session {
@@ -94,8 +94,8 @@ absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceInd
   const uint64_t lo = first - first % 1000, hi = last - last % 1000 + 999;
   if (at < lo || at > hi) {
     return UsageError(absl::StrCat(
-        "time ", spec.text, " is outside the trace, which spans ", analysis::FormatTime(first), " to ",
-        analysis::FormatTime(last), " (", analysis::FormatTime(last - first), " s); use a time in it, ",
+        "time ", spec.text, " is outside the trace, which spans ", FormatTime(first), " to ",
+        FormatTime(last), " (", FormatTime(last - first), " s); use a time in it, ",
         "+S from its start, -S before its end, 'end' or 'peak'"));
   }
   return at;

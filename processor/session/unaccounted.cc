@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "processor/analysis/syscall_format.h"
+#include "processor/base/format.h"
 #include "processor/base/input_file.h"
 #include "processor/base/side_file_trust.h"
 #include "processor/base/status_macros.h"
@@ -92,7 +92,7 @@ std::vector<regions::RuntimeTableStore::Entry> OwnTables(const replay::LoadedTra
   }
   for (const auto& e : all) {
     if (std::string outside = facts.Outside(e.time); !outside.empty()) {
-      refused->push_back(absl::StrCat(e.path, ": stamped ", analysis::FormatTime(e.time), ", ", outside));
+      refused->push_back(absl::StrCat(e.path, ": stamped ", FormatTime(e.time), ", ", outside));
     } else {
       ours.push_back(e);
     }
@@ -111,7 +111,7 @@ absl::StatusOr<regions::RuntimeTableStore::Entry> SavedTable(const replay::Loade
   }
   return absl::NotFoundError(absl::StrCat(
       "no .NET runtime table of pid ", pid, " saved beside ", trace_path, " at or before ",
-      analysis::FormatTime(at), " (", regions::RuntimeTableStore::DirFor(trace_path),
+      FormatTime(at), " (", regions::RuntimeTableStore::DirFor(trace_path),
       "/): `pageblame record` saves one when it stops recording a .NET process, and on SIGUSR1, with snapshots "
       "on; or give one: --maddress FILE (pageblame dotnet-regions, SOS eeheap)",
       refused.empty() ? "" : absl::StrCat("; not used: ", absl::StrJoin(refused, "; "))));
