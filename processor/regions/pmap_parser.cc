@@ -97,6 +97,44 @@ bool FourAddUpTo(const std::vector<absl::string_view>& f, size_t first, uint64_t
   return sum == total;
 }
 
+// The numbers of the lines that are rows, ascending: a bit a line (a pmap
+// of ten million mappings is as many rows).
+class RowLines {
+ public:
+  class Iterator {
+   public:
+    Iterator(const std::vector<bool>* bits, size_t at) : bits_(bits), at_(at) { Skip(); }
+    int operator*() const { return static_cast<int>(at_); }
+    Iterator& operator++() {
+      ++at_;
+      Skip();
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return at_ != o.at_; }
+
+   private:
+    void Skip() {
+      while (at_ < bits_->size() && !(*bits_)[at_]) ++at_;
+    }
+    const std::vector<bool>* bits_;
+    size_t at_;
+  };
+
+  explicit RowLines(int lines) : bits_(static_cast<size_t>(lines) + 1) {}
+  void push_back(int n) {
+    bits_[n] = true;
+    ++count_;
+  }
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  Iterator begin() const { return Iterator(&bits_, 0); }
+  Iterator end() const { return Iterator(&bits_, bits_.size()); }
+
+ private:
+  std::vector<bool> bits_;  // by line number
+  size_t count_ = 0;
+};
+
 // Headerless -X/-XX rows name no column, and which fields pmap prints
 // depends on the option (-X leaves KernelPageSize, MMUPageSize, the
 // Shared_/Private_ fields and VmFlags out), on the kernel (before 4.14
@@ -116,7 +154,7 @@ struct RssGuess {
   std::string why_not;  // when column < 0
 };
 
-RssGuess HeaderlessRss(const TextLines& text, const std::vector<int>& rows, size_t fixed) {
+RssGuess HeaderlessRss(const TextLines& text, const RowLines& rows, size_t fixed) {
   bool fits[2] = {true, true};  // Shared_Clean at Rss + 2 (no Pss_Dirty), Rss + 3
   for (int n : rows) {
     std::vector<absl::string_view> f = TextLines::Fields(text.line(n));
@@ -138,8 +176,9 @@ RssGuess HeaderlessRss(const TextLines& text, const std::vector<int>& rows, size
 // What pass 1 finds: the layout the header names (if there is one) and the
 // lines that are rows.
 struct Structure {
+  explicit Structure(int lines) : rows(lines) {}
   Layout layout;
-  std::vector<int> rows;
+  RowLines rows;
 };
 
 ColumnKind KindOf(absl::string_view name) {
@@ -231,7 +270,7 @@ bool StartsRow(absl::string_view t) {
 // Pass 1: structure (process line, header, footer) and which lines are rows;
 // the other lines are counted by table->Skip.
 absl::StatusOr<Structure> FindStructure(const TextLines& text, RegionTable* table) {
-  Structure s;
+  Structure s(text.size());
   int pid_line = 0;
   enum { kTable, kTotals, kAfter } where = kTable;
   for (int n = 1; n <= text.size(); ++n) {
@@ -268,7 +307,7 @@ absl::StatusOr<Structure> FindStructure(const TextLines& text, RegionTable* tabl
 // The layout of a file without a header: -X/-XX's columns, as many numeric
 // ones as most rows have, and Rss only where HeaderlessRss is sure of it
 // (else table->rss_note says why not).
-Layout HeaderlessLayout(const TextLines& text, const std::vector<int>& rows,
+Layout HeaderlessLayout(const TextLines& text, const RowLines& rows,
                         RegionTable* table) {
   // The kernel prints the same fields for every mapping, so the common run
   // length is the field count; a longer run in some row means its mapping
@@ -448,6 +487,7 @@ absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
   ASSIGN_OR_RETURN(Structure s, FindStructure(text, &table));
   if (s.layout.header_line == 0) s.layout = HeaderlessLayout(text, s.rows, &table);
   table.has_rss = s.layout.rss >= 0;
+  table.regions.reserve(s.rows.size());
   for (int n : s.rows) {
     ASSIGN_OR_RETURN(Region r, ParseRow(text, n, s.layout));
     table.regions.push_back(std::move(r));

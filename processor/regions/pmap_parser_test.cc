@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -196,10 +197,11 @@ Truth ReadTruth() {
   return t;
 }
 
-const Region* Find(const RegionTable& t, uint64_t start) {
+// The row at `start` (rows are handed out by value: a copy).
+std::optional<Region> Find(const RegionTable& t, uint64_t start) {
   for (const Region& r : t.regions)
-    if (r.start == start) return &r;
-  return nullptr;
+    if (r.start == start) return r;
+  return std::nullopt;
 }
 
 TEST(PmapParserTest, RssFromTheHeadersColumn) {
@@ -241,12 +243,12 @@ TEST(PmapParserTest, RealPmapXXRss) {
   const Truth truth = ReadTruth();
   RegionTable t = ParseFile("rss-sample.pmap-XX");
   ASSERT_TRUE(t.has_rss);
-  const Region* touched = Find(t, truth.touched_start);
-  ASSERT_NE(touched, nullptr);
+  std::optional<Region> touched = Find(t, truth.touched_start);
+  ASSERT_TRUE(touched.has_value());
   EXPECT_EQ(touched->end, truth.touched_end);
   EXPECT_EQ(touched->rss, truth.touched_pages * kPageSize);
-  const Region* reserved = Find(t, truth.reserved_start);
-  ASSERT_NE(reserved, nullptr);
+  std::optional<Region> reserved = Find(t, truth.reserved_start);
+  ASSERT_TRUE(reserved.has_value());
   EXPECT_EQ(reserved->protect, "---p");
   EXPECT_EQ(reserved->rss, 0u);
 
