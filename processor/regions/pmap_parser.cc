@@ -76,6 +76,7 @@ struct Layout {
   std::vector<absl::string_view> names;
   std::vector<ColumnKind> kinds;
   size_t mapping_offset = absl::string_view::npos;
+  size_t last_name_end = 0;  // where the last positional name ends in its line
   int rss_parts[4] = {-1, -1, -1, -1};
 };
 
@@ -255,6 +256,10 @@ absl::StatusOr<Layout> HeaderLayout(const TextLines& text, int n, RegionTable* t
   layout.names.assign(f.begin(), f.begin() + layout.fixed);
   for (absl::string_view name : layout.names) layout.kinds.push_back(KindOf(name));
   if (mapping >= 0) layout.mapping_offset = static_cast<size_t>(f[mapping].data() - line.data());
+  if (layout.fixed > 0) {
+    const absl::string_view last = f[layout.fixed - 1];
+    layout.last_name_end = static_cast<size_t>(last.data() + last.size() - line.data());
+  }
   layout.header = absl::StrJoin(layout.names, " ");
   return layout;
 }
@@ -374,12 +379,16 @@ absl::Status CheckColumns(const TextLines& text, int n, const Layout& layout,
   }
   if (layout.fixed >= f.size() || !IsDecimal(f[layout.fixed])) return absl::OkStatus();
   // A number where VmFlags or Mapping starts is a column the header does
-  // not name, unless it is the mapping's name: then no VmFlags follow it,
-  // and pmap starts it under the header's "Mapping".
+  // not name, unless it is the mapping's name: then no VmFlags follow it;
+  // without VmFlags, the row must be laid out as pmap lays it out, the last
+  // number right-aligned under its name and the name under "Mapping".
   bool flags_after = false;
   for (size_t j = layout.fixed + 1; j < f.size(); ++j) flags_after |= IsVmFlag(f[j]);
-  const size_t at = static_cast<size_t>(f[layout.fixed].data() - text.line(n).data());
-  if (layout.flags ? !flags_after : at == layout.mapping_offset) return absl::OkStatus();
+  const char* line = text.line(n).data();
+  const absl::string_view last = f[layout.fixed - 1];
+  const bool aligned = static_cast<size_t>(f[layout.fixed].data() - line) == layout.mapping_offset &&
+                       static_cast<size_t>(last.data() + last.size() - line) == layout.last_name_end;
+  if (layout.flags ? !flags_after : aligned) return absl::OkStatus();
   return Expected(text, n, layout,
                   absl::StrCat("one more number, '", f[layout.fixed], "', than ", count(),
                                ": a column missing from the header?"));
