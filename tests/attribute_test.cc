@@ -141,7 +141,7 @@ TEST(AttributeTest, EveryByteOfEveryMapsRegionGoesToExactlyOneBucket) {
     regions::RegionTable table = MapsTable(row);
     analysis::AttributeOptions o;
     o.pid = Pid(row);
-    auto a = analysis::Attribute(t.index(), table.regions, o);
+    auto a = analysis::Attribute(t.index(), table.regions.ToVector(), o);
     ASSERT_TRUE(a.ok()) << a.status();
     ASSERT_EQ(a->regions.size(), table.regions.size());
     uint64_t total = 0;
@@ -166,7 +166,7 @@ TEST(AttributeTest, CreatedBytesAreWhatTheKernelSaysTheProcessMade) {
     std::vector<MapsRow> rows = ReadMapsFile(TracePath(row["maps"]));
     analysis::AttributeOptions o;
     o.pid = Pid(row);
-    auto a = analysis::Attribute(t.index(), MapsTable(row).regions, o);
+    auto a = analysis::Attribute(t.index(), MapsTable(row).regions.ToVector(), o);
     ASSERT_TRUE(a.ok()) << a.status();
     PageSet made = ProcessMadePages(rows, row["exe"]);
     EXPECT_EQ(a->created_bytes, made.Bytes());
@@ -190,7 +190,7 @@ TEST(AttributeTest, AttachModeSplitsBetweenTheTraceAndBeforeIt) {
     SCOPED_TRACE(row["trace"]);
     const replay::LoadedTrace& t = *Load(row["trace"]);
     regions::RegionTable table = MapsTable(row);
-    auto a = analysis::Attribute(t.index(), table.regions, {});  // one process: no --pid needed
+    auto a = analysis::Attribute(t.index(), table.regions.ToVector(), {});  // one process: no --pid needed
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_GT(a->before_trace_bytes, 0u);
     EXPECT_GT(a->created_bytes, 0u);
@@ -333,7 +333,7 @@ TEST(AttributeTest, AttributionAtTimesInsideTheTraceMatchesTheOracle) {
       analysis::AttributeOptions o;
       o.pid = Pid(row);
       o.at = at;
-      auto a = analysis::Attribute(idx, table.regions, o);
+      auto a = analysis::Attribute(idx, table.regions.ToVector(), o);
       ASSERT_TRUE(a.ok()) << a.status();
       ExpectMatchesOracle(idx, *a);
       if (a->unmapped_bytes > 0) ++with_unmapped;
@@ -355,7 +355,7 @@ TEST(AttributeTest, FoldedOutputParsesAndAddsUp) {
     const replay::LoadedTrace& t = *Load(row["trace"]);
     analysis::AttributeOptions o;
     o.pid = Pid(row);
-    auto a = analysis::Attribute(t.index(), MapsTable(row).regions, o);
+    auto a = analysis::Attribute(t.index(), MapsTable(row).regions.ToVector(), o);
     ASSERT_TRUE(a.ok()) << a.status();
     std::string folded = render::FoldedStacks(t, *a);
     ASSERT_FALSE(folded.empty());
@@ -405,7 +405,7 @@ TEST(AttributeTest, ProcessChoice) {
   const replay::LoadedTrace& t = *Load(row["trace"]);
   regions::RegionTable table = MapsTable(row);
   // The fork child shares most of the parent's layout: the choice matters.
-  auto none = analysis::Attribute(t.index(), table.regions, {});
+  auto none = analysis::Attribute(t.index(), table.regions.ToVector(), {});
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(none.status().message()), HasSubstr("pid " + row["pid"]));
@@ -427,7 +427,7 @@ TEST(AttributeTest, ProcessChoice) {
   EXPECT_TRUE(empty->stacks.empty());
   analysis::AttributeOptions bad;
   bad.pid = 1;
-  auto wrong = analysis::Attribute(t.index(), table.regions, bad);
+  auto wrong = analysis::Attribute(t.index(), table.regions.ToVector(), bad);
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(), "pid 1 is not in the trace");
   // With --pid the same nobody-has-it range is simply not mapped.
@@ -444,8 +444,8 @@ TEST(AttributeTest, RankedStacksAreSortedAndDeterministic) {
   const replay::LoadedTrace& t = *Load(row["trace"]);
   analysis::AttributeOptions o;
   o.pid = Pid(row);
-  auto a = analysis::Attribute(t.index(), MapsTable(row).regions, o);
-  auto b = analysis::Attribute(t.index(), MapsTable(row).regions, o);
+  auto a = analysis::Attribute(t.index(), MapsTable(row).regions.ToVector(), o);
+  auto b = analysis::Attribute(t.index(), MapsTable(row).regions.ToVector(), o);
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_GE(a->stacks.size(), 10u);
   // Committed bytes first (what the process can touch), then all bytes.
@@ -474,7 +474,7 @@ TEST(AttributeTest, TextNamesEveryRegionAndEveryRankedStack) {
   analysis::AttributeOptions o;
   o.pid = Pid(row);
   regions::RegionTable table = MapsTable(row);
-  auto a = analysis::Attribute(t.index(), table.regions, o);
+  auto a = analysis::Attribute(t.index(), table.regions.ToVector(), o);
   ASSERT_TRUE(a.ok());
   render::TextOptions detail;
   detail.detail = true;

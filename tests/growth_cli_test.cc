@@ -100,7 +100,8 @@ std::set<std::string> Keys(const Json& j) {
 TEST(GrowthCliTest, JsonNamesTheSecondPhaseWithExactlyItsBytesAndAddsUpToMaps) {
   Json j = RunJson("growth --json --by create " + Trace() + " --from " + Gap() + " --to end");
   ASSERT_FALSE(j.is_null());
-  EXPECT_EQ(Keys(j), (std::set<std::string>{"from", "to", "total", "before_trace", "stacks"}));
+  EXPECT_EQ(Keys(j), (std::set<std::string>{"from", "to", "total", "before_trace", "stacks", "notes"}));
+  EXPECT_EQ(j["notes"], Json::array()) << "no snapshots: nothing to say about them";
   const std::set<std::string> bytes_keys = {"from_bytes", "to_bytes", "growth_bytes", "from_committed_bytes",
                                             "to_committed_bytes", "growth_committed_bytes", "from_regions",
                                             "regions", "from_rss", "to_rss", "growth_rss"};

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -92,11 +93,16 @@ TEST(ReportDataTest, StackLabelsAreTheApplicationsFrames) {
   ASSERT_TRUE(data.contains("stacks"));
   ASSERT_FALSE(data["stacks"].empty());
   bool grow_cache = false;
+  // Frames are indices in "names", which holds each name once.
+  const render::Json& names = data["names"];
+  std::set<std::string> distinct;
+  for (const render::Json& n : names) distinct.insert(n.get<std::string>());
+  EXPECT_EQ(distinct.size(), names.size());
   for (const render::Json& s : data["stacks"]) {
     ASSERT_TRUE(s["summary"].is_array()) << s.dump();
     ASSERT_FALSE(s["summary"].empty()) << s.dump();
-    for (const render::Json& f : s["summary"]) EXPECT_NE(f.get<std::string>(), "__libc_start_call_main");
-    grow_cache |= s["summary"][0] == "grow_cache";
+    for (const render::Json& f : s["summary"]) EXPECT_NE(names.at(f.get<size_t>()), "__libc_start_call_main");
+    grow_cache |= names.at(s["summary"][0].get<size_t>()) == "grow_cache";
   }
   EXPECT_TRUE(grow_cache);
 }

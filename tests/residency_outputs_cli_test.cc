@@ -9,9 +9,11 @@
 //     by resident bytes by default;
 //   - growth, query, pprof: the same bytes;
 // and without snapshots or with broken ones: null, a warning, or exit 1.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -233,6 +235,48 @@ TEST(ResidencyOutputsTest, GrowthBetweenTwoSnapshotsAndAMomentBetweenThem) {
   CliRun text = Pageblame(absl::StrCat("maps -i ", TracePath("residency.data"), " --pid ", p.pid, " --at ",
                                        spelled(between)));
   EXPECT_THAT(text.out, HasSubstr(" s before the moment asked"));
+}
+
+// Issue 44: growth over both processes of the recording at a moment when
+// one has had a snapshot and the other not yet. The total's resident bytes
+// were the first's alone ("? -> 16.6 MiB"); they are unknown: '?' in text,
+// null in JSON, and a note names the process without a snapshot.
+TEST(ResidencyOutputsTest, GrowthOverProcessesOneWithoutASnapshotIsUnknownNotASum) {
+  auto file = residency::ReadSnapshotFile(TracePath("residency.data.rss"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::map<uint32_t, uint64_t> first;  // pid -> its first snapshot
+  for (const residency::ResidencySnapshot& s : file->snapshots) first.try_emplace(s.pid, s.time);
+  ASSERT_EQ(first.size(), 2u);
+  auto [with, without] = std::minmax_element(first.begin(), first.end(),
+                                             [](const auto& a, const auto& b) { return a.second < b.second; });
+  ASSERT_LT(with->second + 2000000, without->second) << "two snapshots 2 ms apart or more";
+  // 1 ms after the first process's first snapshot, before the other's.
+  const std::string at = absl::StrFormat("%.6f", (with->second / 1000 + 1000) / 1e6);
+  const std::string trace = TracePath("residency.data");
+  // Alone, the first process's resident bytes are known at that moment...
+  const Json alone = RunJson(absl::StrCat("growth --json -i ", trace, " --pid ", with->first, " --to ", at));
+  ASSERT_FALSE(alone["total"]["to_rss"].is_null());
+  EXPECT_EQ(alone["notes"], Json::array());
+  // ...and the other process has bytes then, so their sum is not known.
+  const Json other = RunJson(absl::StrCat("growth --json -i ", trace, " --pid ", without->first, " --to ", at));
+  ASSERT_GT(other["total"]["to_committed_bytes"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(other["total"]["to_rss"].is_null());
+  const Json both = RunJson(absl::StrCat("growth --json -i ", trace, " --to ", at));
+  EXPECT_TRUE(both["total"]["to_rss"].is_null());
+  EXPECT_TRUE(both["total"]["growth_rss"].is_null());
+  ASSERT_EQ(both["notes"].size(), 1u);
+  EXPECT_THAT(both["notes"][0].get<std::string>(),
+              HasSubstr(absl::StrCat("no residency snapshot of pid ", without->first, " (residency)")));
+  // Each stack has bytes in both processes (the second is a fork of the
+  // first): none may claim the first process's resident bytes as its own.
+  for (const Json& s : both["stacks"]) {
+    if (s["to_bytes"].get<uint64_t>() > 0) EXPECT_TRUE(s["to_rss"].is_null()) << s.dump();
+  }
+  CliRun text = Pageblame(absl::StrCat("growth -i ", trace, " --to ", at));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr(", resident ? -> ?\n"));
+  EXPECT_THAT(text.out, HasSubstr(absl::StrCat("note: resident bytes at --to ", at, " unknown: no residency snapshot of pid ",
+                                               without->first, " (residency)")));
 }
 
 TEST(ResidencyOutputsTest, TracesWithoutOrWithBrokenSnapshotsSaySo) {

@@ -7,6 +7,7 @@
 // from its dump (traces/MANIFEST.md).
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -273,6 +274,45 @@ TEST(TableRssCliTest, HeaderlessPmapXSaysWhyRssIsUnknown) {
   ASSERT_EQ(diff.exit_code, 0) << diff.err;
   EXPECT_THAT(diff.err, HasSubstr(x + ": resident bytes unknown: headerless pmap"));
   EXPECT_TRUE(Json::parse(diff.out)["unaccounted"]["rss"].is_null());
+}
+
+// Issue 44: the real pmap -XX with its header edited as the fuzz campaign
+// did. With two names taken out, Rss was read from KernelPageSize (200 KiB
+// resident instead of 104.3 MiB, exit 0); a repeated or an added name read
+// it from Pss. Now each is one line naming the file and the first row that
+// does not fit (or the header), exit 1.
+TEST(TableRssCliTest, AHeaderThatDoesNotFitTheRowsIsAnErrorNotAShift) {
+  std::ifstream in(kPmap);
+  const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(original.find("         Address Perm"), original.find('\n') + 1) << "the header is line 2";
+  auto edited = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::string text = original;
+    const size_t at = text.find(from);
+    EXPECT_LT(at, text.find('\n', text.find('\n') + 1)) << from << " is not in the header";
+    text.replace(at, from.size(), to);
+    const std::string path = ScratchPath(name);
+    std::ofstream(path) << text;
+    return path;
+  };
+  struct Case {
+    std::string path, message;
+  } cases[] = {
+      {edited("two-missing.pmap", " KernelPageSize MMUPageSize", ""),
+       ":3: expected 'Address Perm Offset Device Inode Size Rss Pss"},
+      {edited("repeated.pmap", " Pss ", " Rss "), ":2: pmap header names 'Rss' twice"},
+      {edited("added.pmap", " Size ", " Size Extra "), ":3: expected 'Address Perm Offset Device Inode Size Extra"},
+  };
+  for (const Case& c : cases) {
+    for (const std::string& json : {"", "--json "}) {
+      CliRun r = Pageblame("diff " + json + c.path + " " + kRuntime);
+      ExpectOneLineError(r, c.path + c.message);
+      EXPECT_EQ(r.exit_code, 1) << c.path;
+    }
+  }
+  // The file as pmap wrote it: the resident bytes of the unaccounted rows.
+  CliRun ok = Pageblame("diff " + kPmap + " " + kRuntime);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_THAT(ok.out, HasSubstr("109,367,296 bytes (104.3 MiB) in the 50 rows wholly in this list"));
 }
 
 }  // namespace

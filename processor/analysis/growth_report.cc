@@ -25,19 +25,31 @@ bool Wanted(const GrowthOptions& o, const index::Version& v) {
 }
 using CallKey = std::pair<uint32_t, EventId>;  // (process entry, credited call)
 
-void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot) {
+// Resident bytes into a sum over processes: once bytes of a process
+// without a snapshot are in it, the sum is unknown for good.
+void AddRssOf(BytesAt* sum, std::optional<uint64_t> rss, bool incomplete) {
+  sum->rss_incomplete |= incomplete;
+  if (sum->rss_incomplete) {
+    sum->rss.reset();
+  } else {
+    AddRss(&sum->rss, rss);
+  }
+}
+
+// `no_snapshot`: v's process has none at this moment (while others have).
+void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot, bool no_snapshot) {
   const uint64_t size = v.end - v.start;
   b->mapped += size;
   if (IsCommitted(v)) b->committed += size;
   ++b->regions;
-  AddRss(&b->rss, ResidentView::Bytes(snapshot, v.start, v.end));
+  AddRssOf(b, ResidentView::Bytes(snapshot, v.start, v.end), no_snapshot);
 }
 
 void Add(BytesAt* sum, const BytesAt& b) {
   sum->mapped += b.mapped;
   sum->committed += b.committed;
   sum->regions += b.regions;
-  AddRss(&sum->rss, b.rss);
+  AddRssOf(sum, b.rss, b.rss_incomplete);
 }
 
 bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
@@ -48,22 +60,27 @@ bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
 void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
              absl::flat_hash_map<CallKey, CallGrowth>* calls) {
   const ResidentView rss(o.rss, idx);
+  g->snapshots = rss.has_snapshots();
   for (uint32_t p : o.processes) {
     for (const bool at_to : {false, true}) {
       const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, at_to ? o.to : o.from);
+      const bool no_snapshot = g->snapshots && snapshot == nullptr;
+      bool counted = false;
       for (VersionId id : idx.RegionsAt(p, at_to ? o.to : o.from)) {
         const index::Version& v = idx.version(id);
         if (!Wanted(o, v)) continue;
-        Add(at_to ? &g->total_to : &g->total_from, v, snapshot);
+        counted = true;
+        Add(at_to ? &g->total_to : &g->total_from, v, snapshot, no_snapshot);
         const EventId call = CreditedCall(v, o.by);
         if (!call.valid()) {
-          Add(at_to ? &g->before_to : &g->before_from, v, snapshot);
+          Add(at_to ? &g->before_to : &g->before_from, v, snapshot, no_snapshot);
           continue;
         }
         CallGrowth& c = (*calls)[{p, call}];
-        Add(at_to ? &c.to : &c.from, v, snapshot);
+        Add(at_to ? &c.to : &c.from, v, snapshot, no_snapshot);
         if (o.kind_of) (at_to ? c.to_kinds : c.from_kinds).Add(o.kind_of(v), v.end - v.start);
       }
+      if (counted && no_snapshot) (at_to ? g->no_snapshot_to : g->no_snapshot_from).push_back(p);
     }
   }
 }

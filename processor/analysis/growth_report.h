@@ -65,8 +65,11 @@ struct BytesAt {
   uint64_t committed = 0;  // prot other than PROT_NONE
   uint32_t regions = 0;    // versions (maps --json objects)
   // Resident bytes of the versions a snapshot read; unknown (nullopt) if
-  // none was read (no snapshot, or all PROT_NONE / mapped after it).
+  // none was read (no snapshot, or all PROT_NONE / mapped after it), and
+  // whenever some of these bytes are of a process with no snapshot at this
+  // moment (rss_incomplete): the sum is not the others' alone.
   std::optional<uint64_t> rss;
+  bool rss_incomplete = false;
 };
 
 struct StackGrowth {
@@ -104,6 +107,12 @@ struct Growth {
   BytesAt total_from, total_to;
   BytesAt before_from, before_to;  // bytes with no credited call (before the trace)
   std::vector<RegionKind> kinds;   // GrowthOptions::kinds
+  // GrowthOptions::rss has snapshots; then the process entries with bytes
+  // at `from` / at `to` but no snapshot of them at or before it: every sum
+  // with their bytes (the totals, before_trace, their stacks) has rss
+  // unknown, never a sum that counts them 0.
+  bool snapshots = false;
+  std::vector<uint32_t> no_snapshot_from, no_snapshot_to;
   // By GrowthOptions::rank_by descending (committed growth by default: what
   // the process can touch ranks first, PROT_NONE reservations do not;
   // resident: an unknown end counts 0), then committed growth, then growth, then bytes at `to`

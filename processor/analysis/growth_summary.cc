@@ -10,6 +10,7 @@ BytesAt StacksPart(const BytesAt& total, const BytesAt& before) {
   b.mapped = total.mapped - before.mapped;
   b.committed = total.committed - before.committed;
   b.regions = total.regions - before.regions;
+  b.rss_incomplete = total.rss_incomplete;
   if (total.rss) b.rss = *total.rss - before.rss.value_or(0);
   return b;
 }

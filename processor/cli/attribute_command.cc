@@ -147,7 +147,7 @@ std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpe
   if (!m.ok()) return *rc = ReportError(m.status()), std::nullopt;
   PrintSkipped(*a, *address);
   PrintSkipped(*m, *maddress);
-  return regions::Diff(*a, *m).unaccounted.pieces;
+  return regions::Diff(*a, *m).unaccounted.pieces.ToVector();
 }
 
 absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const replay::LoadedTrace& trace,

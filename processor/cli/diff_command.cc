@@ -1,4 +1,9 @@
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 #include "processor/base/text_escape.h"
 #include "processor/cli/args.h"
@@ -53,11 +58,11 @@ int RunDiff(const std::vector<std::string>& argv) {
   PrintSkipped(*a, a_path);
   PrintSkipped(*m, m_path);
   regions::DiffResult d = regions::Diff(*a, *m);
-  if (args->Has("--json")) {
-    std::printf("%s\n", render::DumpJson(render::DiffJson(d)).c_str());
-  } else {
-    // The last line of defence, as OutputFile::WriteText.
-    std::fputs(EscapeText(render::DiffText(d, a_path, m_path)).c_str(), stdout);
+  // Written as made: a table of millions of rows makes an answer of GBs.
+  const bool written = args->Has("--json") ? render::WriteDiffJson(d, stdout)
+                                           : render::WriteDiffText(d, a_path, m_path, stdout);
+  if (!written || std::fflush(stdout) != 0) {
+    return ReportError(absl::UnavailableError(absl::StrCat("cannot write the answer: ", std::strerror(errno))));
   }
   return 0;
 }

@@ -157,8 +157,8 @@ absl::StatusOr<RegionTable> CoreFileParser::Build(const ElfCoreReader& core,
   if (table.regions.empty())
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": a core file with no memory: no PT_LOAD segments and no NT_FILE mappings"));
-  std::stable_sort(table.regions.begin(), table.regions.end(),
-                   [](const Region& a, const Region& b) { return a.start < b.start; });
+  table.regions.StableSort(
+      [](const RegionList::Row& a, const RegionList::Row& b) { return a.start < b.start; });
   return table;
 }
 

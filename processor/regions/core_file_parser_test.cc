@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -40,10 +41,11 @@ std::string GcoreProtect(absl::string_view perms) {
   return CoreFileParser::Protect(f);
 }
 
-const Region* At(const RegionTable& t, uint64_t start) {
+// The row at `start` (rows are handed out by value: a copy).
+std::optional<Region> At(const RegionTable& t, uint64_t start) {
   for (const Region& r : t.regions)
-    if (r.start == start) return &r;
-  return nullptr;
+    if (r.start == start) return r;
+  return std::nullopt;
 }
 
 // traces/cores/gcore-coremaps.core is gdb's gcore of traces/src/coremaps.c,
@@ -57,13 +59,13 @@ TEST(CoreFileParserTest, GcoreCoreMatchesTheMapsFileOfTheSameMoment) {
   ASSERT_TRUE(maps.ok()) << maps.status();
   EXPECT_EQ(core->format, "elf-core");
   EXPECT_TRUE(core->has_state);
-  std::map<uint64_t, const Region*> rows;
-  for (const Region& m : maps->regions) rows[m.start] = &m;
+  std::map<uint64_t, Region> rows;
+  for (const Region& m : maps->regions) rows[m.start] = m;
   for (const Region& r : core->regions) {
     SCOPED_TRACE(absl::StrCat("core region 0x", absl::Hex(r.start), " line ", r.line));
     auto it = rows.find(r.start);
     ASSERT_NE(it, rows.end());
-    const Region& m = *it->second;
+    const Region& m = it->second;
     EXPECT_EQ(r.end, m.end);
     bool file = absl::StartsWith(m.usage, "/");
     EXPECT_EQ(r.usage, file ? m.usage : "");
@@ -81,22 +83,22 @@ TEST(CoreFileParserTest, GcoreCoreMatchesTheMapsFileOfTheSameMoment) {
     rows.erase(it);
   }
   // What gcore leaves out altogether: the kernel's VM_IO/VM_DONTDUMP pages.
-  for (const auto& [start, m] : rows) EXPECT_THAT(m->usage, StartsWith("[vvar")) << m->usage;
+  for (const auto& [start, m] : rows) EXPECT_THAT(m.usage, StartsWith("[vvar")) << m.usage;
   EXPECT_EQ(rows.size(), 2u);
 
   // The program's own regions (fixed addresses in coremaps.c).
-  const Region* anon = At(*core, kBase);
-  ASSERT_NE(anon, nullptr);
+  std::optional<Region> anon = At(*core, kBase);
+  ASSERT_TRUE(anon.has_value());
   EXPECT_EQ(anon->size(), 5 * 4096u);
   EXPECT_EQ(anon->protect, "PAGE_READWRITE");
   EXPECT_EQ(At(*core, kBase + 0x202000)->protect, "PAGE_READWRITE");  // committed middle
   EXPECT_EQ(At(*core, kBase + 0x500000)->protect, "PAGE_EXECUTE_READWRITE");
-  const Region* shared = At(*core, kBase + 0x300000);  // r--s file: NT_FILE only
-  ASSERT_NE(shared, nullptr);
+  std::optional<Region> shared = At(*core, kBase + 0x300000);  // r--s file: NT_FILE only
+  ASSERT_TRUE(shared.has_value());
   EXPECT_THAT(shared->usage, testing::EndsWith("/coremaps.data"));
   EXPECT_EQ(shared->protect, "");
-  const Region* priv = At(*core, kBase + 0x400000);  // rw-p file, written: a PT_LOAD
-  ASSERT_NE(priv, nullptr);
+  std::optional<Region> priv = At(*core, kBase + 0x400000);  // rw-p file, written: a PT_LOAD
+  ASSERT_TRUE(priv.has_value());
   EXPECT_THAT(priv->usage, testing::EndsWith("/coremaps.data"));
   EXPECT_EQ(priv->protect, "PAGE_READWRITE");
 }
@@ -131,10 +133,10 @@ TEST(CoreFileParserTest, DotnetDumpCoreLiesInsideItsMaps) {
     named += absl::EndsWith(r.usage, "/System.Private.CoreLib.dll") ||
              absl::EndsWith(r.usage, "/libcoreclr.so");
     if (r.protect.empty()) continue;  // a file range in NT_FILE only
-    const Region* row = nullptr;
+    std::optional<Region> row;
     for (const Region& m : maps->regions)
-      if (m.start <= r.start && r.start < m.end) row = &m;
-    ASSERT_NE(row, nullptr);
+      if (m.start <= r.start && r.start < m.end) row = m;
+    ASSERT_TRUE(row.has_value());
     uint32_t f = (row->protect[0] == 'r' ? PF_R : 0) | (row->protect[1] == 'w' ? PF_W : 0) |
                  (row->protect[2] == 'x' ? PF_X : 0);
     EXPECT_EQ(r.protect, CoreFileParser::Protect(f)) << row->protect;

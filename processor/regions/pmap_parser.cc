@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -56,6 +57,10 @@ size_t NumericRun(const std::vector<absl::string_view>& f) {
   return k - 5;
 }
 
+// What a header column holds (pmap prints every smaps field as a decimal
+// KiB count or count; only these few are not).
+enum class ColumnKind { kAddress, kPerm, kHex, kDevice, kNumber };
+
 struct Layout {
   int perm = 1;
   int size = 5;
@@ -64,6 +69,15 @@ struct Layout {
   bool flags = true;     // VmFlags tokens follow the positional columns
   int header_line = 0;   // 0: headerless
   std::string header;    // positional column names, for messages
+  // With a header: each positional column's name and kind, where the
+  // header's Mapping starts in its line (npos: no Mapping column), and the
+  // Shared_Clean, Shared_Dirty, Private_Clean, Private_Dirty columns (-1
+  // if the header lacks one), whose sum the kernel makes Rss.
+  std::vector<absl::string_view> names;
+  std::vector<ColumnKind> kinds;
+  size_t mapping_offset = absl::string_view::npos;
+  size_t last_name_end = 0;  // where the last positional name ends in its line
+  int rss_parts[4] = {-1, -1, -1, -1};
 };
 
 // A KernelPageSize / MMUPageSize value: a power of two, at least 4 KiB.
@@ -84,6 +98,44 @@ bool FourAddUpTo(const std::vector<absl::string_view>& f, size_t first, uint64_t
   return sum == total;
 }
 
+// The numbers of the lines that are rows, ascending: a bit a line (a pmap
+// of ten million mappings is as many rows).
+class RowLines {
+ public:
+  class Iterator {
+   public:
+    Iterator(const std::vector<bool>* bits, size_t at) : bits_(bits), at_(at) { Skip(); }
+    int operator*() const { return static_cast<int>(at_); }
+    Iterator& operator++() {
+      ++at_;
+      Skip();
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return at_ != o.at_; }
+
+   private:
+    void Skip() {
+      while (at_ < bits_->size() && !(*bits_)[at_]) ++at_;
+    }
+    const std::vector<bool>* bits_;
+    size_t at_;
+  };
+
+  explicit RowLines(int lines) : bits_(static_cast<size_t>(lines) + 1) {}
+  void push_back(int n) {
+    bits_[n] = true;
+    ++count_;
+  }
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  Iterator begin() const { return Iterator(&bits_, 0); }
+  Iterator end() const { return Iterator(&bits_, bits_.size()); }
+
+ private:
+  std::vector<bool> bits_;  // by line number
+  size_t count_ = 0;
+};
+
 // Headerless -X/-XX rows name no column, and which fields pmap prints
 // depends on the option (-X leaves KernelPageSize, MMUPageSize, the
 // Shared_/Private_ fields and VmFlags out), on the kernel (before 4.14
@@ -103,7 +155,7 @@ struct RssGuess {
   std::string why_not;  // when column < 0
 };
 
-RssGuess HeaderlessRss(const TextLines& text, const std::vector<int>& rows, size_t fixed) {
+RssGuess HeaderlessRss(const TextLines& text, const RowLines& rows, size_t fixed) {
   bool fits[2] = {true, true};  // Shared_Clean at Rss + 2 (no Pss_Dirty), Rss + 3
   for (int n : rows) {
     std::vector<absl::string_view> f = TextLines::Fields(text.line(n));
@@ -125,39 +177,90 @@ RssGuess HeaderlessRss(const TextLines& text, const std::vector<int>& rows, size
 // What pass 1 finds: the layout the header names (if there is one) and the
 // lines that are rows.
 struct Structure {
+  explicit Structure(int lines) : rows(lines) {}
   Layout layout;
-  std::vector<int> rows;
+  RowLines rows;
 };
 
+ColumnKind KindOf(absl::string_view name) {
+  if (name == "Address") return ColumnKind::kAddress;
+  if (name == "Perm" || name == "Mode") return ColumnKind::kPerm;
+  if (name == "Offset") return ColumnKind::kHex;
+  if (name == "Device") return ColumnKind::kDevice;
+  return ColumnKind::kNumber;
+}
+
+// Sets *role to column k, unless the header already gave it one: two
+// columns for one role (a name repeated, or Perm and Mode) would make the
+// rows' values depend on which one is read.
+absl::Status Assign(const TextLines& text, int n, const std::vector<absl::string_view>& f, int k,
+                    absl::string_view what, int* role) {
+  if (*role >= 0)
+    return text.Error(n, absl::StrFormat("pmap header has two %s columns ('%s', column %d, and "
+                                         "'%s', column %d)",
+                                         what, f[*role], *role + 1, f[k], k + 1));
+  *role = k;
+  return absl::OkStatus();
+}
+
+// No column name twice: which of the two a row's value belongs to is
+// anyone's guess, and a guess is a silently wrong number.
+absl::Status CheckUniqueNames(const TextLines& text, int n, const std::vector<absl::string_view>& f) {
+  absl::flat_hash_map<absl::string_view, size_t> seen;
+  for (size_t i = 0; i < f.size(); ++i) {
+    auto [it, fresh] = seen.try_emplace(f[i], i);
+    if (!fresh)
+      return text.Error(n, absl::StrFormat("pmap header names '%s' twice (columns %d and %d)",
+                                           f[i], it->second + 1, i + 1));
+  }
+  return absl::OkStatus();
+}
+
 // The layout the header on line `n` names: columns by name (-X/-XX's and
-// -x's). A header without Rss gives rss -1, and table->rss_note says why.
+// -x's), each name once. A header without Rss gives rss -1, and
+// table->rss_note says why.
 absl::StatusOr<Layout> HeaderLayout(const TextLines& text, int n, RegionTable* table) {
   absl::string_view line = text.line(n);
-  std::vector<absl::string_view> f = TextLines::Fields(absl::StripAsciiWhitespace(line));
+  std::vector<absl::string_view> f = TextLines::Fields(line);
+  RETURN_IF_ERROR(CheckUniqueNames(text, n, f));
+  static constexpr absl::string_view kParts[4] = {"Shared_Clean", "Shared_Dirty", "Private_Clean",
+                                                  "Private_Dirty"};
   int perm = -1, size = -1, rss = -1, flags = -1, mapping = -1;
+  Layout layout;
   for (size_t i = 0; i < f.size(); ++i) {
     int k = static_cast<int>(i);
-    if (f[i] == "Perm" || f[i] == "Mode") perm = k;
-    else if (f[i] == "Size" || f[i] == "Kbytes") size = k;
-    else if (f[i] == "Rss" || f[i] == "RSS") rss = k;  // -X/-XX, -x
+    if (f[i] == "Perm" || f[i] == "Mode") RETURN_IF_ERROR(Assign(text, n, f, k, "Perm/Mode", &perm));
+    else if (f[i] == "Size" || f[i] == "Kbytes") RETURN_IF_ERROR(Assign(text, n, f, k, "Size/Kbytes", &size));
+    else if (f[i] == "Rss" || f[i] == "RSS") RETURN_IF_ERROR(Assign(text, n, f, k, "Rss/RSS", &rss));
     else if (f[i] == "VmFlags") flags = k;
     else if (f[i] == "Mapping") mapping = k;
+    for (int p = 0; p < 4; ++p)
+      if (f[i] == kParts[p]) layout.rss_parts[p] = k;
   }
   if (perm < 0 || size < 0)
     return text.Error(n, absl::StrCat("pmap header without Perm/Mode or Size/Kbytes "
                                       "column: ", TextLines::Quote(line)));
-  Layout layout;
   layout.perm = perm;
   layout.size = size;
   layout.flags = flags >= 0;
   layout.fixed = flags >= 0 ? flags : mapping >= 0 ? mapping : f.size();
-  if (rss >= static_cast<int>(layout.fixed))
-    return text.Error(n, absl::StrCat("pmap header with Rss after VmFlags/Mapping: ",
+  if (rss >= static_cast<int>(layout.fixed) || perm >= static_cast<int>(layout.fixed) ||
+      size >= static_cast<int>(layout.fixed))
+    return text.Error(n, absl::StrCat("pmap header with Perm, Size or Rss after VmFlags/Mapping: ",
                                       TextLines::Quote(line)));
+  for (int p : layout.rss_parts)
+    if (p >= static_cast<int>(layout.fixed)) layout.rss_parts[0] = -1;  // not all usable
   layout.rss = rss;
   if (rss < 0) table->rss_note = "the pmap header has no Rss column";
   layout.header_line = n;
-  layout.header = absl::StrJoin(f.begin(), f.begin() + layout.fixed, " ");
+  layout.names.assign(f.begin(), f.begin() + layout.fixed);
+  for (absl::string_view name : layout.names) layout.kinds.push_back(KindOf(name));
+  if (mapping >= 0) layout.mapping_offset = static_cast<size_t>(f[mapping].data() - line.data());
+  if (layout.fixed > 0) {
+    const absl::string_view last = f[layout.fixed - 1];
+    layout.last_name_end = static_cast<size_t>(last.data() + last.size() - line.data());
+  }
+  layout.header = absl::StrJoin(layout.names, " ");
   return layout;
 }
 
@@ -172,7 +275,7 @@ bool StartsRow(absl::string_view t) {
 // Pass 1: structure (process line, header, footer) and which lines are rows;
 // the other lines are counted by table->Skip.
 absl::StatusOr<Structure> FindStructure(const TextLines& text, RegionTable* table) {
-  Structure s;
+  Structure s(text.size());
   int pid_line = 0;
   enum { kTable, kTotals, kAfter } where = kTable;
   for (int n = 1; n <= text.size(); ++n) {
@@ -209,7 +312,7 @@ absl::StatusOr<Structure> FindStructure(const TextLines& text, RegionTable* tabl
 // The layout of a file without a header: -X/-XX's columns, as many numeric
 // ones as most rows have, and Rss only where HeaderlessRss is sure of it
 // (else table->rss_note says why not).
-Layout HeaderlessLayout(const TextLines& text, const std::vector<int>& rows,
+Layout HeaderlessLayout(const TextLines& text, const RowLines& rows,
                         RegionTable* table) {
   // The kernel prints the same fields for every mapping, so the common run
   // length is the field count; a longer run in some row means its mapping
@@ -238,6 +341,82 @@ absl::Status Expected(const TextLines& text, int n, const Layout& layout,
                                        TextLines::Quote(text.line(n))));
 }
 
+// Whether `value` has the form of a `kind` column; a count pmap could not
+// read is printed "-" by older procps, allowed but in Size and Rss.
+bool FitsKind(ColumnKind kind, absl::string_view value, bool dash_ok) {
+  switch (kind) {
+    case ColumnKind::kAddress: return IsBareHex(value);
+    case ColumnKind::kPerm: return IsPerm(value);
+    case ColumnKind::kHex: return IsBareHex(value);
+    case ColumnKind::kDevice: return absl::StrContains(value, ':');
+    case ColumnKind::kNumber: return IsDecimal(value) || (dash_ok && value == "-");
+  }
+  return false;
+}
+
+// With a header: every field before VmFlags/Mapping has the form of the
+// column the header names there, and no number follows them. A header
+// with a name missing or added (or a row cut short) would otherwise read
+// every later value from its neighbour's column: Rss from Pss, or from
+// KernelPageSize.
+absl::Status CheckColumns(const TextLines& text, int n, const Layout& layout,
+                          const std::vector<absl::string_view>& f) {
+  const auto count = [&] {
+    return absl::StrFormat("the header on line %d names %d columns before %s", layout.header_line,
+                           layout.fixed, layout.flags ? "VmFlags" : "Mapping");
+  };
+  for (size_t i = 0; i < layout.fixed; ++i) {
+    const bool dash_ok = static_cast<int>(i) != layout.size && static_cast<int>(i) != layout.rss;
+    if (FitsKind(layout.kinds[i], f[i], dash_ok)) continue;
+    // A word without digits where a number belongs (VmFlags, a mapping's
+    // name) is a row with fewer columns than the header, not a typo.
+    const bool word = layout.kinds[i] == ColumnKind::kNumber && f[i] != "-" &&
+                      std::none_of(f[i].begin(), f[i].end(), [](char c) {
+                        return absl::ascii_isdigit(static_cast<unsigned char>(c));
+                      });
+    return Expected(text, n, layout, absl::StrCat("bad ", layout.names[i], " '", f[i], "'",
+                                                  word ? absl::StrCat(": ", count()) : ""));
+  }
+  if (layout.fixed >= f.size() || !IsDecimal(f[layout.fixed])) return absl::OkStatus();
+  // A number where VmFlags or Mapping starts is a column the header does
+  // not name, unless it is the mapping's name: then no VmFlags follow it;
+  // without VmFlags, the row must be laid out as pmap lays it out, the last
+  // number right-aligned under its name and the name under "Mapping".
+  bool flags_after = false;
+  for (size_t j = layout.fixed + 1; j < f.size(); ++j) flags_after |= IsVmFlag(f[j]);
+  const char* line = text.line(n).data();
+  const absl::string_view last = f[layout.fixed - 1];
+  const bool aligned = static_cast<size_t>(f[layout.fixed].data() - line) == layout.mapping_offset &&
+                       static_cast<size_t>(last.data() + last.size() - line) == layout.last_name_end;
+  if (layout.flags ? !flags_after : aligned) return absl::OkStatus();
+  return Expected(text, n, layout,
+                  absl::StrCat("one more number, '", f[layout.fixed], "', than ", count(),
+                               ": a column missing from the header?"));
+}
+
+// The kernel adds each resident page to exactly one of Shared_Clean,
+// Shared_Dirty, Private_Clean and Private_Dirty (task_mmu.c
+// smaps_account): where the header names all four, Rss must be their sum,
+// or the header's columns are not the rows'.
+absl::Status CheckRssParts(const TextLines& text, int n, const Layout& layout,
+                           const std::vector<absl::string_view>& f, uint64_t rss_kib) {
+  if (layout.rss_parts[0] < 0 || layout.rss_parts[1] < 0 || layout.rss_parts[2] < 0 ||
+      layout.rss_parts[3] < 0)
+    return absl::OkStatus();
+  uint64_t sum = 0;
+  for (int p : layout.rss_parts) {
+    uint64_t v = 0;
+    if (!absl::SimpleAtoi(f[p], &v) || v >= (uint64_t{1} << 62))
+      return Expected(text, n, layout, absl::StrCat("bad ", layout.names[p], " '", f[p], "'"));
+    sum += v;
+  }
+  if (sum == rss_kib) return absl::OkStatus();
+  return text.Error(n, absl::StrFormat("Rss %d KiB is not Shared_Clean + Shared_Dirty + "
+                                       "Private_Clean + Private_Dirty = %d KiB, as the kernel "
+                                       "counts it: the header on line %d does not match the rows",
+                                       rss_kib, sum, layout.header_line));
+}
+
 // The Rss column of row `n` (fields `f`), in bytes: a decimal KiB count no
 // more than the row's Size, `kib`.
 absl::StatusOr<uint64_t> ParseRss(const TextLines& text, int n, const Layout& layout,
@@ -249,6 +428,7 @@ absl::StatusOr<uint64_t> ParseRss(const TextLines& text, int n, const Layout& la
   if (rss_kib > kib)
     return text.Error(n, absl::StrFormat("Rss %d KiB is more than the row's Size %d KiB",
                                          rss_kib, kib));
+  if (layout.header_line != 0) RETURN_IF_ERROR(CheckRssParts(text, n, layout, f, rss_kib));
   return rss_kib * 1024;
 }
 
@@ -262,6 +442,7 @@ absl::StatusOr<Region> ParseRow(const TextLines& text, int n, const Layout& layo
   if (layout.header_line == 0 &&
       (!PmapParser::LooksLikeRow(line) || NumericRun(f) + 5 < layout.fixed))
     return Expected(text, n, layout, "a headerless pmap -X/-XX row");
+  if (layout.header_line != 0) RETURN_IF_ERROR(CheckColumns(text, n, layout, f));
   Region r;
   r.line = n;
   absl::StatusOr<uint64_t> start = ParseAddress(f[0]);
@@ -315,6 +496,7 @@ absl::StatusOr<RegionTable> PmapParser::Parse(const TextLines& text) {
   ASSIGN_OR_RETURN(Structure s, FindStructure(text, &table));
   if (s.layout.header_line == 0) s.layout = HeaderlessLayout(text, s.rows, &table);
   table.has_rss = s.layout.rss >= 0;
+  table.regions.reserve(s.rows.size());
   for (int n : s.rows) {
     ASSIGN_OR_RETURN(Region r, ParseRow(text, n, s.layout));
     table.regions.push_back(std::move(r));

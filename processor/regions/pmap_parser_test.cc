@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -196,10 +197,11 @@ Truth ReadTruth() {
   return t;
 }
 
-const Region* Find(const RegionTable& t, uint64_t start) {
+// The row at `start` (rows are handed out by value: a copy).
+std::optional<Region> Find(const RegionTable& t, uint64_t start) {
   for (const Region& r : t.regions)
-    if (r.start == start) return &r;
-  return nullptr;
+    if (r.start == start) return r;
+  return std::nullopt;
 }
 
 TEST(PmapParserTest, RssFromTheHeadersColumn) {
@@ -241,12 +243,12 @@ TEST(PmapParserTest, RealPmapXXRss) {
   const Truth truth = ReadTruth();
   RegionTable t = ParseFile("rss-sample.pmap-XX");
   ASSERT_TRUE(t.has_rss);
-  const Region* touched = Find(t, truth.touched_start);
-  ASSERT_NE(touched, nullptr);
+  std::optional<Region> touched = Find(t, truth.touched_start);
+  ASSERT_TRUE(touched.has_value());
   EXPECT_EQ(touched->end, truth.touched_end);
   EXPECT_EQ(touched->rss, truth.touched_pages * kPageSize);
-  const Region* reserved = Find(t, truth.reserved_start);
-  ASSERT_NE(reserved, nullptr);
+  std::optional<Region> reserved = Find(t, truth.reserved_start);
+  ASSERT_TRUE(reserved.has_value());
   EXPECT_EQ(reserved->protect, "---p");
   EXPECT_EQ(reserved->rss, 0u);
 
@@ -341,6 +343,73 @@ TEST(PmapParserTest, HeaderlessRssOnlyWhenCertain) {
   ASSERT_FALSE(t.ok());
   EXPECT_THAT(std::string(t.status().message()),
               StartsWith("p.txt:2: Rss 80 KiB is more than the row's Size 76 KiB"));
+}
+
+// Issue 44: a header whose names are not the rows' columns must not shift
+// the values read by name. The -XX header above with two names taken out,
+// one repeated, one added: each is an error naming the line, never Rss
+// read from another column.
+TEST(PmapParserTest, HeaderThatDoesNotMatchTheRowsIsAnError) {
+  auto parse = [](const std::string& header) {
+    return PmapParser::Parse(TextLines("p.txt", absl::StrCat(header, kXXRows)));
+  };
+  auto replace = [](std::string s, const std::string& from, const std::string& to) {
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  // Two names missing: the rows have two more numbers than it names.
+  absl::StatusOr<RegionTable> t = parse(replace(kXXHeader, " KernelPageSize MMUPageSize", ""));
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), StartsWith("p.txt:3: expected 'Address Perm"));
+  EXPECT_THAT(std::string(t.status().message()),
+              HasSubstr("one more number, '0', than the header on line 2 names 26 columns before "
+                        "VmFlags: a column missing from the header?"));
+  // A name twice: which one a value belongs to is a guess.
+  t = parse(replace(kXXHeader, " Pss ", " Rss "));
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              StartsWith("p.txt:2: pmap header names 'Rss' twice (columns 9 and 10)"));
+  t = parse(replace(kXXHeader, " Pss ", " RSS "));  // one role, two spellings
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              StartsWith("p.txt:2: pmap header has two Rss/RSS columns ('Rss', column 9, and 'RSS', "
+                         "column 10)"));
+  // A name too many: the row runs out of numbers where the header still
+  // names one, and VmFlags come where the number should be.
+  t = parse(replace(kXXHeader, " Size ", " Size Extra "));
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              HasSubstr("(bad THPeligible 'rd': the header on line 2 names 29 columns before VmFlags)"));
+  // Names swapped keep the count and the forms, but Rss is no longer the
+  // sum of the kernel's four parts.
+  t = parse(replace(kXXHeader, "  Rss Pss ", "  Pss Rss "));
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              StartsWith("p.txt:3: Rss 37 KiB is not Shared_Clean + Shared_Dirty + Private_Clean + "
+                         "Private_Dirty = 188 KiB, as the kernel counts it: the header on line 2 "
+                         "does not match the rows"));
+  // The header as pmap printed it still parses.
+  ASSERT_TRUE(parse(kXXHeader).ok());
+}
+
+// Without VmFlags (-X) a number after the named columns is the mapping's
+// name only where pmap prints Mapping: under the header's "Mapping".
+TEST(PmapParserTest, NumericMappingOnlyUnderTheMappingHeader) {
+  const std::string prefix = "55d7d2a69000 r--p 00000000 fe:00 247101 188 188 ";
+  const std::string names = "Address Perm Offset Device Inode Size Rss ";
+  // pmap's layout: Mapping's name starts where the header's "Mapping" does.
+  const std::string header = std::string(prefix.size() - names.size(), ' ') + names + "Mapping\n";
+  absl::StatusOr<RegionTable> t = PmapParser::Parse(TextLines("p.txt", header + prefix + "42\n"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->regions[0].usage, "42");
+  EXPECT_EQ(t->regions[0].rss, 188u * 1024);
+  // Anywhere else it is a column the header does not name.
+  t = PmapParser::Parse(TextLines("p.txt", header + prefix + " 42\n"));
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              HasSubstr("(one more number, '42', than the header on line 1 names 7 columns before "
+                        "Mapping: a column missing from the header?)"));
 }
 
 TEST(PmapParserTest, BadRss) {

@@ -47,27 +47,30 @@ absl::Status ReadRss(const TextLines& text, int n, const std::vector<absl::strin
   if (table->regions.empty() || f.size() != 3 || f[2] != "kB" || !absl::SimpleAtoi(f[1], &kib))
     return text.Error(n, absl::StrCat("expected 'Rss: N kB' in the entry of a mapping line, got ",
                                       TextLines::Quote(text.line(n))));
-  Region& r = table->regions.back();
-  if (r.rss)
-    return text.Error(n, absl::StrFormat("a second Rss: line in the entry of line %d", r.line));
-  if (kib > r.size() / 1024)
+  RegionList& rows = table->regions;
+  const size_t last = rows.size() - 1;
+  const uint64_t size = rows.end(last) - rows.start(last);
+  if (rows.rss(last))
+    return text.Error(n, absl::StrFormat("a second Rss: line in the entry of line %d", rows.line(last)));
+  if (kib > size / 1024)
     return text.Error(n, absl::StrFormat("Rss: %d kB is more than the mapping 0x%x-0x%x above "
-                                         "(%d kB)", kib, r.start, r.end, r.size() / 1024));
-  r.rss = kib * 1024;
+                                         "(%d kB)", kib, rows.start(last), rows.end(last), size / 1024));
+  rows.set_rss(last, kib * 1024);
   return absl::OkStatus();
 }
 
 // Every entry has an Rss: line or none has (then rss is unknown).
 absl::Status CheckRssEverywhere(const TextLines& text, RegionTable* table) {
+  const RegionList& rows = table->regions;
   size_t with = 0;
-  for (const Region& r : table->regions) with += r.rss.has_value();
+  for (size_t i = 0; i < rows.size(); ++i) with += rows.rss(i).has_value();
   if (with == 0) {
     if (table->format == "smaps") table->rss_note = "no Rss: lines in these smaps entries";
     return absl::OkStatus();
   }
-  for (const Region& r : table->regions) {
-    if (!r.rss)
-      return text.Error(r.line, "this smaps entry has no Rss: line (other entries have one)");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!rows.rss(i))
+      return text.Error(rows.line(i), "this smaps entry has no Rss: line (other entries have one)");
   }
   table->has_rss = true;
   return absl::OkStatus();
@@ -95,15 +98,16 @@ absl::StatusOr<RegionTable> ProcMapsParser::Parse(const TextLines& text) {
       table.format = "smaps";
       if (f[0] == "Size:") {
         uint64_t kib = 0;
-        if (table.regions.empty() || table.regions.back().line != n - 1 || f.size() != 3 ||
+        const RegionList& rows = table.regions;
+        if (rows.empty() || rows.line(rows.size() - 1) != n - 1 || f.size() != 3 ||
             f[2] != "kB" || !absl::SimpleAtoi(f[1], &kib))
           return text.Error(n, absl::StrCat("expected 'Size: N kB' right after a mapping line, "
                                             "got ", TextLines::Quote(line)));
-        const Region& r = table.regions.back();
-        if (kib * 1024 != r.size())
+        const uint64_t start = rows.start(rows.size() - 1), end = rows.end(rows.size() - 1);
+        if (kib * 1024 != end - start)
           return text.Error(n, absl::StrFormat("Size: %d kB does not match the mapping "
                                                "0x%x-0x%x above (%d kB)",
-                                               kib, r.start, r.end, r.size() / 1024));
+                                               kib, start, end, (end - start) / 1024));
       } else if (f[0] == "Rss:") {
         RETURN_IF_ERROR(ReadRss(text, n, f, &table));
       }

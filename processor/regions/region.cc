@@ -11,16 +11,25 @@ void RegionTable::Skip(int line, absl::string_view reason) {
     skip_reasons.push_back(absl::StrCat(line, ": ", reason));
 }
 
-bool RegionTable::IsCommitted(const Region& r) const {
-  if (has_state) return r.state == "MEM_COMMIT";
+namespace {
+
+bool Committed(bool has_state, const std::string& state, const std::string& protect) {
+  if (has_state) return state == "MEM_COMMIT";
   // /proc maps and pmap: a mapping no access reaches ("---p") is a
   // reservation (the .NET GC's, the JVM's, glibc's arena tails, thread
   // stacks' guards), not memory in use.
-  return !absl::StartsWith(r.protect, "---");
+  return !absl::StartsWith(protect, "---");
 }
 
-bool RegionTable::IsClaimed(const Region& r) const {
-  return !has_state || (!r.state.empty() && r.state != "MEM_FREE");
+bool Claimed(bool has_state, const std::string& state) {
+  return !has_state || (!state.empty() && state != "MEM_FREE");
 }
+
+}  // namespace
+
+bool RegionTable::IsCommitted(const Region& r) const { return Committed(has_state, r.state, r.protect); }
+bool RegionTable::IsCommitted(const RegionText& t) const { return Committed(has_state, t.state, t.protect); }
+bool RegionTable::IsClaimed(const Region& r) const { return Claimed(has_state, r.state); }
+bool RegionTable::IsClaimed(const RegionText& t) const { return Claimed(has_state, t.state); }
 
 }  // namespace pageblame::regions

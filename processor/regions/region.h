@@ -50,6 +50,12 @@ struct Region {
   uint64_t size() const { return end - start; }
 };
 
+}  // namespace pageblame::regions
+
+#include "processor/regions/region_list.h"  // needs Region; RegionTable holds one
+
+namespace pageblame::regions {
+
 struct RegionTable {
   static constexpr int kMaxSkipReasons = 5;
 
@@ -68,7 +74,8 @@ struct RegionTable {
   // Why a table of a format that can carry Rss has none (a headerless pmap
   // whose Rss column cannot be identified); empty otherwise.
   std::string rss_note;
-  std::vector<Region> regions;
+  // The rows, compactly (region_list.h): rows[i] is a Region by value.
+  RegionList regions;
   int skipped = 0;
   std::vector<std::string> skip_reasons;  // "LINE: why", first kMaxSkipReasons
 
@@ -78,9 +85,11 @@ struct RegionTable {
 
   // Committed memory: what a diff compares (see above).
   bool IsCommitted(const Region& r) const;
+  bool IsCommitted(const RegionText& t) const;
   // Any allocation the table knows about, whatever its state: everything but
   // free rows. A runtime that lists a range as reserved still "knows" it.
   bool IsClaimed(const Region& r) const;
+  bool IsClaimed(const RegionText& t) const;
 };
 
 }  // namespace pageblame::regions

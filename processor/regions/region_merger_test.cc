@@ -16,7 +16,7 @@ using ::testing::IsEmpty;
 std::vector<Region> Rows(const std::string& list) {
   absl::StatusOr<RegionTable> t = RegionTableReader::ParseString(list, "list");
   EXPECT_TRUE(t.ok()) << t.status();
-  return t.ok() ? t->regions : std::vector<Region>{};
+  return t.ok() ? t->regions.ToVector() : std::vector<Region>{};
 }
 
 TEST(RegionMergerTest, RepeatedRowsCountOnce) {
@@ -85,7 +85,7 @@ TEST(RegionMergerTest, KeepsTheEarliestRowsColumns) {
       "+ 1`00000000 1`00004000 0`00004000 MEM_MAPPED MEM_RESERVE PAGE_NOACCESS first\n",
       "w");
   ASSERT_TRUE(t.ok()) << t.status();
-  MergedRegions m = RegionMerger::Merge(t->regions);
+  MergedRegions m = RegionMerger::Merge(t->regions.ToVector());
   ASSERT_EQ(m.regions.size(), 1u);
   EXPECT_EQ(m.regions[0].line, 2);
   EXPECT_EQ(m.regions[0].usage, "second");

@@ -11,8 +11,10 @@ namespace {
 // The OS table's regions by start, and what each says in maddress's terms.
 class OsView {
  public:
-  explicit OsView(const RegionTable& t) : table_(t) {
-    for (const Region& r : t.regions) sorted_.push_back(&r);
+  // The rows are copied out of the table (which hands out copies, not
+  // references: region_list.h) once, and pointed into.
+  explicit OsView(const RegionTable& t) : table_(t), rows_(t.regions.ToVector()) {
+    for (const Region& r : rows_) sorted_.push_back(&r);
     std::sort(sorted_.begin(), sorted_.end(), [](const Region* a, const Region* b) { return a->start < b->start; });
   }
 
@@ -64,7 +66,8 @@ class OsView {
   }
 
   const RegionTable& table_;
-  std::vector<const Region*> sorted_;
+  const std::vector<Region> rows_;
+  std::vector<const Region*> sorted_;  // into rows_
 };
 
 // Every mapping of the image's file (a ReadyToRun .dll is mapped twice:

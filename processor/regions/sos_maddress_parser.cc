@@ -56,15 +56,22 @@ absl::StatusOr<Columns> HeaderColumns(const TextLines& text, int n,
   col.count = cells.size();
   for (size_t i = 0; i < cells.size(); ++i) {
     absl::string_view c = cells[i];
-    int k = static_cast<int>(i);
-    if (c == "Memory Kind") col.kind = k;
-    else if (c == "StartAddr") col.start = k;
-    else if (c == "EndAddr-1" || c == "EndAddr") col.end = k;
-    else if (c == "Size") col.size = k;
-    else if (c == "Type") col.type = k;
-    else if (c == "State") col.state = k;
-    else if (c == "Protect") col.protect = k;
-    else if (c == "Image") col.image = k;
+    int* role = c == "Memory Kind"                   ? &col.kind
+                : c == "StartAddr"                   ? &col.start
+                : c == "EndAddr-1" || c == "EndAddr" ? &col.end
+                : c == "Size"                        ? &col.size
+                : c == "Type"                        ? &col.type
+                : c == "State"                       ? &col.state
+                : c == "Protect"                     ? &col.protect
+                : c == "Image"                       ? &col.image
+                                                     : nullptr;
+    if (role == nullptr) continue;
+    // Two cells for one column: which one a row's value is read from
+    // would be a guess.
+    if (*role >= 0)
+      return text.Error(n, absl::StrFormat("maddress header has two '%s' columns (cells %d and %d)",
+                                           c, *role + 1, i + 1));
+    *role = static_cast<int>(i);
   }
   if (col.end < 0)
     return text.Error(n, absl::StrCat("maddress header has no EndAddr-1 column: ",

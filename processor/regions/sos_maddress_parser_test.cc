@@ -116,6 +116,11 @@ TEST(SosMaddressParserTest, StructureErrors) {
       {absl::StrCat(kBorder, kHeader, kBorder, kRow1, "\n", kRow2, kBorder),
        "m.output:5: blank line inside the maddress table"},
       {absl::StrCat(kBorder, kHeader, kBorder, kBorder), "m.output:2: maddress table has no rows"},
+      // a column named twice (issue 44): which cell is the end is a guess
+      {absl::StrCat(kBorder,
+                    " | Memory Kind | StartAddr | EndAddr-1 | Size | Type | State | Protect | EndAddr | \r\n",
+                    kBorder, kRow1, kBorder),
+       "m.output:2: maddress header has two 'EndAddr' columns (cells 3 and 8)"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<RegionTable> t = Parse(c.text);

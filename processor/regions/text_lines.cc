@@ -1,5 +1,9 @@
 #include "processor/regions/text_lines.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
@@ -11,22 +15,43 @@ namespace pageblame::regions {
 TextLines::TextLines(std::string name, std::string text)
     : name_(std::move(name)), text_(std::move(text)) {
   has_nul_ = text_.find('\0') != std::string::npos;
-  size_t pos = 0;
-  if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos = 3;  // UTF-8 BOM
-  while (pos < text_.size()) {
-    size_t nl = text_.find('\n', pos);
-    size_t stop = nl == std::string::npos ? text_.size() : nl;
-    size_t len = stop - pos;
-    if (len > 0 && text_[pos + len - 1] == '\r') --len;
-    lines_.emplace_back(pos, len);
-    if (nl == std::string::npos) break;
-    pos = nl + 1;
+  size_t first = 0;
+  if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) first = 3;  // UTF-8 BOM
+  // Where the line starting at `at` ends, past its '\n'.
+  auto next = [this](size_t at) {
+    const void* nl = std::memchr(text_.data() + at, '\n', text_.size() - at);
+    return nl == nullptr ? text_.size() : static_cast<size_t>(static_cast<const char*>(nl) - text_.data()) + 1;
+  };
+  // Counted first, so that the index is made at its size (a table of
+  // millions of lines), not grown by doubling. More lines than an int
+  // counts is no table (text inputs are 1 GiB at most): the rest is left.
+  size_t count = 0;
+  for (size_t at = first; at < text_.size() && count < INT_MAX; at = next(at)) ++count;
+  lines_ = static_cast<int>(count);
+  const bool small = text_.size() <= UINT32_MAX;
+  if (small) {
+    starts32_.reserve(count);
+  } else {
+    starts64_.reserve(count);
   }
+  size_t at = first;
+  for (size_t i = 0; i < count; ++i, at = next(at)) {
+    if (small) {
+      starts32_.push_back(static_cast<uint32_t>(at));
+    } else {
+      starts64_.push_back(at);
+    }
+  }
+  end_ = at;
 }
 
 absl::string_view TextLines::line(int n) const {
-  const auto& [offset, len] = lines_[n - 1];
-  return absl::string_view(text_).substr(offset, len);
+  const size_t start = Start(n - 1);
+  // To the next line's start (or the end of the last line), less its '\n'.
+  size_t end = n < lines_ ? Start(n) : end_;
+  if (end > start && text_[end - 1] == '\n') --end;
+  if (end > start && text_[end - 1] == '\r') --end;
+  return absl::string_view(text_).substr(start, end - start);
 }
 
 namespace {

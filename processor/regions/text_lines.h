@@ -9,12 +9,14 @@
 //
 // Handles what copy-pasted debugger output brings along: CRLF line ends (the
 // WinDbg and SOS samples are CRLF), a missing final newline, a UTF-8 BOM.
-// Lines are stored as offsets into the owned text, so the object can be moved
-// and copied freely. line(n) is valid while the TextLines lives.
+// Lines are stored as offsets into the owned text (4 bytes a line below 4 GiB
+// of text), so the object can be moved and copied freely. line(n) is valid
+// while the TextLines lives.
 #ifndef PAGEBLAME_REGIONS_TEXT_LINES_H_
 #define PAGEBLAME_REGIONS_TEXT_LINES_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,7 +32,7 @@ class TextLines {
 
   const std::string& name() const { return name_; }
   // Number of lines; a final newline does not start an extra empty line.
-  int size() const { return static_cast<int>(lines_.size()); }
+  int size() const { return lines_; }
   // 1-based; requires 1 <= n <= size().
   absl::string_view line(int n) const;
   // True if the text contained a NUL byte (a binary file, not a table).
@@ -58,7 +60,13 @@ class TextLines {
  private:
   std::string name_;
   std::string text_;
-  std::vector<std::pair<size_t, size_t>> lines_;  // (offset, length)
+  // Where line n + 1 starts (index n); whichever fits the text's size.
+  size_t Start(int n) const { return starts32_.empty() ? starts64_[n] : starts32_[n]; }
+
+  std::vector<uint32_t> starts32_;
+  std::vector<size_t> starts64_;
+  int lines_ = 0;
+  size_t end_ = 0;  // where the last line ends, past its '\n'
   bool has_nul_ = false;
 };
 

@@ -18,6 +18,7 @@
 #ifndef PAGEBLAME_RENDER_DIFF_REPORT_H_
 #define PAGEBLAME_RENDER_DIFF_REPORT_H_
 
+#include <cstdio>
 #include <string>
 
 #include "processor/regions/page_diff.h"
@@ -28,6 +29,10 @@
 namespace pageblame::render {
 
 Json DiffJson(const regions::DiffResult& d);
+// DumpJson(DiffJson(d)) and a newline, written to `file` as it is made (a
+// DOM of millions of pieces would take a kilobyte each); false if the
+// file refused it.
+bool WriteDiffJson(const regions::DiffResult& d, std::FILE* file);
 // The part of `r` counted in part, as JSON: {count_key: rows, "bytes",
 // "rss_at_least", "rss_at_most"} (diff says "rows", attribute "regions").
 Json PartlyJson(const regions::ResidentBytes& r, const char* count_key);
@@ -35,6 +40,9 @@ Json PartlyJson(const regions::ResidentBytes& r, const char* count_key);
 // match totals with a line on why they differ.
 std::string DiffText(const regions::DiffResult& d, const std::string& address_name,
                      const std::string& runtime_name);
+// The same, written to `file` as it is made; false if the file refused it.
+bool WriteDiffText(const regions::DiffResult& d, const std::string& address_name,
+                   const std::string& runtime_name, std::FILE* file);
 // "NAME: resident bytes unknown: why" (RegionTable::rss_note) or "".
 std::string RssNote(const regions::RegionTable& t, const std::string& name);
 // "NAME: 227 lines skipped (first: line 3: why)" or "" if nothing was skipped.

@@ -48,9 +48,10 @@ Json BytesJson(const analysis::BytesAt& from, const analysis::BytesAt& to) {
   return j;
 }
 
-// ", resident 1.0 MiB -> 9.0 MiB (+8.0 MiB)" when either end is known.
-std::string RssChange(const analysis::BytesAt& from, const analysis::BytesAt& to) {
-  if (!from.rss && !to.rss) return "";
+// ", resident 1.0 MiB -> 9.0 MiB (+8.0 MiB)" when either end is known (or
+// `always`: the trace has snapshots, and "? -> ?" says neither end is).
+std::string RssChange(const analysis::BytesAt& from, const analysis::BytesAt& to, bool always = false) {
+  if (!always && !from.rss && !to.rss) return "";
   return absl::StrCat(", resident ", HumanRss(from.rss), " -> ", HumanRss(to.rss),
                       from.rss && to.rss ? absl::StrCat(" (", SignedBytes(Diff(*from.rss, *to.rss)), ")") : "");
 }
@@ -66,6 +67,33 @@ std::string Who(const index::TraceIndex& idx, const std::vector<uint32_t>& proce
 std::string TimeText(const index::TraceIndex& idx, uint64_t t) {
   if (t == index::kEndOfTrace) return absl::StrCat("end (", FormatTime(idx.stats().last_time), ")");
   return FormatTime(t);
+}
+
+// "pid 32336 (residency)", "pids 32331 (residency), 32336 (residency)".
+std::string PidsText(const index::TraceIndex& idx, const std::vector<uint32_t>& processes) {
+  std::vector<std::string> each;
+  for (uint32_t p : processes) {
+    const index::Process& proc = idx.process(p);
+    each.push_back(absl::StrCat(proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")"));
+  }
+  return absl::StrCat(each.size() == 1 ? "pid " : "pids ", absl::StrJoin(each, ", "));
+}
+
+// Why resident bytes are unknown at an end where some processes have a
+// snapshot and others not: one note per such end (none if every process
+// had one, or the trace has no snapshots at all).
+std::vector<std::string> RssNotes(const index::TraceIndex& idx, const analysis::Growth& g) {
+  std::vector<std::string> notes;
+  for (const bool to : {false, true}) {
+    const std::vector<uint32_t>& missing = to ? g.no_snapshot_to : g.no_snapshot_from;
+    if (missing.empty()) continue;
+    notes.push_back(absl::StrCat("resident bytes at ", to ? "--to " : "--from ", TimeText(idx, to ? g.to : g.from),
+                                 " unknown: no residency snapshot of ", PidsText(idx, missing),
+                                 " at or before it; the total and every stack with bytes of ",
+                                 missing.size() == 1 ? "it" : "them", " are unknown there, not summed without ",
+                                 missing.size() == 1 ? "it" : "them"));
+  }
+  return notes;
 }
 
 std::string TableRow(const std::string& growth, const analysis::BytesAt& from, const analysis::BytesAt& to, const std::string& added,
@@ -136,7 +164,7 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const anal
                         absl::StrCat("total: ", sum.committed_stacks, sum.committed_stacks == 1 ? " stack" : " stacks"),
                         sum.stacks_from,
                         sum.stacks_to};
-  std::string out = RenderTable(GrowthColumns(g.total_from.rss || g.total_to.rss), rows, &total, o.width);
+  std::string out = RenderTable(GrowthColumns(g.snapshots || g.total_from.rss || g.total_to.rss), rows, &total, o.width);
   absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail));
   return out;
 }
@@ -185,6 +213,7 @@ Json GrowthJson(const replay::LoadedTrace& trace, const analysis::Growth& g) {
     stacks.push_back(std::move(j));
   }
   out["stacks"] = std::move(stacks);
+  out["notes"] = RssNotes(idx, g);
   return out;
 }
 
@@ -196,10 +225,12 @@ std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth&
       HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
       SignedBytes(Diff(g.total_from.mapped, g.total_to.mapped)), "), committed ",
       HumanBytes(g.total_from.committed), " -> ", HumanBytes(g.total_to.committed), " (",
-      SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")", RssChange(g.total_from, g.total_to), "\n",
+      SignedBytes(Diff(g.total_from.committed, g.total_to.committed)), ")", RssChange(g.total_from, g.total_to, g.snapshots),
+      "\n",
       "each page is credited to the call that ",
       g.by == analysis::CreditBy::kCommit ? "committed it (else the one that created it)" : "created it", "; ",
       g.stacks.size(), " stacks\n");
+  for (const std::string& note : RssNotes(idx, g)) absl::StrAppend(&out, "note: ", note, "\n");
   if (!g.kinds.empty()) {
     std::vector<std::string> names;
     for (analysis::RegionKind k : g.kinds) names.emplace_back(analysis::KindName(k));

@@ -8,7 +8,8 @@
 //   //            "to_committed_bytes", "growth_committed_bytes", "from_regions", "regions"},
 //   //  "before_trace": {same},
 //   //  "stacks": [{same, "added_bytes", "removed_bytes", "made_gone_bytes",
-//   //              "origin" (or "commit" with CreditBy::kCommit)}]}
+//   //              "origin" (or "commit" with CreditBy::kCommit)}],
+//   //  "notes": ["resident bytes at --to ... unknown: no residency snapshot of pid N ..."]}
 //   std::string t = GrowthText(trace, g);
 //   std::string f = GrowthFolded(trace, g);   // "main;grow 1048576 9437184\n"
 //

@@ -18,7 +18,9 @@ std::string ShortCall(const index::CallEvent& ev) {
                       "/", ev.tid);
 }
 
-// The stacks the page names, each once, in the order first asked for.
+// The stacks the page names, each once, in the order first asked for, and
+// the frame names they hold, each once: a name can be any length (a JIT's
+// perf map, a C++ template), and many stacks share a frame.
 class StackCatalog {
  public:
   StackCatalog(const index::TraceIndex& idx, OriginRenderer& r) : idx_(idx), r_(r) {}
@@ -31,21 +33,35 @@ class StackCatalog {
       Json s;
       // FoldedFrames' names never hold ';' (it becomes ':'), so this splits
       // back into exactly its frames.
-      s["frames"] = absl::StrSplit(FoldedFrames(idx_, r_, call), ';');
+      s["frames"] = Names(absl::StrSplit(FoldedFrames(idx_, r_, call), ';'));
       // The label: the application's frames (app_frames.h), leaf first.
-      s["summary"] = absl::StrSplit(r_.ShortStack(ev, 5), " <- ");
+      s["summary"] = Names(absl::StrSplit(r_.ShortStack(ev, 5), " <- "));
       s["call"] = ShortCall(ev);
       stacks_.push_back(std::move(s));
     }
     return it->second;
   }
-  Json Take() { return std::move(stacks_); }
+  Json TakeStacks() { return std::move(stacks_); }
+  Json TakeNames() { return std::move(names_); }
 
  private:
+  // The names' indices in names_.
+  Json Names(const std::vector<absl::string_view>& names) {
+    Json out = Json::array();
+    for (absl::string_view n : names) {
+      auto [it, inserted] = name_index_.try_emplace(std::string(n), names_.size());
+      if (inserted) names_.push_back(it->first);
+      out.push_back(it->second);
+    }
+    return out;
+  }
+
   const index::TraceIndex& idx_;
   OriginRenderer& r_;
   absl::flat_hash_map<StackId, int> index_;
   Json stacks_ = Json::array();
+  absl::flat_hash_map<std::string, size_t> name_index_;
+  Json names_ = Json::array();
 };
 
 // [k, value, k, value, ...]: the value from boundary k on.
@@ -237,7 +253,8 @@ Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o, const 
   out["regions"] = StripJson(idx, a, o.history_entries, catalog);
   out["attribution"] =
       o.attribution ? AttributionJson(*o.attribution, o.attribution_title, catalog) : Json(nullptr);
-  out["stacks"] = catalog.Take();
+  out["stacks"] = catalog.TakeStacks();
+  out["names"] = catalog.TakeNames();
   return out;
 }
 

@@ -10,7 +10,8 @@
 //
 // {"title", "pid", "comm", "start", "end", "at",            // seconds as perf prints them
 //  "stacks": [{"frames": [root..leaf], "summary": [app frames, leaf first],
-//              "call": "mmap at T by PID/TID"}],
+//              "call": "mmap at T by PID/TID"}],              // frames: indices in "names"
+//  "names": ["main", ...],                                  // every frame name once, whole
 //  "timeline": {"times": [N+1 seconds],                      // the boundaries
 //               "mapped": [N+1], "committed": [N+1],         // totals at each
 //               "series": [{"stack": i | -1 (before trace), "kind": "malloc" | null,

@@ -169,7 +169,7 @@ absl::StatusOr<Unaccounted> UnaccountedOf(const replay::LoadedTrace& trace, cons
   }
   regions::DiffResult d = regions::Diff(space, runtime);
   out.bytes = d.unaccounted.bytes;
-  out.pieces = std::move(d.unaccounted.pieces);
+  out.pieces = d.unaccounted.pieces.ToVector();
   return out;
 }
 

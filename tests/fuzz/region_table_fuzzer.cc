@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                      u.resident->rss > u.resident->whole_bytes)) {
     std::abort();
   }
-  MergedRegions m = RegionMerger::Merge(table->regions);
+  MergedRegions m = RegionMerger::Merge(table->regions.ToVector());
   uint64_t total = 0;
   for (const Region& r : m.regions) {
     if (r.start >= r.end || r.size() > UINT64_MAX - total) std::abort();  // disjoint: cannot wrap

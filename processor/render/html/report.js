@@ -7,6 +7,11 @@
 (function () {
   'use strict';
   var D = JSON.parse(document.getElementById('pageblame-data').textContent);
+  // Frame names are in D.names once each; a stack's frames are indices.
+  D.stacks.forEach(function (s) {
+    s.frames = s.frames.map(function (i) { return D.names[i]; });
+    s.summary = s.summary.map(function (i) { return D.names[i]; });
+  });
   var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948',
                  '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6', '#8cd17d', '#d37295'];
   var OTHER = '#c9c3bf', BEFORE = '#6b7686';
@@ -32,13 +37,34 @@
     for (var k in attrs) e.setAttribute(k, attrs[k]);
     return e;
   }
+  // A name as drawn: whole up to MAX_NAME characters, else its start and end
+  // around an ellipsis. A symbol can be a MiB long (a JIT's perf map, a
+  // generated C++ name); laid out whole, in wrapping table cells and flame
+  // boxes, it took Chromium minutes. The whole name stays in the data and
+  // on hover (hoverTitle).
+  var MAX_NAME = 200;
+  function shortName(name) {
+    return name.length <= MAX_NAME ? name : name.slice(0, MAX_NAME - 41) + '\u2026' + name.slice(name.length - 40);
+  }
+  // Hover text made when the pointer first comes over the element: as a
+  // title attribute up front, whole names on every row and box would make
+  // the page's DOM as big as all of them together.
+  var hoverTitles = new WeakMap();
+  function hoverTitle(e, make) { hoverTitles.set(e, make); return e; }
+  document.addEventListener('mouseover', function (ev) {
+    for (var n = ev.target; n && n !== document; n = n.parentNode) {
+      var make = hoverTitles.get(n);
+      if (make) { if (!n.hasAttribute('title')) n.setAttribute('title', make()); return; }
+    }
+  }, true);
+  function fullStack(stack) { return function () { return frames(stack).slice().reverse().join('\n'); }; }
   function colorOf(stack) { return stack < 0 ? BEFORE : stack < TOP ? PALETTE[stack] : OTHER; }
   function frames(stack) { return stack < 0 ? ['[before trace]'] : D.stacks[stack].frames; }
   // The application's frames, leaf first: "malloc ← grow_cache ← main"
   // (the page's data: the rule of processor/analysis/app_frames.h).
   function stackName(stack, n) {
     var f = stack < 0 ? frames(stack) : D.stacks[stack].summary;
-    var s = f.slice(0, n || 3).join(' \u2190 ');
+    var s = f.slice(0, n || 3).map(shortName).join(' \u2190 ');
     return f.length > (n || 3) ? s + ' \u2190 \u2026' : s;
   }
   function swatch(color) { var s = el('span', {'class': 'sw'}); s.style.background = color; return s; }
@@ -65,8 +91,8 @@
 
   // ---- header
   function header() {
-    document.getElementById('title').textContent = D.title;
-    document.title = 'pageblame: ' + D.title + ' pid ' + D.pid;
+    document.getElementById('title').textContent = shortName(D.title);
+    document.title = 'pageblame: ' + shortName(D.title) + ' pid ' + D.pid;
     var peak = 0, peakT = TL.times[0];
     for (var k = 0; k < N; k++) if (TL.committed[k] > peak) { peak = TL.committed[k]; peakT = TL.times[k]; }
     document.getElementById('summary').textContent =
@@ -253,7 +279,7 @@
       items.push([series[i].stack, colorOf(series[i].stack), TL.series[i].kind]);
     }
     items.forEach(function (it) {
-      var s = el('span', {'class': 'entry', title: frames(it[0]).slice().reverse().join('\n')});
+      var s = hoverTitle(el('span', {'class': 'entry'}), fullStack(it[0]));
       s.appendChild(swatch(it[1]));
       s.appendChild(document.createTextNode(stackName(it[0], 2)));
       if (it[2]) s.appendChild(el('span', {'class': 'kind'}, it[2]));
@@ -310,7 +336,7 @@
       } else {
         td.appendChild(swatch(colorOf(r.stack)));
         td.appendChild(document.createTextNode(stackName(r.stack, 5)));
-        td.title = frames(r.stack).slice().reverse().join('\n');
+        hoverTitle(td, fullStack(r.stack));
       }
       tr.appendChild(td);
       t.appendChild(tr);
@@ -357,13 +383,15 @@
     var W = box.clientWidth || 1100, ROW = 18, maxDepth = 0;
     var total = flameRoot.value || 1;
     function add(node, x, w) {
-      var d = el('div', {'class': 'fnode', 'data-name': node.name,
-        title: node.name + '\n' + human(node.value) + ' (' + (100 * node.value / total).toFixed(1) + '% of ' + human(total) + ')'});
+      var d = el('div', {'class': 'fnode', 'data-name': shortName(node.name)});
+      hoverTitle(d, function () {
+        return node.name + '\n' + human(node.value) + ' (' + (100 * node.value / total).toFixed(1) + '% of ' + human(total) + ')';
+      });
       d.style.left = x + 'px';
       d.style.width = w + 'px';
       d.style.top = node.depth * ROW + 'px';
       d.style.background = node.name === 'all' ? '#d6dbe3' : hue(node.name);
-      d.textContent = node.name === 'all' ? 'all: ' + human(node.value) : node.name;
+      d.textContent = node.name === 'all' ? 'all: ' + human(node.value) : shortName(node.name);
       d.addEventListener('click', function () { drawFlame(node === zoom && node.parent ? node.parent : node); });
       box.appendChild(d);
       maxDepth = Math.max(maxDepth, node.depth);
@@ -426,7 +454,7 @@
   }
   function regionTip(r, tip) {
     tip.appendChild(el('div', {'class': 'tt'}, r.start + '-' + r.end + '  ' + human(r.bytes) + '  ' + r.prot + '  ' +
-      r.kind + '  ' + r.label));
+      r.kind + '  ' + shortName(r.label)));
     if (D.strip_snapshot !== null) {
       tip.appendChild(el('div', {}, 'resident: ' + (r.rss === null ? 'not read (PROT_NONE, or mapped after the snapshot)'
         : human(r.rss) + ' (' + (r.bytes ? (100 * r.rss / r.bytes).toFixed(1) : '0') + '%)') +
@@ -438,7 +466,7 @@
     }
     function call(what, stack, text) {
       tip.appendChild(el('div', {}, what + ': ' + text));
-      if (stack >= 0) tip.appendChild(el('div', {'class': 'frames'}, frames(stack).slice().reverse().slice(0, 12).join('\n')));
+      if (stack >= 0) tip.appendChild(el('div', {'class': 'frames'}, frames(stack).slice().reverse().slice(0, 12).map(shortName).join('\n')));
     }
     call('created by', r.origin, r.origin_call);
     if (r.commit >= 0) call('committed by', r.commit, r.commit_call);
@@ -463,7 +491,7 @@
       var tr = el('tr');
       tr.appendChild(el('td', {'class': 'num'}, human(s.bytes)));
       tr.appendChild(el('td', {'class': 'num'}, String(s.regions)));
-      var td = el('td', {'class': 'stack', title: frames(s.stack).slice().reverse().join('\n')});
+      var td = hoverTitle(el('td', {'class': 'stack'}), fullStack(s.stack));
       td.appendChild(swatch(colorOf(s.stack)));
       td.appendChild(document.createTextNode(stackName(s.stack, 5)));
       tr.appendChild(td);
@@ -517,6 +545,17 @@
   if (/selftest/.test(location.hash)) {
     var names = {};
     document.querySelectorAll('#flame .fnode').forEach(function (n) { names[n.getAttribute('data-name')] = 1; });
+    // The longest text drawn for a name, and the hover text of the flame
+    // box of the longest name (as the pointer would make it).
+    var longestLabel = 0, longestName = '', hoverTitleLength = 0;
+    document.querySelectorAll('#flame .fnode, #legend .entry, #growth td.stack, #attribution-stacks td.stack')
+      .forEach(function (e) { longestLabel = Math.max(longestLabel, e.textContent.length); });
+    D.names.forEach(function (n) { if (n.length > longestName.length) longestName = n; });
+    document.querySelectorAll('#flame .fnode').forEach(function (e) {
+      if (hoverTitleLength || e.getAttribute('data-name') !== shortName(longestName)) return;
+      e.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
+      hoverTitleLength = (e.getAttribute('title') || '').length;
+    });
     document.getElementById('selftest-result').textContent = JSON.stringify({
       errors: window.pbErrors,
       render_ms: ms,
@@ -537,7 +576,10 @@
         return {leaf: r.stack === 'rest' ? '[other]' : frames(r.stack)[frames(r.stack).length - 1], growth: r.to - r.from,
                 mapped_growth: r.mto - r.mfrom};
       }),
-      attribution_rows: document.querySelectorAll('#attribution-stacks tr').length
+      attribution_rows: document.querySelectorAll('#attribution-stacks tr').length,
+      longest_name: longestName.length,
+      longest_label: longestLabel,
+      longest_name_hover_title: hoverTitleLength
     });
   }
 })();
