@@ -11,7 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "processor/analysis/bytes_timeline.h"
+#include "processor/index/bytes_timeline.h"
 #include "processor/analysis/growth_report.h"
 #include "processor/render/maps_report.h"
 #include "processor/render/origin_renderer.h"
@@ -189,7 +189,7 @@ TEST(GrowthTest, EveryTraceAddsUpToMapsAtBothEnds) {
     SCOPED_TRACE(row["trace"]);
     const index::TraceIndex& idx = t->index();
     const std::vector<uint32_t> all = session::ProcessesOf(idx, std::nullopt);
-    const analysis::BytesTimeline timeline = analysis::BytesTimeline::Of(idx, all);
+    const index::BytesTimeline timeline = index::BytesTimeline::Of(idx, all);
     const uint64_t first = idx.stats().first_time, last = idx.stats().last_time;
     for (const auto& [from, to] : {std::make_pair(first - 1, index::kEndOfTrace), std::make_pair(first + (last - first) / 3,
                                                                                          first + (last - first) / 2)}) {
@@ -233,8 +233,8 @@ TEST(GrowthTest, EveryProcessesTallyIsItsTimelinesPeakAndEnd) {
     for (uint32_t p = 0; p < idx.num_processes(); ++p) {
       SCOPED_TRACE(p);
       const index::Process& proc = idx.process(p);
-      const analysis::BytesTimeline tl = analysis::BytesTimeline::Of(idx, {p});
-      const analysis::BytesTimeline::Point peak = tl.Peak(false, proc.t_exec);
+      const index::BytesTimeline tl = index::BytesTimeline::Of(idx, {p});
+      const index::BytesTimeline::Point peak = tl.Peak(false, proc.t_exec);
       EXPECT_EQ(proc.mapped.Peak().bytes, peak.mapped);
       EXPECT_EQ(proc.mapped.Peak().time, peak.time);
       EXPECT_EQ(proc.mapped.now(), tl.At(index::kEndOfTrace).mapped);

@@ -13,7 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "processor/analysis/libc_cut.h"
+#include "processor/session/libc_cut.h"
 #include "processor/decode/syscall_decoder.h"
 #include "processor/decode/tracing_data.h"
 #include "processor/perf/perf_reader.h"
@@ -153,20 +153,20 @@ TEST(UnwindTruthTest, PythonDwarf) { ExpectTruthNamed("python-dwarf.data", 3); }
 TEST(UnwindTruthTest, NodeDwarfReachesTheJsFunction) { ExpectTruthNamed("node-dwarf.data", 8); }
 
 TEST(UnwindTruthTest, FramePointerTwinGetsTheHintDwarfTracesDoNot) {
-  const analysis::LibcCut fp = analysis::FindLibcCut(Load("alloc-fp.data"));
+  const session::LibcCut fp = session::FindLibcCut(Load("alloc-fp.data"));
   EXPECT_TRUE(fp.Mostly()) << fp.cut << " of " << fp.calls;
   ASSERT_FALSE(fp.leaves.empty());
-  const std::string hint = analysis::LibcCutHint(fp);
+  const std::string hint = session::LibcCutHint(fp);
   for (const char* must : {"call-graph=dwarf", "pageblame record", "stack-size=16384"}) {
     EXPECT_NE(hint.find(must), std::string::npos) << must;
   }
   for (const char* dwarf : {"alloc-dwarf.data", "commit-dwarf.data"}) {
     const replay::LoadedTrace& t = Load(dwarf);
-    EXPECT_EQ(analysis::FindLibcCut(t).cut, 0u) << dwarf;
+    EXPECT_EQ(session::FindLibcCut(t).cut, 0u) << dwarf;
     ASSERT_NE(t.unwind_stats(), nullptr);
   }
   // Frame-pointer traces whose calls do not go through libc: no hint.
-  EXPECT_FALSE(analysis::FindLibcCut(Load("rules-record.data")).Mostly());
+  EXPECT_FALSE(session::FindLibcCut(Load("rules-record.data")).Mostly());
 }
 
 // commit-dwarf.data's samples from one CPU come before its process's MMAP2

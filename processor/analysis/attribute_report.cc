@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "processor/analysis/committed.h"
+#include "processor/index/committed.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/base/format.h"
 #include "processor/base/status_macros.h"
@@ -198,7 +198,7 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
   alive.ForEachOverlap(r.start, r.end, [&](const index::Version& v, uint64_t s, uint64_t e) {
     if (s > cursor) gaps.push_back({cursor, s});
     cursor = e;
-    const uint64_t committed = IsCommitted(v) ? e - s : 0;
+    const uint64_t committed = index::IsCommitted(v) ? e - s : 0;
     // Without kind_of no kind is kept (kAnon then is never read).
     const RegionKind kind = o.kind_of ? o.kind_of(v) : RegionKind::kAnon;
     if (o.kind_of) kinds.Add(kind, e - s);

@@ -6,7 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "processor/analysis/committed.h"
+#include "processor/index/committed.h"
 #include "processor/analysis/resident_view.h"
 
 namespace pageblame::analysis {
@@ -40,7 +40,7 @@ void AddRssOf(BytesAt* sum, std::optional<uint64_t> rss, bool incomplete) {
 void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot, bool no_snapshot) {
   const uint64_t size = v.end - v.start;
   b->mapped += size;
-  if (IsCommitted(v)) b->committed += size;
+  if (index::IsCommitted(v)) b->committed += size;
   ++b->regions;
   AddRssOf(b, ResidentView::Bytes(snapshot, v.start, v.end), no_snapshot);
 }

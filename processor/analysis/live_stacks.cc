@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "processor/analysis/committed.h"
+#include "processor/index/committed.h"
 
 namespace pageblame::analysis {
 
@@ -19,7 +19,7 @@ std::vector<LiveStack> LiveStacks(const index::TraceIndex& idx, const std::vecto
     if (inserted) rows.push_back(LiveStack{v.origin, 0, 0});
     LiveStack& row = rows[it->second];
     row.bytes += v.end - v.start;
-    if (IsCommitted(v)) row.committed += v.end - v.start;
+    if (index::IsCommitted(v)) row.committed += v.end - v.start;
   }
   return rows;
 }

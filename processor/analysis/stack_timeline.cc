@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "processor/analysis/committed.h"
+#include "processor/index/committed.h"
 
 namespace pageblame::analysis {
 namespace {
@@ -37,10 +37,10 @@ struct Collected {
   const index::Version* largest = nullptr;  // the largest committed, else the largest
 
   void Add(const index::Version& v, size_t lo, size_t hi, size_t end) {
-    auto weight = [](const index::Version& x) { return std::make_pair(IsCommitted(x), x.end - x.start); };
+    auto weight = [](const index::Version& x) { return std::make_pair(index::IsCommitted(x), x.end - x.start); };
     if (largest == nullptr || weight(v) > weight(*largest)) largest = &v;
     const int64_t size = static_cast<int64_t>(v.end - v.start);
-    const int64_t committed = IsCommitted(v) ? size : 0;
+    const int64_t committed = index::IsCommitted(v) ? size : 0;
     changes.push_back({lo, size, committed});
     if (hi < end) changes.push_back({hi, -size, -committed});
   }
@@ -132,7 +132,7 @@ StackTimeline ComputeStackTimeline(const index::TraceIndex& idx, uint32_t proces
     Collected& c = v.origin.valid() ? by_stack[idx.event(v.origin).stack] : before;
     if (v.origin.valid() && EarlierCall(idx, v.origin, c.first_call)) c.first_call = v.origin;
     c.Add(v, lo, hi, t.size());
-    const int64_t size = static_cast<int64_t>(v.end - v.start), acc = IsCommitted(v) ? size : 0;
+    const int64_t size = static_cast<int64_t>(v.end - v.start), acc = index::IsCommitted(v) ? size : 0;
     mapped[lo] += size;
     committed[lo] += acc;
     mapped[hi] -= size;  // hi == t.size(): the slot past the last boundary, never summed

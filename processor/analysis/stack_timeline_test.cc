@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 
 #include "gtest/gtest.h"
-#include "processor/analysis/committed.h"
+#include "processor/index/committed.h"
 #include "processor/analysis/replayed_index_for_test.h"
 
 namespace pageblame::analysis {
@@ -21,7 +21,7 @@ const StackId kS1(1), kS2(2);
 // Reservations are reservations, everything else anon: says which version
 // a series took its kind from.
 RegionKind KindByAccess(const index::Version& v) {
-  return IsCommitted(v) ? RegionKind::kAnon : RegionKind::kReservation;
+  return index::IsCommitted(v) ? RegionKind::kAnon : RegionKind::kReservation;
 }
 
 class StackTimelineTest : public ReplayedIndexTest {
@@ -43,7 +43,7 @@ class StackTimelineTest : public ReplayedIndexTest {
       const index::Version& v = idx_.version(id);
       if (stack.valid() && (!v.origin.valid() || idx_.event(v.origin).stack != stack)) continue;
       sum.first += v.end - v.start;
-      if (IsCommitted(v)) sum.second += v.end - v.start;
+      if (index::IsCommitted(v)) sum.second += v.end - v.start;
     }
     return sum;
   }

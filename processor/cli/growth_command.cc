@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
-#include "processor/analysis/bytes_timeline.h"
+#include "processor/index/bytes_timeline.h"
 #include "processor/analysis/growth_report.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/cli/command_spec.h"

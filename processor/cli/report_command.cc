@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "processor/analysis/attribute_report.h"
-#include "processor/analysis/bytes_timeline.h"
+#include "processor/index/bytes_timeline.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/analysis/report_analysis.h"
 #include "processor/base/format.h"
@@ -74,7 +74,7 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
   }
   std::vector<uint32_t> all;
   for (uint32_t p = 0; p < idx.num_processes(); ++p) all.push_back(p);
-  const std::vector<analysis::BytesTimeline> timelines = analysis::BytesTimeline::OfEach(idx, all);
+  const std::vector<index::BytesTimeline> timelines = index::BytesTimeline::OfEach(idx, all);
   uint32_t best = 0;
   for (uint32_t p = 1; p < all.size(); ++p) {
     if (timelines[p].Peak(true).committed > timelines[best].Peak(true).committed) best = p;

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/analysis/attribution_summary.h"
-#include "processor/analysis/committed.h"
+#include "processor/index/committed.h"
 #include "processor/analysis/region_label.h"
 #include "processor/analysis/syscall_format.h"
 #include "processor/base/format.h"
@@ -102,7 +102,7 @@ std::string MapsPprof(const replay::LoadedTrace& trace, const analysis::MapsAnsw
       const int64_t size = Signed(v.end - v.start);
       const std::vector<PprofLabel> labels = {PprofLabel::Num("pid", pid),
                                               PprofLabel::Str("prot", analysis::RegionProt(v.attrs))};
-      std::vector<int64_t> values = {size, analysis::IsCommitted(v) ? size : 0, 1};
+      std::vector<int64_t> values = {size, index::IsCommitted(v) ? size : 0, 1};
       if (a.snapshots) values.push_back(Signed(region.rss.value_or(0)));
       if (v.origin.valid()) {
         b.AddCall(v.origin, values, labels);

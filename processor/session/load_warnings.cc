@@ -1,7 +1,7 @@
 #include "processor/session/load_warnings.h"
 
 #include "absl/strings/str_cat.h"
-#include "processor/analysis/libc_cut.h"
+#include "processor/session/libc_cut.h"
 #include "processor/base/format.h"
 
 namespace pageblame::session {
@@ -74,7 +74,7 @@ std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
   WarnImpossible(s, &out);
   // A frame-pointer trace whose stacks stop in libc names no caller.
   if (trace.unwind_stats() == nullptr) {
-    if (analysis::LibcCut cut = analysis::FindLibcCut(trace); cut.Mostly()) out.push_back(analysis::LibcCutHint(cut));
+    if (LibcCut cut = FindLibcCut(trace); cut.Mostly()) out.push_back(LibcCutHint(cut));
   }
   return out;
 }

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "processor/analysis/bytes_timeline.h"
+#include "processor/index/bytes_timeline.h"
 #include "processor/base/format.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/usage_error.h"
@@ -84,7 +84,7 @@ absl::Status CheckPid(const index::TraceIndex& idx, std::optional<uint32_t> pid)
 absl::StatusOr<uint64_t> ResolveMoment(const TimeSpec& at, const index::TraceIndex& idx,
                                        const std::vector<uint32_t>& processes, PeakOf peak) {
   return ResolveTime(at, idx, [&] {
-    return analysis::BytesTimeline::Of(idx, processes).Peak(peak == PeakOf::kCommitted).time;
+    return index::BytesTimeline::Of(idx, processes).Peak(peak == PeakOf::kCommitted).time;
   });
 }
 

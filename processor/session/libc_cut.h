@@ -6,14 +6,14 @@
 // record instead (--call-graph dwarf on the enter events).
 //
 //   LibcCut cut = FindLibcCut(trace);
-//   if (cut.Mostly()) say(LibcCutHint(cut));   // session/load_warnings.h
+//   if (cut.Mostly()) say(LibcCutHint(cut));   // load_warnings.h
 //
 // A stack is cut when its outermost frame is in libc and is not where a
 // process or thread begins (__libc_start_call_main, start_thread, clone3).
 // Two symbol lookups (outermost and leaf) per unique stack, one array read
 // per call. An outermost libc frame without a name is not judged cut.
-#ifndef PAGEBLAME_ANALYSIS_LIBC_CUT_H_
-#define PAGEBLAME_ANALYSIS_LIBC_CUT_H_
+#ifndef PAGEBLAME_SESSION_LIBC_CUT_H_
+#define PAGEBLAME_SESSION_LIBC_CUT_H_
 
 #include <cstdint>
 #include <string>
@@ -21,7 +21,7 @@
 
 #include "processor/replay/trace_loader.h"
 
-namespace pageblame::analysis {
+namespace pageblame::session {
 
 struct LibcCut {
   uint64_t calls = 0;  // calls with a user stack
@@ -37,6 +37,6 @@ LibcCut FindLibcCut(const replay::LoadedTrace& trace);
 // stderr: what happened and the recording that fixes it.
 std::string LibcCutHint(const LibcCut& cut);
 
-}  // namespace pageblame::analysis
+}  // namespace pageblame::session
 
-#endif  // PAGEBLAME_ANALYSIS_LIBC_CUT_H_
+#endif  // PAGEBLAME_SESSION_LIBC_CUT_H_

@@ -1,10 +1,10 @@
-#include "processor/analysis/bytes_timeline.h"
+#include "processor/index/bytes_timeline.h"
 
 #include <algorithm>
 
-#include "processor/analysis/committed.h"
+#include "processor/index/committed.h"
 
-namespace pageblame::analysis {
+namespace pageblame::index {
 namespace {
 
 struct Change {
@@ -38,30 +38,30 @@ BytesTimeline FromChanges(std::vector<Change> changes) {
 // Calls add(slot, change) for each version of a process in `processes`
 // (slot: its position there).
 template <typename Add>
-void ForEachChange(const index::TraceIndex& idx, const std::vector<uint32_t>& processes, Add add) {
+void ForEachChange(const TraceIndex& idx, const std::vector<uint32_t>& processes, Add add) {
   std::vector<int> slot(idx.num_processes(), -1);
   for (size_t i = 0; i < processes.size(); ++i) {
     if (processes[i] < slot.size()) slot[processes[i]] = static_cast<int>(i);
   }
   for (uint32_t i = 0; i < idx.num_versions(); ++i) {
-    const index::Version& v = idx.version(VersionId(i));
+    const Version& v = idx.version(VersionId(i));
     if (slot[v.process] < 0 || v.t_from == v.t_to) continue;
     const int64_t size = static_cast<int64_t>(v.end - v.start);
     const int64_t committed = IsCommitted(v) ? size : 0;
     add(slot[v.process], Change{v.t_from, size, committed});
-    if (v.t_to != index::kEndOfTrace) add(slot[v.process], Change{v.t_to, -size, -committed});
+    if (v.t_to != kEndOfTrace) add(slot[v.process], Change{v.t_to, -size, -committed});
   }
 }
 
 }  // namespace
 
-BytesTimeline BytesTimeline::Of(const index::TraceIndex& idx, const std::vector<uint32_t>& processes) {
+BytesTimeline BytesTimeline::Of(const TraceIndex& idx, const std::vector<uint32_t>& processes) {
   std::vector<Change> changes;
   ForEachChange(idx, processes, [&](int, const Change& c) { changes.push_back(c); });
   return FromChanges(std::move(changes));
 }
 
-std::vector<BytesTimeline> BytesTimeline::OfEach(const index::TraceIndex& idx,
+std::vector<BytesTimeline> BytesTimeline::OfEach(const TraceIndex& idx,
                                                  const std::vector<uint32_t>& processes) {
   std::vector<std::vector<Change>> changes(processes.size());
   ForEachChange(idx, processes, [&](int slot, const Change& c) { changes[slot].push_back(c); });
@@ -89,4 +89,4 @@ BytesTimeline::Point BytesTimeline::Peak(bool committed, uint64_t since) const {
   return best;
 }
 
-}  // namespace pageblame::analysis
+}  // namespace pageblame::index

@@ -1,4 +1,4 @@
-#include "processor/analysis/libc_cut.h"
+#include "processor/session/libc_cut.h"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "processor/symbols/absl_compat.h"
 
-namespace pageblame::analysis {
+namespace pageblame::session {
 namespace {
 
 bool IsLibc(absl::string_view dso) {
@@ -93,4 +93,4 @@ std::string LibcCutHint(const LibcCut& cut) {
       "frame pointers (Fedora 38+, Ubuntu 24.04+) needs none of this.");
 }
 
-}  // namespace pageblame::analysis
+}  // namespace pageblame::session

@@ -6,8 +6,8 @@
 //   BytesTimeline tl = BytesTimeline::Of(idx, {p});
 //   BytesTimeline::Point peak = tl.Peak(/*committed=*/false);   // --at peak
 //   uint64_t then = tl.At(t).mapped;                            // == maps --at t, summed
-#ifndef PAGEBLAME_ANALYSIS_BYTES_TIMELINE_H_
-#define PAGEBLAME_ANALYSIS_BYTES_TIMELINE_H_
+#ifndef PAGEBLAME_INDEX_BYTES_TIMELINE_H_
+#define PAGEBLAME_INDEX_BYTES_TIMELINE_H_
 
 #include <cstdint>
 #include <utility>
@@ -15,7 +15,7 @@
 
 #include "processor/index/trace_index.h"
 
-namespace pageblame::analysis {
+namespace pageblame::index {
 
 class BytesTimeline {
  public:
@@ -26,9 +26,9 @@ class BytesTimeline {
   };
 
   // The sum over `processes`.
-  static BytesTimeline Of(const index::TraceIndex& idx, const std::vector<uint32_t>& processes);
+  static BytesTimeline Of(const TraceIndex& idx, const std::vector<uint32_t>& processes);
   // One timeline per process of `processes`, in that order, in one pass.
-  static std::vector<BytesTimeline> OfEach(const index::TraceIndex& idx,
+  static std::vector<BytesTimeline> OfEach(const TraceIndex& idx,
                                            const std::vector<uint32_t>& processes);
 
   // Sorted by time, one per instant at which the totals changed; the first
@@ -47,6 +47,6 @@ class BytesTimeline {
   std::vector<Point> points_;
 };
 
-}  // namespace pageblame::analysis
+}  // namespace pageblame::index
 
-#endif  // PAGEBLAME_ANALYSIS_BYTES_TIMELINE_H_
+#endif  // PAGEBLAME_INDEX_BYTES_TIMELINE_H_
