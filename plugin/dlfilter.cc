@@ -25,9 +25,11 @@ extern "C" {
 #include <perf/perf_dlfilter.h>
 }
 
+#include "absl/strings/str_cat.h"
 #include "plugin/filter_session.h"
 #include "plugin/perf_command_line.h"
 #include "processor/base/text_escape.h"
+#include "processor/session/session.h"
 
 using pageblame::plugin::FilterSession;
 using pageblame::plugin::PerfFrame;
@@ -154,7 +156,7 @@ int stop(void* data, void* ctx) {
 }
 
 const char* filter_description(const char** long_description) {
-  static const char kLong[] =
+  static const std::string kLong = absl::StrCat(
       "Keeps only the memory-syscall events (mmap, munmap, brk, mremap, mprotect, pkey_mprotect,\n"
       "madvise: enter, exit and their raw_syscalls duplicates) of the calls that created, committed,\n"
       "moved or removed the given pages, so perf prints them with\n"
@@ -167,9 +169,9 @@ const char* filter_description(const char** long_description) {
       "  pid=N                 only process N\n"
       "  summary=text|json|none  the end summary; json = `pageblame query --json` output\n"
       "  trace=FILE            the perf.data to index (default: perf script's -i, else\n"
-      "                        ./perf.data; required when perf script reads a pipe)\n"
+      "                        ./", pageblame::session::kDefaultTracePath, "; required when perf script reads a pipe)\n"
       "Without pages/regions every memory-syscall event is kept. perf script's own -f\n"
-      "makes the plugin, as perf, use a /tmp/perf-PID.map another user owns.";
-  if (long_description != nullptr) *long_description = kLong;
+      "makes the plugin, as perf, use a /tmp/perf-PID.map another user owns.");
+  if (long_description != nullptr) *long_description = kLong.c_str();
   return "pageblame: keep the memory syscalls that touched given pages; say who created them";
 }

@@ -7,8 +7,6 @@
 #include "plugin/summary_writer.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/text_escape.h"
-#include "processor/session/load_warnings.h"
-#include "processor/session/residency_load.h"
 #include "processor/session/selection.h"
 
 namespace pageblame::plugin {
@@ -21,16 +19,18 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
                                         : TraceInputFromArgv(env.argv, env.stdin_is_fifo);
   RETURN_IF_ERROR(CheckRereadable(s->path_));
 
-  replay::LoadOptions lo;
-  lo.path = s->path_;
-  lo.symbols.trace_path = s->path_;
+  session::SessionOptions so;
+  so.path = s->path_;
   const PerfSymbolPaths perf_paths = SymbolPathsFromArgv(env.argv, std::getenv("PERF_BUILDID_DIR"));
-  lo.symbols.debug_dir = perf_paths.buildid_dir;
-  lo.symbols.symfs = perf_paths.symfs;
-  // perf script -f: perf reads another user's /tmp/perf-PID.map, and so do we.
-  lo.symbols.force = ForceFromArgv(env.argv);
-  lo.raw_duplicate_times = true;  // keep_set.h: a call's samples include its raw duplicates
-  ASSIGN_OR_RETURN(s->trace_, replay::LoadTrace(lo));
+  so.symbols.debug_dir = perf_paths.buildid_dir;
+  so.symbols.symfs = perf_paths.symfs;
+  // perf script -f: perf reads another user's /tmp/perf-PID.map, and so do
+  // we (and the other side files beside the trace).
+  so.force = ForceFromArgv(env.argv);
+  so.raw_duplicate_times = true;  // keep_set.h: a call's samples include its raw duplicates
+  // TRACE.rss beside the trace, as the CLI finds it; a broken one is a
+  // warning (the summary is still given, without resident bytes).
+  ASSIGN_OR_RETURN(s->trace_, session::Session::Open(so));
   const index::TraceIndex& idx = s->trace_->index();
 
   auto numbers = EventClassifier::NumbersForArch(s->trace_->info().arch);
@@ -50,19 +50,13 @@ absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
   s->targets_ = s->selection_->Targets(s->options_);
   for (const Target& t : s->targets_) s->selection_->AddHistoryCalls(t, &s->keep_);
   s->keep_.Finalize();
-  // TRACE.rss beside the trace, as the CLI finds it; a broken one is a
-  // warning (the summary is still given, without resident bytes).
-  session::ResidencyRequest rss_request;
-  rss_request.force = ForceFromArgv(env.argv);
-  ASSIGN_OR_RETURN(session::ResidencyLoad rss, session::LoadResidency(*s->trace_, s->path_, rss_request));
-  s->rss_ = std::move(rss.index);
-  SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->at_, s->names_, s->samples_, s->rss_.get());
+  SummaryWriter w(*s->trace_, *s->selection_, s->options_.pid, s->at_, s->names_, s->samples_,
+                  s->trace_->residency());
   for (EventId id : w.PrintedStacks(s->targets_)) s->printed_stacks_.insert(id);
 
   // What the CLI warns about, the plugin says too.
-  s->warnings_ = session::LoadWarnings(*s->trace_);
+  s->warnings_ = s->trace_->warnings();
   s->warnings_.insert(s->warnings_.end(), chosen.notes.begin(), chosen.notes.end());
-  if (rss.warning) s->warnings_.push_back(*rss.warning);
   return s;
 }
 
@@ -120,7 +114,7 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
 
 std::string FilterSession::Finish() const {
   if (options_.summary == Summary::kNone) return "";
-  SummaryWriter w(*trace_, *selection_, options_.pid, at_, names_, samples_, rss_.get());
+  SummaryWriter w(*trace_, *selection_, options_.pid, at_, names_, samples_, trace_->residency());
   if (options_.summary == Summary::kJson) {
     // Only the JSON, so the output after perf's events parses as one array.
     return options_.keep_all() ? "[]\n" : w.Json(targets_);

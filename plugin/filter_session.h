@@ -39,7 +39,7 @@
 #include "plugin/keep_set.h"
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/residency/residency_index.h"
 
 namespace pageblame::plugin {
@@ -92,8 +92,7 @@ class FilterSession {
 
   DlfilterOptions options_;
   std::string path_;
-  std::unique_ptr<replay::LoadedTrace> trace_;
-  std::unique_ptr<residency::ResidencyIndex> rss_;  // TRACE.rss beside the trace, or null
+  std::unique_ptr<session::Session> trace_;
   std::unique_ptr<PageSelection> selection_;
   std::unique_ptr<EventClassifier> classifier_;
   std::vector<Target> targets_;

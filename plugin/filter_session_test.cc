@@ -29,10 +29,10 @@ class FilterSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // Any page created by an mmap: the session keeps its creating call.
-    replay::LoadOptions o;
+    session::SessionOptions o;
     o.path = kTrace;
     o.raw_duplicate_times = true;  // as the session loads it: spans cover the raw duplicates
-    auto t = replay::LoadTrace(o);
+    auto t = session::Session::Open(o);
     ASSERT_TRUE(t.ok()) << t.status();
     const index::TraceIndex& idx = (*t)->index();
     for (uint32_t i = 0; i < idx.num_versions(); ++i) {

@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "processor/session/session.h"
 
 namespace pageblame::plugin {
 
@@ -51,7 +52,7 @@ std::string TraceInputFromArgv(const std::vector<std::string>& argv, bool stdin_
     }
   }
   if (!input.empty()) return input;
-  return stdin_is_fifo ? "-" : "perf.data";
+  return stdin_is_fifo ? "-" : session::kDefaultTracePath;
 }
 
 namespace {

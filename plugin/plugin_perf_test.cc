@@ -32,7 +32,7 @@
 #include "processor/base/format.h"
 #include "processor/base/temp_dir_for_test.h"
 #include "processor/render/query_report.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/session/selection.h"
 #include "tests/cli_runner.h"
 #include "tests/hostile_trace.h"
@@ -155,12 +155,12 @@ bool IsMemoryEvent(const PerfEvent& e) {
 
 // ---------------------------------------------------------------- the library's answers
 
-const replay::LoadedTrace* Loaded(const std::string& trace) {
-  static auto* cache = new std::map<std::string, std::unique_ptr<replay::LoadedTrace>>();
+const session::Session* Loaded(const std::string& trace) {
+  static auto* cache = new std::map<std::string, std::unique_ptr<session::Session>>();
   auto it = cache->find(trace);
   if (it == cache->end()) {
-    replay::LoadOptions o = testing::TraceLoadOptions(trace);
-    auto t = replay::LoadTrace(o);
+    session::SessionOptions o = testing::TraceSessionOptions(trace);
+    auto t = session::Session::Open(o);
     it = cache->emplace(trace, t.ok() ? std::move(*t) : nullptr).first;
   }
   return it->second.get();
@@ -879,9 +879,9 @@ TEST(PluginPerfTest, TracesTheLibraryRefusesFailAtStart) {
   for (const std::string& trace : AllTraces()) {
     if (Loaded(trace) != nullptr) continue;
     SCOPED_TRACE(trace);
-    replay::LoadOptions o;
+    session::SessionOptions o;
     o.path = TracePath(trace);
-    std::string why(replay::LoadTrace(o).status().message());
+    std::string why(session::Session::Open(o).status().message());
     PerfRun r = RunOnTrace(trace, {"pages=0x1000"});
     EXPECT_FALSE(r.crashed);
     EXPECT_NE(r.exit_code, 0);

@@ -50,7 +50,7 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
     // Inlined frames come from the DWARF (perf's resolver names only the
     // function that holds the code); perf's name is for the frame itself.
     frames.clear();
-    render::AppendFrames(trace_.symbolizer(), ev, ips, i, inlines, &frames);
+    session::AppendFrames(trace_.symbolizer(), ev, ips, i, inlines, &frames);
     for (size_t k = 0; k + 1 < frames.size(); ++k) {
       absl::StrAppend(&out, "    #", n++, " ", Hex(ip), " ", render::DisplayName(frames[k]),
                       "\n");
@@ -91,7 +91,7 @@ std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
   const index::Process& proc = idx.process(*a.process);
   std::string out = absl::StrCat(Hex(a.address), " in pid ", proc.pid, " (",
                                  EscapeName(idx.strings().Get(proc.comm)), ")\n");
-  render::OriginRenderer r(idx, trace_.symbolizer());
+  render::OriginRenderer r(trace_.frames());
   if (!a.version.valid()) {
     const std::string gone = render::GoneText(idx, r, a.lineage);
     absl::StrAppend(&out, gone.empty() ? absl::StrCat("  not mapped ", When(), "\n") : gone);

@@ -25,14 +25,14 @@
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
 #include "processor/render/query_report.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::plugin {
 
 class SummaryWriter {
  public:
   // `at`: the moment the answers are for (index::kEndOfTrace: the end).
-  SummaryWriter(const replay::LoadedTrace& trace, const PageSelection& selection,
+  SummaryWriter(const session::Session& trace, const PageSelection& selection,
                 std::optional<uint32_t> pid, uint64_t at, const PerfFrameNames& names,
                 const absl::flat_hash_map<EventId, uint32_t>& samples,
                 const residency::ResidencyIndex* rss = nullptr)
@@ -55,7 +55,7 @@ class SummaryWriter {
   std::string When() const;
   std::string StackText(const index::CallEvent& ev) const;
 
-  const replay::LoadedTrace& trace_;
+  const session::Session& trace_;
   const PageSelection& selection_;
   std::optional<uint32_t> pid_;
   uint64_t at_;

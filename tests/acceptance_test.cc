@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "processor/render/query_report.h"
 #include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/session/selection.h"
 #include "tests/trace_fixtures.h"
 
@@ -24,12 +25,12 @@ namespace pageblame::testing {
 namespace {
 
 // Loads each trace once for the whole suite.
-const replay::LoadedTrace& Load(const std::string& name) {
-  static std::map<std::string, std::unique_ptr<replay::LoadedTrace>> cache;
+const session::Session& Load(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<session::Session>> cache;
   auto& slot = cache[name];
   if (!slot) {
-    replay::LoadOptions o = TraceLoadOptions(name);
-    auto t = replay::LoadTrace(o);
+    session::SessionOptions o = TraceSessionOptions(name);
+    auto t = session::Session::Open(o);
     EXPECT_TRUE(t.ok()) << name << ": " << t.status();
     if (!t.ok()) std::abort();
     slot = std::move(t).value();
@@ -102,7 +103,7 @@ TEST(AcceptanceTest, CreatedPagesEqualTheKernelsMapsAtTheEnd) {
       ADD_FAILURE() << "cannot read " << LocalPath(exe) << " to find its exec-time image";
       continue;
     }
-    const replay::LoadedTrace& t = Load(row["trace"]);
+    const session::Session& t = Load(row["trace"]);
     uint32_t p = ProcessOf(t.index(), std::stoul(row["pid"]));
     PageSet created = LivePages(t.index(), p, /*with_origin=*/true);
     PageSet expected = ProcessMadePages(ReadMapsFile(TracePath(row["maps"])), exe);
@@ -139,7 +140,7 @@ TEST(AcceptanceTest, AttachModeWithoutDataMapsKnowsOnlyWhatTheTraceShows) {
   ASSERT_FALSE(rows.empty());
   for (const ManifestRow& row : rows) {
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
-    const replay::LoadedTrace& t = Load(row["trace"]);
+    const session::Session& t = Load(row["trace"]);
     uint32_t p = ProcessOf(t.index(), std::stoul(row["pid"]));
     const index::Process& proc = t.index().process(p);
     EXPECT_TRUE(proc.existed_before_trace);
@@ -171,7 +172,7 @@ TEST(AcceptanceTest, AttachModeWithDataMapsAccountsForEveryPage) {
   ASSERT_FALSE(rows.empty());
   for (const ManifestRow& row : rows) {
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
-    const replay::LoadedTrace& t = Load(row["trace"]);
+    const session::Session& t = Load(row["trace"]);
     uint32_t p = ProcessOf(t.index(), std::stoul(row["pid"]));
     EXPECT_FALSE(t.index().process(p).unknown_break_event.valid());
     std::vector<MapsRow> end_rows = ReadMapsFile(TracePath(row["maps"]));
@@ -226,11 +227,10 @@ TEST(AcceptanceTest, QueryNamesTheTestProgramsOwnFunctions) {
        Rows({"trace-record", "record", "pipe", "record-zstd", "pipe-zstd"})) {
     if (row["role"] != "main" || LocalPath(row["exe"]) != SourceDir() + "/traces/bin/rules") continue;
     SCOPED_TRACE(row["trace"]);
-    replay::LoadOptions o;
+    session::SessionOptions o;
     o.path = TracePath(row["trace"]);
-    o.symbols.trace_path = o.path;
     o.symbols.symfs = MakeSymfs("acceptance-symfs", std::vector<std::string>{row["exe"]});
-    auto t = replay::LoadTrace(o);
+    auto t = session::Session::Open(o);
     ASSERT_TRUE(t.ok()) << t.status();
     const index::TraceIndex& idx = (*t)->index();
     uint32_t p = ProcessOf(idx, std::stoul(row["pid"]));
@@ -311,7 +311,7 @@ TEST(AcceptanceTest, TruthRangesAreInTheMapsAndCreatedDuringTheTrace) {
       EXPECT_FALSE(r.origin.empty() || r.origin == "-") << r.what;
     }
     if (!loadable.count(row["mode"])) continue;
-    const replay::LoadedTrace& t = Load(row["trace"]);
+    const session::Session& t = Load(row["trace"]);
     uint32_t p = ProcessOf(t.index(), std::stoul(row["pid"]));
     PageSet created = LivePages(t.index(), p, /*with_origin=*/true);
     for (const TruthRow& r : truth) {
@@ -329,7 +329,7 @@ TEST(AcceptanceTest, TruthRangesAreInTheMapsAndCreatedDuringTheTrace) {
 TEST(AcceptanceTest, JitFramesComeFromThePerfMapBesideTheTrace) {
   auto rows = Rows({"jit"});
   ASSERT_FALSE(rows.empty());
-  const replay::LoadedTrace& t = Load(rows[0]["trace"]);
+  const session::Session& t = Load(rows[0]["trace"]);
   const index::TraceIndex& idx = t.index();
   const std::string map_name = "perf-" + rows[0]["pid"] + ".map";
   int jit_frames = 0;
@@ -375,11 +375,11 @@ TEST(AcceptanceTest, SkippingRawDuplicatesUnparsedChangesNothingButTheSpans) {
   for (const ManifestRow& row : rows) {
     if (!seen.insert(row["trace"]).second) continue;  // a row per process
     SCOPED_TRACE(row["trace"]);
-    std::unique_ptr<replay::LoadedTrace> loads[2];
+    std::unique_ptr<session::Session> loads[2];
     for (bool raw_duplicates : {false, true}) {
-      replay::LoadOptions o = TraceLoadOptions(row["trace"]);
+      session::SessionOptions o = TraceSessionOptions(row["trace"]);
       o.raw_duplicate_times = raw_duplicates;
-      auto t = replay::LoadTrace(o);
+      auto t = session::Session::Open(o);
       ASSERT_TRUE(t.ok()) << t.status();
       loads[raw_duplicates] = std::move(t).value();
     }
@@ -442,12 +442,12 @@ TEST(AcceptanceTest, ThirtyTwoBitProgramsAreDetectedNotMisread) {
   // and recorded with raw_syscalls only, from /tmp/unseen/w/c32: its calls
   // carry i386 numbers (its chdir is nr 12, brk on x86_64). Its binary is
   // found through --symfs.
-  replay::LoadOptions o;
+  session::SessionOptions o;
   o.path = TracePath("c32-raw.data");
   o.symbols.symfs = MakeSymfs("c32-symfs", std::vector<std::pair<std::string, std::string>>{
                                                 {"/tmp/unseen/w/c32", SourceDir() + "/traces/bin/c32"}});
   ASSERT_FALSE(o.symbols.symfs.empty());
-  auto t = replay::LoadTrace(o);
+  auto t = session::Session::Open(o);
   ASSERT_TRUE(t.ok()) << t.status();
   const index::TraceIndex& idx = (*t)->index();
   ASSERT_EQ(idx.num_processes(), 1u);
@@ -460,7 +460,7 @@ TEST(AcceptanceTest, ThirtyTwoBitProgramsAreDetectedNotMisread) {
 TEST(AcceptanceTest, LostEventsAreReportedWithTheirTimeSpan) {
   auto rows = Rows({"lost"});
   ASSERT_FALSE(rows.empty());
-  const replay::LoadedTrace& t = Load(rows[0]["trace"]);
+  const session::Session& t = Load(rows[0]["trace"]);
   const index::TraceStats& st = t.index().stats();
   ASSERT_FALSE(st.lost.empty());
   EXPECT_GT(st.lost_records, 0u);

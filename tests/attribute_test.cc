@@ -23,7 +23,7 @@
 #include "processor/regions/region_table_reader.h"
 #include "processor/render/attribute_render.h"
 #include "processor/render/folded_stacks.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {
@@ -34,18 +34,17 @@ using analysis::RegionAttribution;
 using ::testing::HasSubstr;
 
 // Each trace loaded once; nullptr if it cannot be loaded (no-callchain).
-const replay::LoadedTrace* Load(const std::string& name) {
-  static std::map<std::string, std::unique_ptr<replay::LoadedTrace>> cache;
+const session::Session* Load(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<session::Session>> cache;
   static std::set<std::string> failed;
   if (failed.count(name)) return nullptr;
   auto& slot = cache[name];
   if (!slot) {
-    replay::LoadOptions o;
+    session::SessionOptions o;
     o.path = TracePath(name);
-    o.symbols.trace_path = o.path;
     o.symbols.symfs = MakeSymfs(
         "attr-symfs", std::vector<std::string>{"/work/main/traces/bin/rules", "/work/main/traces/bin/attach"});
-    auto t = replay::LoadTrace(o);
+    auto t = session::Session::Open(o);
     if (!t.ok()) {
       failed.insert(name);
       return nullptr;
@@ -137,7 +136,7 @@ TEST(AttributeTest, EveryByteOfEveryMapsRegionGoesToExactlyOneBucket) {
   ASSERT_GE(rows.size(), 12u) << "traces/manifest.tsv lost rows";
   for (const ManifestRow& row : rows) {
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"] + " (" + row["role"] + ")");
-    const replay::LoadedTrace& t = *Load(row["trace"]);
+    const session::Session& t = *Load(row["trace"]);
     regions::RegionTable table = MapsTable(row);
     analysis::AttributeOptions o;
     o.pid = Pid(row);
@@ -162,7 +161,7 @@ TEST(AttributeTest, CreatedBytesAreWhatTheKernelSaysTheProcessMade) {
   for (const ManifestRow& row : RowsWithMaps()) {
     if (row["verify"] != "OK" || row["mode"].rfind("attach", 0) == 0) continue;
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
-    const replay::LoadedTrace& t = *Load(row["trace"]);
+    const session::Session& t = *Load(row["trace"]);
     std::vector<MapsRow> rows = ReadMapsFile(TracePath(row["maps"]));
     analysis::AttributeOptions o;
     o.pid = Pid(row);
@@ -188,7 +187,7 @@ TEST(AttributeTest, AttachModeSplitsBetweenTheTraceAndBeforeIt) {
   for (const ManifestRow& row : RowsWithMaps()) {
     if (row["pre_maps"].empty()) continue;
     SCOPED_TRACE(row["trace"]);
-    const replay::LoadedTrace& t = *Load(row["trace"]);
+    const session::Session& t = *Load(row["trace"]);
     regions::RegionTable table = MapsTable(row);
     auto a = analysis::Attribute(t.index(), table.regions.ToVector(), {});  // one process: no --pid needed
     ASSERT_TRUE(a.ok()) << a.status();
@@ -246,7 +245,7 @@ TEST(AttributeTest, RegionsMadeByKnownFunctionsAreBlamedOnThem) {
   ASSERT_GE(rows.size(), 3u);
   for (const ManifestRow& row : rows) {
     SCOPED_TRACE(row["trace"]);
-    const replay::LoadedTrace& t = *Load(row["trace"]);
+    const session::Session& t = *Load(row["trace"]);
     std::vector<regions::Region> regs;
     for (const auto& k : known) regs.push_back(k.first);
     analysis::AttributeOptions o;
@@ -279,7 +278,7 @@ TEST(AttributeTest, RegionsMadeByKnownFunctionsAreBlamedOnThem) {
 TEST(AttributeTest, HolesAndTimesBeforeCreationAreNotMapped) {
   for (const ManifestRow& row : RulesMainRows()) {
     SCOPED_TRACE(row["trace"]);
-    const replay::LoadedTrace& t = *Load(row["trace"]);
+    const session::Session& t = *Load(row["trace"]);
     analysis::AttributeOptions o;
     o.pid = Pid(row);
     // do_partial_munmap's scenario area B(4): what the kernel still has there
@@ -318,7 +317,7 @@ TEST(AttributeTest, HolesAndTimesBeforeCreationAreNotMapped) {
 TEST(AttributeTest, AttributionAtTimesInsideTheTraceMatchesTheOracle) {
   for (const ManifestRow& row : RulesMainRows()) {
     SCOPED_TRACE(row["trace"]);
-    const replay::LoadedTrace& t = *Load(row["trace"]);
+    const session::Session& t = *Load(row["trace"]);
     const index::TraceIndex& idx = t.index();
     regions::RegionTable table = MapsTable(row);
     // Plus one region spanning all the fixed-address scenarios.
@@ -352,7 +351,7 @@ TEST(AttributeTest, AttributionAtTimesInsideTheTraceMatchesTheOracle) {
 TEST(AttributeTest, FoldedOutputParsesAndAddsUp) {
   for (const ManifestRow& row : RowsWithMaps()) {
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
-    const replay::LoadedTrace& t = *Load(row["trace"]);
+    const session::Session& t = *Load(row["trace"]);
     analysis::AttributeOptions o;
     o.pid = Pid(row);
     auto a = analysis::Attribute(t.index(), MapsTable(row).regions.ToVector(), o);
@@ -385,7 +384,7 @@ TEST(AttributeTest, FoldedFramesAreRootFirst) {
   for (const ManifestRow& row : RulesMainRows()) {
     if (!HasCallChains(row)) continue;
     SCOPED_TRACE(row["trace"]);
-    const replay::LoadedTrace& t = *Load(row["trace"]);
+    const session::Session& t = *Load(row["trace"]);
     analysis::AttributeOptions o;
     o.pid = Pid(row);
     auto a = analysis::Attribute(t.index(), {Range(0x100030000000, 0x100030002000)}, o);
@@ -402,7 +401,7 @@ TEST(AttributeTest, ProcessChoice) {
   auto rows = RulesMainRows();
   ASSERT_FALSE(rows.empty());
   const ManifestRow& row = rows[0];
-  const replay::LoadedTrace& t = *Load(row["trace"]);
+  const session::Session& t = *Load(row["trace"]);
   regions::RegionTable table = MapsTable(row);
   // The fork child shares most of the parent's layout: the choice matters.
   auto none = analysis::Attribute(t.index(), table.regions.ToVector(), {});
@@ -441,7 +440,7 @@ TEST(AttributeTest, ProcessChoice) {
 
 TEST(AttributeTest, RankedStacksAreSortedAndDeterministic) {
   const ManifestRow row = RulesMainRows().at(0);
-  const replay::LoadedTrace& t = *Load(row["trace"]);
+  const session::Session& t = *Load(row["trace"]);
   analysis::AttributeOptions o;
   o.pid = Pid(row);
   auto a = analysis::Attribute(t.index(), MapsTable(row).regions.ToVector(), o);
@@ -470,7 +469,7 @@ TEST(AttributeTest, RankedStacksAreSortedAndDeterministic) {
 
 TEST(AttributeTest, TextNamesEveryRegionAndEveryRankedStack) {
   const ManifestRow row = RulesMainRows().at(0);
-  const replay::LoadedTrace& t = *Load(row["trace"]);
+  const session::Session& t = *Load(row["trace"]);
   analysis::AttributeOptions o;
   o.pid = Pid(row);
   regions::RegionTable table = MapsTable(row);

@@ -20,11 +20,11 @@
 namespace pageblame::testing {
 namespace {
 
-const replay::LoadedTrace& Load(const std::string& name) {
-  static auto* cache = new std::map<std::string, std::unique_ptr<replay::LoadedTrace>>();
+const session::Session& Load(const std::string& name) {
+  static auto* cache = new std::map<std::string, std::unique_ptr<session::Session>>();
   auto& slot = (*cache)[name];
   if (!slot) {
-    auto t = replay::LoadTrace(TraceLoadOptions(name));
+    auto t = session::Session::Open(TraceSessionOptions(name));
     EXPECT_TRUE(t.ok()) << name << ": " << t.status();
     if (!t.ok()) std::abort();
     slot = std::move(t).value();
@@ -40,7 +40,7 @@ uint32_t ProcessOf(const index::TraceIndex& idx, const std::string& pid) {
 
 // Traces in which mprotect is replayed: recorded with its events, or with
 // raw_syscalls for every call (the seed's perf trace record).
-bool ReplaysMprotect(const replay::LoadedTrace& t) {
+bool ReplaysMprotect(const session::Session& t) {
   return !absl::StrContains(t.sources(), "mprotect: not recorded");
 }
 
@@ -55,7 +55,7 @@ std::string ProtOf(uint32_t prot) {
 }
 
 // The symbols of a call's stack (empty for an invalid call).
-std::vector<std::string> StackSymbols(const replay::LoadedTrace& t, EventId ev) {
+std::vector<std::string> StackSymbols(const session::Session& t, EventId ev) {
   std::vector<std::string> out;
   if (!ev.valid()) return out;
   const index::CallEvent& call = t.index().event(ev);
@@ -77,7 +77,7 @@ TEST(CommitTest, ProtIsPageExactAgainstTheKernelsMaps) {
   int traces = 0;
   for (const ManifestRow& row : ReadManifest()) {
     if (row["verify"] != "OK" || row["pre_maps"] != "") continue;  // attach mode: see below
-    const replay::LoadedTrace& t = Load(row["trace"]);
+    const session::Session& t = Load(row["trace"]);
     if (!ReplaysMprotect(t)) continue;
     SCOPED_TRACE(row["trace"] + " pid " + row["pid"]);
     ++traces;
@@ -118,7 +118,7 @@ TEST(CommitTest, TruthRangesNameTheirReservingAndCommittingFunctions) {
   for (const ManifestRow& row : ReadManifest()) {
     if (row.fields.count("truth") == 0 || row["truth"].empty()) continue;
     SCOPED_TRACE(row["trace"]);
-    const replay::LoadedTrace& t = Load(row["trace"]);
+    const session::Session& t = Load(row["trace"]);
     const index::TraceIndex& idx = t.index();
     const uint32_t p = ProcessOf(idx, row["pid"]);
     for (const TruthRow& r : ReadTruth(row["truth"])) {
@@ -148,7 +148,7 @@ TEST(CommitTest, TheJavaHeapIsCommittedByOsCommitMemory) {
   // it (only the frame right above libc's mmap wrapper is lost).
   for (const ManifestRow& row : ReadManifest()) {
     if (row["trace"] != "jvm-fp.data") continue;
-    const replay::LoadedTrace& t = Load(row["trace"]);
+    const session::Session& t = Load(row["trace"]);
     const uint32_t p = ProcessOf(t.index(), row["pid"]);
     int committed = 0;
     for (const TruthRow& r : ReadTruth(row["truth"])) {
@@ -169,7 +169,7 @@ TEST(CommitTest, TheJavaHeapIsCommittedByOsCommitMemory) {
 TEST(CommitTest, AttributeByCommitCreditsEachCommittingFunctionItsBytes) {
   for (const ManifestRow& row : ReadManifest()) {
     if (row["trace"] != "commit-trace.data") continue;
-    const replay::LoadedTrace& t = Load(row["trace"]);
+    const session::Session& t = Load(row["trace"]);
     std::vector<TruthRow> truth;
     std::vector<regions::Region> table;
     for (const TruthRow& r : ReadTruth(row["truth"])) {

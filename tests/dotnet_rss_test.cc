@@ -174,12 +174,12 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
   }
 
   // TRACE.rss against the trace: the requested snapshot, then the exit one, last.
-  replay::LoadOptions o;
+  session::SessionOptions o;
   o.path = trace;
   o.preload_symbols = false;
-  auto loaded = replay::LoadTrace(o);
+  auto loaded = session::Session::Open(o);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  absl::StatusOr<residency::ResidencyIndex> rss = residency::ResidencyIndex::Load(trace + ".rss", FactsOf(**loaded));
+  absl::StatusOr<residency::ResidencyIndex> rss = residency::ResidencyIndex::Load(trace + ".rss", (*loaded)->Facts());
   ASSERT_TRUE(rss.ok()) << rss.status();
   const std::vector<ResidencySnapshot>& snaps = rss->Of(pid);
   ASSERT_FALSE(snaps.empty());

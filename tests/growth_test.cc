@@ -15,7 +15,7 @@
 #include "processor/analysis/growth_report.h"
 #include "processor/render/maps_report.h"
 #include "processor/render/origin_renderer.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/session/selection.h"
 #include "tests/trace_fixtures.h"
 
@@ -26,11 +26,11 @@ constexpr uint64_t kMiB = 1 << 20;
 // phases.c's fixed hints.
 constexpr uint64_t P(int k) { return 0x400000000000ULL + k * 0x10000000ULL; }
 
-const replay::LoadedTrace* Load(const std::string& name) {
-  static std::map<std::string, std::unique_ptr<replay::LoadedTrace>> cache;
+const session::Session* Load(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<session::Session>> cache;
   auto& slot = cache[name];
   if (!slot) {
-    auto t = replay::LoadTrace(TraceLoadOptions(name));
+    auto t = session::Session::Open(TraceSessionOptions(name));
     if (!t.ok()) return nullptr;
     slot = std::move(t).value();
   }
@@ -49,7 +49,7 @@ const ManifestRow& PhasesRow() {
 }
 
 struct Phases {
-  const replay::LoadedTrace* trace = nullptr;
+  const session::Session* trace = nullptr;
   uint32_t process = 0;
   uint64_t gap = 0;  // between the phases: after reserve_arena, before grow_cache
 };
@@ -75,8 +75,8 @@ Phases LoadPhases() {
 }
 
 // The leaf function of a stack's representative call.
-std::string Leaf(const replay::LoadedTrace& trace, EventId call) {
-  render::OriginRenderer r(trace.index(), trace.symbolizer());
+std::string Leaf(const session::Session& trace, EventId call) {
+  render::OriginRenderer r(trace.frames());
   const std::vector<symbols::Frame>& frames = r.Frames(trace.index().event(call));
   if (frames.empty() || !frames[0].symbol) return "?";
   return *frames[0].symbol;
@@ -84,7 +84,7 @@ std::string Leaf(const replay::LoadedTrace& trace, EventId call) {
 
 // The stacks by their leaf function, summed: a function that maps from two
 // call sites has two stacks (grow_cache's kept and scratch mappings).
-std::map<std::string, analysis::StackGrowth> ByLeaf(const replay::LoadedTrace& trace, const analysis::Growth& g) {
+std::map<std::string, analysis::StackGrowth> ByLeaf(const session::Session& trace, const analysis::Growth& g) {
   std::map<std::string, analysis::StackGrowth> out;
   for (const analysis::StackGrowth& s : g.stacks) {
     const std::string leaf = Leaf(trace, s.first_call);
@@ -184,7 +184,7 @@ TEST(GrowthTest, EveryTraceAddsUpToMapsAtBothEnds) {
   std::set<std::string> done;
   for (const ManifestRow& row : ReadManifest()) {
     if (!done.insert(row["trace"]).second) continue;
-    const replay::LoadedTrace* t = Load(row["trace"]);
+    const session::Session* t = Load(row["trace"]);
     if (t == nullptr) continue;  // not loadable (by design or not yet): other tests say which
     SCOPED_TRACE(row["trace"]);
     const index::TraceIndex& idx = t->index();
@@ -226,7 +226,7 @@ TEST(GrowthTest, EveryProcessesTallyIsItsTimelinesPeakAndEnd) {
   size_t exec_peaks = 0;
   for (const ManifestRow& row : ReadManifest()) {
     if (!done.insert(row["trace"]).second) continue;
-    const replay::LoadedTrace* t = Load(row["trace"]);
+    const session::Session* t = Load(row["trace"]);
     if (t == nullptr) continue;
     SCOPED_TRACE(row["trace"]);
     const index::TraceIndex& idx = t->index();

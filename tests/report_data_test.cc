@@ -12,20 +12,20 @@
 #include "processor/analysis/report_analysis.h"
 #include "processor/base/format.h"
 #include "processor/render/report_data.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {
 namespace {
 
 struct Loaded {
-  std::unique_ptr<replay::LoadedTrace> trace;
+  std::unique_ptr<session::Session> trace;
   uint32_t process = 0;
 };
 
 Loaded LoadPhases() {
   Loaded out;
-  auto t = replay::LoadTrace(TraceLoadOptions("phases-fp.data"));
+  auto t = session::Session::Open(TraceSessionOptions("phases-fp.data"));
   EXPECT_TRUE(t.ok()) << t.status();
   if (!t.ok()) return out;
   out.trace = std::move(t).value();
@@ -40,8 +40,7 @@ Loaded LoadPhases() {
 // The page's data as `pageblame report` makes it, with a strip of at most
 // `max_strip_regions` elements before it merges.
 render::Json Data(const Loaded& l, size_t max_strip_regions = 2000) {
-  render::OriginRenderer r(l.trace->index(), l.trace->symbolizer());
-  analysis::KindClassifier kinds(l.trace->index(), r);
+  analysis::KindClassifier kinds(l.trace->frames());
   analysis::ReportQuery q;
   q.process = l.process;
   q.kind_of = kinds.Function();

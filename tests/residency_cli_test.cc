@@ -172,17 +172,17 @@ TEST(ResidencyLiveTest, RequestedSnapshotEqualsSmapsAndLoadsAgainstTheTrace) {
   EXPECT_LE(main_snap->time, main_snap->end_time);
 
   // TRACE.rss against the trace.
-  replay::LoadOptions o;
+  session::SessionOptions o;
   o.path = trace;
   o.preload_symbols = false;
-  auto loaded = replay::LoadTrace(o);
+  auto loaded = session::Session::Open(o);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   const index::TraceIndex& idx = (*loaded)->index();
   for (const perf::EventAttr& a : (*loaded)->info().attrs) {
     ASSERT_TRUE(a.clockid.has_value()) << a.name;  // perf -k mono: every event
     EXPECT_EQ(*a.clockid, CLOCK_MONOTONIC) << a.name;
   }
-  const residency::TraceFacts facts = FactsOf(**loaded);
+  const residency::TraceFacts facts = (*loaded)->Facts();
   const index::Process* command = nullptr;
   for (size_t i = 0; i < idx.num_processes(); ++i) {
     if (idx.process(i).pid == pid) command = &idx.process(i);

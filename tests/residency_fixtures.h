@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/session/residency_load.h"
 #include "processor/residency/residency_index.h"
 #include "tests/trace_fixtures.h"
@@ -71,7 +71,6 @@ inline size_t CompareWithSmaps(const residency::ResidencySnapshot& s, const std:
 
 // What ResidencyIndex checks a snapshot file against: one rule, the
 // session's.
-using session::FactsOf;
 
 // The resident bytes of each region residency.c made, checked against what
 // it says it touched: private anonymous pages exactly; the thread's stack a

@@ -42,9 +42,9 @@ TEST(ResidencyTraceTest, RequestedSnapshotEqualsTheKernelsSmapsAtThePause) {
   const uint32_t child = regions.back().pid;
   ASSERT_NE(pid, child);
 
-  auto loaded = replay::LoadTrace(TraceLoadOptions("residency.data"));
+  auto loaded = session::Session::Open(TraceSessionOptions("residency.data"));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  const residency::TraceFacts facts = FactsOf(**loaded);
+  const residency::TraceFacts facts = (*loaded)->Facts();
   ASSERT_EQ(facts.clockid, std::optional<int32_t>(CLOCK_MONOTONIC));
   absl::StatusOr<residency::ResidencyIndex> r =
       residency::ResidencyIndex::Load(residency::SnapshotPathFor(TracePath("residency.data")), facts);

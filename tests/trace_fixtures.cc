@@ -83,6 +83,13 @@ replay::LoadOptions TraceLoadOptions(const std::string& name) {
   return o;
 }
 
+session::SessionOptions TraceSessionOptions(const std::string& name) {
+  session::SessionOptions o;
+  o.path = !name.empty() && name[0] == '/' ? name : TracePath(name);
+  o.symbols.debug_dir = SourceDir() + "/traces/buildid-cache";
+  return o;
+}
+
 std::vector<ManifestRow> ReadManifest() {
   std::ifstream f(SourceDir() + "/traces/manifest.tsv");
   std::string line;

@@ -10,6 +10,7 @@
 
 #include "absl/container/btree_map.h"
 #include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::testing {
 
@@ -31,6 +32,8 @@ std::string ScratchPath(const std::string& name);
 // recorded binaries are found by build id in any checkout (their recorded
 // paths are those of the recording machine).
 replay::LoadOptions TraceLoadOptions(const std::string& name);
+// The same as a session's options (what every test that reads answers uses).
+session::SessionOptions TraceSessionOptions(const std::string& name);
 
 // One row of traces/manifest.tsv (one recorded process).
 struct ManifestRow {

@@ -18,7 +18,7 @@
 #include "processor/decode/tracing_data.h"
 #include "processor/perf/perf_reader.h"
 #include "processor/render/origin_renderer.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/symbols/inline_prefetcher.h"
 #include "processor/symbols/inline_resolver.h"
 #include "tests/trace_fixtures.h"
@@ -47,15 +47,14 @@ std::string DwarfSymfs() {
   return root;
 }
 
-const replay::LoadedTrace& Load(const std::string& name) {
-  static std::map<std::string, std::unique_ptr<replay::LoadedTrace>> cache;
+const session::Session& Load(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<session::Session>> cache;
   auto& slot = cache[name];
   if (!slot) {
-    replay::LoadOptions o;
+    session::SessionOptions o;
     o.path = TracePath(name);
-    o.symbols.trace_path = o.path;  // perf-PID.map beside it
     o.symbols.symfs = DwarfSymfs();
-    auto t = replay::LoadTrace(o);
+    auto t = session::Session::Open(o);
     EXPECT_TRUE(t.ok()) << name << ": " << t.status();
     if (!t.ok()) std::abort();
     slot = std::move(t).value();
@@ -83,7 +82,7 @@ struct StackCheck {
   bool named = false;
   std::string text;
 };
-StackCheck Check(const replay::LoadedTrace& t, render::OriginRenderer& r, EventId id,
+StackCheck Check(const session::Session& t, render::OriginRenderer& r, EventId id,
                  const std::vector<std::string>& fns) {
   StackCheck c;
   if (!id.valid()) {
@@ -122,9 +121,9 @@ void ExpectTruthNamed(const std::string& trace, int min_rows) {
   int rows = 0;
   for (const ManifestRow& row : ReadManifest()) {
     if (row["trace"] != trace || row.fields.count("truth") == 0 || row["truth"].empty()) continue;
-    const replay::LoadedTrace& t = Load(trace);
+    const session::Session& t = Load(trace);
     const index::TraceIndex& idx = t.index();
-    render::OriginRenderer r(idx, t.symbolizer());
+    render::OriginRenderer r(t.frames());
     const uint32_t p = ProcessOf(idx, std::stoul(row["pid"]));
     for (const TruthRow& tr : ReadTruth(row["truth"])) {
       SCOPED_TRACE(trace + ": " + tr.what + " (" + tr.origin + ", via " + tr.via + ")");
@@ -153,7 +152,7 @@ TEST(UnwindTruthTest, PythonDwarf) { ExpectTruthNamed("python-dwarf.data", 3); }
 TEST(UnwindTruthTest, NodeDwarfReachesTheJsFunction) { ExpectTruthNamed("node-dwarf.data", 8); }
 
 TEST(UnwindTruthTest, FramePointerTwinGetsTheHintDwarfTracesDoNot) {
-  const session::LibcCut fp = session::FindLibcCut(Load("alloc-fp.data"));
+  const session::LibcCut fp = session::FindLibcCut(Load("alloc-fp.data").index(), Load("alloc-fp.data").symbolizer());
   EXPECT_TRUE(fp.Mostly()) << fp.cut << " of " << fp.calls;
   ASSERT_FALSE(fp.leaves.empty());
   const std::string hint = session::LibcCutHint(fp);
@@ -161,12 +160,12 @@ TEST(UnwindTruthTest, FramePointerTwinGetsTheHintDwarfTracesDoNot) {
     EXPECT_NE(hint.find(must), std::string::npos) << must;
   }
   for (const char* dwarf : {"alloc-dwarf.data", "commit-dwarf.data"}) {
-    const replay::LoadedTrace& t = Load(dwarf);
-    EXPECT_EQ(session::FindLibcCut(t).cut, 0u) << dwarf;
+    const session::Session& t = Load(dwarf);
+    EXPECT_EQ(session::FindLibcCut(t.index(), t.symbolizer()).cut, 0u) << dwarf;
     ASSERT_NE(t.unwind_stats(), nullptr);
   }
   // Frame-pointer traces whose calls do not go through libc: no hint.
-  EXPECT_FALSE(session::FindLibcCut(Load("rules-record.data")).Mostly());
+  EXPECT_FALSE(session::FindLibcCut(Load("rules-record.data").index(), Load("rules-record.data").symbolizer()).Mostly());
 }
 
 // commit-dwarf.data's samples from one CPU come before its process's MMAP2
@@ -174,7 +173,7 @@ TEST(UnwindTruthTest, FramePointerTwinGetsTheHintDwarfTracesDoNot) {
 // In a file-mode trace they wait as places in the file, read again then
 // (no stack copy held), and still name their functions (CommitDwarf above).
 TEST(UnwindTruthTest, SamplesThatWaitForTheirMappingsAreReadAgainNotCopied) {
-  const replay::LoadedTrace& t = Load("commit-dwarf.data");
+  const session::Session& t = Load("commit-dwarf.data");
   ASSERT_NE(t.unwind_stats(), nullptr);
   const unwind::UnwindStats& u = *t.unwind_stats();
   EXPECT_GT(u.waited, 0u);
@@ -184,7 +183,7 @@ TEST(UnwindTruthTest, SamplesThatWaitForTheirMappingsAreReadAgainNotCopied) {
   EXPECT_EQ(u.stop_no_module, 0u);
   // Records decompressed from -z data cannot be read again: theirs wait as
   // copies (jvm-dwarf.data is a -z recording with a few such samples).
-  const replay::LoadedTrace& z = Load("jvm-dwarf.data");
+  const session::Session& z = Load("jvm-dwarf.data");
   ASSERT_NE(z.unwind_stats(), nullptr);
   const unwind::UnwindStats& zu = *z.unwind_stats();
   EXPECT_GT(zu.waited, 0u);
@@ -286,9 +285,9 @@ uint64_t MarkerTime(const std::string& trace, uint32_t pid, uint64_t addr) {
 // named by perf-23474.map beside the trace) up to the C# method. GC memory
 // is reserved at startup; the method that made it usable is its commit's.
 TEST(UnwindTruthTest, DotnetMethodsAreNamed) {
-  const replay::LoadedTrace& t = Load("dotnet/dotnet-leak.data");
+  const session::Session& t = Load("dotnet/dotnet-leak.data");
   const index::TraceIndex& idx = t.index();
-  render::OriginRenderer r(idx, t.symbolizer());
+  render::OriginRenderer r(t.frames());
   const uint32_t p = ProcessOf(idx, 23474);
   // The app's marker madvise(0x2000, 0, MADV_NORMAL) just before READY:
   // everything the truth lists is alive then. It changes nothing, so replay

@@ -150,12 +150,9 @@ std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpe
   return regions::Diff(*a, *m).unaccounted.pieces.ToVector();
 }
 
-absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const replay::LoadedTrace& trace,
-                                                      const residency::ResidencyIndex* rss,
+absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const session::Session& trace,
                                                       session::Selection* selection) {
-  absl::StatusOr<session::Unaccounted> u =
-      session::UnaccountedOf(trace, args.Value("--input").value_or("perf.data"), *selection,
-                             args.Value("--maddress"), args.Has("--force"), rss);
+  absl::StatusOr<session::Unaccounted> u = session::UnaccountedOf(trace, *selection, args.Value("--maddress"));
   if (u.ok()) {
     selection->pid = u->pid;
     selection->at = u->time;
@@ -190,28 +187,26 @@ int RunAttribute(const std::vector<std::string>& argv) {
   if (!regions) return rc;
   auto out = OutputFile::Open(args->Value("--output"), args->ValuesExcept("--output"));
   if (!out.ok()) return ReportError(out.status());
-  auto trace = LoadFromArgs(*args);
+  auto trace = LoadFromArgs(*args, /*rss_required=*/*sort == analysis::RankBy::kResident);
   if (!trace.ok()) return ReportError(trace.status());
   auto resolved = Resolve(*sel, **trace, by_commit);
   if (!resolved.ok()) return ReportError(resolved.status());
-  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/*sort == analysis::RankBy::kResident);
-  if (!rss.ok()) return ReportError(rss.status());
+  const residency::ResidencyIndex* rss = (*trace)->residency();
   if (args->Has("--unaccounted")) {
-    auto u = RegionsFromTrace(*args, **trace, *rss, &*resolved);
+    auto u = RegionsFromTrace(*args, **trace, &*resolved);
     if (!u.ok()) return ReportError(u.status());
     SayUnaccounted(*u);
     regions = std::move(u->pieces);
   }
 
   analysis::AttributeOptions o;
-  o.rss = *rss;
-  o.rank_by = Ranking(*sort, *rss);
+  o.rss = rss;
+  o.rank_by = Ranking(*sort, rss);
   o.pid = resolved->pid;
   o.at = resolved->at;
   o.by = by_commit ? analysis::CreditBy::kCommit : analysis::CreditBy::kCreate;
   // Kinds come from the stacks, symbolized once here and kept for the answer.
-  render::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
-  analysis::KindClassifier classifier((*trace)->index(), renderer);
+  analysis::KindClassifier classifier((*trace)->frames());
   o.kind_of = classifier.Function();
   o.kinds = *kinds;
   // When it cannot choose the process (several had the bytes) it says so as

@@ -57,8 +57,7 @@ std::optional<std::vector<regions::Region>> ReadRegionsFromArgs(const CommandSpe
                                                                 int* rc);
 // --unaccounted: session::UnaccountedOf for the trace of -i, minus
 // --maddress if given; `selection` then names its process and moment.
-absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const replay::LoadedTrace& trace,
-                                                      const residency::ResidencyIndex* rss,
+absl::StatusOr<session::Unaccounted> RegionsFromTrace(const Args& args, const session::Session& trace,
                                                       session::Selection* selection);
 
 }  // namespace pageblame::cli

@@ -116,7 +116,7 @@ absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
 
 // The growth options once the trace is read: the pid is in it, both times
 // resolved in it, the first not after the second.
-absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, const replay::LoadedTrace& trace) {
+absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, const session::Session& trace) {
   const index::TraceIndex& idx = trace.index();
   // Checks the pid (a usage error naming the trace's pids); the times are
   // resolved below, each with its own flag's name.
@@ -151,7 +151,7 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
   return o;
 }
 
-absl::StatusOr<std::string> Render(const GrowthRequest& r, const replay::LoadedTrace& trace,
+absl::StatusOr<std::string> Render(const GrowthRequest& r, const session::Session& trace,
                                    const analysis::Growth& g) {
   if (r.format == "json") return render::DumpJson(render::GrowthJson(trace, g)) + "\n";
   if (r.format == "folded") return render::GrowthFolded(trace, g);
@@ -162,17 +162,14 @@ absl::StatusOr<std::string> Render(const GrowthRequest& r, const replay::LoadedT
 absl::Status Run(const Args& args, const GrowthRequest& request) {
   auto out = OutputFile::Open(args.Value("--output"), args.ValuesExcept("--output"));
   if (!out.ok()) return out.status();
-  auto trace = LoadFromArgs(args);
+  auto trace = LoadFromArgs(args, /*rss_required=*/request.sort == analysis::RankBy::kResident);
   if (!trace.ok()) return trace.status();
   auto options = ResolveRange(request, **trace);
   if (!options.ok()) return options.status();
-  auto rss = LoadResidencyFromArgs(args, **trace, /*required=*/request.sort == analysis::RankBy::kResident);
-  if (!rss.ok()) return rss.status();
-  options->rss = *rss;
-  options->rank_by = Ranking(request.sort, *rss);
-  // Kinds come from the stacks, symbolized once here.
-  render::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
-  analysis::KindClassifier classifier((*trace)->index(), renderer);
+  options->rss = (*trace)->residency();
+  options->rank_by = Ranking(request.sort, options->rss);
+  // Kinds come from the stacks, symbolized once for the answer too.
+  analysis::KindClassifier classifier((*trace)->frames());
   options->kind_of = classifier.Function();
   options->kinds = request.kinds;
   auto g = analysis::ComputeGrowth((*trace)->index(), *options);

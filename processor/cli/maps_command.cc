@@ -73,12 +73,9 @@ int RunMaps(const std::vector<std::string>& argv) {
   if (!trace.ok()) return ReportError(trace.status());
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
   if (!resolved.ok()) return ReportError(resolved.status());
-  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
-  if (!rss.ok()) return ReportError(rss.status());
-  render::OriginRenderer renderer((*trace)->index(), (*trace)->symbolizer());
-  analysis::KindClassifier classifier((*trace)->index(), renderer);
+  analysis::KindClassifier classifier((*trace)->frames());
   analysis::MapsQuery q;
-  q.rss = *rss;
+  q.rss = (*trace)->residency();
   q.processes = resolved->processes;
   q.at = resolved->at;
   q.kinds = *kinds;

@@ -104,9 +104,7 @@ int RunQuery(const std::vector<std::string>& argv) {
   o.processes = resolved->processes;
   o.at = resolved->at;
   o.history = args->Has("--history");
-  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
-  if (!rss.ok()) return ReportError(rss.status());
-  o.rss = *rss;
+  o.rss = (*trace)->residency();
   const std::vector<analysis::QueryAnswer> answers = analysis::Query((*trace)->index(), o);
   if (args->Has("--json")) {
     std::printf("%s\n", render::DumpJson(render::QueryJson(**trace, o, answers)).c_str());

@@ -34,7 +34,7 @@
 #include "processor/recorder/recording_files.h"
 #include "processor/regions/runtime_table_store.h"
 #include "processor/recorder/target_cgroup.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/residency/snapshot_file.h"
 #include "processor/session/selection.h"
 
@@ -57,7 +57,8 @@ const CommandSpec& RecordSpec() {
         "(or SIGINT/SIGTERM to this process: a last snapshot, then perf gets it and\n"
         "writes the trace). Ask for a snapshot at any moment with\n"
         "  kill -USR1 $(pgrep -f 'pageblame record')\n"
-        "  -o, --output FILE     the trace (default perf.data); an existing FILE is kept\n"
+        "  -o, --output FILE     the trace (default " + std::string(session::kDefaultTracePath) +
+        "); an existing FILE is kept\n"
         "                        as FILE.old (perf's rule), its FILE.rss as FILE.old.rss\n"
         "                        and FILE.runtime as FILE.old.runtime. Every file is made\n"
         "                        new, never through a link; a directory others may write\n"
@@ -352,10 +353,11 @@ int PerfFailed(int perf_rc, const recorder::PerfRunResult& run, const std::strin
 
 // What the recording holds, and the commands to run next.
 int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int runtime_tables) {
-  replay::LoadOptions o;
+  session::SessionOptions o;
   o.path = plan.output;
   o.preload_symbols = false;
-  auto trace = replay::LoadTrace(o);
+  o.residency.off = true;  // its own summary says what the snapshots hold
+  auto trace = session::Session::Open(o);
   // perf failed at start, or was killed: its failure, not what it left.
   if (!trace.ok() && run.perf_exit != 0) return PerfFailed(run.perf_exit, run, std::string(trace.status().message()));
   // (perf exits with the command's status when it ran one: not a failure
@@ -447,7 +449,7 @@ void ChooseCgroup(RecordPlan* plan) {
 
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
   RecordPlan plan;
-  plan.output = args.Value("--output").value_or("perf.data");
+  plan.output = args.Value("--output").value_or(session::kDefaultTracePath);
   if (auto pid = args.Value("--pid")) {
     uint32_t v;
     if (!absl::SimpleAtoi(*pid, &v)) return UsageError(absl::StrCat("bad --pid '", *pid, "'"));

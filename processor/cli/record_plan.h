@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "processor/session/session.h"
+
 namespace pageblame::cli {
 
 struct RecordPlan {
@@ -28,7 +30,7 @@ struct RecordPlan {
   // record per CPU limited to it (perf -a -G) instead of per thread (-p).
   std::string cgroup;
   std::vector<std::string> command;   // or run this
-  std::string output = "perf.data";
+  std::string output = session::kDefaultTracePath;
   // What perf's -o gets, when not `output` itself (recorder/recording_files.h:
   // /proc/self/fd/N where the trace's path could be swapped under perf).
   std::string perf_output;

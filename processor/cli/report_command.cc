@@ -88,12 +88,10 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
   return best;
 }
 
-// What the page shows of `process` at `at`, computed (kinds through a
-// classifier of its own: its symbolized stacks are not the page's labels).
-analysis::ReportAnalysis AnalyzeForPage(const replay::LoadedTrace& trace, uint32_t process, uint64_t at,
+// What the page shows of `process` at `at`, computed.
+analysis::ReportAnalysis AnalyzeForPage(const session::Session& trace, uint32_t process, uint64_t at,
                                       const residency::ResidencyIndex* rss) {
-  render::OriginRenderer renderer(trace.index(), trace.symbolizer());
-  analysis::KindClassifier classifier(trace.index(), renderer);
+  analysis::KindClassifier classifier(trace.frames());
   analysis::ReportQuery q;
   q.process = process;
   q.at = at;
@@ -126,15 +124,14 @@ int RunReport(const std::vector<std::string>& argv) {
   if (!out.ok()) return ReportError(out.status());
   auto trace = LoadFromArgs(*args);
   if (!trace.ok()) return ReportError(trace.status());
-  auto rss = LoadResidencyFromArgs(*args, **trace, /*required=*/false);
-  if (!rss.ok()) return ReportError(rss.status());
+  const residency::ResidencyIndex* rss = (*trace)->residency();
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
   if (!resolved.ok()) return ReportError(resolved.status());
   const index::TraceIndex& idx = (*trace)->index();
   if (idx.num_processes() == 0) return ReportError(absl::InvalidArgumentError("the trace has no processes"));
   std::string unaccounted_title;
   if (unaccounted) {
-    auto u = RegionsFromTrace(*args, **trace, *rss, &*resolved);
+    auto u = RegionsFromTrace(*args, **trace, &*resolved);
     if (!u.ok()) return ReportError(u.status());
     regions = std::move(u->pieces);
     unaccounted_title = absl::StrCat("pid ", u->pid, "'s memory not in the runtime's table ", u->table);
@@ -143,7 +140,7 @@ int RunReport(const std::vector<std::string>& argv) {
   if (!process.ok()) return ReportError(process.status());
 
   render::ReportOptions o;
-  o.title = args->Value("--input").value_or("perf.data");
+  o.title = InputPath(*args);
   o.frames = *frames;
   if (with_regions) {
     analysis::AttributeOptions ao;
@@ -157,7 +154,7 @@ int RunReport(const std::vector<std::string>& argv) {
                               ? *args->Value("--regions")
                               : absl::StrCat(*args->Value("--address"), " minus ", *args->Value("--maddress"));
   }
-  const analysis::ReportAnalysis analysis = AnalyzeForPage(**trace, *process, resolved->at, *rss);
+  const analysis::ReportAnalysis analysis = AnalyzeForPage(**trace, *process, resolved->at, rss);
   absl::Status written = (*out)->Write(render::HtmlPage(render::ReportData(**trace, o, analysis)));
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);

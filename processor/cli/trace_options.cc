@@ -8,13 +8,11 @@
 #include "processor/base/status_macros.h"
 #include "processor/base/text_escape.h"
 #include "processor/cli/usage.h"
-#include "processor/session/load_warnings.h"
-#include "processor/session/residency_load.h"
 
 namespace pageblame::cli {
 namespace {
 // The trace loaded with -v, for PrintSymbolStats on the way out.
-const replay::LoadedTrace* verbose_trace = nullptr;
+const session::Session* verbose_trace = nullptr;
 // -v's line about --call-graph dwarf stacks: how many samples were unwound,
 // how each frame was found, why each stack ended, how the caches did.
 void PrintUnwindStats(const unwind::UnwindStats& u) {
@@ -89,7 +87,7 @@ absl::StatusOr<std::vector<analysis::RegionKind>> ParseKindFilter(const Args& ar
   return kinds;
 }
 
-absl::StatusOr<Selection> Resolve(const SelectionRequest& sel, const replay::LoadedTrace& trace,
+absl::StatusOr<Selection> Resolve(const SelectionRequest& sel, const session::Session& trace,
                                   bool by_commit) {
   ASSIGN_OR_RETURN(Selection out, session::Resolve(sel, trace, by_commit ? session::PeakOf::kCommitted
                                                                          : session::PeakOf::kMapped));
@@ -109,42 +107,33 @@ analysis::RankBy Ranking(std::optional<analysis::RankBy> asked, const residency:
   return rss != nullptr && rss->size() > 0 ? analysis::RankBy::kResident : analysis::RankBy::kCommitted;
 }
 
-absl::StatusOr<const residency::ResidencyIndex*> LoadResidencyFromArgs(const Args& args,
-                                                                      const replay::LoadedTrace& trace,
-                                                                      bool required) {
-  session::ResidencyRequest request;
-  request.path = args.Value("--rss");
-  request.off = args.Has("--no-rss");
-  request.required = required;
-  request.force = args.Has("--force");
-  if (request.off && (request.path || required)) {
-    return UsageError(request.path ? "--no-rss contradicts --rss" : "--no-rss contradicts an answer in resident bytes");
-  }
-  ASSIGN_OR_RETURN(session::ResidencyLoad load,
-                   session::LoadResidency(trace, args.Value("--input").value_or("perf.data"), request));
-  if (load.warning) std::fprintf(stderr, "pageblame: %s\n", EscapeName(*load.warning).c_str());
-  static std::unique_ptr<residency::ResidencyIndex> kept;  // as the trace: never freed
-  kept = std::move(load.index);
-  if (kept && args.Has("--verbose")) {
-    std::fprintf(stderr, "pageblame: %s: %zu residency snapshots\n", EscapeName(kept->path()).c_str(), kept->size());
-  }
-  return kept.get();
-}
-
-absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
-  replay::LoadOptions o;
-  o.path = args.Value("--input").value_or("perf.data");
-  o.symbols.trace_path = o.path;
+absl::StatusOr<session::SessionOptions> SessionOptionsFromArgs(const Args& args, bool rss_required) {
+  session::SessionOptions o;
+  o.path = InputPath(args);
   o.symbols.symfs = args.Value("--symfs").value_or("");
   o.symbols.inline_frames = !args.Has("--no-inline");
   o.symbols.perf_map_dir = args.Value("--perf-map-dir").value_or("");
-  // perf's -f: side files another user could have written are used anyway.
-  o.symbols.force = args.Has("--force");
   // perf's --buildid-dir: the build-id cache to use instead of ~/.debug.
   o.symbols.debug_dir = args.Value("--buildid-dir").value_or("");
+  // perf's -f: side files another user could have written are used anyway.
+  o.force = args.Has("--force");
+  o.residency.path = args.Value("--rss");
+  o.residency.off = args.Has("--no-rss");
+  o.residency.required = rss_required;
+  if (o.residency.off && (o.residency.path || rss_required)) {
+    return UsageError(o.residency.path ? "--no-rss contradicts --rss"
+                                       : "--no-rss contradicts an answer in resident bytes");
+  }
   o.progress = true;
   o.time_unwinding = args.Has("--verbose");
-  ASSIGN_OR_RETURN(auto trace, replay::LoadTrace(o));
+  return o;
+}
+
+std::string InputPath(const Args& args) { return args.Value("--input").value_or(session::kDefaultTracePath); }
+
+absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_required) {
+  ASSIGN_OR_RETURN(session::SessionOptions o, SessionOptionsFromArgs(args, rss_required));
+  ASSIGN_OR_RETURN(std::unique_ptr<session::Session> trace, session::Session::Open(o));
   if (args.Has("--verbose")) {
     const index::TraceStats& s = trace->index().stats();
     std::fprintf(stderr,
@@ -172,10 +161,11 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
   }
   // Each warning is one line; some quote the trace (a comm, why a record
   // could not be parsed): escaped whole, as every message (ReportError).
-  for (const std::string& w : session::LoadWarnings(*trace)) {
-    std::fprintf(stderr, "pageblame: %s\n", EscapeName(w).c_str());
+  for (const std::string& w : trace->warnings()) std::fprintf(stderr, "pageblame: %s\n", EscapeName(w).c_str());
+  if (const residency::ResidencyIndex* rss = trace->residency(); rss != nullptr && args.Has("--verbose")) {
+    std::fprintf(stderr, "pageblame: %s: %zu residency snapshots\n", EscapeName(rss->path()).c_str(), rss->size());
   }
-  static std::unique_ptr<replay::LoadedTrace> kept;  // see the header: never freed
+  static std::unique_ptr<session::Session> kept;  // see the header: never freed
   kept = std::move(trace);
   if (args.Has("--verbose")) verbose_trace = kept.get();
   return kept.get();

@@ -17,11 +17,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "processor/analysis/app_frames.h"
 #include "processor/analysis/rank_by.h"
 #include "processor/analysis/region_kind.h"
 #include "processor/cli/args.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/residency/residency_index.h"
 #include "processor/session/selection.h"
 
@@ -34,8 +35,8 @@ inline const std::set<std::string> kTraceValueFlags = {"--input", "--pid", "--at
 inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json", "--no-inline", "--force", "--no-rss"};
 // The help lines of those options, for each command's --help: the input,
 // the selection (--pid, --at), and the rest; kTraceOptionsHelp is all three.
-inline constexpr char kTraceInputHelp[] =
-    "  -i, --input TRACE     the perf.data file (default ./perf.data; - for a pipe)\n";
+inline const std::string kTraceInputHelp = absl::StrCat(
+    "  -i, --input TRACE     the perf.data file (default ./", session::kDefaultTracePath, "; - for a pipe)\n");
 inline constexpr char kTraceSelectionHelp[] =
     "  --pid PID             one process (a pid not in the trace is an error)\n"
     "  --at T                the moment: perf script seconds (216.083882), +S after\n"
@@ -58,8 +59,7 @@ inline constexpr char kTraceSymbolsHelp[] =
     "  --rss FILE            residency snapshots (default TRACE.rss beside the trace,\n"
     "                        written by pageblame record): resident bytes beside\n"
     "                        mapped ones (docs/residency.md); --no-rss: without them\n";
-inline const std::string kTraceOptionsHelp =
-    std::string(kTraceInputHelp) + kTraceSelectionHelp + kTraceSymbolsHelp;
+inline const std::string kTraceOptionsHelp = kTraceInputHelp + kTraceSelectionHelp + kTraceSymbolsHelp;
 
 // --pid and --at, before the trace is read (session/selection.h says what
 // they name in it).
@@ -88,14 +88,20 @@ absl::StatusOr<std::vector<analysis::RegionKind>> ParseKindFilter(const Args& ar
 // session::Resolve, with its notes said on stderr. Usage errors for a pid
 // not in the trace (naming its pids) or a time outside it (naming its span).
 // `by_commit`: --at peak means the most bytes committed rather than mapped.
-absl::StatusOr<Selection> Resolve(const SelectionRequest& sel, const replay::LoadedTrace& trace,
+absl::StatusOr<Selection> Resolve(const SelectionRequest& sel, const session::Session& trace,
                                   bool by_commit);
-// Loads the trace named by -i (default ./perf.data, as perf does); with -v,
-// prints the data-quality stats to stderr. The trace is kept until the process
-// exits and is never freed: main() leaves with _Exit after flushing, because
-// taking apart an index of millions of entries only delays the exit (~5 % of
-// a big load).
-absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args);
+// The trace named by -i (session::kDefaultTracePath, as perf does).
+std::string InputPath(const Args& args);
+// The session every trace command opens: -i, --symfs, --buildid-dir,
+// --perf-map-dir, --no-inline, -f, --rss/--no-rss (`rss_required`: the
+// answer is resident bytes; --no-rss then is a usage error), -v.
+absl::StatusOr<session::SessionOptions> SessionOptionsFromArgs(const Args& args, bool rss_required);
+// Opens that session; with -v, prints the data-quality stats to stderr; its
+// warnings are said on stderr. The session is kept until the process exits
+// and is never freed: main() leaves with _Exit after flushing, because
+// taking apart an index of millions of entries only delays the exit (~5 %
+// of a big load).
+absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_required = false);
 // --sort rss|committed|mapped for attribute and growth (analysis/rank_by.h).
 inline constexpr char kSortHelp[] =
     "  --sort rss|committed|mapped\n"
@@ -108,13 +114,6 @@ absl::StatusOr<std::optional<analysis::RankBy>> ParseSort(const Args& args);
 // snapshots, else committed bytes.
 analysis::RankBy Ranking(std::optional<analysis::RankBy> asked, const residency::ResidencyIndex* rss);
 
-// The trace's residency snapshots (session/residency_load.h: --rss FILE,
-// TRACE.rss beside it, --no-rss), kept like the trace; null if there are
-// none. A warning on stderr for a broken file beside the trace; an error for
-// one named by --rss, or when `required` (the answer is resident bytes).
-absl::StatusOr<const residency::ResidencyIndex*> LoadResidencyFromArgs(const Args& args,
-                                                                      const replay::LoadedTrace& trace,
-                                                                      bool required);
 // With -v: what symbolization did (frames looked up and resolved, ELF files
 // read, DSOs not found), once the answer is out: frames are symbolized as
 // they are printed, so only then are the counts whole. Nothing without -v

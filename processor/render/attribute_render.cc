@@ -164,9 +164,9 @@ std::string Reservations(const index::TraceIndex& idx, OriginRenderer& r, const 
 
 }  // namespace
 
-Json AttributeJson(const replay::LoadedTrace& trace, const analysis::Attribution& a) {
+Json AttributeJson(const session::Session& trace, const analysis::Attribution& a) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(trace.frames());
   const char* key = a.by == analysis::CreditBy::kCommit ? "commit" : "origin";
   Json regions = Json::array();
   for (const analysis::RegionAttribution& ra : a.regions) {
@@ -270,9 +270,9 @@ std::string FullStacks(const index::TraceIndex& idx, OriginRenderer& r, const an
 
 }  // namespace
 
-std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attribution& a, const TextOptions& o) {
+std::string AttributeText(const session::Session& trace, const analysis::Attribution& a, const TextOptions& o) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer(), o.frames);
+  OriginRenderer r(trace.frames(), o.frames);
   const index::Process& proc = idx.process(a.process);
   std::string at = FormatTime(a.at);
   const analysis::AttributionSummary sum = analysis::SummarizeAttribution(a);

@@ -28,12 +28,12 @@
 #include "processor/analysis/attribute_report.h"
 #include "processor/render/origin_renderer.h"
 #include "processor/render/text_options.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::render {
 
-Json AttributeJson(const replay::LoadedTrace& trace, const analysis::Attribution& a);
-std::string AttributeText(const replay::LoadedTrace& trace, const analysis::Attribution& a,
+Json AttributeJson(const session::Session& trace, const analysis::Attribution& a);
+std::string AttributeText(const session::Session& trace, const analysis::Attribution& a,
                           const TextOptions& options = {});
 
 }  // namespace pageblame::render

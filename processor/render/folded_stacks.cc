@@ -54,9 +54,9 @@ std::string FoldedFrames(const index::TraceIndex& idx, OriginRenderer& r, EventI
 
 // Merging stays in render: which stacks become one line depends only on how
 // their frames are printed (FoldedFrames), not on anything the index says.
-std::string FoldedStacks(const replay::LoadedTrace& trace, const analysis::Attribution& a) {
+std::string FoldedStacks(const session::Session& trace, const analysis::Attribution& a) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(trace.frames());
   std::map<std::string, uint64_t> lines;  // frames -> bytes
   for (const analysis::StackTotal& st : a.stacks) lines[FoldedFrames(idx, r, st.first_call)] += st.bytes;
   std::vector<std::pair<std::string, uint64_t>> sorted(lines.begin(), lines.end());

@@ -26,11 +26,11 @@
 
 #include "processor/analysis/attribute_report.h"
 #include "processor/render/origin_renderer.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::render {
 
-std::string FoldedStacks(const replay::LoadedTrace& trace, const analysis::Attribution& a);
+std::string FoldedStacks(const session::Session& trace, const analysis::Attribution& a);
 // The frames of one call's stack as FoldedStacks writes them: root first,
 // joined by ';' ("[no user stack]" for a call without one). `growth
 // --format folded` and the HTML report name stacks the same way.

@@ -191,9 +191,9 @@ double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
   return TimeSeconds(t == index::kEndOfTrace ? idx.stats().last_time : t);
 }
 
-Json GrowthJson(const replay::LoadedTrace& trace, const analysis::Growth& g) {
+Json GrowthJson(const session::Session& trace, const analysis::Growth& g) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(trace.frames());
   const char* key = g.by == analysis::CreditBy::kCommit ? "commit" : "origin";
   Json out;
   out["from"] = GrowthTimeSeconds(idx, g.from);
@@ -217,9 +217,9 @@ Json GrowthJson(const replay::LoadedTrace& trace, const analysis::Growth& g) {
   return out;
 }
 
-std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth& g, const TextOptions& o) {
+std::string GrowthText(const session::Session& trace, const analysis::Growth& g, const TextOptions& o) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer(), o.frames);
+  OriginRenderer r(trace.frames(), o.frames);
   std::string out = absl::StrCat(
       "growth of ", Who(idx, g.processes), " from ", TimeText(idx, g.from), " to ", TimeText(idx, g.to), ": mapped ",
       HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
@@ -268,9 +268,9 @@ std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth&
 
 // Merging stays in render: which stacks become one line depends only on how
 // their frames are printed (FoldedFrames), not on anything the index says.
-std::string GrowthFolded(const replay::LoadedTrace& trace, const analysis::Growth& g) {
+std::string GrowthFolded(const session::Session& trace, const analysis::Growth& g) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(trace.frames());
   std::map<std::string, std::pair<uint64_t, uint64_t>> lines;  // frames -> (from, to)
   std::vector<std::string> order;
   for (const analysis::StackGrowth& s : g.stacks) {

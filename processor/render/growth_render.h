@@ -24,21 +24,21 @@
 #include "processor/analysis/growth_report.h"
 #include "processor/render/origin_renderer.h"
 #include "processor/render/text_options.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::render {
 
-Json GrowthJson(const replay::LoadedTrace& trace, const analysis::Growth& g);
+Json GrowthJson(const session::Session& trace, const analysis::Growth& g);
 // A header with the totals, the first screen (a table of the stacks ranked
 // by committed growth, a total, the PROT_NONE reservations apart); with
 // TextOptions::detail then the table of every stack's mapped bytes at both
 // ends, added, removed and made-and-gone, and each stack's frames.
-std::string GrowthText(const replay::LoadedTrace& trace, const analysis::Growth& g, const TextOptions& options = {});
+std::string GrowthText(const session::Session& trace, const analysis::Growth& g, const TextOptions& options = {});
 // Brendan Gregg's two-column folded format (difffolded.pl's output):
 // "frames from_bytes to_bytes" per stack, which flamegraph.pl draws as a
 // differential flame graph (red where it grew). Stacks that print the same
 // are merged; "[before trace]" last.
-std::string GrowthFolded(const replay::LoadedTrace& trace, const analysis::Growth& g);
+std::string GrowthFolded(const session::Session& trace, const analysis::Growth& g);
 // The seconds of a growth end: `t` as perf prints it; the end of the
 // trace (index::kEndOfTrace) as its last event's time.
 double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t);

@@ -75,9 +75,9 @@ std::string RunRow(const index::TraceIndex& idx, OriginRenderer& r, const analys
 
 }  // namespace
 
-bool WriteMapsJson(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer, std::FILE* out) {
+bool WriteMapsJson(const session::Session& trace, const analysis::MapsAnswer& answer, std::FILE* out) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(trace.frames());
   // DumpJson's layout of an array of regions, written directly: "[\n {" and
   // one space more per level inside; "[]" if empty.
   bool ok = true, first = true;
@@ -95,9 +95,9 @@ bool WriteMapsJson(const replay::LoadedTrace& trace, const analysis::MapsAnswer&
   return ok;
 }
 
-std::string MapsText(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer, const analysis::SummaryOptions& frames) {
+std::string MapsText(const session::Session& trace, const analysis::MapsAnswer& answer, const analysis::SummaryOptions& frames) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer(), frames);
+  OriginRenderer r(trace.frames(), frames);
   std::string out;
   for (const analysis::ProcessMaps& pm : answer.processes) {
     absl::StrAppend(&out, Heading(idx, answer, pm));

@@ -12,7 +12,7 @@
 
 #include "processor/analysis/maps_answer.h"
 #include "processor/render/origin_renderer.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::render {
 
@@ -21,11 +21,11 @@ namespace pageblame::render {
 // it all: a DOM of a big address space's origins and stacks was 40 MB and a
 // tenth of the run time. "rss" is null where unknown. Returns false if
 // writing failed.
-bool WriteMapsJson(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer, std::FILE* out);
+bool WriteMapsJson(const session::Session& trace, const analysis::MapsAnswer& answer, std::FILE* out);
 // One row per run (MapsQuery::runs: the kernel's merges, or with split one
 // per version) with its kind and calls said by `frames`; a resident column
 // when the trace has snapshots.
-std::string MapsText(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer, const analysis::SummaryOptions& frames = {});
+std::string MapsText(const session::Session& trace, const analysis::MapsAnswer& answer, const analysis::SummaryOptions& frames = {});
 
 }  // namespace pageblame::render
 

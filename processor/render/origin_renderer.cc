@@ -12,55 +12,20 @@
 
 namespace pageblame::render {
 
-OriginRenderer::CachedStack& OriginRenderer::Cached(const index::CallEvent& ev) {
-  keys_.clear();
-  const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
-  for (size_t i = 0; i < ips.size(); ++i) {
-    // A recursive frame repeats the ip before it: same pid, time and ip, same
-    // key, without the lookup (half the frames of some stacks).
-    keys_.push_back(i > 0 && ips[i] == ips[i - 1] ? keys_.back()
-                                                  : sym_.FrameKey(ev.pid, ev.time, ips[i]));
+OriginRenderer::Printed& OriginRenderer::PrintedOf(const index::CallEvent& ev) {
+  const session::StackFrames::Stack& stack = frames_.Of(ev);
+  Printed& p = printed_[{ev.stack.value(), ev.pid}];
+  if (p.serial != stack.serial) {
+    p.serial = stack.serial;
+    p.first_app = analysis::FirstAppFrame(stack.frames);
+    p.json.clear();
   }
-  auto [it, inserted] = stacks_.try_emplace({ev.stack.value(), ev.pid});
-  CachedStack& c = it->second;
-  if (!inserted && c.keys == keys_) return c;
-  c.keys = keys_;
-  c.frames.clear();
-  c.frame_keys.clear();
-  c.frame_parts.clear();
-  const bool inlines = idx_.stacks().Unwound(ev.stack);
-  for (size_t i = 0; i < ips.size(); ++i) {
-    const size_t before = c.frames.size();
-    AppendFrames(sym_, ev, ips, i, inlines, &c.frames);
-    for (size_t k = before; k < c.frames.size(); ++k) {
-      c.frame_keys.push_back(keys_[i]);
-      c.frame_parts.push_back(static_cast<uint32_t>(2 * (k - before) + (i > 0)));
-    }
-  }
-  c.first_app = analysis::FirstAppFrame(c.frames);
-  c.json.clear();
-  return c;
-}
-
-void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
-                  absl::Span<const uint64_t> ips, size_t i, bool inlines,
-                  std::vector<symbols::Frame>* out) {
-  if (!inlines) {
-    out->push_back(sym.Symbolize(ev.pid, ev.time, ips[i]));
-    return;
-  }
-  // Every ip but the leaf is a return address: its inlined calls are
-  // found at ip - 1.
-  sym.SymbolizeInlined(ev.pid, ev.time, ips[i], /*return_address=*/i > 0, out);
+  return p;
 }
 
 std::string DisplayName(const symbols::Frame& f) {
   if (!f.symbol) return Hex(f.ip);
   return f.inlined ? absl::StrCat(EscapeName(*f.symbol), " (inlined)") : EscapeName(*f.symbol);
-}
-
-const std::vector<symbols::Frame>& OriginRenderer::Frames(const index::CallEvent& ev) {
-  return Cached(ev).frames;
 }
 
 namespace {
@@ -91,11 +56,10 @@ Json OriginRenderer::OriginJson(EventId id) {
   j["pid"] = ev.pid;
   j["tid"] = ev.tid;
   j["comm"] = std::string(idx_.strings().Get(ev.comm));
-  const CachedStack& c = Cached(ev);
-  j["stack"] = FramesJson(c.frames);
+  j["stack"] = FramesJson(frames_.Of(ev).frames);
   // Where the application's own code begins (app_frames.h), for tools that
   // want its frames without knowing every runtime's libraries.
-  const std::optional<size_t> app = c.first_app;
+  const std::optional<size_t> app = PrintedOf(ev).first_app;
   j["first_app_frame"] = app ? Json(*app) : Json(nullptr);
   return j;
 }
@@ -154,18 +118,18 @@ void OriginRenderer::AppendOriginJson(std::string* out, EventId id, int indent) 
   // The stack's text is most of the output (kilobytes per region):
   // std::string::append copies it once, where StrAppend would first
   // zero-fill the room for it (libstdc++ has no uninitialized resize).
-  const CachedStack& c = StackJsonText(ev, nl);
+  const Printed& c = StackJsonText(ev, nl);
   out->append(c.json);
   absl::StrAppend(out, ",", nl, " \"first_app_frame\": ", c.first_app ? absl::StrCat(*c.first_app) : "null");
   out->append(nl);
   out->push_back('}');
 }
 
-const OriginRenderer::CachedStack& OriginRenderer::StackJsonText(const index::CallEvent& ev,
-                                                                 const std::string& nl) {
-  CachedStack& c = Cached(ev);
+const OriginRenderer::Printed& OriginRenderer::StackJsonText(const index::CallEvent& ev, const std::string& nl) {
+  Printed& c = PrintedOf(ev);
   if (!c.json.empty() && c.json_nl == nl) return c;
-  const std::vector<symbols::Frame>& frames = c.frames;
+  const session::StackFrames::Stack& stack = frames_.Of(ev);
+  const std::vector<symbols::Frame>& frames = stack.frames;
   std::string& out = c.json;
   out.clear();
   if (frames.empty()) {
@@ -175,7 +139,7 @@ const OriginRenderer::CachedStack& OriginRenderer::StackJsonText(const index::Ca
     for (size_t i = 0; i < frames.size(); ++i) {
       const symbols::Frame& f = frames[i];
       auto [it, made] = frame_json_.try_emplace(
-          FrameJsonKey(ev.pid, c.frame_keys[i], f.ip, c.frame_parts[i], nl));
+          FrameJsonKey(ev.pid, stack.frame_keys[i], f.ip, stack.frame_parts[i], nl));
       std::string& frame = it->second;
       if (made) {
         absl::StrAppend(&frame, nl, "  {", nl, "   \"ip\": \"", Hex(f.ip), "\",", nl,
@@ -239,7 +203,7 @@ std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_fr
   size_t app = 0;
   for (size_t i = 0; i < ips.size() && app < max_frames && (!all || frames.size() < max_frames); ++i) {
     const size_t before = frames.size();
-    AppendFrames(sym_, ev, ips, i, inlines, &frames);
+    session::AppendFrames(sym_, ev, ips, i, inlines, &frames);
     if (summary_.hide) {
       frames.erase(std::remove_if(frames.begin() + before, frames.end(),
                                   [&](const symbols::Frame& f) { return summary_.Hides(f); }),

@@ -5,7 +5,7 @@
 // EscapeName (base/text_escape.h): a JIT method named "\x1b[2J" must not
 // clear the terminal of root running pageblame, nor a "\n" forge a line.
 //
-//   OriginRenderer r(trace.index(), trace.symbolizer());
+//   OriginRenderer r(session.frames());   // symbolized once per command (session/stack_frames.h)
 //   nlohmann::ordered_json j = r.OriginJson(version.origin);   // null if before trace
 //   std::string text = r.StackText(event, "    ");
 #ifndef PAGEBLAME_RENDER_ORIGIN_RENDERER_H_
@@ -23,8 +23,8 @@
 #include "absl/container/flat_hash_map.h"
 
 #include "processor/analysis/app_frames.h"
-#include "processor/analysis/frame_source.h"
 #include "processor/index/trace_index.h"
+#include "processor/session/stack_frames.h"
 #include "processor/symbols/symbolizer.h"
 
 namespace pageblame::render {
@@ -46,30 +46,19 @@ std::string JsonControlsEscaped(std::string json);
 // are not UTF-8 replaced. Plain printable ASCII, the usual case, is copied.
 void AppendJsonString(std::string* out, std::string_view s);
 
-// The frames of ips[i] of call `ev`'s stack, appended to `out`: its own,
-// after the functions inlined there when `inlines` (unwound stacks only:
-// perf shows inlined frames for DWARF-unwound stacks, not for the
-// kernel's frame-pointer chains, and fp traces print as they always did).
-void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev,
-                  absl::Span<const uint64_t> ips, size_t i, bool inlines,
-                  std::vector<symbols::Frame>* out);
-
 // A frame's name as the text answers print it: the symbol, "name
 // (inlined)" for an inlined frame (as perf script), the hex ip if unnamed;
 // escaped (EscapeName).
 std::string DisplayName(const symbols::Frame& f);
 
-class OriginRenderer : public analysis::FrameSource {
+class OriginRenderer {
  public:
-  OriginRenderer(const index::TraceIndex& idx, symbols::Symbolizer& sym, analysis::SummaryOptions summary = {})
-      : idx_(idx), sym_(sym), summary_(std::move(summary)) {}
+  explicit OriginRenderer(session::StackFrames& frames, analysis::SummaryOptions summary = {})
+      : frames_(frames), idx_(frames.index()), sym_(frames.symbolizer()), summary_(std::move(summary)) {}
 
-  // User frames of the event's stack, leaf first, symbolized. Kept per
-  // stack and process, and reused while every frame's mapping is the same
-  // (checking that is a lookup per frame; symbolizing them again for each
-  // region was most of the time of printing a big map or attribution).
-  // Valid until the next call.
-  const std::vector<symbols::Frame>& Frames(const index::CallEvent& ev) override;
+  // User frames of the event's stack, leaf first, symbolized (the
+  // session's cache). Valid until the next call.
+  const std::vector<symbols::Frame>& Frames(const index::CallEvent& ev) { return frames_.Frames(ev); }
   // {"syscall","time","pid","tid","comm","stack":[{"ip","symbol","dso"}]}, or null;
   // an inlined frame has "inlined": true as well.
   Json OriginJson(EventId ev);
@@ -91,31 +80,25 @@ class OriginRenderer : public analysis::FrameSource {
   std::string ShortStack(const index::CallEvent& ev, size_t max_frames);
 
  private:
-  struct CachedStack;
-  // The cached stack, with its "stack" array for AppendOriginJson in `json`
-  // (`nl` being a newline and the indent); made once per cached frames.
-  const CachedStack& StackJsonText(const index::CallEvent& ev, const std::string& nl);
+  // What is printed of a stack, made from its frames once (while they are
+  // the same: StackFrames::Stack::serial).
+  struct Printed {
+    uint64_t serial = 0;
+    std::optional<size_t> first_app;  // FirstAppFrame(frames)
+    std::string json_nl;  // StackJsonText's text, if made, and its nl
+    std::string json;
+  };
+  Printed& PrintedOf(const index::CallEvent& ev);
+  // The stack's "stack" array for AppendOriginJson in `json` (`nl` being a
+  // newline and the indent).
+  const Printed& StackJsonText(const index::CallEvent& ev, const std::string& nl);
 
+  session::StackFrames& frames_;
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
   analysis::SummaryOptions summary_;
-  struct CachedStack {
-    std::vector<const void*> keys;  // Symbolizer::FrameKey of each ip
-    // Leaf first; an ip's inlined frames come before its own frame.
-    std::vector<symbols::Frame> frames;
-    // Per frame: its ip's key, and where it is among that ip's frames
-    // (2 * index, + 1 for a return address) for the frame_json_ cache.
-    std::vector<const void*> frame_keys;
-    std::vector<uint32_t> frame_parts;
-    std::string json_nl;  // StackJsonText's text, if made, and its nl
-    std::string json;
-    std::optional<size_t> first_app;  // FirstAppFrame(frames)
-  };
-  // By (StackId, pid): the same stack can symbolize differently in another
-  // process, or after a library was mapped elsewhere (then the keys differ).
-  CachedStack& Cached(const index::CallEvent& ev);
-  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, CachedStack> stacks_;
-  std::vector<const void*> keys_;  // scratch
+  // By (StackId, pid), as StackFrames keeps them.
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, Printed> printed_;
   // One frame's object in StackJsonText, by (pid, FrameKey, ip, nl): the
   // same pid, ip and key give the same frame (Symbolizer::FrameKey), and
   // stacks share most of their frames (the bench trace's 752 stacks have

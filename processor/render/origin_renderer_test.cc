@@ -79,7 +79,8 @@ TEST_F(OriginRendererTest, DirectOriginTextIsWhatOriginJsonPrints) {
   // process, other frames.
   sym_.maps().AddMapping(1, 40, kLib, 0x10000, 0, "/nonexistent/libbar.so", "");
   const EventId a3 = Mmap(50, 1, 0x40000000, stack);
-  OriginRenderer r(idx_, sym_);
+  session::StackFrames frames(idx_, sym_);
+  OriginRenderer r(frames);
   for (EventId id : {a, b, a2, b, a, a3, a2, a3, EventId::Invalid()}) {
     for (int indent : {0, 2}) {
       EXPECT_EQ(Direct(r, id, indent), ViaDom(r, id, indent)) << "event " << id.value();
@@ -114,7 +115,8 @@ TEST_F(OriginRendererTest, DirectTextEscapesNamesAsTheDomDoes) {
   Comm(4000001, "t\"ab\tbad\xff");
   const EventId id = Mmap(10, 4000001, 0x10000000, stack);
   const EventId empty = Mmap(20, 4000001, 0x20000000, StackId());
-  OriginRenderer r(idx_, sym);
+  session::StackFrames frames(idx_, sym);
+  OriginRenderer r(frames);
   const std::string text = Direct(r, id, 2);
   EXPECT_EQ(text, ViaDom(r, id, 2));
   EXPECT_EQ(Direct(r, empty, 2), ViaDom(r, empty, 2));
@@ -141,7 +143,8 @@ TEST_F(OriginRendererTest, TextSaysNamesEscapedAndJsonKeepsThem) {
   const StackId stack = idx_.stacks().Intern(ips);
   Comm(4000002, "a\nb");
   const EventId id = Mmap(10, 4000002, 0x10000000, stack);
-  OriginRenderer r(idx_, sym);
+  session::StackFrames frames(idx_, sym);
+  OriginRenderer r(frames);
   const index::CallEvent& ev = idx_.event(id);
 
   const std::string stack_text = r.StackText(ev, "  ");
@@ -169,7 +172,8 @@ TEST(JsonControlsEscapedTest, OnlyDelAndC1ControlsChange) {
 TEST_F(OriginRendererTest, ACommThatIsNotUtf8PrintsReplacedInsteadOfAborting) {
   Comm(7, "bad\xff\xfename");
   const EventId id = Mmap(10, 7, 0x10000000, StackId());
-  OriginRenderer r(idx_, sym_);
+  session::StackFrames frames(idx_, sym_);
+  OriginRenderer r(frames);
   std::string text;
   ASSERT_NO_THROW(text = DumpJson(r.OriginJson(id)));
   EXPECT_NE(text.find("\"comm\": \"bad\xef\xbf\xbd\xef\xbf\xbdname\""), std::string::npos) << text;

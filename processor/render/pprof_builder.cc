@@ -18,8 +18,8 @@ namespace pb = perftools::profiles;
 
 class PprofBuilder::Impl {
  public:
-  Impl(const replay::LoadedTrace& trace, std::vector<PprofValueType> types, const std::string& default_type)
-      : idx_(trace.index()), sym_(trace.symbolizer()), renderer_(idx_, sym_), num_values_(types.size()) {
+  Impl(const session::Session& trace, std::vector<PprofValueType> types, const std::string& default_type)
+      : idx_(trace.index()), sym_(trace.symbolizer()), renderer_(trace.frames()), num_values_(types.size()) {
     Str("");  // string_table[0] must be ""
     for (const PprofValueType& t : types) {
       pb::ValueType* v = profile_.add_sample_type();
@@ -168,7 +168,7 @@ class PprofBuilder::Impl {
   absl::flat_hash_map<std::string, int> samples_;
 };
 
-PprofBuilder::PprofBuilder(const replay::LoadedTrace& trace, std::vector<PprofValueType> types,
+PprofBuilder::PprofBuilder(const session::Session& trace, std::vector<PprofValueType> types,
                            const std::string& default_type)
     : impl_(std::make_unique<Impl>(trace, std::move(types), default_type)) {}
 PprofBuilder::~PprofBuilder() = default;

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::render {
 
@@ -44,7 +44,7 @@ struct PprofLabel {
 
 class PprofBuilder {
  public:
-  PprofBuilder(const replay::LoadedTrace& trace, std::vector<PprofValueType> types,
+  PprofBuilder(const session::Session& trace, std::vector<PprofValueType> types,
                const std::string& default_type);
   ~PprofBuilder();
   PprofBuilder(const PprofBuilder&) = delete;

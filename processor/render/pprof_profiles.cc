@@ -28,7 +28,7 @@ std::string Who(const index::TraceIndex& idx, uint32_t p) {
 
 }  // namespace
 
-std::string AttributePprof(const replay::LoadedTrace& trace, const analysis::Attribution& a) {
+std::string AttributePprof(const session::Session& trace, const analysis::Attribution& a) {
   std::vector<PprofValueType> types = SpaceTypes();
   if (a.snapshot != nullptr) types.push_back({"resident_space", "bytes"});
   PprofBuilder b(trace, types, "mapped");
@@ -53,7 +53,7 @@ std::string AttributePprof(const replay::LoadedTrace& trace, const analysis::Att
   return b.Gzipped();
 }
 
-std::string GrowthPprof(const replay::LoadedTrace& trace, const analysis::Growth& g) {
+std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g) {
   std::vector<PprofValueType> types = {{"mapped_growth", "bytes"},  {"committed_growth", "bytes"},
                                        {"regions_growth", "count"}, {"mapped_from", "bytes"},
                                        {"mapped_to", "bytes"},      {"committed_from", "bytes"},
@@ -83,7 +83,7 @@ std::string GrowthPprof(const replay::LoadedTrace& trace, const analysis::Growth
   return b.Gzipped();
 }
 
-std::string MapsPprof(const replay::LoadedTrace& trace, const analysis::MapsAnswer& a) {
+std::string MapsPprof(const session::Session& trace, const analysis::MapsAnswer& a) {
   const index::TraceIndex& idx = trace.index();
   // resident_space only when the trace has snapshots: pprof has no "unknown",
   // so a region no snapshot read counts 0 there (the comment says so).

@@ -24,13 +24,13 @@
 #include "processor/analysis/attribute_report.h"
 #include "processor/analysis/growth_report.h"
 #include "processor/analysis/maps_answer.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::render {
 
-std::string AttributePprof(const replay::LoadedTrace& trace, const analysis::Attribution& a);
-std::string GrowthPprof(const replay::LoadedTrace& trace, const analysis::Growth& g);
-std::string MapsPprof(const replay::LoadedTrace& trace, const analysis::MapsAnswer& answer);
+std::string AttributePprof(const session::Session& trace, const analysis::Attribution& a);
+std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g);
+std::string MapsPprof(const session::Session& trace, const analysis::MapsAnswer& answer);
 
 }  // namespace pageblame::render
 

@@ -94,10 +94,10 @@ std::string ResidentText(const analysis::QueryAnswer& a, bool snapshots) {
   return absl::StrCat("  ", *a.page_state, " (snapshot at ", FormatTime(a.snapshot->time), region, ")\n");
 }
 
-Json QueryJson(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+Json QueryJson(const session::Session& trace, const analysis::QueryOptions& options,
                const std::vector<analysis::QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(trace.frames());
   Json out = Json::array();
   for (const analysis::QueryAnswer& a : answers) {
     Json j;
@@ -158,10 +158,10 @@ std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std:
                       "\n");
 }
 
-std::string QueryText(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+std::string QueryText(const session::Session& trace, const analysis::QueryOptions& options,
                       const std::vector<analysis::QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer());
+  OriginRenderer r(trace.frames());
   const bool snapshots = analysis::ResidentView(options.rss, idx).has_snapshots();
   std::string out;
   const std::string at = options.at == index::kEndOfTrace ? "at the end of the trace"

@@ -16,14 +16,14 @@
 #include "processor/analysis/query_answers.h"
 #include "processor/analysis/resident_view.h"
 #include "processor/render/origin_renderer.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::render {
 
 // `answers` as Query(trace.index(), options) made them (with their lineage).
-Json QueryJson(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+Json QueryJson(const session::Session& trace, const analysis::QueryOptions& options,
                const std::vector<analysis::QueryAnswer>& answers);
-std::string QueryText(const replay::LoadedTrace& trace, const analysis::QueryOptions& options,
+std::string QueryText(const session::Session& trace, const analysis::QueryOptions& options,
                       const std::vector<analysis::QueryAnswer>& answers);
 // The text block for the region `v`: its range, the call that created it (or
 // "existed before the trace") with `stack_text(call)`, and the move that

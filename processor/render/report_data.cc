@@ -229,9 +229,9 @@ Json LostJson(const index::TraceStats& stats) {
 
 }  // namespace
 
-Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& o, const analysis::ReportAnalysis& a) {
+Json ReportData(const session::Session& trace, const ReportOptions& o, const analysis::ReportAnalysis& a) {
   const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(idx, trace.symbolizer(), o.frames);
+  OriginRenderer r(trace.frames(), o.frames);
   StackCatalog catalog(idx, r);
   const index::Process& proc = idx.process(a.process);
   Json out;

@@ -46,7 +46,7 @@
 #include "processor/analysis/attribute_report.h"
 #include "processor/analysis/report_analysis.h"
 #include "processor/render/origin_renderer.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 
 namespace pageblame::render {
 
@@ -58,7 +58,7 @@ struct ReportOptions {
   size_t history_entries = 6;              // per region, the latest
 };
 
-Json ReportData(const replay::LoadedTrace& trace, const ReportOptions& options, const analysis::ReportAnalysis& analysis);
+Json ReportData(const session::Session& trace, const ReportOptions& options, const analysis::ReportAnalysis& analysis);
 
 }  // namespace pageblame::render
 

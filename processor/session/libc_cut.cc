@@ -55,8 +55,7 @@ StackVerdict Judge(symbols::Symbolizer& sym, const index::CallEvent& ev,
 
 }  // namespace
 
-LibcCut FindLibcCut(const replay::LoadedTrace& trace) {
-  const index::TraceIndex& idx = trace.index();
+LibcCut FindLibcCut(const index::TraceIndex& idx, symbols::Symbolizer& sym) {
   std::vector<StackVerdict> verdicts(idx.stacks().size());
   std::map<std::string, uint64_t> leaves;
   LibcCut out;
@@ -64,7 +63,7 @@ LibcCut FindLibcCut(const replay::LoadedTrace& trace) {
     const index::CallEvent& ev = idx.event(EventId(static_cast<uint32_t>(i)));
     if (!ev.stack.valid() || ev.stack.value() >= verdicts.size()) continue;
     StackVerdict& v = verdicts[ev.stack.value()];
-    if (v.kind == StackVerdict::kUnknown) v = Judge(trace.symbolizer(), ev, idx.stacks().Get(ev.stack));
+    if (v.kind == StackVerdict::kUnknown) v = Judge(sym, ev, idx.stacks().Get(ev.stack));
     if (v.kind == StackVerdict::kNoStack) continue;
     ++out.calls;
     if (v.kind != StackVerdict::kCut) continue;

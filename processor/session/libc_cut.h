@@ -5,7 +5,7 @@
 // the program. This finds such stacks so the CLI can say once what to
 // record instead (--call-graph dwarf on the enter events).
 //
-//   LibcCut cut = FindLibcCut(trace);
+//   LibcCut cut = FindLibcCut(idx, symbolizer);
 //   if (cut.Mostly()) say(LibcCutHint(cut));   // load_warnings.h
 //
 // A stack is cut when its outermost frame is in libc and is not where a
@@ -19,7 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "processor/replay/trace_loader.h"
+#include "processor/index/trace_index.h"
+#include "processor/symbols/symbolizer.h"
 
 namespace pageblame::session {
 
@@ -31,7 +32,7 @@ struct LibcCut {
   bool Mostly() const { return calls > 0 && 2 * cut > calls; }
 };
 
-LibcCut FindLibcCut(const replay::LoadedTrace& trace);
+LibcCut FindLibcCut(const index::TraceIndex& idx, symbols::Symbolizer& sym);
 
 // The one-paragraph note ("note: ...", one line) the front ends print on
 // stderr: what happened and the recording that fixes it.

@@ -74,7 +74,7 @@ std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
   WarnImpossible(s, &out);
   // A frame-pointer trace whose stacks stop in libc names no caller.
   if (trace.unwind_stats() == nullptr) {
-    if (LibcCut cut = FindLibcCut(trace); cut.Mostly()) out.push_back(LibcCutHint(cut));
+    if (LibcCut cut = FindLibcCut(trace.index(), trace.symbolizer()); cut.Mostly()) out.push_back(LibcCutHint(cut));
   }
   return out;
 }

@@ -28,9 +28,10 @@ uint64_t EndOf(const perf::FileInfo& info, const std::string& path) {
 
 }  // namespace
 
-residency::TraceFacts FactsOf(const replay::LoadedTrace& trace, const std::string& trace_path) {
+residency::TraceFacts FactsOf(const index::TraceIndex& idx, const perf::FileInfo& info,
+                              const std::string& trace_path) {
   residency::TraceFacts f;
-  const auto& attrs = trace.info().attrs;
+  const auto& attrs = info.attrs;
   // One clock for the whole trace, or none that user space can read.
   if (!attrs.empty()) {
     f.clockid = attrs.front().clockid;
@@ -38,12 +39,10 @@ residency::TraceFacts FactsOf(const replay::LoadedTrace& trace, const std::strin
       if (a.clockid != f.clockid) f.clockid.reset();
     }
   }
-  const index::TraceIndex& idx = trace.index();
   // The recording began at perf's clock reference (HEADER_CLOCK_DATA) when it
   // has one; its first memory call may come much later (an idle process
   // attached to), or never.
   f.first_time = idx.stats().first_time;
-  const perf::FileInfo& info = trace.info();
   if (info.clock_start && info.clock_start_clockid == f.clockid && f.clockid) {
     f.first_time = f.first_time == 0 ? *info.clock_start : std::min(f.first_time, *info.clock_start);
   }
@@ -56,7 +55,7 @@ residency::TraceFacts FactsOf(const replay::LoadedTrace& trace, const std::strin
   return f;
 }
 
-absl::StatusOr<ResidencyLoad> LoadResidency(const replay::LoadedTrace& trace, const std::string& trace_path,
+absl::StatusOr<ResidencyLoad> LoadResidency(const residency::TraceFacts& facts, const std::string& trace_path,
                                             const ResidencyRequest& request) {
   ResidencyLoad out;
   if (request.off) return out;
@@ -78,7 +77,7 @@ absl::StatusOr<ResidencyLoad> LoadResidency(const replay::LoadedTrace& trace, co
       named ? InputFile::Open(path, residency::kSnapshotFileWhat, InputFile::Accept::kRegular)
             : OpenSideFile(path, residency::kSnapshotFileWhat, request.force);
   absl::StatusOr<residency::ResidencyIndex> index =
-      file.ok() ? residency::ResidencyIndex::Load(**file, FactsOf(trace, trace_path))
+      file.ok() ? residency::ResidencyIndex::Load(**file, facts)
                 : absl::StatusOr<residency::ResidencyIndex>(file.status());
   if (!index.ok()) {
     if (named || request.required) return index.status();

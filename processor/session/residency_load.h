@@ -9,9 +9,8 @@
 //     bytes (--sort rss), and it is missing, broken or of another trace: an
 //     error (exit 1).
 //
-//   ASSIGN_OR_RETURN(ResidencyLoad r, LoadResidency(trace, "t.data", {}));
-//   if (r.warning) say(*r.warning);
-//   ResidentView view(r.index.get(), trace.index());
+//   ASSIGN_OR_RETURN(ResidencyLoad r, LoadResidency(FactsOf(idx, info, "t.data"), "t.data", {}));
+//   if (r.warning) say(*r.warning);   // Session::Open does this for every front end
 #ifndef PAGEBLAME_SESSION_RESIDENCY_LOAD_H_
 #define PAGEBLAME_SESSION_RESIDENCY_LOAD_H_
 
@@ -20,7 +19,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/index/trace_index.h"
+#include "processor/perf/perf_records.h"
 #include "processor/residency/residency_index.h"
 
 namespace pageblame::session {
@@ -43,9 +43,10 @@ struct ResidencyLoad {
 // clock, start, end, pids. The end is known for a trace recorded with perf's
 // clock data (-k) read from `trace_path`: its last write, on the trace's
 // clock; else 0 (unknown).
-residency::TraceFacts FactsOf(const replay::LoadedTrace& trace, const std::string& trace_path = "");
+residency::TraceFacts FactsOf(const index::TraceIndex& idx, const perf::FileInfo& info,
+                              const std::string& trace_path = "");
 
-absl::StatusOr<ResidencyLoad> LoadResidency(const replay::LoadedTrace& trace, const std::string& trace_path,
+absl::StatusOr<ResidencyLoad> LoadResidency(const residency::TraceFacts& facts, const std::string& trace_path,
                                             const ResidencyRequest& request);
 
 }  // namespace pageblame::session

@@ -71,9 +71,9 @@ std::vector<uint32_t> ProcessesOf(const index::TraceIndex& idx, std::optional<ui
 
 std::string PidList(const index::TraceIndex& idx) { return absl::StrJoin(idx.Pids(), ", "); }
 
-std::vector<uint32_t> DefaultProcesses(const replay::LoadedTrace& trace) {
-  std::vector<uint32_t> all = ProcessesOf(trace.index(), std::nullopt);
-  return SystemWide(trace.info()) ? WithCalls(trace.index(), all) : all;
+std::vector<uint32_t> DefaultProcesses(const Session& session) {
+  std::vector<uint32_t> all = ProcessesOf(session.index(), std::nullopt);
+  return SystemWide(session.info()) ? WithCalls(session.index(), all) : all;
 }
 
 absl::Status CheckPid(const index::TraceIndex& idx, std::optional<uint32_t> pid) {
@@ -88,13 +88,13 @@ absl::StatusOr<uint64_t> ResolveMoment(const TimeSpec& at, const index::TraceInd
   });
 }
 
-absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const replay::LoadedTrace& trace,
+absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const Session& session,
                                   PeakOf peak) {
-  const index::TraceIndex& idx = trace.index();
+  const index::TraceIndex& idx = session.index();
   RETURN_IF_ERROR(CheckPid(idx, request.pid));
   Selection out;
   out.pid = request.pid;
-  out.processes = request.pid ? ProcessesOf(idx, request.pid) : DefaultProcesses(trace);
+  out.processes = request.pid ? ProcessesOf(idx, request.pid) : DefaultProcesses(session);
   if (!request.pid) {
     const size_t all = idx.num_processes();
     if (out.processes.size() < all) {

@@ -2,7 +2,7 @@
 // (the CLI's commands and the dlfilter plugin): which process entries a pid
 // names, and which moment a time names.
 //
-//   ASSIGN_OR_RETURN(Selection s, Resolve({pid, at}, trace, PeakOf::kMapped));
+//   ASSIGN_OR_RETURN(Selection s, Resolve({pid, at}, session, PeakOf::kMapped));
 //   for (uint32_t p : s.processes) ... s.at ...
 //   for (const std::string& n : s.notes) say(n);
 //
@@ -21,7 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "processor/index/trace_index.h"
-#include "processor/replay/trace_loader.h"
+#include "processor/session/session.h"
 #include "processor/session/time_spec.h"
 
 namespace pageblame::session {
@@ -49,7 +49,7 @@ enum class PeakOf { kMapped, kCommitted };
 std::vector<uint32_t> ProcessesOf(const index::TraceIndex& idx, std::optional<uint32_t> pid);
 // What no --pid names: every entry, or in a system-wide recording those with
 // a memory call (all if none has one).
-std::vector<uint32_t> DefaultProcesses(const replay::LoadedTrace& trace);
+std::vector<uint32_t> DefaultProcesses(const Session& session);
 // The trace's pids, "12115, 12116", for messages.
 std::string PidList(const index::TraceIndex& idx);
 // The usage error for a pid the trace does not have, or OK.
@@ -59,7 +59,7 @@ absl::Status CheckPid(const index::TraceIndex& idx, std::optional<uint32_t> pid)
 absl::StatusOr<uint64_t> ResolveMoment(const TimeSpec& at, const index::TraceIndex& idx,
                                        const std::vector<uint32_t>& processes, PeakOf peak);
 
-absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const replay::LoadedTrace& trace, PeakOf peak);
+absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const Session& session, PeakOf peak);
 
 }  // namespace pageblame::session
 

@@ -12,9 +12,8 @@
 #include "gtest/gtest.h"
 #include "processor/base/temp_dir_for_test.h"
 #include "processor/base/usage_error.h"
-#include "processor/replay/trace_loader.h"
-#include "processor/session/load_warnings.h"
 #include "processor/session/selection.h"
+#include "processor/session/session.h"
 #include "processor/session/time_spec.h"
 
 namespace pageblame::session {
@@ -23,15 +22,14 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const replay::LoadedTrace& Load(const std::string& name) {
-  static auto* cache = new std::map<std::string, std::unique_ptr<replay::LoadedTrace>>();
+const Session& Load(const std::string& name) {
+  static auto* cache = new std::map<std::string, std::unique_ptr<Session>>();
   auto& t = (*cache)[name];
   if (!t) {
-    replay::LoadOptions o;
+    SessionOptions o;
     o.path = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name;
-    o.symbols.trace_path = o.path;
     o.symbols.debug_dir = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/buildid-cache";
-    auto loaded = replay::LoadTrace(o);
+    auto loaded = Session::Open(o);
     EXPECT_TRUE(loaded.ok()) << loaded.status();
     t = *std::move(loaded);
   }
@@ -103,7 +101,7 @@ TEST(SelectionTest, APidNamesItsEntriesAndNoPidNamesAllByPid) {
 }
 
 TEST(SelectionTest, APidNotInTheTraceIsAUsageErrorNamingItsPids) {
-  const replay::LoadedTrace& t = Load("rules-trace.data");
+  const Session& t = Load("rules-trace.data");
   EXPECT_TRUE(CheckPid(t.index(), std::nullopt).ok());
   EXPECT_TRUE(CheckPid(t.index(), 10981).ok());
   absl::StatusOr<Selection> s = Resolve({1, TimeSpec{}}, t, PeakOf::kMapped);
@@ -113,7 +111,7 @@ TEST(SelectionTest, APidNotInTheTraceIsAUsageErrorNamingItsPids) {
 }
 
 TEST(SelectionTest, PeakIsTheSelectedProcessesMostBytes) {
-  const replay::LoadedTrace& t = Load("commit-trace.data");
+  const Session& t = Load("commit-trace.data");
   absl::StatusOr<Selection> mapped = Resolve({std::nullopt, *ParseTimeSpec("peak")}, t, PeakOf::kMapped);
   absl::StatusOr<Selection> committed = Resolve({std::nullopt, *ParseTimeSpec("peak")}, t, PeakOf::kCommitted);
   ASSERT_TRUE(mapped.ok() && committed.ok());
@@ -127,7 +125,7 @@ TEST(SelectionTest, PeakIsTheSelectedProcessesMostBytes) {
 
 // teardown.data: a program that unmaps its memory before it exits.
 TEST(SelectionTest, AProcessThatToreDownItsMemorySaysHowToSeeIt) {
-  const replay::LoadedTrace& t = Load("teardown.data");
+  const Session& t = Load("teardown.data");
   absl::StatusOr<Selection> end = Resolve({std::nullopt, TimeSpec{}}, t, PeakOf::kMapped);
   ASSERT_TRUE(end.ok()) << end.status();
   ASSERT_EQ(end->notes.size(), 1u);
@@ -140,19 +138,19 @@ TEST(SelectionTest, AProcessThatToreDownItsMemorySaysHowToSeeIt) {
 
 TEST(LoadWarningsTest, LostEventsAndLibcCutStacksAreSaid) {
   bool lost = false;
-  for (const std::string& w : LoadWarnings(Load("rules-lost.data"))) lost |= absl::StrContains(w, "lost between");
+  for (const std::string& w : Load("rules-lost.data").warnings()) lost |= absl::StrContains(w, "lost between");
   EXPECT_TRUE(lost);
-  std::vector<std::string> fp = LoadWarnings(Load("alloc-fp.data"));
+  std::vector<std::string> fp = Load("alloc-fp.data").warnings();
   ASSERT_FALSE(fp.empty());
   EXPECT_TRUE(absl::StartsWith(fp.back(), "note: ")) << fp.back();
   EXPECT_THAT(fp.back(), HasSubstr("stop inside libc"));
   // A clean DWARF trace: nothing to say.
-  EXPECT_THAT(LoadWarnings(Load("alloc-dwarf.data")), ::testing::IsEmpty());
+  EXPECT_THAT(Load("alloc-dwarf.data").warnings(), ::testing::IsEmpty());
 }
 
 // A copy of a real trace whose stored format of sys_enter_madvise lost its
 // `behavior` field (renamed in place, offsets kept), loaded.
-std::unique_ptr<replay::LoadedTrace> LoadWithoutMadviseBehavior(const std::string& name, const TempDir& dir) {
+std::unique_ptr<Session> LoadWithoutMadviseBehavior(const std::string& name, const TempDir& dir) {
   std::ifstream in(std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t format = bytes.find("name: sys_enter_madvise\n");
@@ -160,10 +158,10 @@ std::unique_ptr<replay::LoadedTrace> LoadWithoutMadviseBehavior(const std::strin
   EXPECT_NE(field, std::string::npos) << name;
   if (field == std::string::npos) return nullptr;
   bytes.replace(field, 13, "int behaviox;");
-  replay::LoadOptions o;
+  SessionOptions o;
   o.path = dir.path() + "/" + name;
   std::ofstream(o.path, std::ios::binary) << bytes;
-  auto loaded = replay::LoadTrace(o);
+  auto loaded = Session::Open(o);
   EXPECT_TRUE(loaded.ok()) << loaded.status();
   return loaded.ok() ? *std::move(loaded) : nullptr;
 }
@@ -174,15 +172,15 @@ TEST(LoadWarningsTest, AFormatLackingAFieldIsSaidWithTheCallsItLoses) {
       "warning: the format of syscalls:sys_enter_madvise has no field `behavior`: madvise calls are not replayed";
   // Recorded with syscalls:* events only: madvise's calls are lost, the
   // other six replayed.
-  std::unique_ptr<replay::LoadedTrace> fp = LoadWithoutMadviseBehavior("alloc-fp.data", dir);
+  std::unique_ptr<Session> fp = LoadWithoutMadviseBehavior("alloc-fp.data", dir);
   ASSERT_NE(fp, nullptr);
-  EXPECT_THAT(LoadWarnings(*fp), ::testing::Contains(said));
+  EXPECT_THAT(fp->warnings(), ::testing::Contains(said));
   EXPECT_GT(fp->index().stats().calls, 0u);
   EXPECT_LT(fp->index().stats().calls, Load("alloc-fp.data").index().stats().calls);
   // With raw_syscalls beside them, madvise is replayed from those: nothing lost, nothing said.
-  std::unique_ptr<replay::LoadedTrace> both = LoadWithoutMadviseBehavior("commit-trace.data", dir);
+  std::unique_ptr<Session> both = LoadWithoutMadviseBehavior("commit-trace.data", dir);
   ASSERT_NE(both, nullptr);
-  EXPECT_THAT(LoadWarnings(*both), ::testing::Not(::testing::Contains(said)));
+  EXPECT_THAT(both->warnings(), ::testing::Not(::testing::Contains(said)));
   EXPECT_THAT(both->sources(), HasSubstr("madvise: raw_syscalls"));
 }
 

@@ -73,22 +73,22 @@ std::string UntrustedTableDir(const std::string& trace_path, bool force) {
 // The saved tables of this recording: none from a directory another user
 // could have filled, none stamped outside the recording (another
 // recording's, or a forged stamp). What was left out is said in `refused`.
-std::vector<regions::RuntimeTableStore::Entry> OwnTables(const replay::LoadedTrace& trace,
-                                                        const std::string& trace_path, bool force,
-                                                        const residency::ResidencyIndex* rss,
+std::vector<regions::RuntimeTableStore::Entry> OwnTables(const Session& session,
                                                         std::vector<std::string>* refused) {
+  const std::string& trace_path = session.path();
+  const residency::ResidencyIndex* rss = session.residency();
   std::vector<regions::RuntimeTableStore::Entry> ours;
   const std::vector<regions::RuntimeTableStore::Entry> all = regions::RuntimeTableStore::List(trace_path);
   if (all.empty()) return ours;
-  if (std::string why = UntrustedTableDir(trace_path, force); !why.empty()) {
+  if (std::string why = UntrustedTableDir(trace_path, session.force()); !why.empty()) {
     refused->push_back(std::move(why));
     return ours;
   }
-  residency::TraceFacts facts = FactsOf(trace, trace_path);
+  residency::TraceFacts facts = session.Facts();
   // The stop snapshot is a tighter end than the file's last write, which a
   // copy of the trace moves.
   if (rss != nullptr && rss->last_time() != 0) {
-    facts.end_time = std::max(rss->last_time(), trace.index().stats().last_time);
+    facts.end_time = std::max(rss->last_time(), session.index().stats().last_time);
   }
   for (const auto& e : all) {
     if (std::string outside = facts.Outside(e.time); !outside.empty()) {
@@ -100,12 +100,10 @@ std::vector<regions::RuntimeTableStore::Entry> OwnTables(const replay::LoadedTra
   return ours;
 }
 
-absl::StatusOr<regions::RuntimeTableStore::Entry> SavedTable(const replay::LoadedTrace& trace,
-                                                               const std::string& trace_path, uint32_t pid,
-                                                               uint64_t at, bool force,
-                                                               const residency::ResidencyIndex* rss) {
+absl::StatusOr<regions::RuntimeTableStore::Entry> SavedTable(const Session& session, uint32_t pid, uint64_t at) {
+  const std::string& trace_path = session.path();
   std::vector<std::string> refused;
-  const std::vector<regions::RuntimeTableStore::Entry> ours = OwnTables(trace, trace_path, force, rss, &refused);
+  const std::vector<regions::RuntimeTableStore::Entry> ours = OwnTables(session, &refused);
   if (std::optional<regions::RuntimeTableStore::Entry> e = regions::RuntimeTableStore::Latest(ours, pid, at)) {
     return *e;
   }
@@ -141,27 +139,25 @@ regions::RegionTable AddressSpaceAt(const index::TraceIndex& idx, uint32_t proce
   return t;
 }
 
-absl::StatusOr<Unaccounted> UnaccountedOf(const replay::LoadedTrace& trace, const std::string& trace_path,
-                                          const Selection& selection,
-                                          const std::optional<std::string>& runtime_table, bool force,
-                                          const residency::ResidencyIndex* rss) {
-  const index::TraceIndex& idx = trace.index();
+absl::StatusOr<Unaccounted> UnaccountedOf(const Session& session, const Selection& selection,
+                                          const std::optional<std::string>& runtime_table) {
+  const index::TraceIndex& idx = session.index();
   Unaccounted out;
   std::vector<std::string> ignored;  // said when no table is left for the process (SavedTable)
   ASSIGN_OR_RETURN(out.pid, OnePid(idx, selection,
                                    runtime_table ? std::vector<regions::RuntimeTableStore::Entry>()
-                                                 : OwnTables(trace, trace_path, force, rss, &ignored)));
+                                                 : OwnTables(session, &ignored)));
   out.time = selection.at;
   if (runtime_table) {
     out.table = *runtime_table;
   } else {
     ASSIGN_OR_RETURN(regions::RuntimeTableStore::Entry e,
-                     SavedTable(trace, trace_path, out.pid, selection.at, force, rss));
+                     SavedTable(session, out.pid, selection.at));
     out.table = e.path;
     out.time = e.time;
     out.saved = true;
   }
-  ASSIGN_OR_RETURN(regions::RegionTable runtime, out.saved ? ReadSavedTable(out.table, force)
+  ASSIGN_OR_RETURN(regions::RegionTable runtime, out.saved ? ReadSavedTable(out.table, session.force())
                                                            : regions::RegionTableReader::DetectAndParse(out.table));
   const regions::RegionTable space = AddressSpaceAt(idx, EntryAt(idx, out.pid, out.time), out.time);
   for (const regions::Region& r : space.regions) {

@@ -6,16 +6,16 @@
 // selected time). The pieces are what `attribute --unaccounted` attributes;
 // no dump is needed.
 //
-//   ASSIGN_OR_RETURN(Unaccounted u, UnaccountedOf(trace, "app.data", selection, std::nullopt));
+//   ASSIGN_OR_RETURN(Unaccounted u, UnaccountedOf(session, selection, std::nullopt));
 //   Attribute(idx, u.pieces, {.at = u.time, .pid = u.pid, ...});
 //
 // The process: --pid, else the only one selected, else the only one with
 // saved tables. Saved tables are side files (base/side_file_trust.h): where
 // another user could have written them (the trace's directory is shared and
 // TRACE.runtime/ or a table is not root's or yours, or others may write it)
-// they are not used unless `force`; nor is a table stamped outside the
-// recording: before it began, or after its last residency snapshot (`rss`,
-// when there is one: `record` takes one at the stop, when it saves tables),
+// they are not used unless the session's `force`; nor is a table stamped
+// outside the recording: before it began, or after its last residency
+// snapshot (when there is one: `record` takes one at the stop, when it saves tables),
 // else after the trace file's last write, with TraceFacts::kEndSlack.
 // Errors: no pid chosen where that leaves several (a usage
 // error), no table saved for the process at or before the time (NotFound,
@@ -30,9 +30,8 @@
 
 #include "absl/status/statusor.h"
 #include "processor/regions/region.h"
-#include "processor/replay/trace_loader.h"
-#include "processor/residency/residency_index.h"
 #include "processor/session/selection.h"
+#include "processor/session/session.h"
 
 namespace pageblame::session {
 
@@ -46,10 +45,8 @@ struct Unaccounted {
   std::vector<regions::Region> pieces;  // disjoint, bytes descending
 };
 
-absl::StatusOr<Unaccounted> UnaccountedOf(const replay::LoadedTrace& trace, const std::string& trace_path,
-                                          const Selection& selection,
-                                          const std::optional<std::string>& runtime_table, bool force = false,
-                                          const residency::ResidencyIndex* rss = nullptr);
+absl::StatusOr<Unaccounted> UnaccountedOf(const Session& session, const Selection& selection,
+                                          const std::optional<std::string>& runtime_table);
 
 // The process's mappings at `time` as a /proc maps-like table (format
 // "maps": "---" protections are reservations).
