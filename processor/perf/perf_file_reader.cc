@@ -9,6 +9,7 @@
 #include "processor/base/byte_reader.h"
 #include "processor/base/status_macros.h"
 #include "processor/perf/header_parser.h"
+#include "processor/perf/event_header.h"
 #include "processor/perf/perf_format.h"
 
 namespace pageblame::perf {
@@ -231,15 +232,10 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
     const size_t left = data_end_ - pos_;
     if (ABSL_PREDICT_FALSE(left < format::kEventHeaderSize)) return BadHeader(left, 0, 0);
     ASSIGN_OR_RETURN(const uint8_t* header, window_->At(pos_, format::kEventHeaderSize));
-    ByteReader h(header, format::kEventHeaderSize);
-    uint32_t type;
-    uint16_t misc, size;
-    h.Read(&type);
-    h.Read(&misc);
-    h.Read(&size);
-    if (ABSL_PREDICT_FALSE(size < format::kEventHeaderSize || size > left)) {
-      return BadHeader(left, type, size);
-    }
+    const EventHeader h = ReadEventHeader(header);
+    const uint32_t type = h.type;
+    const uint16_t size = h.size;
+    if (ABSL_PREDICT_FALSE(!h.SizeIsSane() || size > left)) return BadHeader(left, type, size);
     ASSIGN_OR_RETURN(const uint8_t* base, window_->At(pos_, size));
     const size_t offset = pos_;
     pos_ += size;
@@ -253,7 +249,7 @@ absl::StatusOr<bool> PerfFileReader::Next(RawRecord* out) {
       continue;
     }
     out->type = type;
-    out->misc = misc;
+    out->misc = h.misc;
     out->bytes = absl::Span<const uint8_t>(base, size);
     out->offset = offset;
     out->decompressed_offset = RawRecord::kNotCompressed;
@@ -273,13 +269,8 @@ absl::StatusOr<bool> PerfFileReader::ReadAgain(const RawRecord& seen, std::vecto
   }
   buffer->resize(size);
   ASSIGN_OR_RETURN(size_t got, file_->ReadAt(seen.offset, absl::MakeSpan(*buffer)));
-  ByteReader h(buffer->data(), format::kEventHeaderSize);
-  uint32_t type = 0;
-  uint16_t misc = 0, record_size = 0;
-  h.Read(&type);
-  h.Read(&misc);
-  h.Read(&record_size);
-  if (got != size || type != seen.type || record_size != size) {
+  const EventHeader h = ReadEventHeader(buffer->data());
+  if (got != size || h.type != seen.type || h.size != size) {
     return RecordError(seen.offset, "the record read again differs from the first read (the file changed?)");
   }
   *out = seen;

@@ -13,6 +13,7 @@
 #include "processor/base/byte_reader.h"
 #include "processor/base/status_macros.h"
 #include "processor/perf/header_parser.h"
+#include "processor/perf/event_header.h"
 #include "processor/perf/perf_format.h"
 
 namespace pageblame::perf {
@@ -79,13 +80,10 @@ absl::StatusOr<bool> PerfPipeReader::ReadRecord(RawRecord* out) {
     return RecordError(offset, absl::StrCat("the stream ends inside a record header (", got,
                                             " of 8 bytes)"));
   }
-  ByteReader h(buf, format::kEventHeaderSize);
-  uint32_t type;
-  uint16_t misc, size;
-  h.Read(&type);
-  h.Read(&misc);
-  h.Read(&size);
-  if (size < format::kEventHeaderSize) {
+  const EventHeader h = ReadEventHeader(buf);
+  const uint32_t type = h.type;
+  const uint16_t size = h.size;
+  if (!h.SizeIsSane()) {
     return RecordError(offset, absl::StrCat("size ", size, " < 8: corrupt record"));
   }
   const size_t body = size - format::kEventHeaderSize;
@@ -96,7 +94,7 @@ absl::StatusOr<bool> PerfPipeReader::ReadRecord(RawRecord* out) {
         got + format::kEventHeaderSize));
   }
   out->type = type;
-  out->misc = misc;
+  out->misc = h.misc;
   out->bytes = absl::Span<const uint8_t>(buf, size);
   out->offset = offset;
   out->decompressed_offset = RawRecord::kNotCompressed;

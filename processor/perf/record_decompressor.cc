@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "processor/base/byte_reader.h"
 #include "processor/base/status_macros.h"
+#include "processor/perf/event_header.h"
 #include "processor/perf/perf_format.h"
 
 namespace pageblame::perf {
@@ -191,20 +192,17 @@ absl::StatusOr<bool> RecordDecompressor::Next(RawRecord* out) {
     const size_t avail = tail_ - head_;
     if (ABSL_PREDICT_TRUE(avail >= format::kEventHeaderSize)) {
       const uint8_t* p = reinterpret_cast<const uint8_t*>(buffer_.get()) + head_;
-      ByteReader h(p, format::kEventHeaderSize);
-      uint32_t type;
-      uint16_t misc, size;
-      h.Read(&type);
-      h.Read(&misc);
-      h.Read(&size);
+      const EventHeader h = ReadEventHeader(p);
+      const uint32_t type = h.type;
+      const uint16_t size = h.size;
       const uint64_t origin = head_ < carried_end_ ? carried_offset_ : current_offset_;
-      if (ABSL_PREDICT_FALSE(size < format::kEventHeaderSize)) {
+      if (ABSL_PREDICT_FALSE(!h.SizeIsSane())) {
         return Error(origin, buffer_stream_offset_ + head_,
                      absl::StrCat("size ", size, " < 8: corrupt record"));
       }
       if (ABSL_PREDICT_TRUE(size <= avail)) {
         out->type = type;
-        out->misc = misc;
+        out->misc = h.misc;
         out->bytes = absl::Span<const uint8_t>(p, size);
         out->offset = origin;
         out->decompressed_offset = buffer_stream_offset_ + head_;
@@ -234,16 +232,11 @@ absl::Status RecordDecompressor::Finish() const {
                  absl::StrCat("the compressed data ends inside a record header (", left,
                               " of 8 bytes)", PerfLostTheRest()));
   }
-  ByteReader h(p, format::kEventHeaderSize);
-  uint32_t type;
-  uint16_t misc, size;
-  h.Read(&type);
-  h.Read(&misc);
-  h.Read(&size);
+  const EventHeader h = ReadEventHeader(p);
   return Error(origin, buffer_stream_offset_ + head_,
                absl::StrFormat("type %u, size %u runs past the end of the compressed data "
                                "(%u of its bytes are there)%s",
-                               type, size, left, PerfLostTheRest()));
+                               h.type, h.size, left, PerfLostTheRest()));
 }
 
 std::string RecordDecompressor::PerfLostTheRest() const {
