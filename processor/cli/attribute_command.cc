@@ -1,5 +1,3 @@
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 
@@ -11,6 +9,7 @@
 #include "processor/base/text_escape.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
+#include "processor/cli/format_option.h"
 #include "processor/cli/output_file.h"
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
@@ -164,14 +163,9 @@ int RunAttribute(const std::vector<std::string>& argv) {
   int rc = 0;
   std::optional<Args> args = ParseCommand(AttributeSpec(), argv, &rc);
   if (!args) return rc;
-  std::string format = args->Value("--format").value_or(args->Has("--json") ? "json" : "text");
-  if (format != "text" && format != "json" && format != "folded" && format != "pprof") {
-    return Usage("bad --format '" + format + "': expected text, json, folded or pprof");
-  }
-  if (args->Has("--json") && format != "json") return Usage("--json contradicts --format " + format);
-  if (format == "pprof" && !args->Value("--output") && isatty(STDOUT_FILENO)) {
-    return Usage("--format pprof writes a binary file: give -o FILE");
-  }
+  const absl::StatusOr<AnswerFormat> format = ParseFormat(
+      *args, {AnswerFormat::kText, AnswerFormat::kJson, AnswerFormat::kFolded, AnswerFormat::kPprof});
+  if (!format.ok()) return Usage(std::string(format.status().message()));
   const std::string by = args->Value("--by").value_or("commit");
   if (by != "create" && by != "commit") return Usage("bad --by '" + by + "': expected create or commit");
   const bool by_commit = by == "commit";
@@ -214,11 +208,11 @@ int RunAttribute(const std::vector<std::string>& argv) {
   auto a = analysis::Attribute((*trace)->index(), *regions, o);
   if (!a.ok()) return ReportError(a.status());
   std::string answer;
-  if (format == "json") {
+  if (*format == AnswerFormat::kJson) {
     answer = render::DumpJson(render::AttributeJson(**trace, *a)) + "\n";
-  } else if (format == "folded") {
+  } else if (*format == AnswerFormat::kFolded) {
     answer = render::FoldedStacks(**trace, *a);
-  } else if (format == "pprof") {
+  } else if (*format == AnswerFormat::kPprof) {
     answer = render::AttributePprof(**trace, *a);
   } else {
     render::TextOptions text;
@@ -226,7 +220,7 @@ int RunAttribute(const std::vector<std::string>& argv) {
     text.detail = args->Has("--detail");
     answer = render::AttributeText(**trace, *a, text);
   }
-  absl::Status written = format == "json" || format == "pprof" ? (*out)->Write(answer) : (*out)->WriteText(std::move(answer));
+  absl::Status written = IsText(*format) ? (*out)->WriteText(std::move(answer)) : (*out)->Write(answer);
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);
 }

@@ -1,5 +1,3 @@
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +6,8 @@
 #include "processor/analysis/kind_classifier.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
+#include "processor/base/status_macros.h"
+#include "processor/cli/format_option.h"
 #include "processor/cli/output_file.h"
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
@@ -68,7 +68,7 @@ int Usage(const std::string& what) { return CommandUsage(GrowthSpec(), what); }
 
 // What the command line asked for, checked before the trace is read.
 struct GrowthRequest {
-  std::string format;
+  AnswerFormat format = AnswerFormat::kText;
   analysis::CreditBy by = analysis::CreditBy::kCommit;
   SelectionRequest selection;  // the pid (its time is unused)
   std::optional<session::TimeSpec> from, to;
@@ -80,14 +80,8 @@ struct GrowthRequest {
 // Usage mistakes as a status (exit 2).
 absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
   GrowthRequest r;
-  r.format = args.Value("--format").value_or(args.Has("--json") ? "json" : "text");
-  if (r.format != "text" && r.format != "json" && r.format != "folded" && r.format != "pprof") {
-    return UsageError("bad --format '" + r.format + "': expected text, json, folded or pprof");
-  }
-  if (args.Has("--json") && r.format != "json") return UsageError("--json contradicts --format " + r.format);
-  if (r.format == "pprof" && !args.Value("--output") && isatty(STDOUT_FILENO)) {
-    return UsageError("--format pprof writes a binary file: give -o FILE");
-  }
+  ASSIGN_OR_RETURN(r.format, ParseFormat(args, {AnswerFormat::kText, AnswerFormat::kJson, AnswerFormat::kFolded,
+                                                 AnswerFormat::kPprof}));
   const std::string by = args.Value("--by").value_or("commit");
   if (by != "create" && by != "commit") return UsageError("bad --by '" + by + "': expected create or commit");
   r.by = by == "commit" ? analysis::CreditBy::kCommit : analysis::CreditBy::kCreate;
@@ -153,9 +147,9 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
 
 absl::StatusOr<std::string> Render(const GrowthRequest& r, const session::Session& trace,
                                    const analysis::Growth& g) {
-  if (r.format == "json") return render::DumpJson(render::GrowthJson(trace, g)) + "\n";
-  if (r.format == "folded") return render::GrowthFolded(trace, g);
-  if (r.format == "pprof") return render::GrowthPprof(trace, g);
+  if (r.format == AnswerFormat::kJson) return render::DumpJson(render::GrowthJson(trace, g)) + "\n";
+  if (r.format == AnswerFormat::kFolded) return render::GrowthFolded(trace, g);
+  if (r.format == AnswerFormat::kPprof) return render::GrowthPprof(trace, g);
   return render::GrowthText(trace, g, r.text);
 }
 
@@ -176,8 +170,9 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   if (!g.ok()) return g.status();
   auto text = Render(request, **trace, *g);
   if (!text.ok()) return text.status();
-  const bool is_text = request.format == "text" || request.format == "folded";
-  if (absl::Status s = is_text ? (*out)->WriteText(*std::move(text)) : (*out)->Write(*text); !s.ok()) return s;
+  if (absl::Status s = IsText(request.format) ? (*out)->WriteText(*std::move(text)) : (*out)->Write(*text); !s.ok()) {
+    return s;
+  }
   return (*out)->Close();
 }
 

@@ -1,5 +1,3 @@
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +7,7 @@
 #include "processor/analysis/maps_answer.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
+#include "processor/cli/format_option.h"
 #include "processor/cli/output_file.h"
 #include "processor/cli/trace_options.h"
 #include "processor/render/maps_report.h"
@@ -51,16 +50,9 @@ int RunMaps(const std::vector<std::string>& argv) {
   int rc = 0;
   std::optional<Args> args = ParseCommand(MapsSpec(), argv, &rc);
   if (!args) return rc;
-  const std::string format = args->Value("--format").value_or(args->Has("--json") ? "json" : "text");
-  if (format != "text" && format != "json" && format != "pprof") {
-    return CommandUsage(MapsSpec(), "bad --format '" + format + "': expected text, json or pprof");
-  }
-  if (args->Has("--json") && format != "json") {
-    return CommandUsage(MapsSpec(), "--json contradicts --format " + format);
-  }
-  if (format == "pprof" && !args->Value("--output") && isatty(STDOUT_FILENO)) {
-    return CommandUsage(MapsSpec(), "--format pprof writes a binary file: give -o FILE");
-  }
+  const absl::StatusOr<AnswerFormat> format =
+      ParseFormat(*args, {AnswerFormat::kText, AnswerFormat::kJson, AnswerFormat::kPprof});
+  if (!format.ok()) return CommandUsage(MapsSpec(), std::string(format.status().message()));
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
   auto frames = ParseFrames(*args);
@@ -80,14 +72,14 @@ int RunMaps(const std::vector<std::string>& argv) {
   q.at = resolved->at;
   q.kinds = *kinds;
   q.kind_of = classifier.Function();
-  q.runs = format == "text";
+  q.runs = *format == AnswerFormat::kText;
   q.split = args->Has("--split");
   const analysis::MapsAnswer answer = analysis::Maps((*trace)->index(), q);
   absl::Status written;
-  if (format == "json") {
+  if (*format == AnswerFormat::kJson) {
     // Streamed: a big map's JSON is never held whole.
     if (!render::WriteMapsJson(**trace, answer, (*out)->stream())) written = (*out)->WriteError();
-  } else if (format == "pprof") {
+  } else if (*format == AnswerFormat::kPprof) {
     written = (*out)->Write(render::MapsPprof(**trace, answer));
   } else {
     written = (*out)->WriteText(render::MapsText(**trace, answer, *frames));
