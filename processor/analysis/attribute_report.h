@@ -46,6 +46,7 @@
 #include "processor/analysis/kind_tally.h"
 #include "processor/analysis/rank_by.h"
 #include "processor/analysis/region_kind.h"
+#include "processor/analysis/scope.h"
 #include "processor/index/trace_index.h"
 #include "processor/regions/region.h"
 #include "processor/regions/resident_bytes.h"
@@ -58,25 +59,16 @@ namespace pageblame::analysis {
 // back to the creating call for pages accessible since their creation.
 enum class CreditBy { kCreate, kCommit };
 
-struct AttributeOptions {
-  // Which process. Without it: the only process of the trace, else the only
-  // one that had any of the regions' bytes mapped at `at`, else an error that
-  // lists the candidates (an empty region list needs no choice: the first
-  // process). With several entries for the pid (pid reuse), the one
-  // with bytes mapped, preferring the one alive at `at`, then the newest.
-  std::optional<uint32_t> pid;
-  uint64_t at = index::kEndOfTrace;
+// Scope: `pid` is the process. Without it: the only process of the trace,
+// else the only one that had any of the regions' bytes mapped at `at`, else
+// an error that lists the candidates (an empty region list needs no choice:
+// the first process). With several entries for the pid (pid reuse), the one
+// with bytes mapped, preferring the one alive at `at`, then the newest.
+// Resident bytes per call, region and stack; regions of other `kinds` are
+// left out of every total.
+struct AttributeOptions : Scope {
   CreditBy by = CreditBy::kCreate;
-  // Residency snapshots (null: none): resident bytes per call, region and
-  // stack, from the latest snapshot at or before `at` (resident_view.h).
-  const residency::ResidencyIndex* rss = nullptr;
   RankBy rank_by = RankBy::kCommitted;  // the order of Attribution::stacks
-  // What each version is (KindClassifier::Function); without it no region
-  // or stack has a kind.
-  KindFunction kind_of;
-  // Only the regions of these kinds (RegionAttribution::kind), if any given
-  // (needs kind_of): the others are left out of every total.
-  std::vector<RegionKind> kinds;
 };
 
 // The call that `by` credits a version's bytes to; invalid: before the trace.

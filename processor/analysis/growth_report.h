@@ -37,26 +37,21 @@
 #include "processor/analysis/kind_tally.h"
 #include "processor/analysis/rank_by.h"
 #include "processor/analysis/region_kind.h"
+#include "processor/analysis/scope.h"
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
 namespace pageblame::analysis {
 
-struct GrowthOptions {
-  std::vector<uint32_t> processes;  // process entries (session::ProcessesOf)
+// Scope: the `processes` summed; resident bytes at both ends, each from the
+// latest snapshot at or before it; only versions of `kinds` count, at both
+// ends and in between, as if the others were not there. Not `at`: growth
+// has two moments of its own.
+struct GrowthOptions : Scope {
   uint64_t from = 0;                // ns, inclusive: the state after every event at or before it
   uint64_t to = index::kEndOfTrace;
   CreditBy by = CreditBy::kCreate;
-  // Residency snapshots (null: none): resident bytes at both ends, each from
-  // the latest snapshot at or before it (resident_view.h).
-  const residency::ResidencyIndex* rss = nullptr;
   RankBy rank_by = RankBy::kCommitted;  // the order of Growth::stacks
-  // What each version is (KindClassifier::Function); without it no stack
-  // has a kind.
-  KindFunction kind_of;
-  // Only versions of these kinds count, at both ends and in between, as if
-  // the others were not there (needs kind_of); empty: all.
-  std::vector<RegionKind> kinds;
 };
 
 // Bytes at one moment.

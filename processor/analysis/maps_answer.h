@@ -19,17 +19,14 @@
 
 #include "processor/analysis/region_kind.h"
 #include "processor/analysis/region_runs.h"
+#include "processor/analysis/scope.h"
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
 namespace pageblame::analysis {
 
-struct MapsQuery {
-  std::vector<uint32_t> processes;  // the process entries to answer for (session::ProcessesOf)
-  uint64_t at = index::kEndOfTrace;
-  const residency::ResidencyIndex* rss = nullptr;  // residency snapshots, or null
-  std::vector<RegionKind> kinds;  // only regions of these kinds; empty: all
-  KindFunction kind_of;           // required: what each region is (KindClassifier::Function)
+// Scope: the `processes` to answer for, at `at`; kind_of is required.
+struct MapsQuery : Scope {
   // Also the text's rows (ProcessMaps::runs): runs the kernel would merge,
   // or with `split` one per version.
   bool runs = false;

@@ -14,20 +14,18 @@
 #include <vector>
 
 #include "processor/analysis/history.h"
+#include "processor/analysis/scope.h"
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
 namespace pageblame::analysis {
 
-struct QueryOptions {
+// Scope: `pid` (one pid was asked about) and the `processes` it names, at
+// `at`; whether the page was in RAM, and the region's resident bytes. No
+// kinds.
+struct QueryOptions : Scope {
   std::vector<uint64_t> addresses;
-  std::optional<uint32_t> pid;      // one pid was asked about
-  std::vector<uint32_t> processes;  // the process entries it names, or all (session::ProcessesOf)
-  uint64_t at = index::kEndOfTrace;
   bool history = false;  // text: print the page's history (JSON always has it)
-  // Residency snapshots (null: none): whether the page was in RAM, and the
-  // region's resident bytes, as of the latest snapshot at or before `at`.
-  const residency::ResidencyIndex* rss = nullptr;
 };
 
 // One (address, process) answer of a query; `version` is invalid if the page

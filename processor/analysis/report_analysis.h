@@ -18,17 +18,17 @@
 #include "processor/analysis/live_stacks.h"
 #include "processor/analysis/region_kind.h"
 #include "processor/analysis/resident_timeline.h"
+#include "processor/analysis/scope.h"
 #include "processor/analysis/stack_timeline.h"
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 
 namespace pageblame::analysis {
 
-struct ReportQuery {
+// Scope: `at` is the flame graph's and the strip's moment; kind_of is
+// required.
+struct ReportQuery : Scope {
   uint32_t process = 0;                            // the process entry shown
-  uint64_t at = index::kEndOfTrace;                // the flame graph's and the strip's moment
-  const residency::ResidencyIndex* rss = nullptr;  // residency snapshots, or null
-  KindFunction kind_of;                            // required (KindClassifier::Function)
   size_t buckets = 400;                            // time axis resolution
   size_t series_stacks = 80;                       // stacks with a series of their own
   size_t max_strip_regions = 2000;                 // beyond: the strip merges alike neighbours

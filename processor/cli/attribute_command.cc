@@ -194,10 +194,8 @@ int RunAttribute(const std::vector<std::string>& argv) {
   }
 
   analysis::AttributeOptions o;
-  o.rss = rss;
+  o.Select(**trace, *resolved);
   o.rank_by = Ranking(*sort, rss);
-  o.pid = resolved->pid;
-  o.at = resolved->at;
   o.by = by_commit ? analysis::CreditBy::kCommit : analysis::CreditBy::kCreate;
   // Kinds come from the stacks, symbolized once here and kept for the answer.
   analysis::KindClassifier classifier((*trace)->frames());

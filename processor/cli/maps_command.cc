@@ -67,9 +67,7 @@ int RunMaps(const std::vector<std::string>& argv) {
   if (!resolved.ok()) return ReportError(resolved.status());
   analysis::KindClassifier classifier((*trace)->frames());
   analysis::MapsQuery q;
-  q.rss = (*trace)->residency();
-  q.processes = resolved->processes;
-  q.at = resolved->at;
+  q.Select(**trace, *resolved);
   q.kinds = *kinds;
   q.kind_of = classifier.Function();
   q.runs = *format == AnswerFormat::kText;

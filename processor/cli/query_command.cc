@@ -100,11 +100,8 @@ int RunQuery(const std::vector<std::string>& argv) {
   if (!trace.ok()) return ReportError(trace.status());
   auto resolved = Resolve(*sel, **trace, /*by_commit=*/false);
   if (!resolved.ok()) return ReportError(resolved.status());
-  o.pid = resolved->pid;
-  o.processes = resolved->processes;
-  o.at = resolved->at;
+  o.Select(**trace, *resolved);
   o.history = args->Has("--history");
-  o.rss = (*trace)->residency();
   const std::vector<analysis::QueryAnswer> answers = analysis::Query((*trace)->index(), o);
   if (args->Has("--json")) {
     std::printf("%s\n", render::DumpJson(render::QueryJson(**trace, o, answers)).c_str());
