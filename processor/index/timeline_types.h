@@ -20,7 +20,7 @@
 #include "absl/container/btree_map.h"
 #include "processor/base/format.h"
 #include "processor/base/typed_id.h"
-#include "processor/decode/syscall_event.h"
+#include "processor/decode/syscall_event.h"  // decode::Syscall, the kind of a CallEvent (pb_decode)
 #include "processor/index/mapped_tally.h"
 #include "processor/index/string_table.h"
 
@@ -118,20 +118,10 @@ struct LiveRegion {
   uint64_t t_from = 0;
 };
 
-// Process::live: absl::btree_map with 1 KiB nodes instead of its fixed 256
-// bytes (7 of these 32-byte entries). Replay searches the live map a few
-// times per call, a million times on a big trace; with 31 entries per node
-// the tree of a few thousand regions is two levels shallower (measured:
-// bench/HISTORY.md). absl has no public parameter for the node size, so
-// this is btree_map's own definition (absl/container/btree_map.h) with
-// another: it depends on absl's internal namespace, pinned by the Debian
-// package the build uses; an absl upgrade that changes it breaks the build
-// here, not the behaviour.
-using LiveMap = absl::container_internal::btree_map_container<
-    absl::container_internal::btree<absl::container_internal::map_params<
-        uint64_t, LiveRegion, std::less<uint64_t>,
-        std::allocator<std::pair<const uint64_t, LiveRegion>>, /*TargetNodeSize=*/1024,
-        /*IsMulti=*/false>>>;
+// Process::live: a B-tree keyed by region start. (Its node size is absl's
+// fixed 256 bytes; 1 KiB nodes measured 7 % less replay CPU, but only
+// through absl's internal namespace: bench/HISTORY.md.)
+using LiveMap = absl::btree_map<uint64_t, LiveRegion>;
 
 // A successful madvise over [start, end) of a process: it changes no prot and
 // no version, so it is kept beside the versions, for pages' histories.
