@@ -89,13 +89,15 @@ TEST(NothingLostTest, AFailedCommandKeepsTheOldAnswerAndLeavesNoTemporaryFile) {
     CliRun r = Pageblame(cmd + (cmd.rfind("growth", 0) == 0 ? " --to 1" : " --at 1") + " -o " + old);
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(Slurp(old), "the answer of yesterday");
-    EXPECT_THAT(Entries(dir.path()), ::testing::ElementsAre("old.json", "rules-trace.data"));
+    // The recording's index (TRACE.index) is kept beside the trace, whole.
+    EXPECT_THAT(Entries(dir.path()),
+                ::testing::ElementsAre("old.json", "rules-trace.data", "rules-trace.data.index"));
   }
   // And a command that succeeds replaces it.
   CliRun ok = Pageblame("growth --json -i " + trace + " -o " + old);
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_THAT(Slurp(old), HasSubstr("\"growth_bytes\""));
-  EXPECT_THAT(Entries(dir.path()), ::testing::ElementsAre("old.json", "rules-trace.data"));
+  EXPECT_THAT(Entries(dir.path()), ::testing::ElementsAre("old.json", "rules-trace.data", "rules-trace.data.index"));
 }
 
 // A private device that answers every write with ENOSPC (the node /dev/full

@@ -88,6 +88,16 @@ class ByteReader {
     return false;
   }
 
+  // A varint length, then that many bytes (ByteWriter's PutString). False
+  // if either runs past the end.
+  bool ReadString(std::string_view* out) {
+    uint64_t n = 0;
+    absl::Span<const uint8_t> s;
+    if (!ReadVarint(&n) || n > remaining() || !ReadSpan(static_cast<size_t>(n), &s)) return false;
+    *out = std::string_view(reinterpret_cast<const char*>(s.data()), s.size());
+    return true;
+  }
+
   bool Skip(size_t n) {
     if (remaining() < n) return false;
     pos_ += n;

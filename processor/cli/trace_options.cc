@@ -126,6 +126,7 @@ absl::StatusOr<session::SessionOptions> SessionOptionsFromArgs(const Args& args,
   }
   o.progress = true;
   o.time_unwinding = args.Has("--verbose");
+  o.use_index = o.write_index = !args.Has("--no-index");
   return o;
 }
 
@@ -135,6 +136,10 @@ absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_
   ASSIGN_OR_RETURN(session::SessionOptions o, SessionOptionsFromArgs(args, rss_required));
   ASSIGN_OR_RETURN(std::unique_ptr<session::Session> trace, session::Session::Open(o));
   if (args.Has("--verbose")) {
+    if (!trace->load_note().empty()) {
+      std::fprintf(stderr, "pageblame: %s: %s\n", EscapeName(trace->path()).c_str(),
+                   EscapeName(trace->load_note()).c_str());
+    }
     const index::TraceStats& s = trace->index().stats();
     std::fprintf(stderr,
                  "pageblame: %s: %llu records, %llu samples (%llu memory-syscall, %llu skipped "

@@ -32,7 +32,8 @@ inline const std::map<std::string, std::string> kTraceAliases = {
     {"-i", "--input"}, {"-v", "--verbose"}, {"-f", "--force"}};
 inline const std::set<std::string> kTraceValueFlags = {"--input", "--pid", "--at", "--symfs",
                                                        "--perf-map-dir", "--buildid-dir", "--rss"};
-inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json", "--no-inline", "--force", "--no-rss"};
+inline const std::set<std::string> kTraceBoolFlags = {"--verbose", "--json", "--no-inline", "--force", "--no-rss",
+                                                      "--no-index"};
 // The help lines of those options, for each command's --help: the input,
 // the selection (--pid, --at), and the rest; kTraceOptionsHelp is all three.
 inline const std::string kTraceInputHelp = absl::StrCat(
@@ -54,6 +55,8 @@ inline constexpr char kTraceSymbolsHelp[] =
     "                        runtime table from /tmp or another directory others can\n"
     "                        write even when another user owns it or may write it\n"
     "                        (perf's -f); without it: a warning, and it is not used\n"
+    "  --no-index            replay the trace, neither using nor writing TRACE.index\n"
+    "                        (the replay kept beside a trace for the next command)\n"
     "  --no-inline           no inlined frames in unwound stacks (perf's --no-inline):\n"
     "                        skips reading DWARF debug info (~12 MiB for libc's)\n"
     "  --rss FILE            residency snapshots (default TRACE.rss beside the trace,\n"

@@ -21,6 +21,8 @@
 
 namespace pageblame::index {
 
+class IndexCodecAccess;
+
 class MappedTally {
  public:
   struct Point {
@@ -59,6 +61,7 @@ class MappedTally {
   }
 
  private:
+  friend class IndexCodecAccess;  // index_codec.h
   // The totals of the instant that just ended, as a candidate.
   void Close() { Consider(&peak_, &have_peak_); }
   void Consider(Point* best, bool* have) const {

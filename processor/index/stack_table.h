@@ -25,6 +25,8 @@
 
 namespace pageblame::index {
 
+class IndexCodecAccess;
+
 class StackTable {
  public:
   StackTable();
@@ -67,6 +69,7 @@ class StackTable {
   }
 
  private:
+  friend class IndexCodecAccess;  // index_codec.h
   struct Entry {
     uint64_t offset;
     uint32_t length;

@@ -29,6 +29,8 @@
 
 namespace pageblame::index {
 
+class IndexCodecAccess;
+
 class TraceIndex {
  public:
   TraceIndex() = default;
@@ -98,6 +100,7 @@ class TraceIndex {
   std::vector<VersionId> History(uint32_t p, uint64_t addr) const;
 
  private:
+  friend class IndexCodecAccess;  // index_codec.h: reads and writes the tables whole
   template <typename T>
   static size_t BlocksFor(size_t n) {
     return (n + ChunkedVector<T>::kBlock - 1) / ChunkedVector<T>::kBlock;

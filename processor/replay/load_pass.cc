@@ -375,6 +375,14 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
   auto trace = std::make_unique<LoadedTrace>(std::move(idx_), std::move(sym_), reader_->info(),
                                              decoder_->DescribeSources());
   trace->set_format_warnings(decoder_->FormatWarnings());
+  // Every file the replay read decides its answer: the images' segments
+  // (every trace) and, for DWARF stacks, the unwinder's CFI.
+  std::vector<symbols::DsoLookup> lookups = trace->symbolizer().image_lookups();
+  if (unwinder_ != nullptr) {
+    const std::vector<symbols::DsoLookup>& cfi = unwinder_->modules().lookups();
+    lookups.insert(lookups.end(), cfi.begin(), cfi.end());
+  }
+  trace->set_dso_lookups(std::move(lookups));
   if (unwinder_ != nullptr) {
     unwind::UnwindStats u = unwinder_->stats();
     u.waited = stacks_->waited();

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "processor/index/trace_index.h"
 #include "processor/perf/perf_records.h"
+#include "processor/symbols/dso_lookup.h"
 #include "processor/symbols/symbolizer.h"
 #include "processor/unwind/unwind_stats.h"
 
@@ -68,6 +69,10 @@ class LoadedTrace {
   // therefore not replayed (SyscallDecoder::FormatWarnings).
   const std::vector<std::string>& format_warnings() const { return format_warnings_; }
   void set_format_warnings(std::vector<std::string> w) { format_warnings_ = std::move(w); }
+  // Every lookup the unwinder made for a DSO's files: what the stacks
+  // depend on (the recording's index is stale when one finds other files).
+  const std::vector<symbols::DsoLookup>& dso_lookups() const { return dso_lookups_; }
+  void set_dso_lookups(std::vector<symbols::DsoLookup> l) { dso_lookups_ = std::move(l); }
 
  private:
   std::unique_ptr<index::TraceIndex> index_;
@@ -76,6 +81,7 @@ class LoadedTrace {
   std::string sources_;
   std::optional<unwind::UnwindStats> unwind_stats_;
   std::vector<std::string> format_warnings_;
+  std::vector<symbols::DsoLookup> dso_lookups_;
 };
 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options);

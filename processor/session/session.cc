@@ -1,14 +1,24 @@
 #include "processor/session/session.h"
 
+#include <unistd.h>
+
+#include <optional>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "processor/base/atomic_file.h"
+#include "processor/base/input_file.h"
+#include "processor/base/side_file_trust.h"
 #include "processor/base/status_macros.h"
+#include "processor/replay/recording_file.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/session/load_warnings.h"
 
 namespace pageblame::session {
 
-absl::StatusOr<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
+namespace {
+
+replay::LoadOptions LoadOptionsOf(const SessionOptions& options) {
   replay::LoadOptions o;
   o.path = options.path;
   o.symbols = options.symbols;
@@ -18,8 +28,64 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const SessionOptions& opt
   o.time_unwinding = options.time_unwinding;
   o.preload_symbols = options.preload_symbols;
   o.raw_duplicate_times = options.raw_duplicate_times;
-  ASSIGN_OR_RETURN(std::unique_ptr<replay::LoadedTrace> trace, replay::LoadTrace(o));
-  return Of(std::move(trace), options);
+  return o;
+}
+
+// The recording kept in the trace's index, or null (none, not trusted,
+// stale, damaged: `note` says which).
+std::unique_ptr<replay::LoadedTrace> FromIndex(const replay::LoadOptions& o, const replay::RecordingFile::Identity& id,
+                                               std::string* note) {
+  const std::string path = replay::RecordingFile::PathFor(o.path, o.raw_duplicate_times);
+  if (::access(path.c_str(), F_OK) != 0) return nullptr;
+  absl::StatusOr<std::string> bytes = [&]() -> absl::StatusOr<std::string> {
+    ASSIGN_OR_RETURN(std::unique_ptr<InputFile> f, OpenSideFile(path, "index", o.symbols.force));
+    // It decides every answer, and pageblame writes it 0600: one that
+    // another user owns or could have rewritten is not used, wherever it
+    // lies (replayed instead; -f does not change that, the replay is there).
+    RETURN_IF_ERROR(TrustedInSharedDir(f->fd(), path));
+    return f->ReadAll();
+  }();
+  absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> t =
+      bytes.ok() ? replay::RecordingFile::Decode(*bytes, path, id, o.symbols)
+                 : absl::StatusOr<std::unique_ptr<replay::LoadedTrace>>(bytes.status());
+  if (t.ok()) {
+    *note = absl::StrCat("loaded from ", path);
+    return *std::move(t);
+  }
+  *note = absl::StrCat(t.status().message(), "; the trace is replayed");
+  return nullptr;
+}
+
+// After a replay: the index beside the trace, for the next command. Not
+// written is no failure (a directory of someone else's, a full disk): the
+// next command replays too.
+void WriteIndex(const replay::LoadedTrace& t, const replay::LoadOptions& o, const replay::RecordingFile::Identity& id,
+                std::string* note) {
+  const std::string path = replay::RecordingFile::PathFor(o.path, o.raw_duplicate_times);
+  const std::string bytes = replay::RecordingFile::Encode(t, id);
+  absl::Status s = WriteFileAtomically(path, bytes, 0600);
+  *note = s.ok() ? absl::StrCat(path, " written (", bytes.size(), " bytes)") : std::string(s.message());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
+  const replay::LoadOptions o = LoadOptionsOf(options);
+  std::optional<replay::RecordingFile::Identity> id;
+  if (options.use_index && o.path != "-") {
+    if (auto i = replay::RecordingFile::Identity::Of(o.path, o.raw_duplicate_times); i.ok()) id = *i;
+  }
+  std::string note;
+  std::unique_ptr<replay::LoadedTrace> trace = id ? FromIndex(o, *id, &note) : nullptr;
+  if (trace == nullptr) {
+    ASSIGN_OR_RETURN(trace, replay::LoadTrace(o));
+    std::string written;
+    if (id && options.write_index) WriteIndex(*trace, o, *id, &written);
+    note = absl::StrCat(note.empty() ? "replayed" : note, written.empty() ? "" : "; ", written);
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Of(std::move(trace), options));
+  s->load_note_ = std::move(note);
+  return s;
 }
 
 absl::StatusOr<std::unique_ptr<Session>> Session::Of(std::unique_ptr<replay::LoadedTrace> trace,

@@ -12,6 +12,8 @@
 //   ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Session::Open(o));
 //   for (const std::string& w : s->warnings()) say(w);
 //   ASSIGN_OR_RETURN(Selection sel, Resolve({pid, at}, *s, PeakOf::kMapped));
+// A second command on a trace loads the index the first wrote beside it
+// (TRACE.index) instead of replaying, while it matches the trace.
 //   analysis::Attribute(s->index(), regions, {.rss = s->residency(), ...});
 //
 // Errors are those of the load (replay/trace_loader.h: a file that is not a
@@ -59,6 +61,12 @@ struct SessionOptions {
   // no stacks); raw_syscalls duplicates' times kept (the plugin).
   bool preload_symbols = true;
   bool raw_duplicate_times = false;
+  // The recording's index beside the trace (replay/recording_file.h): used
+  // when it matches the trace (else the trace is replayed), and written
+  // after a replay (`write_index`); the plugin's is TRACE.plugin.index
+  // (RecordingFile::PathFor). --no-index: neither.
+  bool use_index = true;
+  bool write_index = true;
 };
 
 class Session {
@@ -95,6 +103,9 @@ class Session {
   // each a line "warning: ..." or "note: ...", to say once before the
   // answer (session/load_warnings.h).
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // How the recording was loaded, for -v: "loaded from TRACE.index",
+  // "replayed; TRACE.index written", or why the index was not used.
+  const std::string& load_note() const { return load_note_; }
 
  private:
   Session(std::unique_ptr<replay::LoadedTrace> trace, SessionOptions options);
@@ -105,6 +116,7 @@ class Session {
   std::unique_ptr<StackFrames> frames_;
   std::unique_ptr<residency::ResidencyIndex> residency_;
   std::vector<std::string> warnings_;
+  std::string load_note_;
 };
 
 }  // namespace pageblame::session

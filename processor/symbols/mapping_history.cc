@@ -105,6 +105,20 @@ const MappingHistory::Piece* MappingHistory::Epoch::FindAfter(uint64_t ip, uint6
 
 void MappingHistory::AddBuildId(std::string_view path, std::string_view build_id) {
   header_build_ids_[std::string(path)] = std::string(build_id);
+  Op op;
+  op.kind = Op::Kind::kBuildId;
+  op.path = *strings_.emplace(path).first;
+  op.build_id = *strings_.emplace(build_id).first;
+  ops_.push_back(op);
+}
+
+void MappingHistory::Apply(const Op& op) {
+  switch (op.kind) {
+    case Op::Kind::kBuildId: return AddBuildId(op.path, op.build_id);
+    case Op::Kind::kMapping: return AddMapping(op.pid, op.time, op.start, op.len, op.pgoff, op.path, op.build_id);
+    case Op::Kind::kFork: return OnFork(op.pid, op.parent, op.time);
+    case Op::Kind::kExec: return OnExec(op.pid, op.time);
+  }
 }
 
 std::string_view MappingHistory::BuildIdOf(std::string_view path,
@@ -125,6 +139,15 @@ void MappingHistory::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uin
   mapping.path = *strings_.emplace(path).first;
   mapping.build_id = *strings_.emplace(build_id).first;
   mappings_.push_back(mapping);
+  Op op;
+  op.pid = pid;
+  op.time = time;
+  op.start = start;
+  op.len = len;
+  op.pgoff = pgoff;
+  op.path = mapping.path;
+  op.build_id = mapping.build_id;
+  ops_.push_back(op);
   Epoch* epoch = MutableEpochAt(pid, time);
   if (epoch == nullptr) {
     // First sight of the process (attach mode, or records synthesized from
@@ -137,6 +160,12 @@ void MappingHistory::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uin
 
 void MappingHistory::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
   if (child == parent) return;  // a new thread shares the address space
+  Op op;
+  op.kind = Op::Kind::kFork;
+  op.pid = child;
+  op.parent = parent;
+  op.time = time;
+  ops_.push_back(op);
   Epoch epoch;
   epoch.begin = time;
   epoch.parent = parent;
@@ -144,6 +173,11 @@ void MappingHistory::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
 }
 
 void MappingHistory::OnExec(uint32_t pid, uint64_t time) {
+  Op op;
+  op.kind = Op::Kind::kExec;
+  op.pid = pid;
+  op.time = time;
+  ops_.push_back(op);
   Epoch epoch;
   epoch.begin = time;
   AddEpoch(pid, std::move(epoch));

@@ -90,6 +90,19 @@ class MappingHistory {
   // valid for the life of this object.
   const Mapping* Find(uint32_t pid, uint64_t time, uint64_t ip) const;
 
+  // Everything added, in the order added: applied to a fresh history, the
+  // same history (the recording's index keeps them: replay/recording_file.h).
+  struct Op {
+    enum class Kind : uint8_t { kBuildId, kMapping, kFork, kExec };
+    Kind kind = Kind::kMapping;
+    uint32_t pid = 0;     // kMapping, kExec; the child for kFork
+    uint32_t parent = 0;  // kFork
+    uint64_t time = 0, start = 0, len = 0, pgoff = 0;
+    std::string_view path, build_id;  // kBuildId, kMapping (interned here)
+  };
+  const std::vector<Op>& ops() const { return ops_; }
+  void Apply(const Op& op);
+
   size_t mapping_count() const { return mappings_.size(); }
   // Every mapping added, in the order added (file order for the loader's).
   const std::deque<Mapping>& mappings() const { return mappings_; }
@@ -135,6 +148,7 @@ class MappingHistory {
   void AddEpoch(uint32_t pid, Epoch epoch);
 
   std::deque<Mapping> mappings_;  // stable addresses
+  std::vector<Op> ops_;
   absl::node_hash_set<std::string> strings_;
   absl::flat_hash_map<std::string, std::string> header_build_ids_;  // path -> raw id
   absl::flat_hash_map<uint32_t, std::vector<Epoch>> epochs_;  // sorted by begin

@@ -82,6 +82,13 @@ class Symbolizer::Impl {
   const MappingHistory& maps() const { return *maps_; }
   const SymbolizerStats& stats() const { return stats_; }
 
+  void NoteImageLookup(std::string_view path, std::string_view build_id) {
+    const std::string_view id = BuildIdOf(path, build_id);
+    if (!image_looked_up_.emplace(std::string(path), std::string(id)).second) return;
+    image_lookups_.push_back(DsoLookup::Of(path, id, locator_.Locate(path, id)));
+  }
+  const std::vector<DsoLookup>& image_lookups() const { return image_lookups_; }
+
   std::optional<Symbolizer::Mapping> MappingOf(uint32_t pid, uint64_t time, uint64_t ip) {
     const MappingHistory::Mapping* m = maps_->Find(pid, time, ip);
     if (m == nullptr) return std::nullopt;
@@ -391,6 +398,8 @@ class Symbolizer::Impl {
 
   SymbolizerOptions options_;
   DsoLocator locator_;
+  absl::flat_hash_set<std::pair<std::string, std::string>> image_looked_up_;
+  std::vector<DsoLookup> image_lookups_;
   std::shared_ptr<const MappingHistory> maps_;  // never null
   absl::flat_hash_map<std::pair<std::string, std::string>, DsoId> dso_ids_;
   // Mapping pointers are stable (MappingHistory); saves building the key per frame.
@@ -471,10 +480,13 @@ void Symbolizer::Preload(std::string_view path, std::string_view build_id) {
 
 SymbolizerStats Symbolizer::stats() const { return impl_->stats(); }
 
+const std::vector<DsoLookup>& Symbolizer::image_lookups() const { return impl_->image_lookups(); }
+
 std::vector<Symbolizer::ImageSegment> Symbolizer::ImageSegments(std::string_view path,
                                                                 std::string_view build_id,
                                                                 bool* elf32) {
   std::vector<ImageSegment> out;
+  impl_->NoteImageLookup(path, build_id);
   const ElfSymbolTable* table = impl_->TableFor(path, build_id);
   if (table == nullptr) return out;
   if (elf32 != nullptr) *elf32 = table->is_32bit();

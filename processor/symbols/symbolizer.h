@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "processor/symbols/dso_locator.h"
+#include "processor/symbols/dso_lookup.h"
 #include "processor/symbols/mapping_history.h"
 
 namespace pageblame::symbols {
@@ -172,6 +173,11 @@ class Symbolizer {
   // `elf32`, if given, is set when the file is a 32-bit (ELFCLASS32) ELF.
   std::vector<ImageSegment> ImageSegments(std::string_view path, std::string_view build_id,
                                           bool* elf32 = nullptr);
+  // The files ImageSegments looked for, one per (path, build id), and what
+  // it found: the replay's answer depends on them (a 32-bit program, the
+  // segments of an image), so a kept replay holds only while they are the
+  // same (replay/recording_file.h). Replay thread only, as ImageSegments.
+  const std::vector<DsoLookup>& image_lookups() const;
 
   SymbolizerStats stats() const;
 

@@ -44,7 +44,9 @@ const ModuleMap::MappingInfo& ModuleMap::InfoFor(const symbols::MappingHistory::
 const ElfModule* ModuleMap::ModuleFor(std::string_view path, std::string_view build_id) {
   auto [it, inserted] = modules_.try_emplace(std::make_pair(std::string(path), std::string(build_id)));
   if (!inserted) return it->second.get();
-  it->second = ElfModule::Open(locator_.Locate(path, build_id));
+  const symbols::DsoLocation where = locator_.Locate(path, build_id);
+  lookups_.push_back(symbols::DsoLookup::Of(path, build_id, where));
+  it->second = ElfModule::Open(where);
   ++(it->second ? stats_.files_opened : stats_.files_missing);
   if (it->second != nullptr && !it->second->cfi_refused().empty()) {
     if (stats_.cfi_refused++ == 0) stats_.first_cfi_refused = it->second->cfi_refused();

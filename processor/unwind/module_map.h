@@ -20,9 +20,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "processor/symbols/dso_locator.h"
+#include "processor/symbols/dso_lookup.h"
 #include "processor/symbols/mapping_history.h"
 #include "processor/unwind/elf_module.h"
 
@@ -59,6 +61,8 @@ class ModuleMap {
 
   Code Find(uint32_t pid, uint64_t time, uint64_t pc);
   const Stats& stats() const { return stats_; }
+  // Every file lookup made, in order: what the unwound stacks depend on.
+  const std::vector<symbols::DsoLookup>& lookups() const { return lookups_; }
 
  private:
   struct MappingInfo {
@@ -69,6 +73,7 @@ class ModuleMap {
   const ElfModule* ModuleFor(std::string_view path, std::string_view build_id);
 
   symbols::DsoLocator locator_;
+  std::vector<symbols::DsoLookup> lookups_;
   OnOpened on_opened_;
   const symbols::MappingHistory* maps_;
   // Mapping addresses are stable for the MappingHistory's life.

@@ -14,15 +14,8 @@
 
 namespace pageblame::fuzz {
 
-inline void LoadAndCheck(const std::string& path) {
-  replay::LoadOptions o;
-  o.path = path;
-  o.symbols.trace_path = path;
-  // Stacks are never printed here: no symbol tables to read.
-  o.preload_symbols = false;
-  auto trace = replay::LoadTrace(o);
-  if (!trace.ok() || *trace == nullptr) return;
-  const index::TraceIndex& idx = (*trace)->index();
+// Every region at the end of `idx` one the kernel could have made.
+inline void CheckRegions(const index::TraceIndex& idx) {
   for (uint32_t p = 0; p < idx.num_processes(); ++p) {
     for (VersionId v : idx.RegionsAt(p, index::kEndOfTrace)) {
       const index::Version& r = idx.version(v);
@@ -33,6 +26,17 @@ inline void LoadAndCheck(const std::string& path) {
       }
     }
   }
+}
+
+inline void LoadAndCheck(const std::string& path) {
+  replay::LoadOptions o;
+  o.path = path;
+  o.symbols.trace_path = path;
+  // Stacks are never printed here: no symbol tables to read.
+  o.preload_symbols = false;
+  auto trace = replay::LoadTrace(o);
+  if (!trace.ok() || *trace == nullptr) return;
+  CheckRegions((*trace)->index());
 }
 
 }  // namespace pageblame::fuzz

@@ -1,0 +1,37 @@
+// IndexCodec: a TraceIndex as bytes and back — what the recording's index
+// file (replay/recording_file.h) keeps so that a second command loads the
+// replayed address timeline instead of replaying the trace again.
+//
+//   std::string bytes;
+//   IndexCodec::Encode(idx, &bytes);
+//   TraceIndex copy;
+//   RETURN_IF_ERROR(IndexCodec::Decode(bytes, &copy));   // copy answers as idx did
+//
+// Everything replay made is kept as it was (ids included: a decoded index
+// numbers its calls, versions, stacks and strings as the original did), so
+// every answer from the copy is byte for byte the original's. Decode checks
+// what it reads as every reader of a file does: each table's count against
+// the bytes left, every id against the table it names, every range and
+// time against its neighbours; a damaged or hostile file is an error naming
+// what was wrong, never a crash or an index that answers wrongly.
+#ifndef PAGEBLAME_INDEX_INDEX_CODEC_H_
+#define PAGEBLAME_INDEX_INDEX_CODEC_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "processor/index/trace_index.h"
+
+namespace pageblame::index {
+
+class IndexCodec {
+ public:
+  static void Encode(const TraceIndex& idx, std::string* out);
+  // Into a fresh TraceIndex (nothing added yet), finalized.
+  static absl::Status Decode(std::string_view bytes, TraceIndex* idx);
+};
+
+}  // namespace pageblame::index
+
+#endif  // PAGEBLAME_INDEX_INDEX_CODEC_H_

@@ -1,0 +1,76 @@
+// RecordingFile: a replayed recording kept beside its trace (TRACE.index),
+// so that every later command on it loads the address timeline instead of
+// reading, decompressing, unwinding and replaying the trace again.
+//
+//   const std::string index = RecordingFile::PathFor("app.data", false);   // "app.data.index"
+//   ASSIGN_OR_RETURN(RecordingFile::Identity id, RecordingFile::Identity::Of("app.data", false));
+//   std::string bytes = RecordingFile::Encode(*loaded, id);          // after a replay
+//   absl::StatusOr<std::unique_ptr<LoadedTrace>> again =
+//       RecordingFile::Decode(bytes, index, id, symbolizer_options); // a later command
+//
+// What it keeps is what the replay made, whole: the index (index_codec.h),
+// the trace's code mappings (for symbols, looked up lazily as before), what
+// the file said that answers use (arch, command line, clocks), which events
+// each syscall was replayed from, the load's format warnings and unwinding
+// counters. Answers from it are byte for byte those of a replay.
+//
+// It is used only while it matches its inputs, else it is stale and the
+// trace is replayed again (never a wrong answer):
+//   - made by the same replay code: kReplayVersion, a hash of the sources of
+//     every stage up to the index (cmake/replay_version.cmake);
+//   - of the same trace: its size, modification time and a hash of its
+//     first and last bytes; with the same load options;
+//   - with the same binaries: every lookup the unwinder made for a DSO's
+//     files (symbols/dso_lookup.h) finds the same files, unchanged, with
+//     today's --symfs, --buildid-dir and -f.
+// Its format: "PBINDEX\1", u32 format version, the identity, then one zstd
+// frame of the rest; every count and id is checked as it is read
+// (DataLoss naming what is wrong); fuzzed (tests/fuzz).
+#ifndef PAGEBLAME_REPLAY_RECORDING_FILE_H_
+#define PAGEBLAME_REPLAY_RECORDING_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "processor/replay/trace_loader.h"
+#include "processor/symbols/symbolizer.h"
+
+namespace pageblame::replay {
+
+class RecordingFile {
+ public:
+  static constexpr uint32_t kFormatVersion = 1;
+
+  struct Identity {
+    uint64_t size = 0;
+    uint64_t mtime_ns = 0;
+    uint64_t sample_hash = 0;  // of the trace's first and last 64 KiB
+    bool raw_duplicate_times = false;  // LoadOptions::raw_duplicate_times
+    // The identity of the trace at `path` now (NotFound/Unavailable if it
+    // cannot be read; a pipe has none).
+    static absl::StatusOr<Identity> Of(const std::string& path, bool raw_duplicate_times);
+  };
+
+  // TRACE.index; TRACE.plugin.index for the plugin's load (raw duplicates'
+  // times kept), so the two never replace each other's.
+  static std::string PathFor(const std::string& trace, bool raw_duplicate_times);
+
+  static std::string Encode(const LoadedTrace& trace, const Identity& id);
+  // The recording kept in `bytes` (read from `name`). FailedPrecondition
+  // saying why when it is stale (another build, another trace, other load
+  // options, a binary that changed); DataLoss when it is damaged.
+  static absl::StatusOr<std::unique_ptr<LoadedTrace>> Decode(std::string_view bytes, const std::string& name,
+                                                             const Identity& expected,
+                                                             const symbols::SymbolizerOptions& symbols);
+  // The part after the header and its zstd frame, decompressed: what Decode
+  // reads once the file is known current (tests/fuzz feeds it directly).
+  static absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeBody(std::string_view body, const std::string& name,
+                                                                 const symbols::SymbolizerOptions& symbols);
+};
+
+}  // namespace pageblame::replay
+
+#endif  // PAGEBLAME_REPLAY_RECORDING_FILE_H_

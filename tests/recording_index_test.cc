@@ -1,0 +1,201 @@
+// The recording's index (TRACE.index, replay/recording_file.h) as a user
+// meets it: the first command replays and writes it, the next loads it and
+// answers byte for byte as a replay does; a trace changed since, a binary
+// found differently (--symfs), a damaged or untrusted index are each said
+// with -v and the trace is replayed, never a wrong answer. And on every
+// bundled trace: what is kept decodes to what was encoded.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "processor/base/temp_dir_for_test.h"
+#include "processor/replay/recording_file.h"
+#include "processor/replay/trace_loader.h"
+#include "tests/cli_runner.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void Spit(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+// A bundled trace copied into its own directory: the index written beside
+// it is this test's alone.
+struct TraceCopy {
+  TempDir dir;
+  std::string trace;
+  explicit TraceCopy(const std::string& name) : trace(dir.path() + "/t.data") {
+    std::filesystem::copy_file(TracePath(name), trace);
+  }
+  std::string index() const { return trace + ".index"; }
+};
+
+// stdout and the warnings, without -v's lines (which say how it loaded).
+struct Answer {
+  std::string out, err;
+  int exit_code = -1;
+  std::string note;  // -v's "pageblame: TRACE: ..." line about the index
+};
+
+Answer Ask(const std::string& args) {
+  CliRun r = Pageblame(args + " -v");
+  Answer a{r.out, "", r.exit_code, ""};
+  EXPECT_FALSE(r.crashed) << args << "\n" << r.err;
+  for (size_t at = 0; at < r.err.size();) {
+    size_t nl = r.err.find('\n', at);
+    if (nl == std::string::npos) nl = r.err.size();
+    const std::string line = r.err.substr(at, nl - at);
+    at = nl + 1;
+    if (line.find("index") != std::string::npos && line.find("pageblame: ") == 0) {
+      a.note += line + "\n";
+    } else if (line.find("warning") != std::string::npos || line.find("note:") != std::string::npos) {
+      a.err += line + "\n";
+    }
+  }
+  return a;
+}
+
+void ExpectSameAnswer(const Answer& a, const Answer& b) {
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.err, b.err);
+  EXPECT_EQ(a.exit_code, b.exit_code);
+}
+
+TEST(RecordingIndexTest, TheSecondCommandLoadsWhatTheFirstReplayed) {
+  TraceCopy t("rules-trace.data");
+  const std::string cmd = "maps --json -i " + t.trace;
+  const Answer replayed = Ask(cmd + " --no-index");
+  EXPECT_FALSE(std::filesystem::exists(t.index())) << "--no-index writes no index";
+  const Answer first = Ask(cmd);
+  EXPECT_THAT(first.note, HasSubstr("replayed; " + t.index() + " written"));
+  struct stat st {};
+  ASSERT_EQ(::stat(t.index().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_LT(st.st_size, std::filesystem::file_size(t.trace));
+  const Answer second = Ask(cmd);
+  EXPECT_THAT(second.note, HasSubstr("loaded from " + t.index()));
+  ExpectSameAnswer(first, replayed);
+  ExpectSameAnswer(second, replayed);
+  // Every command, not only maps: growth, query, attribute from the index.
+  for (const std::string& other :
+       {"growth --json -i " + t.trace, "query -i " + t.trace + " --pid 10981 --history 0x100010000000 0x7f978e010000",
+        "attribute --json -i " + t.trace + " --pid 10981 --regions " + TracePath("maps/rules-trace.10981.maps")}) {
+    SCOPED_TRACE(other);
+    const Answer loaded = Ask(other);
+    EXPECT_THAT(loaded.note, HasSubstr("loaded from"));
+    ExpectSameAnswer(loaded, Ask(other + " --no-index"));
+  }
+}
+
+TEST(RecordingIndexTest, ATraceChangedSinceIsReplayed) {
+  TraceCopy t("rules-trace.data");
+  const std::string cmd = "growth --json -i " + t.trace;
+  const Answer first = Ask(cmd);
+  ASSERT_TRUE(std::filesystem::exists(t.index()));
+  // Same bytes, a new modification time (a trace recorded again is one).
+  const struct timespec times[2] = {{0, UTIME_NOW}, {1'000'000'000, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, t.trace.c_str(), times, 0), 0);
+  const Answer again = Ask(cmd);
+  EXPECT_THAT(again.note, HasSubstr("stale"));
+  EXPECT_THAT(again.note, HasSubstr("written"));
+  ExpectSameAnswer(again, first);
+  EXPECT_THAT(Ask(cmd).note, HasSubstr("loaded from"));
+}
+
+TEST(RecordingIndexTest, ADamagedIndexIsSaidAndTheTraceReplayed) {
+  TraceCopy t("rules-lost.data");
+  const std::string cmd = "maps --json -i " + t.trace;
+  const Answer first = Ask(cmd);
+  const std::string good = Slurp(t.index());
+  ASSERT_GT(good.size(), 100u);
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x5a;  // inside the zstd frame
+  for (const std::string& bad : {good.substr(0, good.size() / 2), flipped, std::string("PBINDEX"), std::string()}) {
+    Spit(t.index(), bad);
+    const Answer a = Ask(cmd);
+    EXPECT_THAT(a.note, Not(HasSubstr("loaded from")));
+    EXPECT_THAT(a.note, HasSubstr("the trace is replayed"));
+    ExpectSameAnswer(a, first);
+    // ... and the damaged file replaced by a good one.
+    EXPECT_EQ(Slurp(t.index()), good);
+  }
+}
+
+TEST(RecordingIndexTest, AnIndexOthersCouldWriteIsNotUsed) {
+  TraceCopy t("rules-trace.data");
+  const std::string cmd = "maps --json -i " + t.trace;
+  const Answer first = Ask(cmd);
+  ASSERT_EQ(::chmod(t.index().c_str(), 0666), 0);
+  const Answer a = Ask(cmd);
+  EXPECT_THAT(a.note, Not(HasSubstr("loaded from")));
+  ExpectSameAnswer(a, first);
+}
+
+TEST(RecordingIndexTest, BinariesFoundDifferentlyMakeItStale) {
+  // traces/src/c32.c: with its binary (through --symfs) the replay knows a
+  // 32-bit program and replays none of its calls; without it, it does not.
+  // An index made with the one must not answer for the other.
+  TraceCopy t("c32-raw.data");
+  const std::string symfs = MakeSymfs("c32-index-symfs", std::vector<std::pair<std::string, std::string>>{
+                                                              {"/tmp/unseen/w/c32", SourceDir() + "/traces/bin/c32"}});
+  ASSERT_FALSE(symfs.empty());
+  const std::string with = "maps --json -i " + t.trace + " --symfs " + symfs;
+  const std::string without = "maps --json -i " + t.trace;
+  const Answer with_replayed = Ask(with + " --no-index");
+  const Answer without_replayed = Ask(without + " --no-index");
+  ASSERT_NE(with_replayed.err, without_replayed.err) << "the binary changes the answer";
+  Ask(with);
+  const Answer a = Ask(without);
+  EXPECT_THAT(a.note, HasSubstr("stale"));
+  ExpectSameAnswer(a, without_replayed);
+  const Answer b = Ask(with);
+  EXPECT_THAT(b.note, HasSubstr("stale"));
+  ExpectSameAnswer(b, with_replayed);
+}
+
+TEST(RecordingIndexTest, EveryBundledTraceDecodesToWhatWasEncoded) {
+  std::vector<std::string> traces;
+  for (const auto& e : std::filesystem::directory_iterator(SourceDir() + "/traces")) {
+    if (e.path().extension() == ".data") traces.push_back(e.path().filename());
+  }
+  traces.push_back("dotnet/dotnet-leak.data");
+  ASSERT_GT(traces.size(), 20u);
+  for (const std::string& name : traces) {
+    SCOPED_TRACE(name);
+    replay::LoadOptions o = TraceLoadOptions(name);
+    o.preload_symbols = false;
+    auto loaded = replay::LoadTrace(o);
+    if (!loaded.ok()) continue;  // the traces that are refused (tests/damaged_trace_cli_test)
+    auto id = replay::RecordingFile::Identity::Of(o.path, false);
+    ASSERT_TRUE(id.ok()) << id.status();
+    const std::string bytes = replay::RecordingFile::Encode(**loaded, *id);
+    auto decoded = replay::RecordingFile::Decode(bytes, "index", *id, o.symbols);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(replay::RecordingFile::Encode(**decoded, *id), bytes);
+    EXPECT_EQ((*decoded)->index().stats().calls, (*loaded)->index().stats().calls);
+    // Another trace's identity: stale, said so.
+    replay::RecordingFile::Identity other = *id;
+    ++other.size;
+    auto stale = replay::RecordingFile::Decode(bytes, "index", other, o.symbols);
+    EXPECT_EQ(stale.status().code(), absl::StatusCode::kFailedPrecondition) << stale.status();
+  }
+}
+
+}  // namespace
+}  // namespace pageblame::testing
