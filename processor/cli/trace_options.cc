@@ -169,6 +169,13 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
                  (unsigned long long)s.unmaps_reordered,
                  s.time_order_by_rounds ? "perf's rounds" : "CPU lanes");
     if (const unwind::UnwindStats* u = trace->unwind_stats()) PrintUnwindStats(*u);
+    if (const replay::AttachMapsUse& a = trace->attach_maps(); !a.path.empty()) {
+      std::fprintf(stderr,
+                   "pageblame: the mappings at the attach from %s: %llu pages added, %llu ended, %llu made by calls "
+                   "with another prot there (kept)\n",
+                   EscapeName(a.path).c_str(), (unsigned long long)a.added_pages,
+                   (unsigned long long)a.removed_pages, (unsigned long long)a.mismatched_pages);
+    }
   }
   // Each warning is one line; some quote the trace (a comm, why a record
   // could not be parsed): escaped whole, as every message (ReportError).
