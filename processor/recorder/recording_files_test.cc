@@ -79,13 +79,21 @@ TEST_F(RecordingFilesTest, TheOldRecordingMovesWhole) {
   WriteFile(Path("t.data.rss"), "old snapshots");
   WriteFile(Path("t.data.old"), "older trace");
   WriteFile(Path("t.data.old.rss"), "older snapshots");
+  WriteFile(Path("t.data.attach-maps"), "old maps");
+  WriteFile(Path("t.data.old.attach-maps"), "older maps");
   ASSERT_EQ(::mkdir(Path("t.data.runtime").c_str(), 0700), 0);
   WriteFile(Path("t.data.runtime/42-1000.txt"), "old table");
   ASSERT_EQ(::mkdir(Path("t.data.old.runtime").c_str(), 0700), 0);
   WriteFile(Path("t.data.old.runtime/42-5.txt"), "older table");
+  WriteFile(Path("t.data.old.runtime/jit-42.dump"), "older jitdump");  // copies record made
+  WriteFile(Path("t.data.old.runtime/perf-42.map"), "older perf map");
   std::unique_ptr<RecordingFiles> f = Prepare();
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(f->set_aside().moved && f->set_aside().replaced_old && f->set_aside().rss && f->set_aside().runtime);
+  EXPECT_TRUE(f->set_aside().attach_maps);
+  EXPECT_EQ(ReadFile(Path("t.data.old.attach-maps")), "old maps");
+  EXPECT_FALSE(Exists(Path("t.data.attach-maps")));
+  EXPECT_FALSE(Exists(Path("t.data.old.runtime/jit-42.dump")));
   EXPECT_EQ(ReadFile(Path("t.data.old")), "old trace");
   EXPECT_EQ(ReadFile(Path("t.data.old.rss")), "old snapshots");
   EXPECT_EQ(ReadFile(Path("t.data.old.runtime/42-1000.txt")), "old table");
@@ -185,8 +193,30 @@ TEST_F(RecordingFilesTest, WhatIsNoTraceIsRefused) {
   ASSERT_EQ(::mkdir(Path("u.data.runtime").c_str(), 0700), 0);
   WriteFile(Path("u.data.runtime/notes.txt"), "the user's");
   EXPECT_THAT(RecordingFiles::Prepare(Path("u.data"), false).status().message(),
-              HasSubstr("holds files that are not runtime tables"));
+              HasSubstr("holds files that record did not make there"));
   EXPECT_EQ(ReadFile(Path("u.data.runtime/notes.txt")), "the user's");
+}
+
+// The side files record writes once perf records: made new, never over
+// a file someone put there meanwhile.
+TEST_F(RecordingFilesTest, TheTableAtTheAttachIsMadeNew) {
+  std::unique_ptr<RecordingFiles> f = Prepare();
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->PerfWroteHeader());
+  WriteFile(Path("t.data"), "PERFILE2");
+  EXPECT_TRUE(f->PerfWroteHeader());
+  ASSERT_TRUE(f->WriteAttachMaps("the table").ok());
+  EXPECT_EQ(f->AttachMapsPath(), Path("t.data.attach-maps"));
+  EXPECT_EQ(ReadFile(Path("t.data.attach-maps")), "the table");
+  EXPECT_EQ(ModeOf(Path("t.data.attach-maps")), 0600u);
+  EXPECT_THAT(f->WriteAttachMaps("again").message(), HasSubstr("appeared after the recording began"));
+  ASSERT_TRUE(f->WriteRuntimeTable("jit-42.dump", "whole records").ok());
+  EXPECT_EQ(ReadFile(Path("t.data.runtime/jit-42.dump")), "whole records");
+  EXPECT_TRUE(RecordingFiles::IsRuntimeDirFile("jit-42.dump"));
+  EXPECT_TRUE(RecordingFiles::IsRuntimeDirFile("perf-42.map"));
+  EXPECT_TRUE(RecordingFiles::IsRuntimeDirFile("42-1000.txt"));
+  EXPECT_FALSE(RecordingFiles::IsRuntimeDirFile("jit-x.dump"));
+  EXPECT_FALSE(RecordingFiles::IsRuntimeDirFile("notes.txt"));
 }
 
 // perf failed before writing: the empty trace made for it goes.
