@@ -33,6 +33,7 @@
 #include "processor/recorder/perf_run.h"
 #include "processor/recorder/recorded_processes.h"
 #include "processor/recorder/recording_files.h"
+#include "processor/recorder/runtime_file_copy.h"
 #include "processor/regions/runtime_table_store.h"
 #include "processor/recorder/target_cgroup.h"
 #include "processor/replay/trace_loader.h"
@@ -479,6 +480,29 @@ void SayAttachMaps(const recorder::PerfRunOptions& o, const recorder::PerfRunRes
   }
 }
 
+// The perf maps and jitdumps of the recorded processes, as they are now,
+// into TRACE.runtime/ (recorder/runtime_file_copy.h): the trace then names
+// its JIT frames by itself, and the cut tail of a file the runtime is still
+// writing is left out.
+void KeepRuntimeFiles(recorder::RecordingFiles* files, const RecordPlan& plan, const recorder::PerfRunResult& run) {
+  if (!run.perf_recorded) return;
+  std::vector<uint32_t> pids;
+  if (plan.pid) pids.push_back(*plan.pid);
+  for (const recorder::LastSnapshot& p : run.summary.processes) {
+    if (std::find(pids.begin(), pids.end(), p.pid) == pids.end()) pids.push_back(p.pid);
+  }
+  const recorder::RuntimeFileCopy::Result r = recorder::RuntimeFileCopy::Copy(files, pids, "/tmp");
+  for (const std::string& e : r.errors) {
+    std::fprintf(stderr, "pageblame record: warning: not kept with the trace: %s\n", EscapeName(e).c_str());
+  }
+  if (r.copied.empty()) return;
+  std::vector<std::string> names;
+  for (const std::string& c : r.copied) names.push_back(c.substr(c.rfind('/') + 1));
+  std::fprintf(stderr, "pageblame record: the runtime's %s as at the stop kept in %s/\n",
+               EscapeName(absl::StrJoin(names, ", ")).c_str(),
+               EscapeName(regions::RuntimeTableStore::DirFor(files->trace())).c_str());
+}
+
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
   RecordPlan plan;
   plan.output = args.Value("--output").value_or("perf.data");
@@ -577,6 +601,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   const recorder::PerfRunResult run = recorder::RunPerf(run_options);
   if (plan->pid) TurnOffDotnetPerfMap(*plan->pid, dotnet);
   SayAttachMaps(run_options, run);
+  if (files) KeepRuntimeFiles(files.get(), *plan, run);
   const int perf_rc = run.perf_exit;
   if (plan->output == "-") {
     // The trace went to standard output, to its reader: nothing to sum up.

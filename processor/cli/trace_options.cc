@@ -140,6 +140,7 @@ absl::StatusOr<const replay::LoadedTrace*> LoadFromArgs(const Args& args) {
   o.symbols.perf_map_dir = args.Value("--perf-map-dir").value_or("");
   // perf's -f: side files another user could have written are used anyway.
   o.symbols.force = args.Has("--force");
+  o.symbols.verbose = args.Has("--verbose");
   // perf's --buildid-dir: the build-id cache to use instead of ~/.debug.
   o.symbols.debug_dir = args.Value("--buildid-dir").value_or("");
   o.progress = true;

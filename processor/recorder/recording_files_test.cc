@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/base/temp_dir_for_test.h"
+#include "processor/recorder/runtime_file_copy.h"
+#include "processor/symbols/test_util.h"
 
 namespace pageblame::recorder {
 namespace {
@@ -217,6 +219,28 @@ TEST_F(RecordingFilesTest, TheTableAtTheAttachIsMadeNew) {
   EXPECT_TRUE(RecordingFiles::IsRuntimeDirFile("42-1000.txt"));
   EXPECT_FALSE(RecordingFiles::IsRuntimeDirFile("jit-x.dump"));
   EXPECT_FALSE(RecordingFiles::IsRuntimeDirFile("notes.txt"));
+}
+
+// The runtime's perf map and jitdump at the stop, whole records only: what
+// a runtime still writing them leaves cut is not copied.
+TEST_F(RecordingFilesTest, TheRuntimesFilesAreKeptWhole) {
+  TempDir tmp("pb_runtime_tmp");
+  const std::string dump = symbols::testing::JitDumpWriter(42).Load(0x1000, 0x10, 1, "A").bytes();
+  const std::string more = symbols::testing::JitDumpWriter(42).Load(0x1000, 0x10, 1, "A").Load(0x2000, 0x10, 2, "B").bytes();
+  WriteFile(tmp.path() + "/jit-42.dump", more.substr(0, more.size() - 5));
+  WriteFile(tmp.path() + "/perf-42.map", "1000 10 A\n2000 10 B\n3000 1");
+  WriteFile(tmp.path() + "/perf-43.map", "");  // nothing whole: not copied
+  std::unique_ptr<RecordingFiles> f = Prepare();
+  ASSERT_NE(f, nullptr);
+  RuntimeFileCopy::Result r = RuntimeFileCopy::Copy(f.get(), {42, 43, 44}, tmp.path());
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_THAT(r.copied, ::testing::ElementsAre(Path("t.data.runtime/perf-42.map"), Path("t.data.runtime/jit-42.dump")));
+  EXPECT_EQ(ReadFile(Path("t.data.runtime/perf-42.map")), "1000 10 A\n2000 10 B\n");
+  EXPECT_EQ(ReadFile(Path("t.data.runtime/jit-42.dump")), dump);
+  EXPECT_EQ(ModeOf(Path("t.data.runtime/jit-42.dump")), 0600u);
+  // Copied once: a second copy would find its own there.
+  EXPECT_THAT(RuntimeFileCopy::Copy(f.get(), {42}, tmp.path()).errors,
+              ::testing::Contains(HasSubstr("appeared after the recording began")));
 }
 
 // perf failed before writing: the empty trace made for it goes.
