@@ -8,7 +8,9 @@
 # 20 s). Prints one table; docs/performance.md has the figures. "calls":
 # the memory calls recorded in the ~12 s. The app gets a cgroup of its own
 # (when a cgroup v2 hierarchy is there), so `pageblame record -p` records per
-# CPU limited to it; the perf rows and `--per-thread` attach per thread.
+# CPU limited to it; the perf rows and `--per-thread` attach per thread (the
+# perf rows without, `record` with its fix for perf's spin: recorder/perf_poll_shim.c).
+# bench/service_overhead.sh measures what keeping record attached costs a service.
 #
 #   sudo bench/attach_overhead.sh [BUILD_DIR] [BUSY_CALLS_PER_SECOND]   (default build, 10000)
 #

@@ -143,6 +143,39 @@ TEST(RecordCliTest, ASignalToRecordAloneStopsTheRecording) {
   }
 }
 
+// perf slow to start (a busy machine: seconds before its clock reference):
+// the snapshots and the table at the attach wait for it, so every command
+// takes the TRACE.rss record wrote (before, the first snapshots predated
+// perf's clock reference, and the whole file was refused as another
+// trace's). A perf in PATH that sleeps 3 s before recording plays the busy
+// machine; snapshots every 0.2 s.
+TEST(RecordCliTest, ASlowPerfStillGivesTheTraceItsOwnSnapshots) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
+  const std::string dir = ScratchPath("record-slow-perf");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const std::string trace = dir + "/slow.data";
+  CliRun run = Shell(absl::StrCat(
+      "real=$(command -v perf) && mkdir ", dir, "/bin && printf '#!/bin/sh\\n[ \"$1\" = record ] && sleep 3\\n",
+      "exec %s \"$@\"\\n' \"$real\" > ", dir, "/bin/perf && chmod 755 ", dir, "/bin/perf || exit 1; ",
+      "sleep 60 & target=$!; echo target=$target; PATH=", dir, "/bin:$PATH ", PAGEBLAME_BINARY_DIR,
+      "/bin/pageblame record --rss-every 0.2 -o ", trace, " -p $target & pb=$!; sleep 6; kill -INT $pb; ",
+      "wait $pb; echo rc=$?; kill $target"));
+  ASSERT_THAT(run.out, HasSubstr("rc=0")) << run.out << run.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.out, m, std::regex(R"(target=(\d+))")));
+  const std::string target = m[1].str();
+  EXPECT_THAT(run.err, ::testing::Not(HasSubstr("warning"))) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("residency snapshots in " + trace + ".rss")) << run.err;
+  CliRun maps = Pageblame("maps --json -i " + trace + " --pid " + target);
+  ASSERT_EQ(maps.exit_code, 0) << maps.err;
+  EXPECT_THAT(maps.err, ::testing::Not(HasSubstr("warning"))) << maps.err;
+  size_t resident = 0;
+  for (const nlohmann::json& r : nlohmann::json::parse(maps.out)) resident += !r["rss"].is_null();
+  EXPECT_GT(resident, 0u) << "no region has resident bytes";
+  // The table at the attach, taken once perf recorded: sleep's whole address space.
+  CliRun all = Pageblame("maps -v -i " + trace + " --pid " + target);
+  EXPECT_THAT(all.err, HasSubstr("the mappings at the attach from " + trace + ".attach-maps")) << all.err;
+}
 
 // `-o -`: the trace goes to standard output (perf's pipe mode), for a reader
 // there; record exits with perf's status and sums up nothing (it read the

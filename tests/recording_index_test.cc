@@ -182,7 +182,7 @@ TEST(RecordingIndexTest, EveryBundledTraceDecodesToWhatWasEncoded) {
     o.preload_symbols = false;
     auto loaded = replay::LoadTrace(o);
     if (!loaded.ok()) continue;  // the traces that are refused (tests/damaged_trace_cli_test)
-    auto id = replay::RecordingFile::Identity::Of(o.path, false);
+    auto id = replay::RecordingFile::Identity::Of(o);
     ASSERT_TRUE(id.ok()) << id.status();
     const std::string bytes = replay::RecordingFile::Encode(**loaded, *id);
     auto decoded = replay::RecordingFile::Decode(bytes, "index", *id, o.symbols);

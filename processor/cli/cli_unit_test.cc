@@ -60,6 +60,20 @@ TEST(RecordPlanTest, PerfAnswersPingsFrom512) {
   EXPECT_FALSE(RecordPlan::AnswersPing(""));
 }
 
+// perf 5.1 brought --no-bpf-event; without a BPF side band perf has no
+// thread polling per-thread events it never drops (perf_poll_shim.c).
+TEST(RecordPlanTest, NoBpfSideBandWherePerfKnowsTheFlag) {
+  EXPECT_TRUE(RecordPlan::KnowsNoBpfEvent("perf version 6.1.187"));
+  EXPECT_TRUE(RecordPlan::KnowsNoBpfEvent("perf version 5.1.0"));
+  EXPECT_FALSE(RecordPlan::KnowsNoBpfEvent("perf version 5.0.21"));
+  EXPECT_FALSE(RecordPlan::KnowsNoBpfEvent("perf version 4.18.0-513.el8.x86_64"));
+  EXPECT_FALSE(RecordPlan::KnowsNoBpfEvent(""));
+  RecordPlan plan;
+  plan.pid = 4242;
+  plan.no_bpf_event = true;
+  EXPECT_THAT(absl::StrJoin(plan.PerfArgv(), " "), HasSubstr("-m 32M -z --no-bpf-event -k mono -o perf.data -d -p 4242"));
+}
+
 TEST(RecordPlanTest, NoSnapshotFileWhenOffOrToAPipe) {
   RecordPlan plan;
   plan.command = {"./a.out"};

@@ -1,7 +1,7 @@
 // `pageblame dotnet-regions`: the .NET runtime's own table of a core dump or
 // a live process, in SOS maddress's form, for `diff` and `attribute`. ClrMD
-// does the reading, in the helper tools/dotnet-regions (a .NET program built
-// by scripts/setup); this command checks the target, runs the helper, and
+// does the reading, in the helper tools/dotnet-regions (a .NET program the
+// build builds when a .NET 10 SDK is installed); this command checks the target, runs the helper, and
 // cuts its ranges to the process's own regions (RuntimeTableBuilder).
 #include <unistd.h>
 
@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "processor/base/input_file.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/text_escape.h"
@@ -42,11 +43,12 @@ const CommandSpec& DotnetRegionsSpec() {
         "The .NET runtime's own memory ranges in a core dump (dotnet-dump collect,\n"
         "createdump) or a running .NET process: GC regions (committed part and reserved\n"
         "rest), loader, stub and code heaps, the handle table, the GC's bookkeeping, and\n"
-        "the images of loaded modules, each cut to the process's own mappings. Written\n"
+        "the images the runtime loaded (native libraries, assemblies; not files the\n"
+        "app mapped itself), each cut to the process's own mappings. Written\n"
         "as an SOS maddress table, the runtime table 'pageblame diff' and 'attribute\n"
         "--maddress' take (SOS maddress itself runs only under WinDbg). Thread stacks\n"
-        "are not listed. Reads through ClrMD: needs the helper scripts/setup builds\n"
-        "when a .NET SDK is installed, and the target's .NET runtime on this machine.\n"
+        "are not listed. Reads through ClrMD: needs the helper the build builds when\n"
+        "a .NET 10 SDK is installed, and the target's .NET runtime on this machine.\n"
         "  -p, --pid PID         a running .NET process (stopped while it is read, under\n"
         "                        a second; needs its user or root)\n"
         "  -o, --output FILE     write the table to FILE (default: standard output)\n";
@@ -64,7 +66,25 @@ constexpr char kHelperEnv[] = "PAGEBLAME_DOTNET_REGIONS_HELPER";
 
 // The helper: $PAGEBLAME_DOTNET_REGIONS_HELPER, else
 // <pageblame's directory>/../lib/dotnet-regions/dotnet-regions.dll (where
-// scripts/setup builds it: build/bin/pageblame, build/lib/dotnet-regions/).
+// the build puts it: build/bin/pageblame, build/lib/dotnet-regions/).
+// How to get the helper, from what is installed here.
+std::string HelperFix() {
+  const std::string sdks = ChildProcess::FindInPath("dotnet").empty() ? "" : [] {
+    absl::StatusOr<ChildProcess::Result> r = ChildProcess::Run({"dotnet", "--list-sdks"});
+    return r.ok() ? r->out : std::string();
+  }();
+  const bool sdk10 = absl::StartsWith(sdks, "10.") || absl::StrContains(sdks, "\n10.");
+  return absl::StrCat(
+      sdk10 ? "a .NET 10 SDK is installed: build pageblame again ('cmake -S . -B build && cmake --build build' in "
+              "its source tree; build/dotnet-regions-build.log says why it did not build)"
+            : "it needs a .NET 10 SDK ('dotnet --list-sdks' lists none): install one (Debian/Ubuntu: "
+              "'apt-get install dotnet-sdk-10.0' from Microsoft's package feed; or dotnet-install.sh from "
+              "https://dot.net), then 'cmake -S . -B build && cmake --build build' in pageblame's source tree "
+              "builds the helper",
+      "; or take the runtime's table from SOS: 'dotnet-dump analyze DUMP -c eeheap > eeheap.txt' (diff and "
+      "attribute read it)");
+}
+
 absl::StatusOr<std::string> FindHelper() {
   if (const char* env = std::getenv(kHelperEnv); env && *env) {
     if (access(env, R_OK) == 0) return std::string(env);
@@ -77,11 +97,7 @@ absl::StatusOr<std::string> FindHelper() {
   const std::string helper = absl::StrCat(dir, "/../lib/dotnet-regions/dotnet-regions.dll");
   if (access(helper.c_str(), R_OK) == 0) return helper;
   return absl::NotFoundError(absl::StrCat(
-      "the ClrMD helper is not built (no ", helper,
-      "): it needs a .NET 10 SDK ('dotnet --list-sdks'). Build it with scripts/setup, or "
-      "'dotnet build tools/dotnet-regions -c Release -o build/lib/dotnet-regions' in the source tree; "
-      "or take the runtime's table from SOS: 'dotnet-dump analyze DUMP -c eeheap > eeheap.txt' "
-      "(diff and attribute read it)"));
+      "the ClrMD helper is not built (no ", helper, "): ", HelperFix()));
 }
 
 // The core's own region table; refuses what ClrMD cannot read: not an ELF

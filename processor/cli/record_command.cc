@@ -29,9 +29,11 @@
 #include "processor/cli/runtime_table_saver.h"
 #include "processor/cli/usage.h"
 #include "processor/recorder/dotnet_ipc_client.h"
+#include "processor/recorder/perf_poll_fix.h"
 #include "processor/recorder/perf_run.h"
 #include "processor/recorder/recorded_processes.h"
 #include "processor/recorder/recording_files.h"
+#include "processor/recorder/runtime_file_copy.h"
 #include "processor/regions/runtime_table_store.h"
 #include "processor/recorder/target_cgroup.h"
 #include "processor/session/session.h"
@@ -51,9 +53,12 @@ const CommandSpec& RecordSpec() {
         "pkey_mprotect, madvise: those this kernel has) of a new or running process\n"
         "with their call stacks, by running perf (as root, or with\n"
         "kernel.perf_event_paranoid=-1), and which of their pages are in RAM\n"
-        "(residency snapshots, into FILE.rss; for a .NET process also the runtime's own\n"
-        "table at the stop and at each requested snapshot, into FILE.runtime/, for\n"
-        "'attribute --unaccounted'). Stop an attached recording with Ctrl-C\n"
+        "(residency snapshots, into FILE.rss, from the moment perf records; for a .NET\n"
+        "process also the runtime's own table at the stop and at each requested\n"
+        "snapshot, into FILE.runtime/, for 'attribute --unaccounted'). Attached, it\n"
+        "also keeps the kernel's table of the mappings at the attach (FILE.attach-maps:\n"
+        "'maps' is then page-exact from the attach on) and the runtime's perf map and\n"
+        "jitdump as at the stop (FILE.runtime/). Stop an attached recording with Ctrl-C\n"
         "(or SIGINT/SIGTERM to this process: a last snapshot, then perf gets it and\n"
         "writes the trace). Ask for a snapshot at any moment with\n"
         "  kill -USR1 $(pgrep -f 'pageblame record')\n"
@@ -68,15 +73,17 @@ const CommandSpec& RecordSpec() {
         "                        mappings it already has are reported too); per CPU,\n"
         "                        limited to its cgroup when that holds at most 8\n"
         "                        processes (a service, a container: all recorded),\n"
-        "                        else per thread\n"
+        "                        else per thread (with pageblame's fix for perf's\n"
+        "                        spin once a recorded thread ends)\n"
         "  --per-thread          with -p: per thread (perf -p) even then\n"
         "  --call-graph dwarf|fp dwarf (default): copies 16 KiB of stack per call and\n"
         "                        unwinds it later, so stacks reach your code through a\n"
         "                        libc without frame pointers (Debian 12, RHEL 8/9,\n"
         "                        Ubuntu before 24.04); fp: frame pointers only, smaller\n"
-        "  --rss-every SECONDS   a residency snapshot of every recorded process this\n"
-        "                        often (default 1; 0: no snapshots at all), one at the\n"
-        "                        stop, one at the command's exit, one per SIGUSR1\n"
+        "  --rss-every SECONDS   a residency snapshot of every recorded process once\n"
+        "                        perf records and this often (default 1; 0: no\n"
+        "                        snapshots at all), one at the stop, one at the\n"
+        "                        command's exit, one per SIGUSR1\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 and\n"
         "DOTNET_PerfMapStubGranularity=2, unless set (.NET then writes the perf map\n"
@@ -132,6 +139,7 @@ std::set<std::string> AvailableSyscalls() {
 struct PerfAbilities {
   bool zstd = false;
   bool ping = false;
+  bool no_bpf_event = false;
 };
 PerfAbilities ReadPerfAbilities() {
   PerfAbilities can;
@@ -141,6 +149,7 @@ PerfAbilities ReadPerfAbilities() {
   for (bool first = true; std::fgets(line, sizeof(line), p); first = false) {
     const std::string l(line);
     if (first) can.ping = RecordPlan::AnswersPing(l);
+    if (first) can.no_bpf_event = RecordPlan::KnowsNoBpfEvent(l);
     if (l.find("zstd") != std::string::npos && l.find("on") != std::string::npos) can.zstd = true;
   }
   pclose(p);
@@ -320,19 +329,17 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
 }
 
 // What recording cost the machine, for an attached recording (under
-// `-- CMD` perf's CPU time includes the command's). perf 6.1 can spin once
-// a thread that existed at the attach ends (docs/performance.md
-// "Attaching"): a share that high has no other cause seen so far.
-void SummarizePerfCost(const RecordPlan& plan, const recorder::PerfRunResult& run) {
+// `-- CMD` perf's CPU time includes the command's): perf's and pageblame's
+// own (snapshots, pings), without the .NET table helper's runs, which are
+// said when they happen.
+void SummarizeRecorderCost(const recorder::PerfRunResult& run, double helper_cpu_seconds) {
   if (run.wall_seconds <= 0) return;
-  const double share = run.perf_cpu_seconds / run.wall_seconds;
-  std::fprintf(stderr, "pageblame record: perf used %.1f s of CPU in %.1f s (%.0f%% of a core)\n",
-               run.perf_cpu_seconds, run.wall_seconds, 100 * share);
-  if (share > 0.2 && plan.cgroup.empty()) {
-    std::fprintf(stderr,
-                 "pageblame record: note: perf (6.1 at least) can spin once a thread that existed at the "
-                 "attach ends; keep attached recordings short on an idle service (docs/performance.md)\n");
-  }
+  const double perf = std::max(0.0, run.perf_cpu_seconds - helper_cpu_seconds);
+  std::fprintf(stderr,
+               "pageblame record: the recorder used %.2f s of CPU in %.1f s (%.1f%% of a core: perf %.2f s, "
+               "pageblame %.2f s)\n",
+               perf + run.self_cpu_seconds, run.wall_seconds, 100 * (perf + run.self_cpu_seconds) / run.wall_seconds,
+               perf, run.self_cpu_seconds);
 }
 
 // perf failed: its status, and its own last words when they were kept
@@ -352,7 +359,8 @@ int PerfFailed(int perf_rc, const recorder::PerfRunResult& run, const std::strin
 }
 
 // What the recording holds, and the commands to run next.
-int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int runtime_tables) {
+int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const RuntimeTableSaver& tables) {
+  const int runtime_tables = tables.saved();
   session::SessionOptions o;
   o.path = plan.output;
   o.preload_symbols = false;
@@ -393,7 +401,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, int ru
                      : "");
   }
   const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
-  if (plan.pid) SummarizePerfCost(plan, run);
+  if (plan.pid) SummarizeRecorderCost(run, tables.helper_cpu_seconds());
   SummarizeResidency(run);
   std::fprintf(stderr,
                "next: pageblame maps -i %s%s          (the address space, with origins)\n"
@@ -426,9 +434,9 @@ void SayWhatWasSetAside(const recorder::RecordingFiles& files) {
                sides.empty() ? "" : absl::StrCat(", with ", absl::StrJoin(sides, " and ")).c_str());
 }
 
-// Per CPU limited to the process's cgroup when that is small: perf
-// attached per thread spins once a thread that existed at the attach ends
-// (recorder/target_cgroup.h). Said either way: what is recorded differs.
+// Per CPU limited to the process's cgroup when that is small (one ring
+// buffer per CPU, not per thread, and the cgroup's other processes recorded
+// too: recorder/target_cgroup.h). Said either way: what is recorded differs.
 void ChooseCgroup(RecordPlan* plan) {
   std::string why_not;
   if (std::optional<recorder::TargetCgroup::Choice> c = recorder::TargetCgroup::SmallCgroupOf(*plan->pid, &why_not)) {
@@ -438,13 +446,68 @@ void ChooseCgroup(RecordPlan* plan) {
                         : absl::StrCat("pid ", *plan->pid, " shares cgroup ", c->cgroup, " with ", c->members - 1,
                                        c->members == 2 ? " other process (recorded too)" : " other processes (recorded too)");
     std::fprintf(stderr,
-                 "pageblame record: %s: recording per CPU, limited to that cgroup (perf -a -G), so threads that "
-                 "end cost nothing\n",
+                 "pageblame record: %s: recording per CPU, limited to that cgroup (perf -a -G)\n",
                  who.c_str());
     return;
   }
   std::fprintf(stderr, "pageblame record: recording pid %u per thread (perf -p): %s\n", *plan->pid,
                why_not.c_str());
+}
+
+// perf attached per thread spins once a thread it records has ended, unless
+// it runs with pageblame's fix (recorder/perf_poll_fix.h); "" without it
+// (said).
+std::string PerfPollFixFor(const RecordPlan& plan) {
+  absl::StatusOr<std::string> fix = recorder::PerfPollFix::Locate();
+  if (!fix.ok()) {
+    std::fprintf(stderr,
+                 "pageblame record: warning: %s: perf attached per thread will spin on a core once a thread of "
+                 "pid %u ends (docs/performance.md, \"Attaching\")\n",
+                 std::string(fix.status().message()).c_str(), *plan.pid);
+    return "";
+  }
+  return *fix;
+}
+
+// What became of the fix for perf's spin and of the kernel's table of the
+// mappings at the attach.
+void SayAttachMaps(const recorder::PerfRunOptions& o, const recorder::PerfRunResult& run) {
+  if (!run.perf_recorded) return;
+  if (!o.preload.empty() && !run.preload_loaded) {
+    std::fprintf(stderr,
+                 "pageblame record: warning: perf did not load %s (is it setuid, or linked statically?): it spins on "
+                 "a core once a recorded thread ends\n",
+                 o.preload.c_str());
+  }
+  if (!run.attach_maps_error.empty()) {
+    std::fprintf(stderr,
+                 "pageblame record: warning: no table of the mappings at the attach (%s): reservations older than "
+                 "the attach are not in the answers\n",
+                 run.attach_maps_error.c_str());
+  }
+}
+
+// The perf maps and jitdumps of the recorded processes, as they are now,
+// into TRACE.runtime/ (recorder/runtime_file_copy.h): the trace then names
+// its JIT frames by itself, and the cut tail of a file the runtime is still
+// writing is left out.
+void KeepRuntimeFiles(recorder::RecordingFiles* files, const RecordPlan& plan, const recorder::PerfRunResult& run) {
+  if (!run.perf_recorded) return;
+  std::vector<uint32_t> pids;
+  if (plan.pid) pids.push_back(*plan.pid);
+  for (const recorder::LastSnapshot& p : run.summary.processes) {
+    if (std::find(pids.begin(), pids.end(), p.pid) == pids.end()) pids.push_back(p.pid);
+  }
+  const recorder::RuntimeFileCopy::Result r = recorder::RuntimeFileCopy::Copy(files, pids, "/tmp");
+  for (const std::string& e : r.errors) {
+    std::fprintf(stderr, "pageblame record: warning: not kept with the trace: %s\n", EscapeName(e).c_str());
+  }
+  if (r.copied.empty()) return;
+  std::vector<std::string> names;
+  for (const std::string& c : r.copied) names.push_back(c.substr(c.rfind('/') + 1));
+  std::fprintf(stderr, "pageblame record: the runtime's %s as at the stop kept in %s/\n",
+               EscapeName(absl::StrJoin(names, ", ")).c_str(),
+               EscapeName(regions::RuntimeTableStore::DirFor(files->trace())).c_str());
 }
 
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
@@ -495,6 +558,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   plan->available = AvailableSyscalls();
   const PerfAbilities perf = ReadPerfAbilities();
   plan->compress = perf.zstd;
+  plan->no_bpf_event = perf.no_bpf_event;
   if (plan->pid && !args->Has("--per-thread")) ChooseCgroup(&*plan);
   if (args->Has("--dry-run")) {
     std::printf("%s\n", absl::StrJoin(plan->PerfArgv(), " ").c_str());
@@ -535,11 +599,16 @@ int RunRecord(const std::vector<std::string>& argv) {
     tables.OnSnapshot(pids, reason);
   };
   run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
-  run_options.control = plan->compress && perf.ping;
+  // Pings also say when perf records (recorder/perf_control.h): snapshots
+  // and the table at the attach wait for that.
+  run_options.control = perf.ping;
+  if (plan->pid && plan->cgroup.empty()) run_options.preload = PerfPollFixFor(*plan);
   const std::optional<recorder::DotnetIpcClient> dotnet =
       plan->pid ? TurnOnDotnetPerfMap(*plan->pid) : std::nullopt;
   const recorder::PerfRunResult run = recorder::RunPerf(run_options);
   if (plan->pid) TurnOffDotnetPerfMap(*plan->pid, dotnet);
+  SayAttachMaps(run_options, run);
+  if (files) KeepRuntimeFiles(files.get(), *plan, run);
   const int perf_rc = run.perf_exit;
   if (plan->output == "-") {
     // The trace went to standard output, to its reader: nothing to sum up.
@@ -547,7 +616,7 @@ int RunRecord(const std::vector<std::string>& argv) {
     return PerfFailed(perf_rc, run, "");
   }
   if (files->RemoveTraceIfEmpty()) return PerfFailed(perf_rc, run, absl::StrCat("it wrote nothing into ", plan->output));
-  return Summarize(*plan, run, tables.saved());
+  return Summarize(*plan, run, tables);
 }
 
 }  // namespace pageblame::cli

@@ -17,6 +17,13 @@ bool HasArg(const std::vector<std::string>& argv, absl::string_view prefix) {
   return false;
 }
 
+// perf's version from `perf version`'s line, at least major.minor.
+bool VersionAtLeast(const std::string& perf_version_line, int want_major, int want_minor) {
+  int major = 0, minor = 0;
+  if (std::sscanf(perf_version_line.c_str(), "perf version %d.%d", &major, &minor) != 2) return false;
+  return major > want_major || (major == want_major && minor >= want_minor);
+}
+
 std::string BaseName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -57,6 +64,7 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
   }
   argv.insert(argv.end(), {"-m", BufferSize()});
   if (compress) argv.push_back("-z");
+  if (no_bpf_event) argv.push_back("--no-bpf-event");
   argv.insert(argv.end(), {"-k", kClockName});
   argv.insert(argv.end(), {"-o", perf_output.empty() ? output : perf_output});
   if (pid && !cgroup.empty()) {
@@ -78,9 +86,11 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
 // recording lost 87 % of its samples, so it keeps 128M. Frame-pointer
 // chains are small.
 bool RecordPlan::AnswersPing(const std::string& perf_version_line) {
-  int major = 0, minor = 0;
-  if (std::sscanf(perf_version_line.c_str(), "perf version %d.%d", &major, &minor) != 2) return false;
-  return major > 5 || (major == 5 && minor >= 12);
+  return VersionAtLeast(perf_version_line, 5, 12);
+}
+
+bool RecordPlan::KnowsNoBpfEvent(const std::string& perf_version_line) {
+  return VersionAtLeast(perf_version_line, 5, 1);
 }
 
 const char* RecordPlan::BufferSize() const {

@@ -40,6 +40,10 @@ struct RecordPlan {
   // (all seven if unknown).
   std::set<std::string> available;
   bool compress = true;  // perf was built with zstd
+  // perf has --no-bpf-event (5.1+): no side-band thread, which polls its own
+  // per-thread events and spins once a thread ends (recorder/perf_poll_shim.c);
+  // record asks for no BPF events anyway.
+  bool no_bpf_event = false;
   // Seconds between residency snapshots (0: none at all); they go to
   // SnapshotPath().
   double rss_every = 1;
@@ -56,6 +60,8 @@ struct RecordPlan {
   // later answer `--control` pings (the ping came with perf daemon), which
   // record uses to keep -z traces whole (recorder/perf_control.h).
   static bool AnswersPing(const std::string& perf_version_line);
+  // Likewise, whether it knows --no-bpf-event (perf 5.1+).
+  static bool KnowsNoBpfEvent(const std::string& perf_version_line);
   // perf's -m: the ring buffer per CPU, by stack mode and attach.
   const char* BufferSize() const;
   // Where the residency snapshots go: OUTPUT.rss; "" when there are none

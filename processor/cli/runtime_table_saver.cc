@@ -1,5 +1,6 @@
 #include "processor/cli/runtime_table_saver.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,13 @@ std::string SelfExe() {
   char exe[4096];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   return n > 0 ? std::string(exe, n) : "pageblame";
+}
+
+// CPU seconds of the children waited for so far.
+double ChildrenCpuSeconds() {
+  rusage u = {};
+  ::getrusage(RUSAGE_CHILDREN, &u);
+  return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
 }
 
 uint64_t NowNs(clockid_t clock) {
@@ -57,7 +65,9 @@ void RuntimeTableSaver::Save(uint32_t pid) {
   // In whole microseconds, as times are printed and typed (--at).
   const uint64_t now = NowNs(clock_) / 1000 * 1000;
   const std::string name = regions::RuntimeTableStore::NameFor(pid, now);
+  const double cpu_before = ChildrenCpuSeconds();
   absl::StatusOr<ChildProcess::Result> r = ChildProcess::Run({SelfExe(), "dotnet-regions", "-p", absl::StrCat(pid)});
+  helper_cpu_seconds_ += ChildrenCpuSeconds() - cpu_before;
   absl::Status saved = !r.ok() ? r.status()
                        : r->exit_code != 0
                            ? absl::UnavailableError(absl::StripTrailingAsciiWhitespace(r->err))

@@ -35,6 +35,8 @@ class RuntimeTableSaver {
 
   void OnSnapshot(const std::vector<uint32_t>& pids, residency::SnapshotReason reason);
   int saved() const { return saved_; }
+  // The CPU time of the helper's runs (children of this process).
+  double helper_cpu_seconds() const { return helper_cpu_seconds_; }
 
   // Whether `pid` runs .NET (maps libcoreclr.so).
   static bool IsDotnet(uint32_t pid);
@@ -46,6 +48,7 @@ class RuntimeTableSaver {
   recorder::RecordingFiles* const files_;
   const clockid_t clock_;
   int saved_ = 0;
+  double helper_cpu_seconds_ = 0;
   std::set<std::string> warned_;   // each message said once
 };
 

@@ -113,6 +113,7 @@ absl::StatusOr<session::SessionOptions> SessionOptionsFromArgs(const Args& args,
   o.symbols.symfs = args.Value("--symfs").value_or("");
   o.symbols.inline_frames = !args.Has("--no-inline");
   o.symbols.perf_map_dir = args.Value("--perf-map-dir").value_or("");
+  o.symbols.verbose = args.Has("--verbose");
   // perf's --buildid-dir: the build-id cache to use instead of ~/.debug.
   o.symbols.debug_dir = args.Value("--buildid-dir").value_or("");
   // perf's -f: side files another user could have written are used anyway.
@@ -163,6 +164,7 @@ absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_
                  (unsigned long long)s.unmaps_reordered,
                  s.time_order_by_rounds ? "perf's rounds" : "CPU lanes");
     if (const unwind::UnwindStats* u = trace->unwind_stats()) PrintUnwindStats(*u);
+    if (std::string a = trace->AttachMapsNote(); !a.empty()) std::fprintf(stderr, "pageblame: %s\n", a.c_str());
   }
   // Each warning is one line; some quote the trace (a comm, why a record
   // could not be parsed): escaped whole, as every message (ReportError).

@@ -28,6 +28,9 @@ const char* FeatureName(int feature) {
     case format::kFeatCmdline: return "CMDLINE";
     case format::kFeatEventDesc: return "EVENT_DESC";
     case format::kFeatCompressed: return "COMPRESSED";
+    // The recording's start on its clock: side files are checked against it
+    // (residency/residency_index.h, replay/attach_maps.h).
+    case format::kFeatClockData: return "CLOCK_DATA";
     default: return nullptr;
   }
 }

@@ -331,6 +331,21 @@ TEST(PerfReaderTest, PerfRecordFile) {
   EXPECT_EQ(s.records, 1 + 2 + 2 + 1 + 28 + 4 + 1 + 1);
 }
 
+// perf record -k mono writes HEADER_CLOCK_DATA (header.c write_clock_data:
+// u32 version, u32 clockid, u64 wall-clock ns, u64 clockid ns, read as the
+// recording began): the recording's start, which side files are checked
+// against. Values read from the file with Python's struct; perf script puts
+// the first sample at 12502.226003, after it.
+TEST(PerfReaderTest, ClockDataGivesTheRecordingsStart) {
+  auto reader = PerfReader::Open(std::string(PAGEBLAME_SOURCE_DIR) + "/traces/residency.data");
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  const FileInfo& info = (*reader)->info();
+  ASSERT_TRUE(info.clock_start.has_value());
+  EXPECT_EQ(*info.clock_start, 12502044145007u);
+  EXPECT_EQ(info.clock_start_clockid, 1);
+  EXPECT_EQ(info.clock_start_wall, 1795727703959727000u);
+}
+
 // perf record --buildid-mmap: MMAP2 records carry build ids instead of
 // device/inode, and a single event.
 TEST(PerfReaderTest, BuildIdMmap2) {

@@ -91,7 +91,10 @@ bool PerfControl::AwaitAnswer(std::chrono::milliseconds wait) {
     // perf writes "ack\n" and a NUL.
     char answer[64];
     const ssize_t got = ::read(ack_, answer, sizeof answer);
-    if (got > 0 && std::memchr(answer, '\n', static_cast<size_t>(got)) != nullptr) return true;
+    if (got > 0 && std::memchr(answer, '\n', static_cast<size_t>(got)) != nullptr) {
+      answered_.store(true, std::memory_order_release);
+      return true;
+    }
   }
 }
 

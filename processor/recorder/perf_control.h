@@ -21,6 +21,11 @@
 //     after (at least the command's EXIT records) is a small last batch,
 //     which writes any remainder of the one before.
 //
+// perf reads its control FIFO in its main loop only, after it has reported
+// the mappings that exist and turned its events on: an answered ping also
+// says that perf records (Answered), which the recorder waits for before
+// its first snapshot and its table of the mappings at the attach.
+//
 // A ping costs perf one pass over its ring buffers. Threads: Ping and
 // Drain may be called from any thread (one at a time, under a lock); the
 // tick thread is this object's own.
@@ -34,6 +39,7 @@
 #ifndef PAGEBLAME_RECORDER_PERF_CONTROL_H_
 #define PAGEBLAME_RECORDER_PERF_CONTROL_H_
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -69,6 +75,8 @@ class PerfControl {
   bool Ping(std::chrono::milliseconds wait = kAnswer);
   // Two answered pings: everything recorded before the call is written.
   bool Drain();
+  // Whether perf has answered a ping: its events are on.
+  bool Answered() const { return answered_.load(std::memory_order_acquire); }
   // Ends the pings (perf has ended, or is ending); a waiting ping returns.
   void Stop();
 
@@ -84,6 +92,7 @@ class PerfControl {
   int stop_[2] = {-1, -1};   // Stop() writes to stop_[1]
   std::mutex ping_;          // one ping at a time, so each answer is its own
   std::thread ticks_;
+  std::atomic<bool> answered_{false};
 };
 
 }  // namespace pageblame::recorder

@@ -79,7 +79,9 @@ TEST(PerfControlTest, PerfOpensBothFifosAndAnswersEachPing) {
   EXPECT_EQ(args[0], "--control");
   FakePerf perf(args[1], -1);
   ASSERT_TRUE(perf.opened()) << "perf's non-blocking open of ACK for writing needs a reader";
+  EXPECT_FALSE((*control)->Answered());
   EXPECT_TRUE((*control)->Ping());
+  EXPECT_TRUE((*control)->Answered());  // perf records: its main loop reads the FIFO
   EXPECT_TRUE((*control)->Drain());
   EXPECT_EQ(perf.pings(), 3);
 }
@@ -92,6 +94,7 @@ TEST(PerfControlTest, AnUnansweredPingGivesUp) {
   EXPECT_FALSE((*control)->Ping(std::chrono::milliseconds(100)));
   EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(100));
   EXPECT_FALSE((*control)->Drain());
+  EXPECT_FALSE((*control)->Answered());
 }
 
 TEST(PerfControlTest, TicksPingWhileStartedAndStopEndsThem) {

@@ -10,16 +10,21 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "processor/recorder/exit_tracer.h"
 #include "processor/recorder/perf_control.h"
+#include "processor/recorder/perf_poll_fix.h"
 #include "processor/recorder/recorded_processes.h"
 #include "processor/recorder/snapshot_loop.h"
 #include "processor/recorder/stderr_tail.h"
+#include "processor/replay/attach_maps.h"
 
 namespace pageblame::recorder {
 namespace {
@@ -52,6 +57,47 @@ ExitTracer::ExitHook AtCommandExit(SnapshotTaker* taker, PerfControl* control, p
   };
 }
 
+// Without an answer to a ping for this long after perf wrote its header
+// (its control FIFO could not be opened), perf is taken to record.
+constexpr std::chrono::seconds kNoAnswerGrace{15};
+
+uint64_t NowNs(clockid_t clock) {
+  timespec t = {};
+  ::clock_gettime(clock, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000 + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// The kernel's table of each process's mappings now, with when each read
+// began and ended, into TRACE.attach-maps.
+absl::Status SaveAttachMaps(RecordingFiles* files, const std::vector<uint32_t>& pids, clockid_t clock) {
+  std::vector<replay::AttachMaps::Read> reads;
+  for (uint32_t pid : pids) {
+    replay::AttachMaps::Read r;
+    r.pid = pid;
+    r.from = NowNs(clock);
+    r.maps = ReadSmallFile(absl::StrCat("/proc/", pid, "/maps"));
+    r.to = NowNs(clock);
+    if (!r.maps.empty()) reads.push_back(std::move(r));  // else gone meanwhile
+  }
+  if (reads.empty()) return absl::NotFoundError("the recorded processes had ended");
+  return files->WriteAttachMaps(replay::AttachMaps::Format(static_cast<int32_t>(clock), reads));
+}
+
+// Whether perf records: see perf_run.h.
+std::function<bool()> PerfRecords(PerfControl* control, RecordingFiles* files) {
+  if (files == nullptr) return control != nullptr ? std::function<bool()>([control] { return control->Answered(); })
+                                                  : std::function<bool()>();
+  auto header_since = std::make_shared<std::chrono::steady_clock::time_point>();
+  return [control, files, header_since] {
+    if (control != nullptr && control->Answered()) return true;
+    if (!files->PerfWroteHeader()) return false;
+    if (control == nullptr) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (*header_since == std::chrono::steady_clock::time_point()) *header_since = now;
+    return now - *header_since >= kNoAnswerGrace;
+  };
+}
+
 [[noreturn]] void ExecPerf(const PerfRunOptions& o, const StderrTail* tail, const sigset_t& old_mask,
                           const struct sigaction& old_usr1) {
   sigaction(SIGUSR1, &old_usr1, nullptr);
@@ -59,6 +105,12 @@ ExitTracer::ExitHook AtCommandExit(SnapshotTaker* taker, PerfControl* control, p
   // perf opens /proc/self/fd/N: the trace made for it must stay open.
   if (o.files != nullptr && o.files->perf_fd() >= 0) ::fcntl(o.files->perf_fd(), F_SETFD, 0);
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  // Ours first; the user's own preloads stay after it.
+  if (!o.preload.empty()) {
+    const char* theirs = std::getenv("LD_PRELOAD");
+    const std::string both = theirs != nullptr && *theirs != '\0' ? absl::StrCat(o.preload, ":", theirs) : o.preload;
+    setenv("LD_PRELOAD", both.c_str(), /*overwrite=*/1);
+  }
   // A variable the user set stays theirs (DOTNET_PerfMapEnabled=3, say).
   for (const std::string& kv : o.env) {
     const size_t eq = kv.find('=');
@@ -85,10 +137,11 @@ void Drain(int signal_fd) {
   }
 }
 
-// CPU seconds of the children waited for so far.
-double ChildrenCpuSeconds() {
+// CPU seconds of the children waited for so far (RUSAGE_CHILDREN), or of
+// this process's threads (RUSAGE_SELF).
+double CpuSeconds(int who) {
   rusage u = {};
-  ::getrusage(RUSAGE_CHILDREN, &u);
+  ::getrusage(who, &u);
   auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
   return seconds(u.ru_utime) + seconds(u.ru_stime);
 }
@@ -116,7 +169,8 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   sigaction(SIGUSR1, &ignore, &old_usr1);  // once unblocked: a late request does nothing
   const int signal_fd = ::signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
   std::unique_ptr<StderrTail> tail = o.keep_stderr ? std::make_unique<StderrTail>() : nullptr;
-  const double cpu_before = ChildrenCpuSeconds(), start = MonotonicSeconds();
+  const double cpu_before = CpuSeconds(RUSAGE_CHILDREN), self_before = CpuSeconds(RUSAGE_SELF);
+  const double start = MonotonicSeconds();
   const pid_t perf = fork();
   if (perf == 0) ExecPerf(o, tail.get(), old_mask, old_usr1);
   if (tail) tail->Start();
@@ -134,12 +188,21 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
                     signal_fd, o.rss_every);
   if (o.attach && o.stop_when_attached_ends) loop.StopPerfWhenGone(*o.attach);
   if (o.on_snapshot) loop.OnSnapshot(o.on_snapshot);
+  loop.WaitForPerf(PerfRecords(control.get(), o.files), [&result, &o, perf] {
+    result.perf_recorded = true;
+    if (!o.preload.empty()) result.preload_loaded = PerfPollFix::LoadedIn(perf, o.preload);
+    if (!o.attach || o.files == nullptr) return;
+    absl::Status s = SaveAttachMaps(o.files, RecordedProcesses::ForAttach(*o.attach).Update(), o.clockid);
+    if (s.ok()) result.attach_maps = o.files->AttachMapsPath();
+    else result.attach_maps_error = std::string(s.message());
+  });
   if (control) loop.BeforeStop([&control] { control->Drain(); });
   loop.Start();
   const ExitTracer::ExitHook on_exit = o.attach ? nullptr : AtCommandExit(taker.get(), control.get(), perf);
   const int status = ExitTracer::Supervise(perf, on_exit, &result.note);
   if (control) control->Stop();
-  result.perf_cpu_seconds = ChildrenCpuSeconds() - cpu_before;
+  result.perf_cpu_seconds = CpuSeconds(RUSAGE_CHILDREN) - cpu_before;
+  result.self_cpu_seconds = CpuSeconds(RUSAGE_SELF) - self_before;
   result.wall_seconds = MonotonicSeconds() - start;
   // A perf that failed recorded nothing: no snapshot (no file) after it.
   loop.Finish(status >= 0 && ExitCode(status) == 0);

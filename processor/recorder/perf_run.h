@@ -6,6 +6,12 @@
 // With `control`, perf is pinged while it records and drained before the
 // command's exit and before a stop signal is passed on (perf_control.h).
 //
+// Nothing is taken before perf records: with `control`, until perf answered
+// a ping (its events are on), else until it wrote its header (its clock
+// reference is taken). Then, attached, the kernel's table of the recorded
+// processes' mappings is saved (TRACE.attach-maps: replay/attach_maps.h),
+// and the first snapshot taken.
+//
 // Signals: SIGINT and SIGTERM to `pageblame record` stop the recording (a
 // stop snapshot, then the signal is passed on to perf, which writes the
 // trace whole); SIGUSR1 asks for a snapshot. They are blocked in every
@@ -51,6 +57,9 @@ struct PerfRunOptions {
   // writing out what it reads, so the trace's end is not lost inside zstd
   // (perf_control.h).
   bool control = false;
+  // A library perf gets preloaded (LD_PRELOAD, before any the user set):
+  // recorder/perf_poll_fix.h. "": none.
+  std::string preload;
   // perf's standard error passes through a pipe whose end is kept
   // (stderr_tail.h), to quote when perf fails. Only with `attach`: a
   // command perf runs would inherit the pipe.
@@ -67,6 +76,14 @@ struct PerfRunResult {
   double perf_cpu_seconds = 0;
   double wall_seconds = 0;
   std::string perf_stderr;  // the end of what perf wrote, with keep_stderr
+  bool perf_recorded = false;   // perf got as far as recording
+  bool preload_loaded = false;  // `preload` was mapped in perf then
+  // TRACE.attach-maps as written, or why it was not ("" both: not attached,
+  // or perf never recorded).
+  std::string attach_maps;
+  std::string attach_maps_error;
+  // pageblame's own CPU time meanwhile (its threads: snapshots, pings).
+  double self_cpu_seconds = 0;
 };
 
 PerfRunResult RunPerf(const PerfRunOptions& options);

@@ -12,7 +12,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "processor/regions/runtime_table_store.h"
+#include "processor/replay/attach_maps.h"
 #include "processor/residency/snapshot_file.h"
 
 namespace pageblame::recorder {
@@ -22,6 +26,7 @@ constexpr char kOld[] = ".old";  // perf's backup suffix
 
 std::string RssName(const std::string& trace) { return residency::SnapshotPathFor(trace); }
 std::string RuntimeName(const std::string& trace) { return regions::RuntimeTableStore::DirFor(trace); }
+std::string AttachMapsName(const std::string& trace) { return replay::AttachMaps::PathFor(trace); }
 
 absl::Status Failed(absl::string_view what, const std::string& path, int err = errno) {
   return absl::UnavailableError(absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(err)));
@@ -158,19 +163,15 @@ absl::Status RecordingFiles::SetAsideOld() {
 // The side files go with their trace: to TRACE.old's names when it moved
 // (replacing the older TRACE.old's), else they belong to no trace and go.
 absl::Status RecordingFiles::SetAsideSideFiles(bool moved) {
-  const std::string rss = RssName(base_), old_rss = RssName(base_ + kOld);
   const std::string runtime = RuntimeName(base_), old_runtime = RuntimeName(base_ + kOld);
   struct stat st;
-  if (!moved) {
-    if (Lstat(dir_fd_, rss, &st) && ::unlinkat(dir_fd_, rss.c_str(), 0) != 0) return Failed("remove", PathOf(rss));
-    return ClearRuntimeDir(runtime);
+  if (absl::Status s = SetAsideFile(RssName(base_), RssName(base_ + kOld), moved, &set_aside_.rss); !s.ok()) return s;
+  if (absl::Status s = SetAsideFile(AttachMapsName(base_), AttachMapsName(base_ + kOld), moved,
+                                    &set_aside_.attach_maps);
+      !s.ok()) {
+    return s;
   }
-  if (Lstat(dir_fd_, rss, &st)) {
-    if (::renameat(dir_fd_, rss.c_str(), dir_fd_, old_rss.c_str()) != 0) return Failed("rename", PathOf(rss));
-    set_aside_.rss = true;
-  } else if (Lstat(dir_fd_, old_rss, &st) && ::unlinkat(dir_fd_, old_rss.c_str(), 0) != 0) {
-    return Failed("remove", PathOf(old_rss));
-  }
+  if (!moved) return ClearRuntimeDir(runtime);
   if (absl::Status s = ClearRuntimeDir(old_runtime); !s.ok()) return s;
   if (Lstat(dir_fd_, runtime, &st)) {
     if (::renameat(dir_fd_, runtime.c_str(), dir_fd_, old_runtime.c_str()) != 0) {
@@ -179,6 +180,32 @@ absl::Status RecordingFiles::SetAsideSideFiles(bool moved) {
     set_aside_.runtime = S_ISDIR(st.st_mode);
   }
   return absl::OkStatus();
+}
+
+absl::Status RecordingFiles::SetAsideFile(const std::string& name, const std::string& old_name, bool moved,
+                                          bool* moved_it) {
+  struct stat st;
+  if (!moved) {
+    if (Lstat(dir_fd_, name, &st) && ::unlinkat(dir_fd_, name.c_str(), 0) != 0) return Failed("remove", PathOf(name));
+    return absl::OkStatus();
+  }
+  if (Lstat(dir_fd_, name, &st)) {
+    if (::renameat(dir_fd_, name.c_str(), dir_fd_, old_name.c_str()) != 0) return Failed("rename", PathOf(name));
+    *moved_it = true;
+  } else if (Lstat(dir_fd_, old_name, &st) && ::unlinkat(dir_fd_, old_name.c_str(), 0) != 0) {
+    return Failed("remove", PathOf(old_name));
+  }
+  return absl::OkStatus();
+}
+
+bool RecordingFiles::IsRuntimeDirFile(absl::string_view name) {
+  if (regions::RuntimeTableStore::ParseName(name)) return true;
+  uint32_t pid = 0;
+  for (auto [prefix, suffix] : {std::pair<const char*, const char*>{"perf-", ".map"}, {"jit-", ".dump"}}) {
+    absl::string_view n = name;
+    if (absl::ConsumePrefix(&n, prefix) && absl::ConsumeSuffix(&n, suffix) && absl::SimpleAtoi(n, &pid)) return true;
+  }
+  return false;
 }
 
 // Removes the runtime tables at `name` and the directory; a link or file
@@ -199,14 +226,14 @@ absl::Status RecordingFiles::ClearRuntimeDir(const std::string& name) {
   }
   std::vector<std::string> tables;
   while (const dirent* e = ::readdir(d)) {
-    if (regions::RuntimeTableStore::ParseName(e->d_name)) tables.emplace_back(e->d_name);
+    if (IsRuntimeDirFile(e->d_name)) tables.emplace_back(e->d_name);
   }
   for (const std::string& t : tables) ::unlinkat(::dirfd(d), t.c_str(), 0);
   ::closedir(d);
   if (::unlinkat(dir_fd_, name.c_str(), AT_REMOVEDIR) != 0) {
     if (errno == ENOTEMPTY || errno == EEXIST) {
       return absl::FailedPreconditionError(absl::StrCat(
-          PathOf(name), " holds files that are not runtime tables: move them away, or name another trace"));
+          PathOf(name), " holds files that record did not make there: move them away, or name another trace"));
     }
     return Failed("remove", PathOf(name));
   }
@@ -225,6 +252,11 @@ bool RecordingFiles::RemoveTraceIfEmpty() {
   if (::fstat(trace_fd_, &mine) != 0 || mine.st_size != 0) return false;
   if (!Lstat(dir_fd_, base_, &there) || there.st_ino != mine.st_ino || there.st_dev != mine.st_dev) return false;
   return ::unlinkat(dir_fd_, base_.c_str(), 0) == 0;
+}
+
+bool RecordingFiles::PerfWroteHeader() const {
+  struct stat st;
+  return trace_fd_ >= 0 && ::fstat(trace_fd_, &st) == 0 && st.st_size > 0;
 }
 
 absl::StatusOr<int> RecordingFiles::CreateSnapshotFile() {
@@ -266,18 +298,34 @@ std::string RecordingFiles::RuntimeTablePath(absl::string_view name) const {
   return absl::StrCat(PathOf(RuntimeName(base_)), "/", name);
 }
 
+absl::Status RecordingFiles::WriteNew(int dir_fd, const std::string& name, const std::string& path,
+                                      absl::string_view bytes) {
+  const int fd = ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(path, " appeared after the recording began (not made by it): not written"));
+    }
+    return Failed("create", path);
+  }
+  absl::Status s = WriteAll(fd, bytes, path);
+  if (::close(fd) != 0 && s.ok()) s = Failed("write", path);
+  if (!s.ok()) ::unlinkat(dir_fd, name.c_str(), 0);
+  return s;
+}
+
 absl::Status RecordingFiles::WriteRuntimeTable(absl::string_view name, absl::string_view bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<int> dir = RuntimeDir();
   if (!dir.ok()) return dir.status();
-  const std::string path = RuntimeTablePath(name);
-  const std::string file(name);
-  const int fd = ::openat(*dir, file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return Failed("create", path);
-  absl::Status s = WriteAll(fd, bytes, path);
-  if (::close(fd) != 0 && s.ok()) s = Failed("write", path);
-  if (!s.ok()) ::unlinkat(*dir, file.c_str(), 0);
-  return s;
+  return WriteNew(*dir, std::string(name), RuntimeTablePath(name), bytes);
+}
+
+std::string RecordingFiles::AttachMapsPath() const { return PathOf(AttachMapsName(base_)); }
+
+absl::Status RecordingFiles::WriteAttachMaps(absl::string_view bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return WriteNew(dir_fd_, AttachMapsName(base_), AttachMapsPath(), bytes);
 }
 
 }  // namespace pageblame::recorder

@@ -1,5 +1,7 @@
 // RecordingFiles: every file `pageblame record` makes — the trace, its
-// residency snapshots (TRACE.rss) and its runtime tables (TRACE.runtime/) —
+// residency snapshots (TRACE.rss), the kernel's table of mappings at the
+// attach (TRACE.attach-maps) and its runtime tables and the copies of the
+// runtime's perf map and jitdump (TRACE.runtime/) —
 // made so that root, recording in a directory someone else can reach, never
 // writes through a link or into a file another user planted.
 //
@@ -15,7 +17,8 @@
 // perf's own rule for an existing trace (tools/perf/util/data.c,
 // check_backup: a non-empty TRACE is renamed TRACE.old) is applied here,
 // before perf starts, to the trace and its side files together: TRACE.rss
-// becomes TRACE.old.rss and TRACE.runtime TRACE.old.runtime, an older
+// becomes TRACE.old.rss, TRACE.attach-maps TRACE.old.attach-maps and
+// TRACE.runtime TRACE.old.runtime, an older
 // TRACE.old's side files go with the trace perf would replace. perf then
 // finds an empty trace we made and writes into it: through its path when
 // only root or the user running pageblame can change the directory and
@@ -48,6 +51,7 @@ class RecordingFiles {
     bool replaced_old = false;  // an older TRACE.old was replaced
     bool was_link = false;    // TRACE was a symbolic link (moved, never followed)
     bool rss = false;         // TRACE.rss became TRACE.old.rss
+    bool attach_maps = false;  // TRACE.attach-maps became TRACE.old.attach-maps
     bool runtime = false;     // TRACE.runtime became TRACE.old.runtime
   };
 
@@ -69,6 +73,11 @@ class RecordingFiles {
   // Whether perf wrote nothing into the trace made for it (it failed before
   // its header): then the trace is removed, as if never made.
   bool RemoveTraceIfEmpty();
+  // Whether perf has written its header into the trace: it took its clock
+  // reference (HEADER_CLOCK_DATA) before that (tools/perf/builtin-record.c,
+  // record__init_clock), so a side file stamped from now on lies within
+  // the recording.
+  bool PerfWroteHeader() const;
 
   // Creates TRACE.rss and returns its descriptor (the caller closes it).
   // Thread-safe.
@@ -77,6 +86,13 @@ class RecordingFiles {
   // first use). Thread-safe.
   absl::Status WriteRuntimeTable(absl::string_view name, absl::string_view bytes);
   std::string RuntimeTablePath(absl::string_view name) const;
+  // Writes TRACE.attach-maps, made new (replay/attach_maps.h). Thread-safe.
+  absl::Status WriteAttachMaps(absl::string_view bytes);
+  std::string AttachMapsPath() const;
+  // Whether `name` is one of the files record puts in TRACE.runtime/: a
+  // runtime table (PID-TIME.txt), or a copy of a runtime's perf-PID.map or
+  // jit-PID.dump.
+  static bool IsRuntimeDirFile(absl::string_view name);
 
  private:
   RecordingFiles(std::string trace, std::string dir, std::string base, int dir_fd)
@@ -84,6 +100,11 @@ class RecordingFiles {
   absl::Status Judge(bool force);
   absl::Status SetAsideOld();
   absl::Status SetAsideSideFiles(bool moved);
+  // The side file `name` (of the trace) goes to `old_name` when the trace
+  // moved, else it is removed; `moved_it` says it went.
+  absl::Status SetAsideFile(const std::string& name, const std::string& old_name, bool moved, bool* moved_it);
+  // Makes `name` in the trace's directory, new, with `bytes`.
+  absl::Status WriteNew(int dir_fd, const std::string& name, const std::string& path, absl::string_view bytes);
   absl::Status ClearRuntimeDir(const std::string& name);
   absl::Status CreateTrace();
   absl::StatusOr<int> RuntimeDir();

@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/base/temp_dir_for_test.h"
+#include "processor/recorder/runtime_file_copy.h"
+#include "processor/symbols/test_util.h"
 
 namespace pageblame::recorder {
 namespace {
@@ -79,13 +81,21 @@ TEST_F(RecordingFilesTest, TheOldRecordingMovesWhole) {
   WriteFile(Path("t.data.rss"), "old snapshots");
   WriteFile(Path("t.data.old"), "older trace");
   WriteFile(Path("t.data.old.rss"), "older snapshots");
+  WriteFile(Path("t.data.attach-maps"), "old maps");
+  WriteFile(Path("t.data.old.attach-maps"), "older maps");
   ASSERT_EQ(::mkdir(Path("t.data.runtime").c_str(), 0700), 0);
   WriteFile(Path("t.data.runtime/42-1000.txt"), "old table");
   ASSERT_EQ(::mkdir(Path("t.data.old.runtime").c_str(), 0700), 0);
   WriteFile(Path("t.data.old.runtime/42-5.txt"), "older table");
+  WriteFile(Path("t.data.old.runtime/jit-42.dump"), "older jitdump");  // copies record made
+  WriteFile(Path("t.data.old.runtime/perf-42.map"), "older perf map");
   std::unique_ptr<RecordingFiles> f = Prepare();
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(f->set_aside().moved && f->set_aside().replaced_old && f->set_aside().rss && f->set_aside().runtime);
+  EXPECT_TRUE(f->set_aside().attach_maps);
+  EXPECT_EQ(ReadFile(Path("t.data.old.attach-maps")), "old maps");
+  EXPECT_FALSE(Exists(Path("t.data.attach-maps")));
+  EXPECT_FALSE(Exists(Path("t.data.old.runtime/jit-42.dump")));
   EXPECT_EQ(ReadFile(Path("t.data.old")), "old trace");
   EXPECT_EQ(ReadFile(Path("t.data.old.rss")), "old snapshots");
   EXPECT_EQ(ReadFile(Path("t.data.old.runtime/42-1000.txt")), "old table");
@@ -185,8 +195,52 @@ TEST_F(RecordingFilesTest, WhatIsNoTraceIsRefused) {
   ASSERT_EQ(::mkdir(Path("u.data.runtime").c_str(), 0700), 0);
   WriteFile(Path("u.data.runtime/notes.txt"), "the user's");
   EXPECT_THAT(RecordingFiles::Prepare(Path("u.data"), false).status().message(),
-              HasSubstr("holds files that are not runtime tables"));
+              HasSubstr("holds files that record did not make there"));
   EXPECT_EQ(ReadFile(Path("u.data.runtime/notes.txt")), "the user's");
+}
+
+// The side files record writes once perf records: made new, never over
+// a file someone put there meanwhile.
+TEST_F(RecordingFilesTest, TheTableAtTheAttachIsMadeNew) {
+  std::unique_ptr<RecordingFiles> f = Prepare();
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->PerfWroteHeader());
+  WriteFile(Path("t.data"), "PERFILE2");
+  EXPECT_TRUE(f->PerfWroteHeader());
+  ASSERT_TRUE(f->WriteAttachMaps("the table").ok());
+  EXPECT_EQ(f->AttachMapsPath(), Path("t.data.attach-maps"));
+  EXPECT_EQ(ReadFile(Path("t.data.attach-maps")), "the table");
+  EXPECT_EQ(ModeOf(Path("t.data.attach-maps")), 0600u);
+  EXPECT_THAT(f->WriteAttachMaps("again").message(), HasSubstr("appeared after the recording began"));
+  ASSERT_TRUE(f->WriteRuntimeTable("jit-42.dump", "whole records").ok());
+  EXPECT_EQ(ReadFile(Path("t.data.runtime/jit-42.dump")), "whole records");
+  EXPECT_TRUE(RecordingFiles::IsRuntimeDirFile("jit-42.dump"));
+  EXPECT_TRUE(RecordingFiles::IsRuntimeDirFile("perf-42.map"));
+  EXPECT_TRUE(RecordingFiles::IsRuntimeDirFile("42-1000.txt"));
+  EXPECT_FALSE(RecordingFiles::IsRuntimeDirFile("jit-x.dump"));
+  EXPECT_FALSE(RecordingFiles::IsRuntimeDirFile("notes.txt"));
+}
+
+// The runtime's perf map and jitdump at the stop, whole records only: what
+// a runtime still writing them leaves cut is not copied.
+TEST_F(RecordingFilesTest, TheRuntimesFilesAreKeptWhole) {
+  TempDir tmp("pb_runtime_tmp");
+  const std::string dump = symbols::testing::JitDumpWriter(42).Load(0x1000, 0x10, 1, "A").bytes();
+  const std::string more = symbols::testing::JitDumpWriter(42).Load(0x1000, 0x10, 1, "A").Load(0x2000, 0x10, 2, "B").bytes();
+  WriteFile(tmp.path() + "/jit-42.dump", more.substr(0, more.size() - 5));
+  WriteFile(tmp.path() + "/perf-42.map", "1000 10 A\n2000 10 B\n3000 1");
+  WriteFile(tmp.path() + "/perf-43.map", "");  // nothing whole: not copied
+  std::unique_ptr<RecordingFiles> f = Prepare();
+  ASSERT_NE(f, nullptr);
+  RuntimeFileCopy::Result r = RuntimeFileCopy::Copy(f.get(), {42, 43, 44}, tmp.path());
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_THAT(r.copied, ::testing::ElementsAre(Path("t.data.runtime/perf-42.map"), Path("t.data.runtime/jit-42.dump")));
+  EXPECT_EQ(ReadFile(Path("t.data.runtime/perf-42.map")), "1000 10 A\n2000 10 B\n");
+  EXPECT_EQ(ReadFile(Path("t.data.runtime/jit-42.dump")), dump);
+  EXPECT_EQ(ModeOf(Path("t.data.runtime/jit-42.dump")), 0600u);
+  // Copied once: a second copy would find its own there.
+  EXPECT_THAT(RuntimeFileCopy::Copy(f.get(), {42}, tmp.path()).errors,
+              ::testing::Contains(HasSubstr("appeared after the recording began")));
 }
 
 // perf failed before writing: the empty trace made for it goes.

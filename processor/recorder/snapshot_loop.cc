@@ -49,16 +49,28 @@ void SnapshotLoop::Finish(bool stop_snapshot) {
   while (wake_[1] >= 0 && ::write(wake_[1], &c, 1) < 0 && errno == EINTR) {
   }
   thread_.join();
-  if (stop_snapshot && !stopped_) Snapshot(residency::SnapshotReason::kStop, false);
+  if (stop_snapshot && !stopped_ && ready_) Snapshot(residency::SnapshotReason::kStop, false);
+}
+
+bool SnapshotLoop::CheckReady() {
+  if (ready_) return true;
+  if (stopped_ || (ready_fn_ && !ready_fn_())) return false;
+  ready_ = true;
+  if (on_ready_) on_ready_();
+  return true;
 }
 
 void SnapshotLoop::Run() {
   const bool periodic = taker_ != nullptr && every_ > 0;
   const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(every_));
-  Clock::time_point due = Clock::now() + period;
+  // The first snapshot is due once perf records.
+  Clock::time_point due = Clock::now();
+  if (!ready_fn_) CheckReady();
   for (;;) {
     int timeout = -1;
-    if (periodic && !stopped_) {
+    if (!ready_ && !stopped_) {
+      timeout = kReadyPollMs;
+    } else if (periodic && !stopped_) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(due - Clock::now()).count();
       timeout = left > 0 ? static_cast<int>(left) : 0;
     }
@@ -71,9 +83,10 @@ void SnapshotLoop::Run() {
       signalfd_siginfo info;
       if (::read(signal_fd_, &info, sizeof(info)) == sizeof(info)) OnSignal(static_cast<int>(info.ssi_signo));
     }
+    if (!ready_ && CheckReady()) due = Clock::now();
     // After the stop snapshot perf is ending: a later one would lie after
     // the trace.
-    if (periodic && !stopped_ && Clock::now() >= due) {
+    if (ready_ && periodic && !stopped_ && Clock::now() >= due) {
       Snapshot(residency::SnapshotReason::kPeriodic, false);
       // Behind (a snapshot longer than the period): the next is a period
       // from now, not a burst to catch up.
@@ -99,12 +112,17 @@ void SnapshotLoop::OnSignal(int sig) {
       std::fprintf(stderr, "pageblame record: snapshots are off (--rss-every 0): SIGUSR1 ignored\n");
       return;
     }
+    if (!CheckReady()) {
+      std::fprintf(stderr, "pageblame record: perf does not record yet: no snapshot taken for SIGUSR1\n");
+      return;
+    }
     Snapshot(residency::SnapshotReason::kRequested, true);
     return;
   }
   // SIGINT or SIGTERM: the recording stops. The snapshot first, so that
-  // it lies inside the trace; a second signal is passed on at once.
-  if (!stopped_) {
+  // it lies inside the trace; a second signal is passed on at once. Before
+  // perf records there is nothing to take.
+  if (!stopped_ && CheckReady()) {
     Snapshot(residency::SnapshotReason::kStop, false);
     if (before_stop_) before_stop_();
   }

@@ -5,6 +5,12 @@
 // on to perf, so it falls inside the trace. Without a taker (snapshots off)
 // it only passes the stop signals on.
 //
+// Nothing is taken before perf records (WaitForPerf): a snapshot stamped
+// before perf's clock reference would make the whole file look like another
+// trace's (residency/residency_index.h refuses snapshots from before the
+// recording began), and perf can take seconds to start on a busy machine.
+// The first snapshot is taken as soon as perf records.
+//
 // The signals come through a signalfd: the caller blocks SIGINT, SIGTERM and
 // SIGUSR1 in every thread before it starts any (perf's child unblocks them
 // before its exec). A terminal's Ctrl-C reaches perf and the command as well
@@ -49,10 +55,19 @@ class SnapshotLoop {
   // Before Start: called on this loop's thread before it passes a stop on
   // to perf (after the stop snapshot): the recorder drains perf then.
   void BeforeStop(std::function<void()> hook) { before_stop_ = std::move(hook); }
+  // Before Start: snapshots wait until `ready` says perf records (asked
+  // every kReadyPollMs on this loop's thread); then `on_ready` runs there,
+  // once, before the first snapshot. Without it perf counts as ready at once.
+  void WaitForPerf(std::function<bool()> ready, std::function<void()> on_ready) {
+    ready_fn_ = std::move(ready);
+    on_ready_ = std::move(on_ready);
+  }
+  static constexpr int kReadyPollMs = 20;
   void Start();
   // Ends the thread. With `stop_snapshot` (perf ended by itself, and well:
   // the command or the attached process ended) then takes a stop snapshot
-  // of the recorded processes still alive, if no stop snapshot was taken.
+  // of the recorded processes still alive, if no stop snapshot was taken
+  // and perf ever recorded.
   void Finish(bool stop_snapshot);
 
  private:
@@ -62,6 +77,9 @@ class SnapshotLoop {
   void Snapshot(residency::SnapshotReason reason, bool say);
   void OnSignal(int sig);
   void OnTargetGone();
+  // Whether perf records now (asks ready_fn_ until it says yes, then runs
+  // on_ready_ and takes the first snapshot).
+  bool CheckReady();
 
   SnapshotTaker* taker_;
   RecordedProcesses processes_;
@@ -72,6 +90,9 @@ class SnapshotLoop {
   int target_fd_ = -1;      // pidfd of StopPerfWhenGone's process
   uint32_t target_ = 0;
   bool stopped_ = false;    // a stop snapshot was taken
+  bool ready_ = false;      // perf records (WaitForPerf)
+  std::function<bool()> ready_fn_;
+  std::function<void()> on_ready_;
   std::thread thread_;
   SnapshotHook on_snapshot_;
   std::function<void()> before_stop_;

@@ -7,7 +7,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "processor/base/side_file_trust.h"
 #include "processor/perf/record_decompressor.h"
+#include "processor/replay/attach_maps.h"
 
 namespace pageblame::replay {
 namespace {
@@ -102,8 +104,9 @@ absl::Status LoadPass::Open() {
   for (const perf::EventAttr& a : info.attrs) every_cpu &= (a.sample_type & perf::kSampleCpu) != 0;
   if (!every_cpu) ordering_ = ReplayWorker::Ordering::kRounds;
   // Sorting and replay run on their own thread, behind this one's reading.
+  LoadAttachMaps(info);
   worker_ = std::make_unique<ReplayWorker>(idx_.get(), sym_.get(), ordering_, info.nr_cpus,
-                                           info.data_size);
+                                           info.data_size, attach_.get());
   // Records other than samples go to each sink in turn (record_sink.h).
   replay_feed_ = std::make_unique<ReplayFeed>(idx_.get(), worker_.get());
   history_sink_ = std::make_unique<MappingHistorySink>(mappings_.get());
@@ -347,6 +350,39 @@ void LoadPass::OnLost(const perf::RawRecord& rec) {
   for (RecordSink* sink : sinks_) sink->OnLost(l, at);
 }
 
+void LoadPass::LoadAttachMaps(const perf::FileInfo& info) {
+  if (!options_.attach_maps || options_.path == "-") return;
+  const std::string path = AttachMaps::PathFor(options_.path);
+  if (::access(path.c_str(), F_OK) != 0) return;
+  auto refuse = [&](absl::string_view why) {
+    attach_use_.warning = absl::StrCat(path, ": ", why, "; the mappings from before the attach are perf's alone");
+  };
+  absl::StatusOr<std::unique_ptr<InputFile>> file =
+      OpenSideFile(path, "table of mappings at the attach", options_.symbols.force);
+  absl::StatusOr<std::string> text = file.ok() ? (*file)->ReadAll() : absl::StatusOr<std::string>(file.status());
+  if (!text.ok()) return refuse(text.status().message());
+  absl::StatusOr<AttachMaps> maps = AttachMaps::Parse(*text, path);
+  if (!maps.ok()) return refuse(maps.status().message());
+  // Another trace's: its clock is not this one's, or it was read before
+  // this recording began (perf's clock reference; the recorder reads it
+  // once perf records).
+  for (const perf::EventAttr& a : info.attrs) {
+    if (a.clockid != maps->clockid()) {
+      return refuse(absl::StrCat("read on clock ", maps->clockid(), ", the trace is ",
+                                 a.clockid ? absl::StrCat("on clock ", *a.clockid) : "on perf's own clock",
+                                 ": another trace's"));
+    }
+  }
+  for (const AttachMaps::Table& t : maps->tables()) {
+    if (info.clock_start && t.from < *info.clock_start) {
+      return refuse(absl::StrCat("pid ", t.pid, "'s table was read at ", t.from,
+                                 " ns, before this recording began: another trace's"));
+    }
+  }
+  attach_ = std::make_unique<AttachReconciler>(*maps, &idx_->strings());
+  attach_use_.path = path;
+}
+
 std::unique_ptr<LoadedTrace> LoadPass::Finish() {
   index::TraceStats& stats = idx_->mutable_stats();
   stats.time_order_by_rounds = ordering_ == ReplayWorker::Ordering::kRounds;
@@ -383,6 +419,12 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
     lookups.insert(lookups.end(), cfi.begin(), cfi.end());
   }
   trace->set_dso_lookups(std::move(lookups));
+  if (attach_ != nullptr) {
+    attach_use_.added_pages = attach_->added_pages();
+    attach_use_.removed_pages = attach_->removed_pages();
+    attach_use_.mismatched_pages = attach_->mismatched_pages();
+  }
+  trace->set_attach_maps(std::move(attach_use_));
   if (unwinder_ != nullptr) {
     unwind::UnwindStats u = unwinder_->stats();
     u.waited = stacks_->waited();

@@ -31,6 +31,7 @@
 #include "processor/decode/tracing_data.h"
 #include "processor/index/trace_index.h"
 #include "processor/perf/perf_reader.h"
+#include "processor/replay/attach_reconciler.h"
 #include "processor/replay/mapping_history_sink.h"
 #include "processor/replay/record_sink.h"
 #include "processor/replay/replay_feed.h"
@@ -73,6 +74,10 @@ class LoadPass {
   void BadSample(const absl::Status& why);
   void BadRecord(const absl::Status& why);  // COMM, FORK, EXIT, MMAP, LOST
   void Progress();
+  // The kernel's table at the attach beside the trace (attach_maps.h): the
+  // reconciler, or nothing (none there; or not this trace's: attach_use_'s
+  // warning says why).
+  void LoadAttachMaps(const perf::FileInfo& info);
   // What the pass counted, into the index's stats, and the LoadedTrace.
   std::unique_ptr<LoadedTrace> Finish();
 
@@ -87,6 +92,8 @@ class LoadPass {
   // the symbolizer.
   std::shared_ptr<symbols::MappingHistory> mappings_;
   std::unique_ptr<symbols::Symbolizer> sym_;
+  std::unique_ptr<AttachReconciler> attach_;
+  AttachMapsUse attach_use_;
   std::unique_ptr<ReplayWorker> worker_;
   std::unique_ptr<ReplayFeed> replay_feed_;
   std::unique_ptr<MappingHistorySink> history_sink_;

@@ -15,6 +15,7 @@
 #include "processor/base/byte_writer.h"
 #include "processor/base/status_macros.h"
 #include "processor/index/index_codec.h"
+#include "processor/replay/attach_maps.h"
 #include "processor/replay/replay_version.h"
 #include "processor/symbols/dso_lookup.h"
 
@@ -102,6 +103,12 @@ void PutLookups(std::string* out, const std::vector<symbols::DsoLookup>& lookups
   }
 }
 
+void PutAttachMaps(std::string* out, const AttachMapsUse& a) {
+  PutString(out, a.path);
+  PutString(out, a.warning);
+  for (uint64_t v : {a.added_pages, a.removed_pages, a.mismatched_pages}) PutFixed(out, v);
+}
+
 std::string Body(const LoadedTrace& t) {
   std::string out, idx;
   index::IndexCodec::Encode(t.index(), &idx);
@@ -113,6 +120,7 @@ std::string Body(const LoadedTrace& t) {
   PutUnwind(&out, t.unwind_stats());
   PutMappings(&out, t.symbolizer().mappings());
   PutLookups(&out, t.dso_lookups());
+  PutAttachMaps(&out, t.attach_maps());
   return out;
 }
 
@@ -201,6 +209,11 @@ class BodyReader {
     return true;
   }
 
+  bool AttachMaps(AttachMapsUse* a) {
+    return String(&a->path) && String(&a->warning) && r_.Read(&a->added_pages) && r_.Read(&a->removed_pages) &&
+           r_.Read(&a->mismatched_pages);
+  }
+
  private:
   ByteReader r_;
 };
@@ -214,9 +227,9 @@ absl::Status CheckHeader(ByteReader* r, const std::string& name, const Recording
   uint32_t version = 0;
   std::string_view replay_version;
   RecordingFile::Identity id;
-  uint8_t raw = 0;
   if (!r->Read(&version) || !r->ReadString(&replay_version) || !r->Read(&id.size) || !r->Read(&id.mtime_ns) ||
-      !r->Read(&id.sample_hash) || !r->Read(&raw)) {
+      !r->Read(&id.sample_hash) || !r->Read(&id.options) || !r->Read(&id.attach_maps.size) ||
+      !r->Read(&id.attach_maps.mtime_ns)) {
     return Damaged(name, "its header is cut");
   }
   if (version != RecordingFile::kFormatVersion) return Stale(name, absl::StrCat("format ", version));
@@ -224,7 +237,10 @@ absl::Status CheckHeader(ByteReader* r, const std::string& name, const Recording
   if (id.size != expected.size || id.mtime_ns != expected.mtime_ns || id.sample_hash != expected.sample_hash) {
     return Stale(name, "the trace changed since it was made");
   }
-  if ((raw != 0) != expected.raw_duplicate_times) return Stale(name, "made with other load options");
+  if (id.options != expected.options) return Stale(name, "made with other load options (-f, the plugin's)");
+  if (!(id.attach_maps == expected.attach_maps)) {
+    return Stale(name, "the table of the mappings at the attach beside the trace changed since it was made");
+  }
   return absl::OkStatus();
 }
 
@@ -248,12 +264,17 @@ absl::StatusOr<std::string> Decompress(ByteReader* r, const std::string& name) {
 
 }  // namespace
 
-absl::StatusOr<RecordingFile::Identity> RecordingFile::Identity::Of(const std::string& path, bool raw_duplicate_times) {
+absl::StatusOr<RecordingFile::Identity> RecordingFile::Identity::Of(const LoadOptions& o) {
+  const std::string& path = o.path;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::UnavailableError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   struct stat st;
   Identity id;
-  id.raw_duplicate_times = raw_duplicate_times;
+  id.options = (o.raw_duplicate_times ? kRawDuplicateTimes : 0) | (o.symbols.force ? kForce : 0) |
+               (o.attach_maps ? kAttachMaps : 0);
+  // What the replay reads beside the trace: the table of the mappings at
+  // the attach (replay/attach_maps.h).
+  id.attach_maps = symbols::FileStamp::Of(AttachMaps::PathFor(path));
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file: no index"));
@@ -280,7 +301,9 @@ std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id) 
   PutFixed<uint32_t>(&out, kFormatVersion);
   PutString(&out, kReplayVersion);
   for (uint64_t v : {id.size, id.mtime_ns, id.sample_hash}) PutFixed(&out, v);
-  PutFixed<uint8_t>(&out, id.raw_duplicate_times);
+  PutFixed<uint8_t>(&out, id.options);
+  PutFixed(&out, id.attach_maps.size);
+  PutFixed(&out, id.attach_maps.mtime_ns);
   const std::string body = Body(trace);
   std::string frame(ZSTD_compressBound(body.size()), '\0');
   const size_t n = ZSTD_compress(frame.data(), frame.size(), body.data(), body.size(), /*level=*/3);
@@ -321,8 +344,10 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::DecodeBody(std::stri
   std::optional<unwind::UnwindStats> unwind;
   auto mappings = std::make_shared<symbols::MappingHistory>();
   std::vector<symbols::DsoLookup> lookups;
-  if (!r.Unwind(&unwind) || !r.Mappings(mappings.get()) || !r.Lookups(&lookups) || !r.r().empty()) {
-    return Damaged(name, "its unwinding, mappings or binaries are cut, or bytes follow them");
+  AttachMapsUse attach;
+  if (!r.Unwind(&unwind) || !r.Mappings(mappings.get()) || !r.Lookups(&lookups) || !r.AttachMaps(&attach) ||
+      !r.r().empty()) {
+    return Damaged(name, "its unwinding, mappings, binaries or attach table are cut, or bytes follow them");
   }
   const symbols::DsoLocator locator(symbols::Symbolizer::LocatorOptions(symbols));
   for (const symbols::DsoLookup& l : lookups) {
@@ -333,6 +358,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::DecodeBody(std::stri
   trace->set_format_warnings(std::move(warnings));
   if (unwind) trace->set_unwind_stats(*unwind);
   trace->set_dso_lookups(std::move(lookups));
+  trace->set_attach_maps(std::move(attach));
   return trace;
 }
 

@@ -3,7 +3,7 @@
 // reading, decompressing, unwinding and replaying the trace again.
 //
 //   const std::string index = RecordingFile::PathFor("app.data", false);   // "app.data.index"
-//   ASSIGN_OR_RETURN(RecordingFile::Identity id, RecordingFile::Identity::Of("app.data", false));
+//   ASSIGN_OR_RETURN(RecordingFile::Identity id, RecordingFile::Identity::Of(load_options));
 //   std::string bytes = RecordingFile::Encode(*loaded, id);          // after a replay
 //   absl::StatusOr<std::unique_ptr<LoadedTrace>> again =
 //       RecordingFile::Decode(bytes, index, id, symbolizer_options); // a later command
@@ -19,7 +19,8 @@
 //   - made by the same replay code: kReplayVersion, a hash of the sources of
 //     every stage up to the index (cmake/replay_version.cmake);
 //   - of the same trace: its size, modification time and a hash of its
-//     first and last bytes; with the same load options;
+//     first and last bytes; with the same load options (-f, the plugin's)
+//     and the same TRACE.attach-maps (size, modification time);
 //   - with the same binaries: every lookup the unwinder made for a DSO's
 //     files (symbols/dso_lookup.h) finds the same files, unchanged, with
 //     today's --symfs, --buildid-dir and -f.
@@ -36,6 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "processor/replay/trace_loader.h"
+#include "processor/symbols/dso_lookup.h"
 #include "processor/symbols/symbolizer.h"
 
 namespace pageblame::replay {
@@ -43,15 +45,18 @@ namespace pageblame::replay {
 class RecordingFile {
  public:
   static constexpr uint32_t kFormatVersion = 1;
+  // Identity::options bits.
+  static constexpr uint8_t kRawDuplicateTimes = 1, kForce = 2, kAttachMaps = 4;
 
   struct Identity {
     uint64_t size = 0;
     uint64_t mtime_ns = 0;
     uint64_t sample_hash = 0;  // of the trace's first and last 64 KiB
-    bool raw_duplicate_times = false;  // LoadOptions::raw_duplicate_times
-    // The identity of the trace at `path` now (NotFound/Unavailable if it
-    // cannot be read; a pipe has none).
-    static absl::StatusOr<Identity> Of(const std::string& path, bool raw_duplicate_times);
+    uint8_t options = 0;              // the load options that change a replay: kRawDuplicateTimes...
+    symbols::FileStamp attach_maps;   // TRACE.attach-maps (none: zero)
+    // The identity of the trace at `o.path` now, loaded with `o`
+    // (Unavailable if it cannot be read; a pipe has none).
+    static absl::StatusOr<Identity> Of(const LoadOptions& o);
   };
 
   // TRACE.index; TRACE.plugin.index for the plugin's load (raw duplicates'

@@ -10,9 +10,10 @@
 namespace pageblame::replay {
 
 ReplayWorker::ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer,
-                           Ordering ordering, uint32_t cpus, uint64_t input_bytes)
+                           Ordering ordering, uint32_t cpus, uint64_t input_bytes,
+                           AttachReconciler* attach)
     : idx_(idx),
-      replayer_(std::make_unique<Replayer>(idx, symbolizer)),
+      replayer_(std::make_unique<Replayer>(idx, symbolizer, attach)),
       buffers_ahead_(BuffersAhead(input_bytes)) {
   // Constructed here, on the loader's thread, so that whatever the Replayer
   // sets up in the index (it interns "[heap]") happens in the same order on

@@ -64,9 +64,11 @@ class ReplayWorker {
   // kLanes needs the recording's CPU count (FileInfo::nr_cpus). input_bytes:
   // how much the loader will read (the data section; 0 if unknown, a pipe),
   // for BuffersAhead.
+  // `attach` (may be null): the kernel's tables at the attach, applied by
+  // the replay as they fall due (attach_reconciler.h).
   ReplayWorker(index::TraceIndex* idx, symbols::Symbolizer* symbolizer,
                Ordering ordering = Ordering::kRounds, uint32_t cpus = 0,
-               uint64_t input_bytes = 0);
+               uint64_t input_bytes = 0, class AttachReconciler* attach = nullptr);
 
   // How many event buffers the replay thread makes for the loader before it
   // starts: as many as `input_bytes` can fill (a full batch is at least

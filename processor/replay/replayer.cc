@@ -22,6 +22,9 @@ void Replayer::Apply(const TraceEvent& e, bool exit_part) {
   // carry no time and do not bound the trace.
   if (time != 0 && (st.first_time == 0 || time < st.first_time)) st.first_time = time;
   st.last_time = std::max(st.last_time, time);
+  // The kernel's table at the attach, before the first event at or after
+  // the moment it was read.
+  if (attach_ != nullptr && time != 0 && time >= attach_->next_time()) attach_->ApplyDue(time, &procs_, idx_);
   switch (e.kind) {
     case TraceEvent::Kind::kEnter:
       OnEnter(e);
@@ -287,6 +290,13 @@ void Replayer::OnCall(const SyscallPairer::Pending& call, const CallExit& exit,
 
 void Replayer::Finish() {
   index::TraceStats& st = idx_->mutable_stats();
+  // Tables read after the last event (an idle process): applied at their
+  // own moments, which the recording reached.
+  if (attach_ != nullptr) {
+    const uint64_t last_table = attach_->last_time();
+    attach_->ApplyDue(index::kEndOfTrace, &procs_, idx_);
+    st.last_time = std::max(st.last_time, last_table);
+  }
   st.pending_at_end = procs_.WaitingCalls();
   // perf writes PERF_RECORD_LOST_SAMPLES at the end of the recording with no
   // time (one per event, totals): they may have hit anywhere in the trace.

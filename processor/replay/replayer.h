@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 
 #include "processor/index/trace_index.h"
+#include "processor/replay/attach_reconciler.h"
 #include "processor/replay/process_table.h"
 #include "processor/replay/syscall_pairer.h"
 #include "processor/replay/trace_event.h"
@@ -26,9 +27,10 @@ namespace pageblame::replay {
 
 class Replayer {
  public:
-  Replayer(index::TraceIndex* idx, symbols::Symbolizer* symbolizer)
+  // `attach` (may be null) is applied as its tables fall due.
+  Replayer(index::TraceIndex* idx, symbols::Symbolizer* symbolizer, AttachReconciler* attach = nullptr)
       : idx_(idx), symbolizer_(symbolizer), procs_(idx),
-        heap_name_(idx->strings().Intern("[heap]")) {}
+        heap_name_(idx->strings().Intern("[heap]")), attach_(attach) {}
 
   // `exit_part` says which half of a kCall event this is (its enter, at
   // e.time, or its exit, at e.exit_time); other kinds are applied whole.
@@ -70,6 +72,7 @@ class Replayer {
   ProcessTable procs_;
   uint64_t last_time_ = 0;
   StringId heap_name_;  // "[heap]", the path of brk's pages
+  AttachReconciler* attach_;
 };
 
 }  // namespace pageblame::replay

@@ -46,6 +46,16 @@ struct LoadOptions {
   // Time the unwinding of --call-graph dwarf stacks (UnwindStats::nanos;
   // two clock reads per sample), for -v.
   bool time_unwinding = false;
+  // Take the kernel's table of mappings read at the attach, TRACE.attach-maps
+  // beside a regular trace file (attach_maps.h), as the truth at its moment.
+  bool attach_maps = true;
+};
+
+// What became of TRACE.attach-maps (attach_reconciler.h).
+struct AttachMapsUse {
+  std::string path;     // the file used, "" if none
+  std::string warning;  // why one beside the trace was not used, "" if none
+  uint64_t added_pages = 0, removed_pages = 0, mismatched_pages = 0;
 };
 
 class LoadedTrace {
@@ -73,6 +83,9 @@ class LoadedTrace {
   // depend on (the recording's index is stale when one finds other files).
   const std::vector<symbols::DsoLookup>& dso_lookups() const { return dso_lookups_; }
   void set_dso_lookups(std::vector<symbols::DsoLookup> l) { dso_lookups_ = std::move(l); }
+  // The table of mappings at the attach the replay was reconciled with.
+  const AttachMapsUse& attach_maps() const { return attach_maps_; }
+  void set_attach_maps(AttachMapsUse u) { attach_maps_ = std::move(u); }
 
  private:
   std::unique_ptr<index::TraceIndex> index_;
@@ -82,6 +95,7 @@ class LoadedTrace {
   std::optional<unwind::UnwindStats> unwind_stats_;
   std::vector<std::string> format_warnings_;
   std::vector<symbols::DsoLookup> dso_lookups_;
+  AttachMapsUse attach_maps_;
 };
 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options);

@@ -72,6 +72,8 @@ std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
   WarnLost(s, &out);
   WarnUnparsed(s, &out);
   WarnImpossible(s, &out);
+  // TRACE.attach-maps beside the trace that is not its own (replay/attach_maps.h).
+  if (!trace.attach_maps().warning.empty()) out.push_back(absl::StrCat("warning: ", trace.attach_maps().warning));
   // A frame-pointer trace whose stacks stop in libc names no caller.
   if (trace.unwind_stats() == nullptr) {
     if (LibcCut cut = FindLibcCut(trace.index(), trace.symbolizer()); cut.Mostly()) out.push_back(LibcCutHint(cut));

@@ -7,7 +7,8 @@
 //     span around each), and why the first failed;
 //   - calls with values the kernel cannot have returned, not replayed;
 //   - a frame-pointer trace whose stacks mostly stop inside libc, with the
-//     recording that reaches the caller.
+//     recording that reaches the caller;
+//   - a table of mappings at the attach beside the trace that is not its own.
 // Answers about pages changed in those spans may be incomplete; the user
 // must know, but they are still answers.
 //

@@ -10,6 +10,7 @@
 #include "processor/base/input_file.h"
 #include "processor/base/side_file_trust.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/text_escape.h"
 #include "processor/replay/recording_file.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/session/load_warnings.h"
@@ -73,7 +74,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const SessionOptions& opt
   const replay::LoadOptions o = LoadOptionsOf(options);
   std::optional<replay::RecordingFile::Identity> id;
   if (options.use_index && o.path != "-") {
-    if (auto i = replay::RecordingFile::Identity::Of(o.path, o.raw_duplicate_times); i.ok()) id = *i;
+    if (auto i = replay::RecordingFile::Identity::Of(o); i.ok()) id = *i;
   }
   std::string note;
   std::unique_ptr<replay::LoadedTrace> trace = id ? FromIndex(o, *id, &note) : nullptr;
@@ -118,6 +119,14 @@ absl::Status Session::LoadSideFiles() {
   residency_ = std::move(rss.index);
   if (rss.warning) warnings_.push_back(*rss.warning);
   return absl::OkStatus();
+}
+
+std::string Session::AttachMapsNote() const {
+  const replay::AttachMapsUse& a = trace_->attach_maps();
+  if (a.path.empty()) return "";
+  return absl::StrCat("the mappings at the attach from ", EscapeName(a.path), ": ", a.added_pages, " pages added, ",
+                      a.removed_pages, " ended, ", a.mismatched_pages,
+                      " made by calls with another prot there (kept)");
 }
 
 }  // namespace pageblame::session

@@ -106,6 +106,9 @@ class Session {
   // How the recording was loaded, for -v: "loaded from TRACE.index",
   // "replayed; TRACE.index written", or why the index was not used.
   const std::string& load_note() const { return load_note_; }
+  // For -v: what the kernel's table of the mappings at the attach
+  // (TRACE.attach-maps) changed in the replay, escaped; "" if none was used.
+  std::string AttachMapsNote() const;
 
  private:
   Session(std::unique_ptr<replay::LoadedTrace> trace, SessionOptions options);

@@ -77,21 +77,29 @@ absl::StatusOr<JitDump> JitDump::Parse(absl::string_view bytes, uint32_t pid, ab
   return dump;
 }
 
-// Records from `offset` to the end. A record cut by the end of the file, or
-// one whose size cannot be right, ends the reading with a warning: what came
-// before stands (a JIT appends; the cut is where it stopped).
+// Records from `offset` to the end. A record cut by the end of the file
+// ends the reading with a note (a JIT appends: the cut is where it was
+// writing), one whose size cannot be right with a warning; what came
+// before stands.
 void JitDump::ReadRecords(absl::string_view bytes, size_t offset, absl::string_view name) {
   absl::flat_hash_map<uint64_t, std::string> names_by_index;  // for JIT_CODE_MOVE
   uint64_t bad = 0;
   while (offset < bytes.size()) {
     ByteReader r = ReaderOf(bytes.substr(offset));
     RecordHeader h;
-    if (!r.Read(&h.id) || !r.Read(&h.total_size) || !r.Read(&h.timestamp) || h.total_size < kRecordHeaderSize ||
-        h.total_size > bytes.size() - offset) {
+    const bool header = r.Read(&h.id) && r.Read(&h.total_size) && r.Read(&h.timestamp);
+    if (header && h.total_size < kRecordHeaderSize) {
       warning_ = absl::StrFormat(
-          "%s: offset %u: the record there (%u bytes said) does not fit in the file's %u bytes: the %u code "
-          "records before it are used",
-          name, offset, h.total_size, bytes.size(), code_loads_);
+          "%s: offset %u: a record of %u bytes (less than its own %u-byte header): the %u code records before it "
+          "are used",
+          name, offset, h.total_size, kRecordHeaderSize, code_loads_);
+      break;
+    }
+    if (!header || h.total_size > bytes.size() - offset) {
+      cut_note_ = absl::StrFormat(
+          "%s: offset %u: the last record (%u bytes said) is cut by the end of the file's %u bytes (its JIT was "
+          "writing it): the %u code records before it are used",
+          name, offset, header ? h.total_size : 0, bytes.size(), code_loads_);
       break;
     }
     ByteReader body = ReaderOf(bytes.substr(offset + kRecordHeaderSize, h.total_size - kRecordHeaderSize));
@@ -125,6 +133,26 @@ void JitDump::ReadRecords(absl::string_view bytes, size_t offset, absl::string_v
     warning_ = absl::StrFormat("%s: %u code records unreadable (fields cut by their record's size, or no name)",
                                name, bad);
   }
+}
+
+size_t JitDump::WholeLength(absl::string_view bytes) {
+  ByteReader r = ReaderOf(bytes);
+  uint32_t magic = 0, version = 0, header_size = 0;
+  if (!r.Read(&magic) || magic != kMagic || !r.Read(&version) || !r.Read(&header_size) ||
+      header_size < kHeaderSize || header_size > bytes.size()) {
+    return 0;
+  }
+  size_t offset = header_size;
+  while (bytes.size() - offset >= kRecordHeaderSize) {
+    ByteReader h = ReaderOf(bytes.substr(offset));
+    uint32_t id = 0, total_size = 0;
+    if (!h.Read(&id) || !h.Read(&total_size) || total_size < kRecordHeaderSize ||
+        total_size > bytes.size() - offset) {
+      break;
+    }
+    offset += total_size;
+  }
+  return offset;
 }
 
 std::vector<std::string> JitDump::CandidatePaths(uint32_t pid, std::string_view trace_path,

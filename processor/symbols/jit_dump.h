@@ -7,8 +7,15 @@
 // ("... NativeMemory::Alloc(native uint)[PreJIT]").
 //
 //   ASSIGN_OR_RETURN(JitDump dump, JitDump::Load("/tmp/jit-1234.dump", 1234, /*force=*/false));
-//   if (!dump.warning().empty()) Warn(dump.warning());   // e.g. the last record cut
+//   if (!dump.warning().empty()) Warn(dump.warning());   // a record that cannot be right
+//   if (verbose && !dump.cut_note().empty()) Note(dump.cut_note());  // the last record cut
 //   if (const PerfMap::Entry* e = dump.map().Find(ip)) Print(e->name);
+//
+// A dump whose last record is cut by the end of the file is what a running
+// JIT leaves at any moment (it appends a record in several writes): normal,
+// so it is a note, not a warning. `pageblame record` copies the dump of a
+// process it recorded beside the trace at the stop, whole records only
+// (WholeLength).
 //
 // Layout (native byte order, told by the magic): a header (magic "JiTD" as
 // 0x4A695444, version, header size, ELF machine, pad, pid, timestamp, flags),
@@ -44,6 +51,10 @@ class JitDump {
   static absl::StatusOr<JitDump> Load(const std::string& path, uint32_t pid, bool force);
   // Parses the bytes of a dump; `name` only labels messages.
   static absl::StatusOr<JitDump> Parse(absl::string_view bytes, uint32_t pid, absl::string_view name);
+  // How many leading bytes of `bytes` hold the header and whole records
+  // (0 if the header is not whole, or this is no jitdump): what to keep of
+  // a dump its JIT is still writing.
+  static size_t WholeLength(absl::string_view bytes);
 
   // jit-`pid`.dump beside the trace, in `tmp_dir`, in `perf_map_dir`: the
   // places PerfMap::CandidatePaths looks for perf-`pid`.map.
@@ -55,13 +66,16 @@ class JitDump {
   const PerfMap& map() const { return map_; }
   uint64_t code_loads() const { return code_loads_; }
   const std::string& warning() const { return warning_; }
+  // "" unless the last record is cut by the end of the file.
+  const std::string& cut_note() const { return cut_note_; }
 
  private:
   void ReadRecords(absl::string_view bytes, size_t offset, absl::string_view name);
 
   PerfMap map_;
   uint64_t code_loads_ = 0;
-  std::string warning_;  // "" unless the dump was cut short or a record was bad
+  std::string warning_;   // "" unless a record was bad
+  std::string cut_note_;  // "" unless the last record was cut by the end of the file
 };
 
 }  // namespace pageblame::symbols

@@ -63,13 +63,35 @@ TEST(JitDumpTest, ACutDumpKeepsTheRecordsBeforeTheCut) {
   EXPECT_EQ(NameAt(*dump, 0x1000), "First");
   EXPECT_EQ(NameAt(*dump, 0x2000), "<none>");
   const size_t second = DumpWriter(7).Load(0x1000, 0x10, 1, "First").bytes().size();
-  EXPECT_THAT(dump->warning(), HasSubstr("/tmp/jit-7.dump: offset " + std::to_string(second)));
-  EXPECT_THAT(dump->warning(), HasSubstr("the 1 code records before it are used"));
-  // A record header cut in the middle, and a size below the record header's own.
-  EXPECT_THAT(JitDump::Parse(whole + std::string(5, '\0'), 7, "d")->warning(), HasSubstr("does not fit"));
+  // What a JIT leaves while it writes: a note, not a warning.
+  EXPECT_EQ(dump->warning(), "");
+  EXPECT_THAT(dump->cut_note(), HasSubstr("/tmp/jit-7.dump: offset " + std::to_string(second)));
+  EXPECT_THAT(dump->cut_note(), HasSubstr("is cut by the end of the file"));
+  EXPECT_THAT(dump->cut_note(), HasSubstr("the 1 code records before it are used"));
+  // A record header cut in the middle: the same.
+  EXPECT_THAT(JitDump::Parse(whole + std::string(5, '\0'), 7, "d")->cut_note(), HasSubstr("offset " + std::to_string(whole.size())));
+  // A size below the record header's own cannot be a JIT's: a warning.
   std::string tiny = DumpWriter(7).bytes();
   tiny += std::string("\0\0\0\0\x08\0\0\0", 8) + std::string(8, '\0');
-  EXPECT_THAT(JitDump::Parse(tiny, 7, "d")->warning(), HasSubstr("offset 40"));
+  EXPECT_THAT(JitDump::Parse(tiny, 7, "d")->warning(), HasSubstr("offset 40: a record of 8 bytes"));
+  EXPECT_EQ(JitDump::Parse(tiny, 7, "d")->cut_note(), "");
+}
+
+// What record keeps of a dump its JIT is still writing: the whole records.
+TEST(JitDumpTest, TheWholeRecordsOfADumpBeingWritten) {
+  const std::string one = DumpWriter(7).Load(0x1000, 0x10, 1, "First").bytes();
+  const std::string whole = DumpWriter(7).Load(0x1000, 0x10, 1, "First").Load(0x2000, 0x10, 2, "Second").bytes();
+  EXPECT_EQ(JitDump::WholeLength(whole), whole.size());
+  for (size_t cut = one.size(); cut < whole.size(); ++cut) {
+    EXPECT_EQ(JitDump::WholeLength(whole.substr(0, cut)), one.size()) << cut;
+  }
+  EXPECT_EQ(JitDump::WholeLength(whole.substr(0, 30)), 0u);  // the header cut
+  EXPECT_EQ(JitDump::WholeLength("not a jitdump at all, no magic here"), 0u);
+  absl::StatusOr<JitDump> kept = JitDump::Parse(whole.substr(0, JitDump::WholeLength(whole.substr(0, whole.size() - 1))), 7, "d");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->cut_note(), "");
+  EXPECT_EQ(kept->warning(), "");
+  EXPECT_EQ(NameAt(*kept, 0x1000), "First");
 }
 
 TEST(JitDumpTest, ARecordWithoutANameIsCountedNotUsed) {
@@ -107,7 +129,8 @@ TEST(JitDumpTest, LoadReadsAFileAndSaysWhenThereIsNone) {
 
 TEST(JitDumpTest, LookedForWhereThePerfMapIs) {
   EXPECT_THAT(JitDump::CandidatePaths(12, "/data/run/perf.data", "/tmp", "/maps"),
-              ::testing::ElementsAre("/data/run/jit-12.dump", "/tmp/jit-12.dump", "/maps/jit-12.dump"));
+              ::testing::ElementsAre("/data/run/perf.data.runtime/jit-12.dump", "/data/run/jit-12.dump",
+                                     "/tmp/jit-12.dump", "/maps/jit-12.dump"));
   EXPECT_EQ(JitDump::DsoName(12), "/tmp/jit-12.dump");
 }
 

@@ -111,6 +111,7 @@ std::vector<std::string> PerfMap::CandidatePathsOf(std::string_view file, std::s
     std::string path = absl::StrCat(absl::StripSuffix(ToAbsl(dir), "/"), "/", ToAbsl(file));
     if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(std::move(path));
   };
+  if (!trace_path.empty() && trace_path != "-") add(absl::StrCat(ToAbsl(trace_path), ".runtime"));
   if (!trace_path.empty()) add(DirectoryOf(trace_path));
   add(tmp_dir);
   add(perf_map_dir);

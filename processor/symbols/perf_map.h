@@ -45,7 +45,9 @@ class PerfMap {
   // Parses map text; malformed lines are skipped and counted.
   static PerfMap Parse(std::string_view text);
 
-  // Where perf-`pid`.map is looked for, in order: beside the trace file,
+  // Where perf-`pid`.map is looked for, in order: TRACE.runtime/ (where
+  // `pageblame record` copies the files of the processes it recorded, as
+  // they were at the stop), beside the trace file,
   // `tmp_dir` (where the JITs write it: "/tmp"; tests give their own), then
   // `perf_map_dir` (empty arguments are left out, and a directory named
   // twice is looked in once).

@@ -95,10 +95,11 @@ TEST(PerfMapTest, LoadReadsAFileAndReportsAMissingOne) {
 
 TEST(PerfMapTest, CandidatePathsInOrder) {
   EXPECT_THAT(PerfMap::CandidatePaths(1234, "/data/run1/perf.data", "/tmp", "/maps/"),
-              ::testing::ElementsAre("/data/run1/perf-1234.map", "/tmp/perf-1234.map",
-                                     "/maps/perf-1234.map"));
+              ::testing::ElementsAre("/data/run1/perf.data.runtime/perf-1234.map", "/data/run1/perf-1234.map",
+                                     "/tmp/perf-1234.map", "/maps/perf-1234.map"));
   EXPECT_THAT(PerfMap::CandidatePaths(5, "perf.data", "/tmp", ""),
-              ::testing::ElementsAre("./perf-5.map", "/tmp/perf-5.map"));
+              ::testing::ElementsAre("perf.data.runtime/perf-5.map", "./perf-5.map", "/tmp/perf-5.map"));
+  EXPECT_THAT(PerfMap::CandidatePaths(5, "-", "/tmp", ""), ::testing::ElementsAre("./perf-5.map", "/tmp/perf-5.map"));
   EXPECT_THAT(PerfMap::CandidatePaths(5, "", "/tmp", ""), ::testing::ElementsAre("/tmp/perf-5.map"));
   EXPECT_THAT(PerfMap::CandidatePaths(5, "", "/run/shared", ""),
               ::testing::ElementsAre("/run/shared/perf-5.map"));
@@ -107,9 +108,9 @@ TEST(PerfMapTest, CandidatePathsInOrder) {
 TEST(PerfMapTest, ADirectoryNamedTwiceIsLookedInOnce) {
   // A trace kept in /tmp: beside it is /tmp (one look, one warning if refused).
   EXPECT_THAT(PerfMap::CandidatePaths(5, "/tmp/perf.data", "/tmp", "/tmp/"),
-              ::testing::ElementsAre("/tmp/perf-5.map"));
+              ::testing::ElementsAre("/tmp/perf.data.runtime/perf-5.map", "/tmp/perf-5.map"));
   EXPECT_THAT(PerfMap::CandidatePaths(5, "/perf.data", "/tmp", ""),
-              ::testing::ElementsAre("/perf-5.map", "/tmp/perf-5.map"));
+              ::testing::ElementsAre("/perf.data.runtime/perf-5.map", "/perf-5.map", "/tmp/perf-5.map"));
   EXPECT_EQ(PerfMap::DsoName(1234), "/tmp/perf-1234.map");
 }
 

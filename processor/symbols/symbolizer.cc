@@ -388,6 +388,9 @@ class Symbolizer::Impl {
         if (!dump->warning().empty()) {
           std::fprintf(stderr, "pageblame: warning: %s\n", EscapeName(dump->warning()).c_str());
         }
+        if (options_.verbose && !dump->cut_note().empty()) {
+          std::fprintf(stderr, "pageblame: note: %s\n", EscapeName(dump->cut_note()).c_str());
+        }
         ++stats_.jitdumps_loaded;
         it->second = std::make_unique<JitDump>(*std::move(dump));
         return it->second.get();

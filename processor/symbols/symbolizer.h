@@ -14,7 +14,8 @@
 // does), demangled as perf 6.1 prints them: "ns::Class::method", without the
 // parameter list (set demangle_params for full signatures). The mapping in
 // effect is the one of `pid` at `time`, following fork and exec (see
-// mapping_history.h). JIT frames (ips in no file mapping) come from perf-PID.map, looked for next to the trace file,
+// mapping_history.h). JIT frames (ips in no file mapping) come from perf-PID.map, looked for in TRACE.runtime/
+// (record's copy), next to the trace file,
 // then in /tmp, then in --perf-map-dir, else from jit-PID.dump in the same
 // places (jit_dump.h), which also names ReadyToRun code in the mapping of a
 // .NET assembly (a PE file, which has no ELF symbols); one in a directory anyone can write
@@ -72,6 +73,9 @@ struct SymbolizerOptions {
   // Inlined functions from DWARF above the frame that holds their code
   // (SymbolizeInlined); false: the frame alone, no debug info read.
   bool inline_frames = true;
+  // -v: notes too (a jitdump its JIT was still writing, cut in its last
+  // record), not only warnings.
+  bool verbose = false;
 };
 
 // Counters for --verbose: what symbolization cost and what it could not find.

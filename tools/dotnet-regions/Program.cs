@@ -13,7 +13,7 @@
 //   target  core|pid  CORE-or-PID
 //   runtime RUNTIME_MODULE  BUILD_ID  DAC  CLRMD_VERSION   (BUILD_ID may be empty)
 //   range   START  END  KIND  DETAIL        what the runtime says it owns
-//   image   START  END  PATH                a module's image as ClrMD sizes it
+//   image   START  END  PATH                an image the runtime loaded, as ClrMD sizes it
 //   maps    LINE                            with --pid: /proc/PID/maps, read
 //                                           while the process was stopped
 //   warning TEXT
@@ -21,7 +21,12 @@
 // KIND: GCHeap (a GC segment's or region's committed part), GCHeapReserve (its
 // reserved rest), or ClrMD's NativeHeapKind (LowFrequencyHeap, LoaderCodeHeap,
 // HandleTable, GCBookkeeping, GCFreeRegion, ...). Thread stacks are not
-// listed: they are the threads', and a leaking stack is worth seeing.
+// listed: they are the threads', and a leaking stack is worth seeing. Images
+// are those the runtime loaded: the native ELF libraries (the loader maps
+// them) and the assemblies the runtime lists; ClrMD names every mapped file
+// a module on Linux, so a file the app mapped itself (a MemoryMappedFile of
+// its data) would pass for one, and hide the app's own memory as the
+// runtime's.
 //
 // Exit status: 0 listed; 1 the target cannot be read or holds no .NET runtime
 // (the message on stderr says which); 2 usage.
@@ -113,9 +118,11 @@ static class Program
                 string what = h.GCHeap >= 0 ? $"{h.State} heap {h.GCHeap}" : $"{h.State}";
                 n += Range(o, seen, h.MemoryRange, h.Kind.ToString(), what);
             }
+            var assemblies = LoadedAssemblies(rt);
             foreach (ModuleInfo m in dt.DataReader.EnumerateModules())
             {
                 if (m.ImageSize <= 0 || string.IsNullOrEmpty(m.FileName)) continue;
+                if (!LoadedByTheRuntime(dt, m, assemblies)) continue;
                 o.WriteLine($"image\t{m.ImageBase:x}\t{m.ImageBase + (ulong)m.ImageSize:x}\t{Clean(m.FileName)}");
                 ++n;
             }
@@ -151,6 +158,51 @@ static class Program
         if (wanted == "" || here == "")
             warnings.Add($"cannot compare the target's runtime build with {runtime} here (no build id); used {dac}");
         return (clr.CreateRuntime(dac, ignoreMismatch: true), dac);
+    }
+
+    // The assemblies the runtime has loaded: their image bases and files.
+    static (HashSet<ulong> Bases, HashSet<string> Files) LoadedAssemblies(ClrRuntime rt)
+    {
+        var bases = new HashSet<ulong>();
+        var files = new HashSet<string>(StringComparer.Ordinal);
+        foreach (ClrModule m in rt.EnumerateModules())
+        {
+            if (m.IsDynamic) continue;
+            if (m.ImageBase != 0) bases.Add(m.ImageBase);
+            if (!string.IsNullOrEmpty(m.Name)) files.Add(m.Name);
+        }
+        return (bases, files);
+    }
+
+    // A native library (ELF: the loader maps those, the runtime's own among
+    // them), or an assembly the runtime says it loaded. Anything else is a
+    // file the app mapped.
+    static bool LoadedByTheRuntime(DataTarget dt, ModuleInfo m, (HashSet<ulong> Bases, HashSet<string> Files) assemblies)
+    {
+        if (assemblies.Bases.Contains(m.ImageBase) || assemblies.Files.Contains(m.FileName)) return true;
+        return m.Kind == ModuleKind.Elf && StartsAsElf(dt, m);
+    }
+
+    // ClrMD calls every mapped file that is not a PE file an ELF module on
+    // Linux, a data file too: an ELF image begins with its magic, in memory
+    // (the loader maps the file's first page), or else (a core without that
+    // page) in the file. Unknown either way: ClrMD's word is taken.
+    static bool StartsAsElf(DataTarget dt, ModuleInfo m)
+    {
+        Span<byte> head = stackalloc byte[4];
+        if (dt.DataReader.Read(m.ImageBase, head) != head.Length)
+        {
+            try
+            {
+                using FileStream f = File.OpenRead(m.FileName);
+                if (f.Read(head) != head.Length) return false;
+            }
+            catch (Exception e) when (e is IOException || e is UnauthorizedAccessException)
+            {
+                return true;
+            }
+        }
+        return head[0] == 0x7f && head[1] == (byte)'E' && head[2] == (byte)'L' && head[3] == (byte)'F';
     }
 
     static string Hex(System.Collections.Immutable.ImmutableArray<byte> bytes) =>
