@@ -8,7 +8,7 @@
 // the app's truth file (which method got which addresses). Then a process
 // and a dump without .NET (dotnet_regions_cli_test.cc: the rest of the bad
 // input). Skipped (with the reason) without dotnet, a .NET 10 SDK, the
-// helper (scripts/setup builds it) or root (the helper attaches with ptrace).
+// helper (the build makes it when a .NET 10 SDK is installed) or root (the helper attaches with ptrace).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,7 +55,7 @@ std::string SkipReason() {
   if (geteuid() != 0) return "not root (the helper attaches to the process with ptrace)";
   if (Shell("command -v dotnet").exit_code != 0) return "dotnet is not installed";
   if (Shell("dotnet --list-sdks | grep -q '^10\\.'").exit_code != 0) return "no .NET 10 SDK";
-  if (access(HelperPath().c_str(), R_OK) != 0) return "the helper is not built (scripts/setup builds it)";
+  if (access(HelperPath().c_str(), R_OK) != 0) return "the helper is not built (cmake --build builds it when a .NET 10 SDK is installed)";
   return "";
 }
 
@@ -316,7 +316,7 @@ TEST(DotnetRegionsLiveTest, NoHelperOrNoDotnetSaysWhatToDo) {
   r = Shell(absl::StrCat(lone, "/bin/pageblame dotnet-regions ", core));
   EXPECT_EQ(r.exit_code, 1);
   ExpectOneLineError(r, "the ClrMD helper is not built");
-  EXPECT_THAT(r.err, HasSubstr("scripts/setup"));
+  EXPECT_THAT(r.err, HasSubstr("build pageblame again"));
   EXPECT_THAT(r.err, HasSubstr("eeheap"));
   r = Shell(absl::StrCat("PATH=/nonexistent ", PAGEBLAME_BINARY_DIR, "/bin/pageblame dotnet-regions ", core));
   EXPECT_EQ(r.exit_code, 1);

@@ -1,12 +1,18 @@
 // The command line's pieces without a trace: exit codes, "did you mean",
 // the perf command `record` runs, and every command's help
 // naming every option its parser accepts.
+#include <csignal>
+#include <functional>
+#include <new>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/cli/child_process.h"
 #include "processor/cli/command_registry.h"
 #include "processor/cli/record_plan.h"
 #include "processor/cli/usage.h"
@@ -31,6 +37,46 @@ TEST(UsageTest, DidYouMeanNamesCloseSpellingsOnly) {
   EXPECT_EQ(Closest("--verbose", flags), "");
   EXPECT_EQ(DidYouMean("mpas", {"maps", "query", "diff"}), " (did you mean maps?)");
   EXPECT_EQ(DidYouMean("frobnicate", {"maps", "query"}), "");
+}
+
+// An exception that escapes a command is one line and exit 1, never an
+// abort (docs/cli.md).
+TEST(UsageTest, AnEscapingExceptionIsOneLineAndExitOne) {
+  auto run = [](const std::function<int()>& f) {
+    ::testing::internal::CaptureStderr();
+    const int rc = RunGuarded(f);
+    return std::make_pair(rc, ::testing::internal::GetCapturedStderr());
+  };
+  EXPECT_EQ(run([] { return 2; }), std::make_pair(2, std::string()));
+  EXPECT_EQ(run([]() -> int { throw std::bad_alloc(); }),
+            std::make_pair(1, std::string("pageblame: out of memory (the input is larger than this machine's memory "
+                                          "or limit)\n")));
+  EXPECT_EQ(run([]() -> int { throw std::runtime_error("boom"); }),
+            std::make_pair(1, std::string("pageblame: internal error: boom\n")));
+  EXPECT_EQ(run([]() -> int { throw 7; }),
+            std::make_pair(1, std::string("pageblame: internal error: an unknown exception\n")));
+}
+
+TEST(ChildProcessTest, FindsProgramsAsExecvpAndCollectsWhatTheyPrint) {
+  EXPECT_EQ(ChildProcess::FindInPath("/bin/sh"), "/bin/sh");
+  const std::string sh = ChildProcess::FindInPath("sh");
+  EXPECT_FALSE(sh.empty());
+  EXPECT_EQ(sh.front(), '/');
+  EXPECT_EQ(ChildProcess::FindInPath("pageblame-no-such-program"), "");
+  EXPECT_EQ(ChildProcess::FindInPath("/nonexistent/sh"), "");
+  absl::StatusOr<ChildProcess::Result> r = ChildProcess::Run({"sh", "-c", "echo out; echo err >&2; exit 3"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(r->out, "out\n");
+  EXPECT_EQ(r->err, "err\n");
+  absl::StatusOr<ChildProcess::Result> killed = ChildProcess::Run({"sh", "-c", "kill -TERM $$"});
+  ASSERT_TRUE(killed.ok()) << killed.status();
+  EXPECT_EQ(killed->exit_code, 128 + SIGTERM);
+  // One that cannot be started: exit 127 (as a shell says it), and why.
+  absl::StatusOr<ChildProcess::Result> missing = ChildProcess::Run({"pageblame-no-such-program"});
+  ASSERT_TRUE(missing.ok()) << missing.status();
+  EXPECT_EQ(missing->exit_code, 127);
+  EXPECT_EQ(missing->err, "cannot run pageblame-no-such-program: No such file or directory\n");
 }
 
 TEST(RecordPlanTest, DwarfStacksOnTheEntersOnlyWithABigBuffer) {

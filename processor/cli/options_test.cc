@@ -4,6 +4,7 @@
 // which mistakes are usage errors (exit 2) naming the option.
 #include <unistd.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,59 @@ TEST(FormatOptionTest, OneFormOfTheAnswerChosenOneWay) {
   EXPECT_EQ(both.status().message(), "--json contradicts --format text");
   EXPECT_TRUE(IsText(AnswerFormat::kFolded));
   EXPECT_FALSE(IsText(AnswerFormat::kPprof));
+}
+
+TEST(SummaryOptionsTest, FramesAndHideAreParsedAndABadPatternIsAUsageError) {
+  const Args all;
+  absl::StatusOr<Args> a = Args::Parse({"--frames", "all", "--hide", "Program::Main|Wrapper"}, {},
+                                       {"--frames", "--hide"}, {});
+  ASSERT_TRUE(a.ok());
+  absl::StatusOr<analysis::SummaryOptions> o = ParseFrames(*a);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->style, analysis::SummaryStyle::kAll);
+  ASSERT_NE(o->hide, nullptr);
+  EXPECT_TRUE(std::regex_search("Program::Main", *o->hide));
+  EXPECT_FALSE(std::regex_search("Program::Other", *o->hide));
+  EXPECT_EQ(ParseFrames(all)->style, analysis::SummaryStyle::kApp);  // the default
+  EXPECT_EQ(ParseFrames(all)->hide, nullptr);
+  absl::StatusOr<Args> bad = Args::Parse({"--hide", "(unclosed"}, {}, {"--hide"}, {});
+  absl::StatusOr<analysis::SummaryOptions> b = ParseFrames(*bad);
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(IsUsage(b.status()));
+  EXPECT_THAT(b.status().message(), HasSubstr("bad --hide '(unclosed': "));
+}
+
+// docs/cli.md: `--kind K[,K]`, "thread-stack" or "thread stack".
+TEST(KindOptionTest, KindsByNameWithDashOrSpaceOnceEach) {
+  auto kinds = [](const std::string& list) {
+    absl::StatusOr<Args> a = Args::Parse({"--kind", list}, {}, {"--kind"}, {});
+    return ParseKindFilter(*a);
+  };
+  absl::StatusOr<std::vector<analysis::RegionKind>> k = kinds("thread-stack,malloc,thread stack,gc_heap");
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_THAT(*k, ::testing::ElementsAre(analysis::RegionKind::kThreadStack, analysis::RegionKind::kMalloc,
+                                         analysis::RegionKind::kGcHeap));
+  EXPECT_TRUE(ParseKindFilter(Args())->empty());  // no --kind: every kind
+  absl::StatusOr<std::vector<analysis::RegionKind>> bad = kinds("malloc,stack");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(IsUsage(bad.status()));
+  // The message lists what is accepted.
+  EXPECT_THAT(bad.status().message(), HasSubstr("bad --kind: unknown kind 'stack': expected thread stack, malloc"));
+}
+
+TEST(SortOptionTest, RankingIsTheOneAskedElseResidentWithSnapshotsElseCommitted) {
+  for (const auto& [name, by] : {std::make_pair("rss", analysis::RankBy::kResident),
+                                 std::make_pair("committed", analysis::RankBy::kCommitted),
+                                 std::make_pair("mapped", analysis::RankBy::kMapped)}) {
+    absl::StatusOr<Args> a = Args::Parse({"--sort", name}, {}, {"--sort"}, {});
+    EXPECT_EQ(*ParseSort(*a), by) << name;
+    EXPECT_EQ(Ranking(by, nullptr), by);
+  }
+  EXPECT_EQ(*ParseSort(Args()), std::nullopt);
+  EXPECT_EQ(Ranking(std::nullopt, nullptr), analysis::RankBy::kCommitted);
+  absl::StatusOr<Args> bad = Args::Parse({"--sort", "size"}, {}, {"--sort"}, {});
+  ASSERT_FALSE(ParseSort(*bad).ok());
+  EXPECT_TRUE(IsUsage(ParseSort(*bad).status()));
 }
 
 }  // namespace

@@ -11,12 +11,14 @@
 namespace pageblame::render {
 namespace {
 
-// One region's object, as DumpJson lays it out at depth 1.
+// One region's object, as DumpJson lays it out at depth 1. "prot" is "???"
+// where the trace cannot know it (a mapping perf reported without it), as
+// in the text.
 void AppendRegionJson(const index::TraceIndex& idx, OriginRenderer& r, uint32_t pid, const analysis::MapsRegion& region,
                       std::string* text) {
   const index::Version& v = idx.version(region.version);
   absl::StrAppend(text, "\n  \"pid\": ", pid, ",\n  \"start\": \"", Hex(v.start), "\",\n  \"end\": \"", Hex(v.end),
-                  "\",\n  \"prot\": \"", analysis::ProtString(v.attrs.prot), "\",\n  \"path\": ");
+                  "\",\n  \"prot\": \"", analysis::RegionProt(v.attrs), "\",\n  \"path\": ");
   std::string_view path = idx.strings().Get(v.attrs.path);
   if (path.empty()) {
     absl::StrAppend(text, "null");
