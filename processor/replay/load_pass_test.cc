@@ -6,10 +6,15 @@
 //   perf script -i TRACE -F event,trace      (exits with a negative return)
 #include "processor/replay/load_pass.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/index/index_codec.h"
+#include "processor/replay/trace_loader.h"
 
 namespace pageblame::replay {
 namespace {
@@ -142,6 +147,48 @@ TEST(LoadPassTest, TheMappingHistoryHoldsEachCodeMappingOnce) {
   for (const symbols::MappingHistory::Mapping& m : maps.mappings()) {
     EXPECT_EQ(maps.Find(16898, t->index().stats().last_time, m.start), &m) << m.path;
   }
+}
+
+}  // namespace
+}  // namespace pageblame::replay
+
+namespace pageblame::replay {
+namespace {
+
+// The threaded loader (LoadTrace: a reading thread, the replay thread, the
+// symbol preloader) over every bundled trace: each loads, except the two
+// made to be refused, and loading it again gives the same index, byte for
+// byte (index/index_codec.h), whatever the threads' timing. scripts/test
+// runs this under ThreadSanitizer.
+TEST(TraceLoaderTest, EveryBundledTraceLoadsTheSameEveryTime) {
+  const std::string dir = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/";
+  std::vector<std::string> traces = {"dotnet/dotnet-leak.data", "dotnet/dotnet-leak-fp.data"};
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".data") traces.push_back(e.path().filename());
+  }
+  std::sort(traces.begin(), traces.end());
+  ASSERT_GT(traces.size(), 20u);
+  std::vector<std::string> refused;
+  for (const std::string& t : traces) {
+    SCOPED_TRACE(t);
+    LoadOptions o;
+    o.path = dir + t;
+    o.symbols.debug_dir = dir + "buildid-cache";
+    o.preload_symbols = true;
+    std::string first;
+    for (int run = 0; run < 2; ++run) {
+      absl::StatusOr<std::unique_ptr<LoadedTrace>> loaded = LoadTrace(o);
+      if (!loaded.ok()) {
+        if (run == 0) refused.push_back(t);
+        break;
+      }
+      std::string bytes;
+      index::IndexCodec::Encode((*loaded)->index(), &bytes);
+      if (run == 0) first = std::move(bytes);
+      else EXPECT_TRUE(bytes == first) << "a second load made another index";
+    }
+  }
+  EXPECT_THAT(refused, ElementsAre("no-callchain.data", "no-syscalls.data"));
 }
 
 }  // namespace
