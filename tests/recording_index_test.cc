@@ -103,6 +103,25 @@ TEST(RecordingIndexTest, TheSecondCommandLoadsWhatTheFirstReplayed) {
   }
 }
 
+TEST(RecordingIndexTest, TheIndexCommandWritesItAhead) {
+  TraceCopy t("alloc-dwarf.data");
+  CliRun r = Pageblame("index -i " + t.trace);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("replayed; " + t.index() + " written"));
+  EXPECT_THAT(Ask("maps --json -i " + t.trace).note, HasSubstr("loaded from " + t.index()));
+  r = Pageblame("index -i " + t.trace);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("loaded from " + t.index()));
+  // A pipe has none: usage; a trace that is not one: bad input.
+  r = Pageblame("index -i - < " + t.trace);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  Spit(t.dir.path() + "/not.data", "not a trace");
+  r = Pageblame("index -i " + t.dir.path() + "/not.data");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(t.dir.path() + "/not.data.index"));
+}
+
 TEST(RecordingIndexTest, ATraceChangedSinceIsReplayed) {
   TraceCopy t("rules-trace.data");
   const std::string cmd = "growth --json -i " + t.trace;

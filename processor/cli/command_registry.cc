@@ -17,6 +17,7 @@ const std::vector<Command>& AllCommands() {
       {&AttributeSpec(), RunAttribute, "which stacks made the regions of a table or of a diff"},
       {&GrowthSpec(), RunGrowth, "what each stack mapped and unmapped between two moments"},
       {&ReportSpec(), RunReport, "an offline HTML page: bytes over time, flame graph, address space"},
+      {&IndexSpec(), RunIndex, "replay a trace now and keep TRACE.index beside it for the next commands"},
   };
   return kCommands;
 }

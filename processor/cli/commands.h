@@ -27,6 +27,8 @@ int RunDiff(const std::vector<std::string>& argv);
 int RunAttribute(const std::vector<std::string>& argv);
 int RunRecord(const std::vector<std::string>& argv);
 int RunGrowth(const std::vector<std::string>& argv);
+// `pageblame index`: the trace replayed now and TRACE.index written beside it.
+int RunIndex(const std::vector<std::string>& argv);
 int RunReport(const std::vector<std::string>& argv);
 int RunDotnetRegions(const std::vector<std::string>& argv);
 int RunHeap(const std::vector<std::string>& argv);
@@ -41,6 +43,7 @@ const CommandSpec& GrowthSpec();
 const CommandSpec& ReportSpec();
 const CommandSpec& DotnetRegionsSpec();
 const CommandSpec& HeapSpec();
+const CommandSpec& IndexSpec();
 
 // Region tables (diff_command.cc, shared with attribute): prints the parser's
 // skipped-row count and first reason to stderr, if any, and why a pmap or

@@ -60,12 +60,13 @@ std::unique_ptr<replay::LoadedTrace> FromIndex(const replay::LoadOptions& o, con
 // After a replay: the index beside the trace, for the next command. Not
 // written is no failure (a directory of someone else's, a full disk): the
 // next command replays too.
-void WriteIndex(const replay::LoadedTrace& t, const replay::LoadOptions& o, const replay::RecordingFile::Identity& id,
+bool WriteIndex(const replay::LoadedTrace& t, const replay::LoadOptions& o, const replay::RecordingFile::Identity& id,
                 std::string* note) {
   const std::string path = replay::RecordingFile::PathFor(o.path, o.raw_duplicate_times);
   const std::string bytes = replay::RecordingFile::Encode(t, id);
   absl::Status s = WriteFileAtomically(path, bytes, 0600);
   *note = s.ok() ? absl::StrCat(path, " written (", bytes.size(), " bytes)") : std::string(s.message());
+  return s.ok();
 }
 
 }  // namespace
@@ -78,14 +79,16 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const SessionOptions& opt
   }
   std::string note;
   std::unique_ptr<replay::LoadedTrace> trace = id ? FromIndex(o, *id, &note) : nullptr;
+  IndexUse use = trace != nullptr ? IndexUse::kLoaded : IndexUse::kNone;
   if (trace == nullptr) {
     ASSIGN_OR_RETURN(trace, replay::LoadTrace(o));
     std::string written;
-    if (id && options.write_index) WriteIndex(*trace, o, *id, &written);
+    if (id && options.write_index && WriteIndex(*trace, o, *id, &written)) use = IndexUse::kWritten;
     note = absl::StrCat(note.empty() ? "replayed" : note, written.empty() ? "" : "; ", written);
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Of(std::move(trace), options));
   s->load_note_ = std::move(note);
+  s->index_use_ = use;
   return s;
 }
 

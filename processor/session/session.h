@@ -106,6 +106,10 @@ class Session {
   // How the recording was loaded, for -v: "loaded from TRACE.index",
   // "replayed; TRACE.index written", or why the index was not used.
   const std::string& load_note() const { return load_note_; }
+  // What became of TRACE.index: loaded from it, written after the replay,
+  // or neither (none wanted, a pipe, or it could not be written: load_note).
+  enum class IndexUse { kNone, kLoaded, kWritten };
+  IndexUse index_use() const { return index_use_; }
   // For -v: what the kernel's table of the mappings at the attach
   // (TRACE.attach-maps) changed in the replay, escaped; "" if none was used.
   std::string AttachMapsNote() const;
@@ -120,6 +124,7 @@ class Session {
   std::unique_ptr<residency::ResidencyIndex> residency_;
   std::vector<std::string> warnings_;
   std::string load_note_;
+  IndexUse index_use_ = IndexUse::kNone;
 };
 
 }  // namespace pageblame::session
