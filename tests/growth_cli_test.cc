@@ -100,7 +100,7 @@ std::set<std::string> Keys(const Json& j) {
 TEST(GrowthCliTest, JsonNamesTheSecondPhaseWithExactlyItsBytesAndAddsUpToMaps) {
   Json j = RunJson("growth --json --by create " + Trace() + " --from " + Gap() + " --to end");
   ASSERT_FALSE(j.is_null());
-  EXPECT_EQ(Keys(j), (std::set<std::string>{"from", "to", "total", "before_trace", "stacks", "notes"}));
+  EXPECT_EQ(Keys(j), (std::set<std::string>{"from", "to", "total", "before_trace", "stacks", "methods", "notes"}));
   EXPECT_EQ(j["notes"], Json::array()) << "no snapshots: nothing to say about them";
   const std::set<std::string> bytes_keys = {"from_bytes", "to_bytes", "growth_bytes", "from_committed_bytes",
                                             "to_committed_bytes", "growth_committed_bytes", "from_regions",
@@ -159,7 +159,7 @@ TEST(GrowthCliTest, ByCommitNamesTheCommittingFunction) {
 // One-line stacks are the application's frames (analysis/app_frames.h);
 // --frames all gives the innermost frames whatever they are.
 TEST(GrowthCliTest, OneLineStacksAreTheApplicationsFramesUnlessAll) {
-  for (const char* command : {"growth", "maps"}) {
+  for (const char* command : {"growth --group stack", "maps"}) {
     SCOPED_TRACE(command);
     CliRun app = Pageblame(std::string(command) + " " + Trace());
     ASSERT_EQ(app.exit_code, 0) << app.err;
@@ -199,7 +199,7 @@ TEST(GrowthCliTest, JsonMarksTheFirstAppFrame) {
 }
 
 TEST(GrowthCliTest, TextAndFoldedNameTheSameStacks) {
-  CliRun t = Pageblame("growth " + Trace() + " --from " + Gap());
+  CliRun t = Pageblame("growth --group stack " + Trace() + " --from " + Gap());
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_THAT(t.out, HasSubstr("mapped "));
   EXPECT_THAT(t.out, HasSubstr("(+5.0 MiB)"));

@@ -106,6 +106,8 @@ void AddMade(const index::TraceIndex& idx, const GrowthOptions& o,
 
 }  // namespace
 
+void AddBytesAt(BytesAt* sum, const BytesAt& b) { Add(sum, b); }
+
 absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthOptions& o) {
   if (o.from > o.to) {
     return absl::InvalidArgumentError("the start of a growth range is after its end");

@@ -67,6 +67,11 @@ struct BytesAt {
   bool rss_incomplete = false;
 };
 
+// Adds `b` to `sum`: bytes and regions add; resident bytes add while both
+// are known, and a sum with bytes of a process without a snapshot stays
+// unknown (rss_incomplete).
+void AddBytesAt(BytesAt* sum, const BytesAt& b);
+
 struct StackGrowth {
   StackId stack;
   EventId first_call;  // its earliest credited call: the stack's representative
