@@ -466,6 +466,24 @@ TEST(PprofTest, MapsAndAttributeProfilesHaveTheBytesOfTheirJson) {
   if (unmapped) a_want["[not mapped]"] = unmapped;
   EXPECT_EQ(PprofStacks(PprofTraces(attr_file, "mapped")), a_want);
   EXPECT_EQ(PprofTop(attr_file, "mapped"), Leaves(a_want));
+
+  // Each stack's sample has the label "method", the text's row (issue 41):
+  // `-tags` totals each method's samples to its JSON bytes.
+  std::map<std::string, int64_t> methods_want, methods_got;
+  for (const Json& m : a["methods"]) methods_want[m["method"]] += m["bytes"].get<int64_t>();
+  bool in_method = false;
+  for (absl::string_view line : absl::StrSplit(GoPprof("-tags -sample_index=mapped " + attr_file), '\n')) {
+    if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "method:")) {
+      in_method = true;
+      continue;
+    }
+    const size_t colon = line.find("): ");
+    if (!in_method || colon == absl::string_view::npos) continue;
+    double bytes = 0;
+    ASSERT_TRUE(absl::SimpleAtod(line.substr(0, line.find('B')), &bytes)) << line;
+    methods_got[std::string(line.substr(colon + 3))] += static_cast<int64_t>(bytes);
+  }
+  EXPECT_EQ(methods_got, methods_want);
 }
 
 // --kind keeps the profile's regions to those kinds, as it keeps the JSON's.
