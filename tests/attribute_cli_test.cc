@@ -103,7 +103,7 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
                        row["pid"] + " --regions " + TracePath(row["maps"]));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.size(), 4u);
+  ASSERT_EQ(j.size(), 5u);  // regions, stacks, rss, rss_snapshot_time, methods
   // A trace without residency snapshots: resident bytes unknown, never 0.
   EXPECT_TRUE(j["rss"].is_null());
   EXPECT_TRUE(j["rss_snapshot_time"].is_null());

@@ -210,13 +210,14 @@ TEST(DotnetHuntTest, AttributeOfTheDiffNamesTheLeakingMethods) {
   }
 }
 
-// The text answer says each leaking stack in the app's own words: the
-// allocator entry, then the C# methods (analysis/app_frames.h), not glibc's
-// malloc internals or the framework's unnamed ReadyToRun code.
+// The text answer by stack (--group stack) says each leaking stack in the
+// app's own words: the allocator entry, then the C# methods
+// (analysis/app_frames.h), not glibc's malloc internals or the framework's
+// unnamed ReadyToRun code.
 TEST(DotnetHuntTest, OneLineStacksNameTheCSharpMethods) {
   const Hunt& h = TheHunt();
-  CliRun run = Pageblame("attribute --by commit -i " + h.trace + " --pid " + h.pid + " --address " + h.core +
-                         " --maddress " + h.runtime_table + kSymbols());
+  CliRun run = Pageblame("attribute --by commit --group stack -i " + h.trace + " --pid " + h.pid + " --address " +
+                         h.core + " --maddress " + h.runtime_table + kSymbols());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("malloc <- Program::LeakNativeMemory <- Program::Main"));
   EXPECT_THAT(run.out, HasSubstr("malloc <- Program::LeakHGlobal <- Program::Main"));
@@ -267,11 +268,18 @@ TEST(DotnetHuntTest, ReadyToRunFramesAreNamedFromTheJitdump) {
   const std::string dir = MapDirWithJitdump(h, "jitdump-whole", "xz -dc '" + xz + "'");
   const std::string args = "attribute --by commit -i " + h.trace + " --pid " + h.pid + " --address " + h.core +
                            " --maddress " + h.runtime_table + " --perf-map-dir " + dir;
-  CliRun run = Pageblame(args + " -v");
+  CliRun run = Pageblame(args + " --group stack -v");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("NativeMemory::Alloc <- Program::LeakNativeMemory <- Program::Main"));
   EXPECT_THAT(run.out, HasSubstr("NativeMemory::Alloc <- Program::LeakHGlobal <- Program::Main"));
   EXPECT_THAT(run.out, HasSubstr("MemoryMappedFile::CreateViewAccessor <- Program::LeakMemoryMappedFile"));
+  // A row per method (the default), on a pipe whole: the handler first,
+  // then the framework call it made and the allocator that call reached.
+  CliRun methods = Shell(std::string("env -u COLUMNS ") + PAGEBLAME_BINARY_DIR + "/bin/pageblame " + args);
+  ASSERT_EQ(methods.exit_code, 0) << methods.err;
+  EXPECT_THAT(methods.out, HasSubstr("  Program::LeakNativeMemory -> NativeMemory::Alloc -> malloc\n"));
+  EXPECT_THAT(methods.out, HasSubstr("  Program::LeakHGlobal -> NativeMemory::Alloc -> malloc\n"));
+  EXPECT_THAT(methods.out, HasSubstr("  Program::LeakMemoryMappedFile -> MemoryMappedFile::CreateViewAccessor -> "));
   // The full name in full stacks.
   CliRun detail = Pageblame(args + " --detail");
   EXPECT_THAT(detail.out, HasSubstr("System.Runtime.InteropServices.NativeMemory::Alloc(native uint)[PreJIT]"));
@@ -298,8 +306,8 @@ TEST(DotnetHuntTest, ReadyToRunFramesAreNamedFromTheJitdump) {
 TEST(DotnetHuntTest, ACutOrForeignJitdumpIsSaidAndTheAnswerStands) {
   const Hunt& h = TheHunt();
   const std::string xz = DataDir() + "/jit-" + h.pid + ".dump.xz";
-  const std::string args = "attribute --by commit -i " + h.trace + " --pid " + h.pid + " --address " + h.core +
-                           " --maddress " + h.runtime_table + " --perf-map-dir ";
+  const std::string args = "attribute --by commit --group stack -i " + h.trace + " --pid " + h.pid + " --address " +
+                           h.core + " --maddress " + h.runtime_table + " --perf-map-dir ";
   const std::string cut = MapDirWithJitdump(h, "jitdump-cut", "xz -dc '" + xz + "' | head -c 300001");
   CliRun run = Pageblame(args + cut);
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -357,7 +365,7 @@ TEST(DotnetHuntTest, UnaccountedFromTheTraceMinusTheRuntimeTable) {
   const PageSet pages = AnswerPages(answer);
   EXPECT_TRUE(native.Minus(pages).empty()) << native.Minus(pages).Describe();
   EXPECT_TRUE(managed.Intersect(pages).empty()) << managed.Intersect(pages).Describe();
-  CliRun text = Pageblame("attribute --unaccounted -i " + h.trace + " --pid " + h.pid + " --maddress " +
+  CliRun text = Pageblame("attribute --unaccounted --group stack -i " + h.trace + " --pid " + h.pid + " --maddress " +
                           h.runtime_table + kSymbols());
   ASSERT_EQ(text.exit_code, 0) << text.err;
   for (const char* method : {"Program::LeakNativeMemory", "Program::LeakNativeMmap", "Program::LeakHGlobal",
@@ -441,8 +449,8 @@ TEST(DotnetHuntTest, EeheapIsARuntimeTable) {
           << t.method << " " << t.what << ": not unaccounted:" << PagesOf(t).Minus(unaccounted).Describe();
     }
   }
-  CliRun run = Pageblame("attribute --by commit -i " + h.trace + " --pid " + h.pid + " --address " + h.core +
-                         " --maddress " + eeheap + kSymbols());
+  CliRun run = Pageblame("attribute --by commit --group stack -i " + h.trace + " --pid " + h.pid + " --address " +
+                         h.core + " --maddress " + eeheap + kSymbols());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("malloc <- Program::LeakNativeMemory <- Program::Main"));
 }

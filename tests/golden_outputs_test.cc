@@ -63,8 +63,9 @@ std::string Fingerprint(const CliRun& r) {
 }
 
 CliRun RunCommand(const Command& c) {
-  // From the source directory, as the arguments are relative to it.
-  return Shell(absl::StrCat("cd ", SourceDir(), " && ", PAGEBLAME_BINARY_DIR, "/bin/pageblame ", c.args));
+  // From the source directory, as the arguments are relative to it; with
+  // no $COLUMNS, so that text is as a pipe gets it (cli/terminal_width.h).
+  return Shell(absl::StrCat("cd ", SourceDir(), " && env -u COLUMNS ", PAGEBLAME_BINARY_DIR, "/bin/pageblame ", c.args));
 }
 
 // args -> fingerprint.

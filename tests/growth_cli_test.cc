@@ -100,7 +100,7 @@ std::set<std::string> Keys(const Json& j) {
 TEST(GrowthCliTest, JsonNamesTheSecondPhaseWithExactlyItsBytesAndAddsUpToMaps) {
   Json j = RunJson("growth --json --by create " + Trace() + " --from " + Gap() + " --to end");
   ASSERT_FALSE(j.is_null());
-  EXPECT_EQ(Keys(j), (std::set<std::string>{"from", "to", "total", "before_trace", "stacks", "notes"}));
+  EXPECT_EQ(Keys(j), (std::set<std::string>{"from", "to", "total", "before_trace", "stacks", "methods", "notes"}));
   EXPECT_EQ(j["notes"], Json::array()) << "no snapshots: nothing to say about them";
   const std::set<std::string> bytes_keys = {"from_bytes", "to_bytes", "growth_bytes", "from_committed_bytes",
                                             "to_committed_bytes", "growth_committed_bytes", "from_regions",
@@ -159,7 +159,7 @@ TEST(GrowthCliTest, ByCommitNamesTheCommittingFunction) {
 // One-line stacks are the application's frames (analysis/app_frames.h);
 // --frames all gives the innermost frames whatever they are.
 TEST(GrowthCliTest, OneLineStacksAreTheApplicationsFramesUnlessAll) {
-  for (const char* command : {"growth", "maps"}) {
+  for (const char* command : {"growth --group stack", "maps"}) {
     SCOPED_TRACE(command);
     CliRun app = Pageblame(std::string(command) + " " + Trace());
     ASSERT_EQ(app.exit_code, 0) << app.err;
@@ -199,7 +199,7 @@ TEST(GrowthCliTest, JsonMarksTheFirstAppFrame) {
 }
 
 TEST(GrowthCliTest, TextAndFoldedNameTheSameStacks) {
-  CliRun t = Pageblame("growth " + Trace() + " --from " + Gap());
+  CliRun t = Pageblame("growth --group stack " + Trace() + " --from " + Gap());
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_THAT(t.out, HasSubstr("mapped "));
   EXPECT_THAT(t.out, HasSubstr("(+5.0 MiB)"));
@@ -466,6 +466,24 @@ TEST(PprofTest, MapsAndAttributeProfilesHaveTheBytesOfTheirJson) {
   if (unmapped) a_want["[not mapped]"] = unmapped;
   EXPECT_EQ(PprofStacks(PprofTraces(attr_file, "mapped")), a_want);
   EXPECT_EQ(PprofTop(attr_file, "mapped"), Leaves(a_want));
+
+  // Each stack's sample has the label "method", the text's row (issue 41):
+  // `-tags` totals each method's samples to its JSON bytes.
+  std::map<std::string, int64_t> methods_want, methods_got;
+  for (const Json& m : a["methods"]) methods_want[m["method"]] += m["bytes"].get<int64_t>();
+  bool in_method = false;
+  for (absl::string_view line : absl::StrSplit(GoPprof("-tags -sample_index=mapped " + attr_file), '\n')) {
+    if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "method:")) {
+      in_method = true;
+      continue;
+    }
+    const size_t colon = line.find("): ");
+    if (!in_method || colon == absl::string_view::npos) continue;
+    double bytes = 0;
+    ASSERT_TRUE(absl::SimpleAtod(line.substr(0, line.find('B')), &bytes)) << line;
+    methods_got[std::string(line.substr(colon + 3))] += static_cast<int64_t>(bytes);
+  }
+  EXPECT_EQ(methods_got, methods_want);
 }
 
 // --kind keeps the profile's regions to those kinds, as it keeps the JSON's.

@@ -152,22 +152,23 @@ TEST(RegionKindCliTest, KindFiltersMaps) {
 }
 
 // The hunt's first screen is the answer: the leaking method with its bytes
-// in the first row, the kind, and the reservations apart.
+// in the first row, the kind, and the reservations apart; at 120 columns
+// every line fits, the methods' names whole.
 TEST(RegionKindCliTest, AttributesFirstScreenIsTheAnswer) {
   const std::string core = ScratchPath("dotnet.core");
   ASSERT_EQ(Shell("xz -dc " + TracePath("dotnet/dotnet-leak." + DotnetPid() + ".core.trim.xz") + " > " + core).exit_code,
             0);
   const std::string args = DotnetArgs() + " --address " + core + " --maddress " +
                            TracePath("dotnet/dotnet-leak." + DotnetPid() + ".clr-regions.txt");
-  CliRun r = Pageblame("attribute" + args);
+  CliRun r = Shell(std::string("COLUMNS=120 ") + PAGEBLAME_BINARY_DIR + "/bin/pageblame attribute" + args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> lines = absl::StrSplit(r.out, '\n');
   ASSERT_GT(lines.size(), 5u);
-  EXPECT_EQ(lines[2], "stacks by committed bytes (credited to the committing call, else the creating one):");
-  EXPECT_EQ(lines[3], "   #  committed  regions  calls  kind          app frames");
-  EXPECT_EQ(lines[4], "   1   32.0 MiB        2      8  malloc        malloc <- Program::LeakNativeMemory <- Program::Main");
+  EXPECT_EQ(lines[2], "the application's methods by committed bytes (credited to the committing call, else the creating one):");
+  EXPECT_EQ(lines[3], "   #  committed  regions  calls  stacks  kind          app method");
+  EXPECT_EQ(lines[4], "   1   32.0 MiB        2      8       1  malloc        Program::LeakNativeMemory -> malloc");
   EXPECT_LE(lines.size(), 40u) << "the first screen fits a terminal";
-  for (size_t i = 2; i < lines.size(); ++i) EXPECT_LE(lines[i].size(), 120u) << lines[i];
+  for (size_t i = 3; i < lines.size(); ++i) EXPECT_LE(lines[i].size(), 120u) << lines[i];
   EXPECT_THAT(r.out, HasSubstr("total: "));
   EXPECT_THAT(r.out, Not(HasSubstr("\nstack #1: ")));
 
@@ -180,14 +181,14 @@ TEST(RegionKindCliTest, AttributesFirstScreenIsTheAnswer) {
   EXPECT_THAT(d.out, HasSubstr(": __GI___mmap64 (inlined) <- __mmap <- sysmalloc_mmap.constprop.0 <- sysmalloc\n"));
 
   // --hide: the summaries skip the frames it matches.
-  CliRun h = Pageblame("attribute --hide Program::Main" + args);
+  CliRun h = Pageblame("attribute --group stack --hide Program::Main" + args);
   ASSERT_EQ(h.exit_code, 0) << h.err;
   EXPECT_THAT(h.out, HasSubstr("  malloc        malloc <- Program::LeakNativeMemory\n"));
   EXPECT_EQ(Pageblame("attribute --hide '(' " + args).exit_code, 2);
 }
 
 TEST(RegionKindCliTest, GrowthsFirstScreenRanksCommittedBytesAndPutsReservationsApart) {
-  CliRun r = Pageblame("growth" + DotnetArgs());
+  CliRun r = Pageblame("growth --group stack" + DotnetArgs());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const size_t reserved = r.out.find("\nreserved, not committed (PROT_NONE, not counted above): +50.0 GiB");
   ASSERT_NE(reserved, std::string::npos) << r.out;
@@ -198,6 +199,22 @@ TEST(RegionKindCliTest, GrowthsFirstScreenRanksCommittedBytesAndPutsReservations
   EXPECT_THAT(table, Not(HasSubstr("GiB")));
   EXPECT_THAT(table, HasSubstr("   +32.0 MiB   32.0 MiB        8      8  malloc        malloc <- Program::LeakNativeMemory"));
   EXPECT_THAT(table, HasSubstr("  malloc        malloc <- Program::LeakHGlobal <- Program::Main"));
+  // By method (the default): the leaks lead, the 8 MiB thread stacks
+  // (mostly pages nobody touched) rank after every one of them.
+  CliRun m = Pageblame("growth" + DotnetArgs());
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const size_t m_start = m.out.find("\nthe application's methods by committed growth:\n");
+  const size_t m_end = m.out.find("\n  ----", m_start);
+  ASSERT_NE(m_end, std::string::npos) << m.out;
+  const std::string methods = m.out.substr(m_start, m_end - m_start);
+  EXPECT_THAT(methods, HasSubstr("   +32.0 MiB   32.0 MiB        8      8       1  malloc        Program::LeakNativeMemory -> malloc\n"));
+  const size_t threads = methods.find("  thread stack  ");
+  ASSERT_NE(threads, std::string::npos) << methods;
+  for (const char* leak : {"  Program::LeakNativeMemory -> ", "  Program::LeakHGlobal -> ", "  leak_native_mmap -> ",
+                           "  Program::LeakMemoryMappedFile -> "}) {
+    EXPECT_LT(methods.find(leak), threads) << leak << "\n" << methods;
+  }
+  EXPECT_EQ(methods.find("  anon  ", threads), std::string::npos) << "a leak after the thread stacks:\n" << methods;
   const Json j = RunJson("growth --json" + DotnetArgs());
   for (const Json& s : j["stacks"]) {
     if (s["to_committed_bytes"] == 0 && s["to_bytes"] != 0) {

@@ -226,7 +226,7 @@ TEST(TableRssCliTest, AttributeCarriesTheRowsRss) {
   // per-region and per-stack figures.
   CliRun top = Pageblame(kAttribute + " --regions " + kPmap);
   ASSERT_EQ(top.exit_code, 0) << top.err;
-  EXPECT_THAT(top.out, HasSubstr("committed   resident  regions"));
+  EXPECT_THAT(top.out, HasSubstr("committed    resident  regions"));
   CliRun text = Pageblame(kAttribute + " --detail --regions " + kPmap);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr(", table rss "));

@@ -37,6 +37,20 @@ bool IsRuntimeFile(absl::string_view path) {
   return base == "node" || base == "dotnet" || base == "java" || absl::StartsWith(base, "python");
 }
 
+// The C library, the loader and the allocators: where a runtime's or the
+// application's memory request ends up (ContextFrames' allocator).
+constexpr std::array<absl::string_view, 10> kAllocatorFilePrefixes = {
+    "libc.so", "libc-", "ld-linux", "ld-", "libstdc++", "libc++", "libjemalloc", "libtcmalloc", "libmimalloc",
+    "libpthread"};
+
+bool IsAllocatorFile(absl::string_view path) {
+  const absl::string_view base = BaseName(path);
+  for (absl::string_view p : kAllocatorFilePrefixes) {
+    if (absl::StartsWith(base, p)) return true;
+  }
+  return false;
+}
+
 // JIT frames named by a perf map: the runtime's own code and the framework's
 // methods, as each runtime names them.
 bool IsRuntimeJitSymbol(absl::string_view s) {
@@ -139,6 +153,37 @@ std::vector<size_t> SummaryFrames(const std::vector<symbols::Frame>& frames, siz
   }
   for (size_t i = *first; i < frames.size() && out.size() < max_frames; ++i) {
     if (KindOf(frames[i]) == FrameKind::kApp) out.push_back(i);
+  }
+  return out;
+}
+
+std::string MethodName(const symbols::Frame& f) {
+  symbols::Frame whole = f;
+  whole.inlined = false;  // the function is the same wherever its code was inlined
+  std::string name = SummaryName(whole);
+  // V8's perf map: "JS:" then the tier's mark, then the function.
+  if (IsPerfMap(f.dso) && absl::StartsWith(name, "JS:") && name.size() > 3 &&
+      absl::string_view("~^+*").find(name[3]) != absl::string_view::npos) {
+    name.erase(3, 1);
+  }
+  return name;
+}
+
+std::vector<size_t> ContextFrames(const std::vector<symbols::Frame>& frames, size_t app) {
+  std::vector<size_t> out;
+  if (app > frames.size()) return out;
+  // The runtime frame the app called: the named one nearest below it.
+  for (size_t i = app; i-- > 0;) {
+    if (!frames[i].symbol) continue;
+    if (KindOf(frames[i]) == FrameKind::kRuntime) out.push_back(i);
+    break;
+  }
+  // The allocator: the first named frame of the C library or a malloc on
+  // the way from the app (or that call) to the leaf.
+  for (size_t i = out.empty() ? app : out[0] + 1; i-- > 0;) {
+    if (!frames[i].symbol || !IsAllocatorFile(frames[i].dso)) continue;
+    if (out.empty() || out[0] != i) out.push_back(i);
+    break;
   }
   return out;
 }

@@ -77,6 +77,24 @@ std::string SummaryName(const symbols::Frame& f);
 // first (see above).
 std::vector<size_t> SummaryFrames(const std::vector<symbols::Frame>& frames, size_t max_frames);
 
+// A method as the first screens group stacks by it (analysis/app_method.h):
+// its SummaryName without the inlined mark, and a V8 name without its tier
+// (JS:~ interpreted, JS:^ baseline, JS:+ maglev, JS:* optimized are one
+// function: "JS:*grow /app/big.js:3:20" -> "JS:grow /app/big.js:3:20"), as
+// .NET's [QuickJitted]/[OptimizedTier1] are cut by SummaryName.
+std::string MethodName(const symbols::Frame& f);
+
+// What a first-screen row says after the method at frames[app]: the runtime
+// frame it called (the framework call, or the allocator entry: SummaryFrames'
+// first), then the allocator the stack reached there: the outermost frame of
+// the C library or a malloc (libc, ld.so, libstdc++, libc++, jemalloc,
+// tcmalloc, mimalloc) between them, when it is another frame. Indexes, the
+// app's side first:
+//   __mmap <- malloc <- NativeMemory::Alloc <- Program::Leak  => NativeMemory::Alloc, malloc
+//   __mmap <- SystemNative_MMap <- ... <- MemoryMappedFile::CreateViewAccessor <- H12Leak
+//                                                    => CreateViewAccessor, __mmap
+std::vector<size_t> ContextFrames(const std::vector<symbols::Frame>& frames, size_t app);
+
 }  // namespace pageblame::analysis
 
 #endif  // PAGEBLAME_ANALYSIS_APP_FRAMES_H_

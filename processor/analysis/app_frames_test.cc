@@ -115,5 +115,40 @@ TEST(AppFramesTest, AtMostMaxFramesAndAnAppLeafHasNoContext) {
   EXPECT_THAT(Summary(frames, 2), ElementsAre("grow_cache", "step"));
 }
 
+// A first screen's row (issue 41): the method, then the framework call it
+// made and the allocator that call reached.
+TEST(AppFramesTest, ContextIsTheFrameworkCallThenTheAllocator) {
+  const std::string corelib = "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/System.Private.CoreLib.dll";
+  const std::vector<symbols::Frame> frames = {
+      F("__mmap", kLibc), F("sysmalloc", kLibc), F("malloc", kLibc),
+      F("void* [System.Private.CoreLib] System.Runtime.InteropServices.NativeMemory::Alloc(native uint)[PreJIT]",
+        corelib),
+      F("void [dotnet-leak] Program::LeakNativeMemory(int32,int32)[QuickJitted]", "/tmp/perf-23474.map"),
+      F("int32 [dotnet-leak] Program::Main(string[])[QuickJitted]", "/tmp/perf-23474.map")};
+  ASSERT_EQ(FirstAppFrame(frames), 4u);
+  EXPECT_EQ(MethodName(frames[4]), "Program::LeakNativeMemory");
+  // The allocator is the outermost C library frame below the call: malloc.
+  EXPECT_THAT(ContextFrames(frames, 4), ElementsAre(3, 2));
+  // Straight into the C library: the call is the allocator, said once.
+  const std::vector<symbols::Frame> direct = {F("__mmap", kLibc), F("map_cache", "/srv/app/bin/server")};
+  EXPECT_THAT(ContextFrames(direct, 1), ElementsAre(0));
+  // Nothing named below the method: no context.
+  const std::vector<symbols::Frame> unnamed = {F("", "/srv/app/bin/server"), F("map_cache", "/srv/app/bin/server")};
+  EXPECT_TRUE(ContextFrames(unnamed, 1).empty());
+  EXPECT_TRUE(ContextFrames(direct, 5).empty()) << "an index past the stack";
+}
+
+// V8's tiers of one JS function, and an inlined frame, are one method.
+TEST(AppFramesTest, MethodNameIsTheSameAtEveryTier) {
+  const std::string map = "/tmp/perf-42.map";
+  for (const char* tier : {"JS:~grow /app/big.js:3:20", "JS:*grow /app/big.js:3:20", "JS:^grow /app/big.js:3:20",
+                           "JS:+grow /app/big.js:3:20"}) {
+    EXPECT_EQ(MethodName(F(tier, map)), "JS:grow /app/big.js:3:20") << tier;
+  }
+  EXPECT_EQ(MethodName(F("fill_cache", "/srv/app/bin/server", true)), "fill_cache");
+  // Only a perf map's names have tiers.
+  EXPECT_EQ(MethodName(F("JS:*grow", "/srv/app/bin/server")), "JS:*grow");
+}
+
 }  // namespace
 }  // namespace pageblame::analysis

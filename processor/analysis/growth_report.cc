@@ -52,6 +52,13 @@ void Add(BytesAt* sum, const BytesAt& b) {
   AddRssOf(sum, b.rss, b.rss_incomplete);
 }
 
+// With snapshots, nothing mapped is 0 resident bytes, not unknown: a stack
+// with nothing at `from` grew by all it has at `to`. Bytes mapped that no
+// snapshot read (mapped after it, PROT_NONE alone) stay unknown.
+void NothingIsNoneResident(bool snapshots, BytesAt* b) {
+  if (snapshots && !b->rss && b->mapped == 0) b->rss = 0;
+}
+
 bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
   return std::make_tuple(idx.event(a).time, a.value()) < std::make_tuple(idx.event(b).time, b.value());
 }
@@ -106,6 +113,8 @@ void AddMade(const index::TraceIndex& idx, const GrowthOptions& o,
 
 }  // namespace
 
+void AddBytesAt(BytesAt* sum, const BytesAt& b) { Add(sum, b); }
+
 absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthOptions& o) {
   if (o.from > o.to) {
     return absl::InvalidArgumentError("the start of a growth range is after its end");
@@ -119,6 +128,11 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
   absl::flat_hash_map<CallKey, CallGrowth> calls;
   AddEnds(idx, o, &g, &calls);
   AddMade(idx, o, &calls);
+  for (BytesAt* b : {&g.total_from, &g.total_to, &g.before_from, &g.before_to}) NothingIsNoneResident(g.snapshots, b);
+  for (auto& [key, c] : calls) {
+    NothingIsNoneResident(g.snapshots, &c.from);
+    NothingIsNoneResident(g.snapshots, &c.to);
+  }
 
   absl::flat_hash_map<StackId, size_t> slot;
   for (const auto& [key, c] : calls) {

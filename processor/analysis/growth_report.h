@@ -59,13 +59,21 @@ struct BytesAt {
   uint64_t mapped = 0;
   uint64_t committed = 0;  // prot other than PROT_NONE
   uint32_t regions = 0;    // versions (maps --json objects)
-  // Resident bytes of the versions a snapshot read; unknown (nullopt) if
-  // none was read (no snapshot, or all PROT_NONE / mapped after it), and
-  // whenever some of these bytes are of a process with no snapshot at this
-  // moment (rss_incomplete): the sum is not the others' alone.
+  // Resident bytes of the versions a snapshot read; with snapshots
+  // (Growth::snapshots) 0 where nothing is mapped (a stack that had nothing
+  // at `from` grew by all it has at `to`). Unknown (nullopt) without
+  // snapshots, where bytes are mapped but no snapshot read any (all
+  // PROT_NONE or mapped after it), and whenever some of these bytes are of
+  // a process with no snapshot at this moment (rss_incomplete): the sum is
+  // not the others' alone.
   std::optional<uint64_t> rss;
   bool rss_incomplete = false;
 };
+
+// Adds `b` to `sum`: bytes and regions add; resident bytes add while both
+// are known, and a sum with bytes of a process without a snapshot stays
+// unknown (rss_incomplete).
+void AddBytesAt(BytesAt* sum, const BytesAt& b);
 
 struct StackGrowth {
   StackId stack;

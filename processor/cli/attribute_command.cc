@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "processor/analysis/attribute_report.h"
+#include "processor/analysis/attribution_methods.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/base/format.h"
 #include "processor/base/text_escape.h"
@@ -11,6 +12,7 @@
 #include "processor/cli/commands.h"
 #include "processor/cli/format_option.h"
 #include "processor/cli/output_file.h"
+#include "processor/cli/terminal_width.h"
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
 #include "processor/regions/page_diff.h"
@@ -31,11 +33,14 @@ const CommandSpec& AttributeSpec() {
         "usage: pageblame attribute -i TRACE (--regions FILE | --address A --maddress M |\n"
         "                           --unaccounted [--maddress M])\n"
         "                           [--pid PID] [--at T] [--by commit|create] [--kind K]\n"
-        "                           [--detail] [--format text|json|folded|pprof] [-o FILE] [-v]\n"
-        "Who made the regions' bytes in process PID at time T: first the call stacks\n"
-        "ranked by committed bytes (kind, the application's frames, a total), the\n"
-        "PROT_NONE reservations apart; with --detail then each region (its stacks,\n"
-        "the bytes from before the trace and not mapped) and every stack in full.\n"
+        "                           [--group method|stack] [--detail]\n"
+        "                           [--format text|json|folded|pprof] [-o FILE] [-v]\n"
+        "Who made the regions' bytes in process PID at time T: first the application's\n"
+        "methods (or, --group stack, the call stacks) ranked by resident bytes with\n"
+        "residency snapshots, else committed bytes (kind, a total), the PROT_NONE\n"
+        "reservations apart; with --detail then each method's stacks, each region\n"
+        "(its stacks, the bytes from before the trace and not mapped) and every\n"
+        "stack in full.\n"
         "  --regions FILE        any region table pageblame diff reads (WinDbg !address,\n"
         "                        SOS maddress, page-diff result, pmap -X/-XX, /proc maps\n"
         "                        or smaps, address/range list, ELF core file); free rows\n"
@@ -58,9 +63,10 @@ const CommandSpec& AttributeSpec() {
         "                        accessible after PROT_NONE), else the one that created\n"
         "                        it (commit, default), or always to the creating call\n"
         "  --detail              text: the per-region listing and the full stacks too\n",
-        kSortHelp, kKindHelp, kFramesHelp, kTraceOptionsHelp);
+        kGroupHelp, kSortHelp, kKindHelp, kFramesHelp, kTraceOptionsHelp);
     s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by", "--output", "--kind", "--sort"});
+    s.value_flags.insert({"--regions", "--address", "--maddress", "--format", "--by", "--output", "--kind", "--sort",
+                          "--group"});
     s.value_flags.insert(kFramesFlags.begin(), kFramesFlags.end());
     s.bool_flags = kTraceBoolFlags;
     s.bool_flags.insert({"--detail", "--unaccounted"});
@@ -175,6 +181,8 @@ int RunAttribute(const std::vector<std::string>& argv) {
   if (!sort.ok()) return Usage(std::string(sort.status().message()));
   auto kinds = ParseKindFilter(*args);
   if (!kinds.ok()) return Usage(std::string(kinds.status().message()));
+  auto group = ParseGroup(*args);
+  if (!group.ok()) return Usage(std::string(group.status().message()));
   auto sel = ParseSelection(*args);
   if (!sel.ok()) return ReportError(sel.status());
   std::optional<std::vector<regions::Region>> regions = ReadRegionsFromArgs(AttributeSpec(), *args, &rc);
@@ -206,16 +214,22 @@ int RunAttribute(const std::vector<std::string>& argv) {
   auto a = analysis::Attribute((*trace)->index(), *regions, o);
   if (!a.ok()) return ReportError(a.status());
   std::string answer;
+  render::TextOptions text;
+  text.frames = *frames;
+  text.detail = args->Has("--detail");
+  const bool by_method = *group == analysis::GroupBy::kMethod && *format == AnswerFormat::kText;
   if (*format == AnswerFormat::kJson) {
-    answer = render::DumpJson(render::AttributeJson(**trace, *a)) + "\n";
+    answer = render::DumpJson(render::AttributeJson(
+                 **trace, *a, analysis::AttributionByMethod((*trace)->frames(), *a, *frames))) +
+             "\n";
   } else if (*format == AnswerFormat::kFolded) {
     answer = render::FoldedStacks(**trace, *a);
   } else if (*format == AnswerFormat::kPprof) {
-    answer = render::AttributePprof(**trace, *a);
+    answer = render::AttributePprof(**trace, *a, analysis::AttributionByMethod((*trace)->frames(), *a, *frames));
+  } else if (by_method) {
+    text.width = TextWidth((*out)->is_stdout());
+    answer = render::AttributeText(**trace, *a, analysis::AttributionByMethod((*trace)->frames(), *a, *frames), text);
   } else {
-    render::TextOptions text;
-    text.frames = *frames;
-    text.detail = args->Has("--detail");
     answer = render::AttributeText(**trace, *a, text);
   }
   absl::Status written = IsText(*format) ? (*out)->WriteText(std::move(answer)) : (*out)->Write(answer);

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/index/bytes_timeline.h"
+#include "processor/analysis/growth_methods.h"
 #include "processor/analysis/growth_report.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/cli/command_spec.h"
@@ -9,6 +10,7 @@
 #include "processor/base/status_macros.h"
 #include "processor/cli/format_option.h"
 #include "processor/cli/output_file.h"
+#include "processor/cli/terminal_width.h"
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
 #include "processor/render/growth_render.h"
@@ -23,13 +25,14 @@ const CommandSpec& GrowthSpec() {
     s.name = "growth";
     s.help = absl::StrCat(
         "usage: pageblame growth -i TRACE [--from T1] [--to T2] [--pid PID]\n"
-        "                        [--by commit|create] [--kind K] [--detail]\n"
-        "                        [--format text|json|folded|pprof] [-o FILE] [-v]\n"
-        "What the address space gained and lost between T1 and T2, per call stack:\n"
-        "first the stacks ranked by committed growth (kind, the application's frames,\n"
-        "a total), the PROT_NONE reservations apart; with --detail then the bytes\n"
-        "mapped at both ends, what was added, removed, and made and gone again in\n"
-        "between, and every stack in full. The totals are those of\n"
+        "                        [--by commit|create] [--kind K] [--group method|stack]\n"
+        "                        [--detail] [--format text|json|folded|pprof] [-o FILE] [-v]\n"
+        "What the address space gained and lost between T1 and T2, per application\n"
+        "method (or, --group stack, per call stack): first the methods ranked by\n"
+        "resident growth with residency snapshots, else committed growth (kind, a\n"
+        "total), the PROT_NONE reservations apart; with --detail then each method's\n"
+        "stacks, the bytes mapped at both ends, what was added, removed, and made and\n"
+        "gone again in between, and every stack in full. The totals are those of\n"
         "'pageblame maps --at T1' and '--at T2'.\n"
         "  --from T1, --to T2    perf script seconds (216.083882), +S after the trace's\n"
         "                        start, -S before its end, end, or peak (when the\n"
@@ -48,10 +51,10 @@ const CommandSpec& GrowthSpec() {
         "                        speedscope, Pyroscope (docs/cli.md); --json is\n"
         "                        --format json\n"
         "  -o, --output FILE     write the answer to FILE instead of standard output\n",
-        kSortHelp, kKindHelp, kFramesHelp, kTraceInputHelp, kTraceSymbolsHelp);
+        kGroupHelp, kSortHelp, kKindHelp, kFramesHelp, kTraceInputHelp, kTraceSymbolsHelp);
     s.value_flags = kTraceValueFlags;
     s.value_flags.erase("--at");  // a range: --from and --to
-    s.value_flags.insert({"--from", "--to", "--by", "--format", "--output", "--kind", "--sort"});
+    s.value_flags.insert({"--from", "--to", "--by", "--format", "--output", "--kind", "--sort", "--group"});
     s.value_flags.insert(kFramesFlags.begin(), kFramesFlags.end());
     s.bool_flags = kTraceBoolFlags;
     s.bool_flags.insert("--detail");
@@ -75,6 +78,7 @@ struct GrowthRequest {
   render::TextOptions text;
   std::vector<analysis::RegionKind> kinds;
   std::optional<analysis::RankBy> sort;  // --sort; unset: by the snapshots' presence
+  analysis::GroupBy group = analysis::GroupBy::kMethod;
 };
 
 // Usage mistakes as a status (exit 2).
@@ -95,6 +99,7 @@ absl::StatusOr<GrowthRequest> ParseRequest(const Args& args) {
   auto sort = ParseSort(args);
   if (!sort.ok()) return sort.status();
   r.sort = *sort;
+  ASSIGN_OR_RETURN(r.group, ParseGroup(args));
   auto sel = ParseSelection(args);
   if (!sel.ok()) return sel.status();
   r.selection = *sel;
@@ -145,12 +150,19 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
   return o;
 }
 
+// `width`: the text's (TextWidth).
 absl::StatusOr<std::string> Render(const GrowthRequest& r, const session::Session& trace,
-                                   const analysis::Growth& g) {
-  if (r.format == AnswerFormat::kJson) return render::DumpJson(render::GrowthJson(trace, g)) + "\n";
+                                   const analysis::Growth& g, size_t width) {
   if (r.format == AnswerFormat::kFolded) return render::GrowthFolded(trace, g);
-  if (r.format == AnswerFormat::kPprof) return render::GrowthPprof(trace, g);
-  return render::GrowthText(trace, g, r.text);
+  if (r.format == AnswerFormat::kText && r.group == analysis::GroupBy::kStack) {
+    return render::GrowthText(trace, g, r.text);
+  }
+  const std::vector<analysis::MethodGrowth> methods = analysis::GrowthByMethod(trace.frames(), g, r.text.frames);
+  if (r.format == AnswerFormat::kJson) return render::DumpJson(render::GrowthJson(trace, g, methods)) + "\n";
+  if (r.format == AnswerFormat::kPprof) return render::GrowthPprof(trace, g, methods);
+  render::TextOptions text = r.text;
+  text.width = width;
+  return render::GrowthText(trace, g, methods, text);
 }
 
 absl::Status Run(const Args& args, const GrowthRequest& request) {
@@ -168,7 +180,7 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   options->kinds = request.kinds;
   auto g = analysis::ComputeGrowth((*trace)->index(), *options);
   if (!g.ok()) return g.status();
-  auto text = Render(request, **trace, *g);
+  auto text = Render(request, **trace, *g, TextWidth((*out)->is_stdout()));
   if (!text.ok()) return text.status();
   if (absl::Status s = IsText(request.format) ? (*out)->WriteText(*std::move(text)) : (*out)->Write(*text); !s.ok()) {
     return s;

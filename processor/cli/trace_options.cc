@@ -79,6 +79,13 @@ absl::StatusOr<analysis::SummaryOptions> ParseFrames(const Args& args) {
   return o;
 }
 
+absl::StatusOr<analysis::GroupBy> ParseGroup(const Args& args) {
+  const std::string group = args.Value("--group").value_or("method");
+  if (group == "method") return analysis::GroupBy::kMethod;
+  if (group == "stack") return analysis::GroupBy::kStack;
+  return UsageError(absl::StrCat("bad --group '", group, "': expected method or stack"));
+}
+
 absl::StatusOr<std::vector<analysis::RegionKind>> ParseKindFilter(const Args& args) {
   auto list = args.Value("--kind");
   if (!list) return std::vector<analysis::RegionKind>{};

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "processor/analysis/app_frames.h"
+#include "processor/analysis/method_groups.h"
 #include "processor/analysis/rank_by.h"
 #include "processor/analysis/region_kind.h"
 #include "processor/cli/args.h"
@@ -82,6 +83,15 @@ inline constexpr char kFramesHelp[] =
 inline const std::set<std::string> kFramesFlags = {"--frames", "--hide"};
 // A usage error for another --frames value or a bad --hide pattern.
 absl::StatusOr<analysis::SummaryOptions> ParseFrames(const Args& args);
+// --group method|stack (attribute, growth): the first screen's rows
+// (analysis/method_groups.h).
+inline constexpr char kGroupHelp[] =
+    "  --group method|stack  text: a row per application method, its name whole\n"
+    "                        and its context as the terminal's width allows (method,\n"
+    "                        default; --detail adds each method's stacks), or a row\n"
+    "                        per stack\n";
+// A usage error for another value.
+absl::StatusOr<analysis::GroupBy> ParseGroup(const Args& args);
 // --kind K[,K] (maps, attribute, growth): analysis/region_kind.h.
 inline constexpr char kKindHelp[] =
     "  --kind K[,K]          only regions of these kinds: thread-stack, malloc, heap,\n"

@@ -3,6 +3,9 @@
 #include "processor/analysis/resident_view.h"
 #include "processor/render/attribute_render.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -11,6 +14,7 @@
 #include "processor/analysis/region_stacks.h"
 #include "processor/analysis/reserved_stacks.h"
 #include "processor/base/text_escape.h"
+#include "processor/render/method_text.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
@@ -95,6 +99,7 @@ struct StackRow {
   std::string kind;
   std::string frames;
   std::string resident;  // ResidentText
+  uint64_t stacks = 0;   // a method's
 };
 
 // A stack's (or the total's) resident bytes for the top table: from the
@@ -108,8 +113,9 @@ std::string ResidentText(const analysis::Attribution& a, std::optional<uint64_t>
 }
 
 // The table's columns, in order: add one here (and its field above).
-// `resident`: the trace has a snapshot for this answer.
-std::vector<TableColumn<StackRow>> StackColumns(bool resident) {
+// `resident`: the trace has a snapshot for this answer; `methods`: a row
+// per method (a stacks column, and the method last).
+std::vector<TableColumn<StackRow>> StackColumns(bool resident, bool methods = false) {
   std::vector<TableColumn<StackRow>> columns = {
       {"#", Align::kRight, [](const StackRow& r) { return r.rank; }},
       {"committed", Align::kRight, [](const StackRow& r) { return HumanBytes(r.committed); }},
@@ -118,8 +124,11 @@ std::vector<TableColumn<StackRow>> StackColumns(bool resident) {
   columns.insert(columns.end(), {
       {"regions", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.regions); }},
       {"calls", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.calls); }},
+  });
+  if (methods) columns.push_back({"stacks", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.stacks); }});
+  columns.insert(columns.end(), {
       {"kind", Align::kLeft, [](const StackRow& r) { return r.kind; }},
-      {"app frames", Align::kLeft, [](const StackRow& r) { return r.frames; }},
+      {methods ? "app method" : "app frames", Align::kLeft, [](const StackRow& r) { return r.frames; }},
   });
   return columns;
 }
@@ -141,6 +150,82 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const anal
                        ResidentText(a, sum.stacks_rss, a.table_rss)};
   std::string out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value()), rows, &total, o.width);
   absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail));
+  return out;
+}
+
+// The first screen by method: the methods with committed bytes, ranked
+// (AttributionByMethod's order), then the total.
+std::string MethodTable(const analysis::Attribution& a, const std::vector<analysis::MethodTotal>& methods,
+                        const analysis::AttributionSummary& sum, const TextOptions& o) {
+  std::vector<StackRow> rows;
+  size_t with_committed = 0;
+  bool untouched_shown = false;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const analysis::StackTotal& t = methods[i].total;
+    if (t.committed == 0) continue;
+    ++with_committed;
+    if (rows.size() >= o.top_rows) continue;
+    untouched_shown |= analysis::MostlyUntouched(t.kind());
+    rows.push_back({absl::StrCat(i + 1), t.committed, t.regions, t.calls, KindText(t.kind()),
+                    MethodCell(methods[i].group.method), ResidentText(a, t.rss, t.table_rss),
+                    methods[i].group.stacks.size()});
+  }
+  if (with_committed == 0) return "  no committed bytes were made by a traced call\n";
+  const StackRow total{"", a.committed_bytes, sum.committed_regions, sum.calls, "",
+                       absl::StrCat("total: ", with_committed, with_committed == 1 ? " method" : " methods"),
+                       ResidentText(a, sum.stacks_rss, a.table_rss), sum.committed_stacks};
+  std::string out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value(), true), rows, &total,
+                                o.width);
+  absl::StrAppend(&out, MoreMethodsLine(with_committed - rows.size(), o.detail));
+  if (untouched_shown && !(a.rank_by == analysis::RankBy::kResident && a.snapshot != nullptr)) {
+    absl::StrAppend(&out, "  (thread stacks rank last: without resident bytes, most of their committed bytes are "
+                          "pages nobody touched)\n");
+  }
+  return out;
+}
+
+// The PROT_NONE part by method: what each method's stacks reserved and
+// nothing committed, most first.
+std::string MethodReservations(const std::vector<analysis::MethodTotal>& methods) {
+  std::vector<std::pair<uint64_t, size_t>> order;  // (reserved bytes, method)
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const analysis::StackTotal& t = methods[i].total;
+    if (t.bytes == t.committed) continue;
+    order.push_back({t.bytes - t.committed, i});
+    bytes += t.bytes - t.committed;
+  }
+  if (order.empty()) return "";
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  constexpr size_t kShown = 5;
+  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", HumanBytes(bytes), " by ",
+                                 order.size(), order.size() == 1 ? " method" : " methods", "\n");
+  for (size_t k = 0; k < order.size() && k < kShown; ++k) {
+    absl::StrAppend(&out, absl::StrFormat("  %10s  %s\n", HumanBytes(order[k].first),
+                                          MethodLine(methods[order[k].second].group.method)));
+  }
+  if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
+  return out;
+}
+
+// --detail: each method's stacks (their numbers those of the stack list).
+std::string MethodStacks(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Attribution& a,
+                         const std::vector<analysis::MethodTotal>& methods) {
+  constexpr size_t kShown = 5;
+  std::string out = "\neach method's stacks (numbered as in the list of stacks below):\n";
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const analysis::MethodTotal& m = methods[i];
+    absl::StrAppend(&out, "\n#", i + 1, " ", MethodLine(m.group.method), ": ", HumanBytes(m.total.committed),
+                    " committed", a.snapshot ? absl::StrCat(", ", HumanRss(m.total.rss), " resident") : "", ", ",
+                    m.group.stacks.size(), m.group.stacks.size() == 1 ? " stack\n" : " stacks\n");
+    for (size_t k = 0; k < m.group.stacks.size() && k < kShown; ++k) {
+      const size_t s = m.group.stacks[k];
+      const analysis::StackTotal& st = a.stacks[s];
+      absl::StrAppend(&out, absl::StrFormat("  %10s  #%-4d %s\n", HumanBytes(st.committed), s + 1,
+                                            r.ShortStack(idx.event(st.first_call), 4)));
+    }
+    if (m.group.stacks.size() > kShown) absl::StrAppend(&out, "  ... ", m.group.stacks.size() - kShown, " more\n");
+  }
   return out;
 }
 
@@ -213,6 +298,30 @@ Json AttributeJson(const session::Session& trace, const analysis::Attribution& a
   return out;
 }
 
+Json AttributeJson(const session::Session& trace, const analysis::Attribution& a,
+                   const std::vector<analysis::MethodTotal>& methods) {
+  Json out = AttributeJson(trace, a);
+  Json list = Json::array();
+  for (const analysis::MethodTotal& m : methods) {
+    const analysis::StackTotal& t = m.total;
+    Json j;
+    j["method"] = m.group.method.name;
+    j["app_frame"] = m.group.method.app;
+    j["context"] = m.group.method.context;
+    j["bytes"] = t.bytes;
+    j["committed_bytes"] = t.committed;
+    j["rss"] = RssJson(t.rss);
+    j["regions"] = t.regions;
+    j["calls"] = t.calls;
+    j["kind"] = KindJson(t.kind());
+    StackTableRss(t, &j);
+    j["stacks"] = m.group.stacks;
+    list.push_back(std::move(j));
+  }
+  out["methods"] = std::move(list);
+  return out;
+}
+
 namespace {
 
 // --detail: per region, who made its bytes.
@@ -270,7 +379,11 @@ std::string FullStacks(const index::TraceIndex& idx, OriginRenderer& r, const an
 
 }  // namespace
 
-std::string AttributeText(const session::Session& trace, const analysis::Attribution& a, const TextOptions& o) {
+namespace {
+
+// The first screen by stack, or with `methods` by method; then --detail.
+std::string Text(const session::Session& trace, const analysis::Attribution& a,
+                 const std::vector<analysis::MethodTotal>* methods, const TextOptions& o) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(trace.frames(), o.frames);
   const index::Process& proc = idx.process(a.process);
@@ -292,19 +405,35 @@ std::string AttributeText(const session::Session& trace, const analysis::Attribu
     absl::StrAppend(&out, "only regions of kind ", absl::StrJoin(names, ", "), " (", a.regions_left_out,
                     a.regions_left_out == 1 ? " region" : " regions", " of other kinds left out)\n");
   }
-  absl::StrAppend(&out, "\nstacks by ", analysis::RankByWord(a.rank_by), " bytes",
+  absl::StrAppend(&out, methods ? "\nthe application's methods by " : "\nstacks by ", analysis::RankByWord(a.rank_by),
+                  " bytes",
                   a.by == analysis::CreditBy::kCommit ? " (credited to the committing call, else the creating one):\n"
                                             : " (credited to the creating call):\n");
-  absl::StrAppend(&out, TopTable(idx, r, a, sum, o));
-  absl::StrAppend(&out, Reservations(idx, r, a));
+  if (methods) {
+    absl::StrAppend(&out, MethodTable(a, *methods, sum, o), MethodReservations(*methods));
+  } else {
+    absl::StrAppend(&out, TopTable(idx, r, a, sum, o), Reservations(idx, r, a));
+  }
   if (a.before_trace_bytes || a.unmapped_bytes) {
     absl::StrAppend(&out, "\nalso: ", HumanBytes(a.before_trace_bytes), " from before the trace (",
                     HumanBytes(a.before_trace_committed), " committed), ", HumanBytes(a.unmapped_bytes),
                     " not mapped at ", at, "\n");
   }
   if (!o.detail) return out;
+  if (methods) absl::StrAppend(&out, MethodStacks(idx, r, a, *methods));
   absl::StrAppend(&out, "\nregions:\n", RegionListing(idx, r, a, at), FullStacks(idx, r, a));
   return out;
+}
+
+}  // namespace
+
+std::string AttributeText(const session::Session& trace, const analysis::Attribution& a, const TextOptions& o) {
+  return Text(trace, a, nullptr, o);
+}
+
+std::string AttributeText(const session::Session& trace, const analysis::Attribution& a,
+                          const std::vector<analysis::MethodTotal>& methods, const TextOptions& o) {
+  return Text(trace, a, &methods, o);
 }
 
 }  // namespace pageblame::render

@@ -14,7 +14,9 @@
 #include "processor/analysis/resident_view.h"
 #include "processor/base/format.h"
 #include "processor/base/text_escape.h"
+#include "processor/analysis/attribution_methods.h"
 #include "processor/render/folded_stacks.h"
+#include "processor/render/method_text.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
@@ -113,6 +115,7 @@ struct GrowthRow {
   std::string kind;
   std::string frames;
   analysis::BytesAt from_rss_of, to_rss_of;  // only .rss is read: resident at both ends
+  uint64_t stacks = 0;                       // a method's
 };
 
 // "+8.0 MiB", or "?" when either end is unknown.
@@ -122,8 +125,9 @@ std::string RssGrowthText(const GrowthRow& r) {
 }
 
 // The table's columns, in order: add one here (and its field above).
-// `resident`: a snapshot speaks for either end.
-std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident) {
+// `resident`: a snapshot speaks for either end; `methods`: a row per method
+// (a stacks column, and the method last).
+std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident, bool methods = false) {
   std::vector<TableColumn<GrowthRow>> columns = {
       {"#", Align::kRight, [](const GrowthRow& r) { return r.rank; }},
       {"committed", Align::kRight, [](const GrowthRow& r) { return SignedBytes(r.committed_growth); }},
@@ -136,8 +140,11 @@ std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident) {
   columns.insert(columns.end(), {
       {"regions", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.regions); }},
       {"calls", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.calls); }},
+  });
+  if (methods) columns.push_back({"stacks", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.stacks); }});
+  columns.insert(columns.end(), {
       {"kind", Align::kLeft, [](const GrowthRow& r) { return r.kind; }},
-      {"app frames", Align::kLeft, [](const GrowthRow& r) { return r.frames; }},
+      {methods ? "app method" : "app frames", Align::kLeft, [](const GrowthRow& r) { return r.frames; }},
   });
   return columns;
 }
@@ -166,6 +173,92 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const anal
                         sum.stacks_to};
   std::string out = RenderTable(GrowthColumns(g.snapshots || g.total_from.rss || g.total_to.rss), rows, &total, o.width);
   absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail));
+  return out;
+}
+
+// A snapshot speaks for either end.
+bool ShowsResident(const analysis::Growth& g) { return g.snapshots || g.total_from.rss || g.total_to.rss; }
+
+// The first screen by method: the methods with committed bytes at either
+// end (GrowthByMethod's order), then the total.
+std::string MethodTable(const analysis::Growth& g, const std::vector<analysis::MethodGrowth>& methods,
+                        const TextOptions& o) {
+  std::vector<GrowthRow> rows;
+  size_t with_committed = 0;
+  bool untouched_shown = false;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const analysis::StackGrowth& s = methods[i].total;
+    if (s.from.committed == 0 && s.to.committed == 0) continue;
+    ++with_committed;
+    if (rows.size() >= o.top_rows) continue;
+    const std::optional<analysis::RegionKind> k = s.kind();
+    untouched_shown |= analysis::MostlyUntouched(k);
+    rows.push_back({absl::StrCat(i + 1), s.committed_growth(), s.to.committed, s.to.regions, s.calls,
+                    k ? std::string(analysis::KindName(*k)) : "-", MethodCell(methods[i].group.method), s.from, s.to,
+                    methods[i].group.stacks.size()});
+  }
+  if (with_committed == 0) return "  no traced call's committed bytes changed\n";
+  const analysis::GrowthSummary sum = analysis::SummarizeGrowth(g);
+  const GrowthRow total{"",
+                        Diff(sum.stacks_from.committed, sum.stacks_to.committed),
+                        sum.stacks_to.committed,
+                        sum.stacks_to.regions,
+                        sum.committed_calls,
+                        "",
+                        absl::StrCat("total: ", with_committed, with_committed == 1 ? " method" : " methods"),
+                        sum.stacks_from,
+                        sum.stacks_to,
+                        sum.committed_stacks};
+  std::string out = RenderTable(GrowthColumns(ShowsResident(g), true), rows, &total, o.width);
+  absl::StrAppend(&out, MoreMethodsLine(with_committed - rows.size(), o.detail));
+  if (untouched_shown && !(g.rank_by == analysis::RankBy::kResident && g.snapshots)) {
+    absl::StrAppend(&out, "  (thread stacks rank last: without resident bytes, most of their committed bytes are "
+                          "pages nobody touched)\n");
+  }
+  return out;
+}
+
+// What each method's reservations (PROT_NONE) did, apart from the ranking.
+std::string MethodReservations(const std::vector<analysis::MethodGrowth>& methods) {
+  std::vector<std::pair<int64_t, size_t>> order;  // (change of its reserved bytes, method)
+  int64_t bytes = 0;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const analysis::StackGrowth& s = methods[i].total;
+    const int64_t reserved = Diff(s.from.mapped - s.from.committed, s.to.mapped - s.to.committed);
+    if (reserved == 0) continue;
+    order.push_back({reserved, i});
+    bytes += reserved;
+  }
+  if (order.empty()) return "";
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  constexpr size_t kShown = 5;
+  std::string out = absl::StrCat("\nreserved, not committed (PROT_NONE, not counted above): ", SignedBytes(bytes),
+                                 " by ", order.size(), order.size() == 1 ? " method" : " methods", "\n");
+  for (size_t k = 0; k < order.size() && k < kShown; ++k) {
+    absl::StrAppend(&out, absl::StrFormat("  %11s  %s\n", SignedBytes(order[k].first),
+                                          MethodLine(methods[order[k].second].group.method)));
+  }
+  if (order.size() > kShown) absl::StrAppend(&out, "  ... ", order.size() - kShown, " more\n");
+  return out;
+}
+
+// --detail: each method's stacks (their numbers those of the stack list).
+std::string MethodStacks(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g,
+                         const std::vector<analysis::MethodGrowth>& methods) {
+  constexpr size_t kShown = 5;
+  std::string out = "\neach method's stacks (numbered as in the list of stacks below):\n";
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const analysis::MethodGrowth& m = methods[i];
+    absl::StrAppend(&out, "\n#", i + 1, " ", MethodLine(m.group.method), ": committed ",
+                    SignedBytes(m.total.committed_growth()), RssChange(m.total.from, m.total.to), ", ",
+                    m.group.stacks.size(), m.group.stacks.size() == 1 ? " stack\n" : " stacks\n");
+    for (size_t k = 0; k < m.group.stacks.size() && k < kShown; ++k) {
+      const size_t s = m.group.stacks[k];
+      absl::StrAppend(&out, absl::StrFormat("  %11s  #%-4d %s\n", SignedBytes(g.stacks[s].committed_growth()), s + 1,
+                                            r.ShortStack(idx.event(g.stacks[s].first_call), 4)));
+    }
+    if (m.group.stacks.size() > kShown) absl::StrAppend(&out, "  ... ", m.group.stacks.size() - kShown, " more\n");
+  }
   return out;
 }
 
@@ -217,7 +310,40 @@ Json GrowthJson(const session::Session& trace, const analysis::Growth& g) {
   return out;
 }
 
-std::string GrowthText(const session::Session& trace, const analysis::Growth& g, const TextOptions& o) {
+Json GrowthJson(const session::Session& trace, const analysis::Growth& g,
+                const std::vector<analysis::MethodGrowth>& methods) {
+  Json out = GrowthJson(trace, g);
+  Json list = Json::array();
+  for (const analysis::MethodGrowth& m : methods) {
+    const analysis::StackGrowth& s = m.total;
+    Json j;
+    j["method"] = m.group.method.name;
+    j["app_frame"] = m.group.method.app;
+    j["context"] = m.group.method.context;
+    const Json bytes = BytesJson(s.from, s.to);  // kept: items() does not own it
+    for (const auto& [key, value] : bytes.items()) j[key] = value;
+    j["added_bytes"] = s.added;
+    j["removed_bytes"] = s.removed;
+    j["made_gone_bytes"] = s.made_gone;
+    j["calls"] = s.calls;
+    const std::optional<analysis::RegionKind> kind = s.kind();
+    j["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
+    j["stacks"] = m.group.stacks;
+    list.push_back(std::move(j));
+  }
+  // Before "notes", which stays last.
+  Json notes = std::move(out["notes"]);
+  out.erase("notes");
+  out["methods"] = std::move(list);
+  out["notes"] = std::move(notes);
+  return out;
+}
+
+namespace {
+
+// The text, a row per stack or, with `methods`, per method.
+std::string Text(const session::Session& trace, const analysis::Growth& g,
+                 const std::vector<analysis::MethodGrowth>* methods, const TextOptions& o) {
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(trace.frames(), o.frames);
   std::string out = absl::StrCat(
@@ -236,12 +362,19 @@ std::string GrowthText(const session::Session& trace, const analysis::Growth& g,
     for (analysis::RegionKind k : g.kinds) names.emplace_back(analysis::KindName(k));
     absl::StrAppend(&out, "only memory of kind ", absl::StrJoin(names, ", "), "\n");
   }
-  absl::StrAppend(&out, "\nstacks by ", analysis::RankByWord(g.rank_by), " growth:\n", TopTable(idx, r, g, o), Reservations(idx, r, g));
+  if (methods) {
+    absl::StrAppend(&out, "\nthe application's methods by ", analysis::RankByWord(g.rank_by), " growth:\n",
+                    MethodTable(g, *methods, o), MethodReservations(*methods));
+  } else {
+    absl::StrAppend(&out, "\nstacks by ", analysis::RankByWord(g.rank_by), " growth:\n", TopTable(idx, r, g, o),
+                    Reservations(idx, r, g));
+  }
   if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
     absl::StrAppend(&out, "\nalso: from before the trace, committed ", HumanBytes(g.before_from.committed), " -> ",
                     HumanBytes(g.before_to.committed), "\n");
   }
   if (!o.detail) return out;
+  if (methods) absl::StrAppend(&out, MethodStacks(idx, r, g, *methods));
   absl::StrAppend(&out, "\nevery stack, mapped bytes:\n");
   absl::StrAppend(&out, absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7s  %s\n", "growth", "from", "to",
                                         "committed", "added", "removed", "made+gone", "regions", "stack"));
@@ -264,6 +397,17 @@ std::string GrowthText(const session::Session& trace, const analysis::Growth& g,
                     r.CallText(ev), "\n", r.StackText(ev, "    "));
   }
   return out;
+}
+
+}  // namespace
+
+std::string GrowthText(const session::Session& trace, const analysis::Growth& g, const TextOptions& o) {
+  return Text(trace, g, nullptr, o);
+}
+
+std::string GrowthText(const session::Session& trace, const analysis::Growth& g,
+                       const std::vector<analysis::MethodGrowth>& methods, const TextOptions& o) {
+  return Text(trace, g, &methods, o);
 }
 
 // Merging stays in render: which stacks become one line depends only on how

@@ -20,7 +20,9 @@
 #define PAGEBLAME_RENDER_GROWTH_RENDER_H_
 
 #include <string>
+#include <vector>
 
+#include "processor/analysis/growth_methods.h"
 #include "processor/analysis/growth_report.h"
 #include "processor/render/origin_renderer.h"
 #include "processor/render/text_options.h"
@@ -29,11 +31,24 @@
 namespace pageblame::render {
 
 Json GrowthJson(const session::Session& trace, const analysis::Growth& g);
+// The same with "methods" (what the CLI prints): the stacks grouped by the
+// application method (analysis/growth_methods.h), in their order, each with
+// the stacks' fields summed:
+//   "methods": [{"method", "app_frame", "context", "from_bytes", ..., "growth_rss", "added_bytes",
+//                "removed_bytes", "made_gone_bytes", "calls", "kind", "stacks": [indexes into "stacks"]}]
+Json GrowthJson(const session::Session& trace, const analysis::Growth& g,
+                const std::vector<analysis::MethodGrowth>& methods);
 // A header with the totals, the first screen (a table of the stacks ranked
 // by committed growth, a total, the PROT_NONE reservations apart); with
 // TextOptions::detail then the table of every stack's mapped bytes at both
 // ends, added, removed and made-and-gone, and each stack's frames.
 std::string GrowthText(const session::Session& trace, const analysis::Growth& g, const TextOptions& options = {});
+// The same a row per method (the CLI's default): the method whole and as
+// much of its context as TextOptions::width leaves (0: all of it), a stacks
+// column, the reservations by method; with TextOptions::detail each
+// method's stacks before the rest.
+std::string GrowthText(const session::Session& trace, const analysis::Growth& g,
+                       const std::vector<analysis::MethodGrowth>& methods, const TextOptions& options = {});
 // Brendan Gregg's two-column folded format (difffolded.pl's output):
 // "frames from_bytes to_bytes" per stack, which flamegraph.pl draws as a
 // differential flame graph (red where it grew). Stacks that print the same

@@ -26,9 +26,22 @@ std::string Who(const index::TraceIndex& idx, uint32_t p) {
   return absl::StrCat("pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")");
 }
 
+// Each stack's "method" label: stack i's is labels[i] (none without methods).
+template <typename Method>
+std::vector<std::vector<PprofLabel>> MethodLabels(size_t stacks, const std::vector<Method>& methods) {
+  std::vector<std::vector<PprofLabel>> labels(stacks);
+  for (const Method& m : methods) {
+    for (size_t i : m.group.stacks) {
+      if (i < stacks) labels[i] = {PprofLabel::Str("method", m.group.method.name)};
+    }
+  }
+  return labels;
+}
+
 }  // namespace
 
-std::string AttributePprof(const session::Session& trace, const analysis::Attribution& a) {
+std::string AttributePprof(const session::Session& trace, const analysis::Attribution& a,
+                           const std::vector<analysis::MethodTotal>& methods) {
   std::vector<PprofValueType> types = SpaceTypes();
   if (a.snapshot != nullptr) types.push_back({"resident_space", "bytes"});
   PprofBuilder b(trace, types, "mapped");
@@ -40,8 +53,10 @@ std::string AttributePprof(const session::Session& trace, const analysis::Attrib
     if (a.snapshot != nullptr) v.push_back(Signed(rss.value_or(0)));
     return v;
   };
-  for (const analysis::StackTotal& st : a.stacks) {
-    b.AddCall(st.first_call, values(st.bytes, st.committed, st.regions, st.rss));
+  const std::vector<std::vector<PprofLabel>> labels = MethodLabels(a.stacks.size(), methods);
+  for (size_t i = 0; i < a.stacks.size(); ++i) {
+    const analysis::StackTotal& st = a.stacks[i];
+    b.AddCall(st.first_call, values(st.bytes, st.committed, st.regions, st.rss), labels[i]);
   }
   const analysis::AttributionSummary sum = analysis::SummarizeAttribution(a);
   if (a.before_trace_bytes != 0) {
@@ -53,7 +68,8 @@ std::string AttributePprof(const session::Session& trace, const analysis::Attrib
   return b.Gzipped();
 }
 
-std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g) {
+std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g,
+                        const std::vector<analysis::MethodGrowth>& methods) {
   std::vector<PprofValueType> types = {{"mapped_growth", "bytes"},  {"committed_growth", "bytes"},
                                        {"regions_growth", "count"}, {"mapped_from", "bytes"},
                                        {"mapped_to", "bytes"},      {"committed_from", "bytes"},
@@ -76,7 +92,8 @@ std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g
     }
     return v;
   };
-  for (const analysis::StackGrowth& s : g.stacks) b.AddCall(s.first_call, values(s.from, s.to));
+  const std::vector<std::vector<PprofLabel>> labels = MethodLabels(g.stacks.size(), methods);
+  for (size_t i = 0; i < g.stacks.size(); ++i) b.AddCall(g.stacks[i].first_call, values(g.stacks[i].from, g.stacks[i].to), labels[i]);
   if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
     b.AddPseudo({"[before trace]"}, values(g.before_from, g.before_to));
   }

@@ -15,21 +15,32 @@
 //              pid and prot; regions from before the trace as the stack
 //              "[before trace]" <- its path (or [anon], [heap]).
 //
-//   std::string gz = GrowthPprof(trace, growth);   // write to -o FILE
+// With the stacks' methods (analysis/attribution_methods.h,
+// growth_methods.h), each sample of a stack has the string label "method":
+// the application method the first screen's row names (`go tool pprof
+// -tags` totals them, `-tagfocus=method=Program::Leak` keeps one method's
+// samples, `-tagshow=method`); pseudo samples have none.
+//
+//   std::string gz = GrowthPprof(trace, growth, methods);   // write to -o FILE
 #ifndef PAGEBLAME_RENDER_PPROF_PROFILES_H_
 #define PAGEBLAME_RENDER_PPROF_PROFILES_H_
 
 #include <string>
+#include <vector>
 
 #include "processor/analysis/attribute_report.h"
+#include "processor/analysis/attribution_methods.h"
+#include "processor/analysis/growth_methods.h"
 #include "processor/analysis/growth_report.h"
 #include "processor/analysis/maps_answer.h"
 #include "processor/session/session.h"
 
 namespace pageblame::render {
 
-std::string AttributePprof(const session::Session& trace, const analysis::Attribution& a);
-std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g);
+std::string AttributePprof(const session::Session& trace, const analysis::Attribution& a,
+                           const std::vector<analysis::MethodTotal>& methods = {});
+std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g,
+                        const std::vector<analysis::MethodGrowth>& methods = {});
 std::string MapsPprof(const session::Session& trace, const analysis::MapsAnswer& answer);
 
 }  // namespace pageblame::render

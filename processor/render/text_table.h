@@ -1,7 +1,10 @@
 // The first screen's table: columns given as a list, each with its header,
 // its alignment and how a row says its cell, so that a column (resident
 // bytes, say) is added in one place. Cells are padded to the widest; the
-// last column is cut to keep each line within `width` characters.
+// last column is cut to keep each line within `width` characters (0: no
+// limit, whole lines), or, where its cell marks the places it may be cut
+// (kPartBreak), fitted: its first part whole whatever the width (the name
+// a user looks for is never cut), then as many of the other parts as fit.
 //
 //   std::vector<TableColumn<Row>> cols = {
 //       {"#", Align::kRight, [](const Row& r) { return absl::StrCat(r.rank); }},
@@ -21,6 +24,15 @@ namespace pageblame::render {
 
 enum class Align { kLeft, kRight };
 
+// In a cell of the last column: where it may be cut. The part before the
+// first mark is kept whole; each later part only if the line, with it,
+// stays within the width (strictly: the 20 columns a cut cell may always
+// use do not count here) and all before it were kept; the marks are not
+// printed. Names are escaped before they reach a table (EscapeName says
+// every C0 control as \xNN), so no name holds one.
+//   absl::StrCat("Program::Leak", kPartBreak, " -> NativeMemory::Alloc", kPartBreak, " -> malloc")
+inline constexpr char kPartBreak[] = "\x1f";
+
 template <typename Row>
 struct TableColumn {
   std::string header;
@@ -30,7 +42,7 @@ struct TableColumn {
 
 // Lines of cells, each line indented by two spaces, columns two spaces
 // apart; `rule` (>= 0) puts a line of dashes before row `rule` (the total).
-// UTF-8 text is measured in code points.
+// UTF-8 text is measured in code points. `width` 0: no line is cut.
 std::string RenderCells(const std::vector<Align>& align, const std::vector<std::vector<std::string>>& lines,
                         int rule, size_t width);
 

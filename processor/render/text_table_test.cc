@@ -48,5 +48,30 @@ TEST(TextTableTest, CountsCodePointsNotBytes) {
             "  2  abcde\n");
 }
 
+// A method's row: the name whole even past the width, then as much context
+// as fits, whole parts only; width 0 (a pipe) keeps every part.
+TEST(TextTableTest, FitsPartsKeepingTheFirstWhole) {
+  const std::string cell = absl::StrCat("Program::LeakNativeMemory", kPartBreak, " -> NativeMemory::Alloc",
+                                        kPartBreak, " -> malloc");
+  const std::vector<Row> rows = {{1, cell}};
+  // "  1  " is 5 columns, the cell 25 + 23 + 10.
+  EXPECT_EQ(RenderTable<Row>(Columns(), rows, nullptr, 63), "  #  what\n  1  Program::LeakNativeMemory -> NativeMemory::Alloc -> malloc\n");
+  EXPECT_EQ(RenderTable<Row>(Columns(), rows, nullptr, 62), "  #  what\n  1  Program::LeakNativeMemory -> NativeMemory::Alloc\n");
+  EXPECT_EQ(RenderTable<Row>(Columns(), rows, nullptr, 40), "  #  what\n  1  Program::LeakNativeMemory\n");
+  EXPECT_EQ(RenderTable<Row>(Columns(), rows, nullptr, 0),
+            "  #  what\n  1  Program::LeakNativeMemory -> NativeMemory::Alloc -> malloc\n");
+  // A name longer than any width is still whole, and so is its rule.
+  const std::vector<Row> long_name = {{1, absl::StrCat(std::string(90, 'n'), kPartBreak, " -> malloc")}};
+  const Row total{0, "total"};
+  const std::string out = RenderTable<Row>(Columns(), long_name, &total, 80);
+  EXPECT_NE(out.find("  1  " + std::string(90, 'n') + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  " + std::string(93, '-') + "\n"), std::string::npos) << out;
+}
+
+TEST(TextTableTest, WidthZeroCutsNothing) {
+  const std::vector<Row> rows = {{1, std::string(300, 'x')}};
+  EXPECT_EQ(RenderTable<Row>(Columns(), rows, nullptr, 0), "  #  what\n  1  " + std::string(300, 'x') + "\n");
+}
+
 }  // namespace
 }  // namespace pageblame::render

@@ -9,7 +9,12 @@ For each trace: maps (text, JSON, at its peak), growth (text, JSON, folded,
 --detail), and for each process the manifest gives with its kernel maps file:
 attribute of that table (text, JSON, folded, --detail, --by create), query of
 three addresses from the table (text --history, JSON), maps --pid; the .NET
-recording's hunt (diff, --unaccounted --maddress); region-table diffs."""
+recording's hunt (diff, --unaccounted --maddress); region-table diffs.
+Twins with `--group stack` of the text first screens (growth of every trace,
+attribute of every table, the hunt's and the residency attribute, and a few
+--detail ones): they must print what the same command printed before
+grouping by method became the default (issue 41), so their hashes are the
+plain commands' as recorded before that change."""
 import csv, os, sys
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -34,6 +39,18 @@ def maps_addresses(path):
     big = max(rows, key=lambda r: r[1] - r[0])
     mid = (big[0] + (big[1] - big[0]) // 2) & ~0xfff
     return ["0x%x" % rows[0][0], "0x%x" % mid, "0x%x" % (rows[-1][1] - 0x1000)]
+
+def stack_twins(commands):
+    """`--group stack` twins of the text first screens (see above)."""
+    detail = ("dotnet_dotnet-leak", "node-dwarf", "alloc-dwarf")
+    twins = []
+    for g, c in commands:
+        plain_growth = c.startswith("growth ") and c.endswith(BUILDID)
+        plain_attribute = c.startswith("attribute ") and "--format" not in c and "--detail" not in c
+        detail_twin = g in detail and "--detail" in c
+        if plain_growth or plain_attribute or detail_twin:
+            twins.append((g, c + " --group stack"))
+    return twins
 
 def main():
     out = []
@@ -71,6 +88,7 @@ def main():
             ("residency", "attribute -i traces/residency.data --pid 32331 --at 12502.830600 "
                           "--regions traces/maps/residency.32331.pause.smaps"),
             ("residency", "growth -i traces/residency.data --pid 32331 --json")]
+    out += stack_twins(out)
     with open("tests/golden/commands.txt", "w") as f:
         f.write("# group<TAB>pageblame arguments, run from the source directory (tests/golden/make_commands.py)\n")
         for g, c in out:
