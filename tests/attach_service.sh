@@ -128,7 +128,7 @@ scenario() {
   grep -q "data.bin" "$table" && { grep data.bin "$table" >&2; fail "$name: the app's file view is in the runtime's table"; }
   "$PAGEBLAME" attribute -i "$out.data" --unaccounted >"$out.unaccounted" 2>"$out.attr.err" ||
     { cat "$out.attr.err" >&2; fail "$name: attribute --unaccounted"; }
-  grep -Eq "^ +[0-9]+ +12\.0 MiB +12\.0 MiB +1 +1 +file +.*Handlers::MapView" "$out.unaccounted" ||
+  grep -Eq "^ +[0-9]+ +12\.0 MiB +12\.0 MiB +1 +1 +1 +file +Handlers::MapView" "$out.unaccounted" ||
     { head -20 "$out.unaccounted" >&2; fail "$name: --unaccounted does not name Handlers::MapView's 12 MiB file view"; }
   grep -q "of it resident (snapshot at" "$out.unaccounted" || fail "$name: no resident bytes in the answer"
   cat "$out.maps.err" "$out.attr.err" >"$out.errs"

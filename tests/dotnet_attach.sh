@@ -66,8 +66,8 @@ grep -q "doublemapper" "$WORK/attribute.txt" && { cat "$WORK/attribute.txt" >&2;
 # The framework's ReadyToRun code: named by the jitdump the runtime wrote
 # when record turned it on (NativeMemory.Alloc, called by AllocAndKeep).
 [[ -s /tmp/jit-$APP_PID.dump ]] || fail "no /tmp/jit-$APP_PID.dump"
-grep -q "NativeMemory::Alloc <- Program::AllocAndKeep" "$WORK/attribute.txt" ||
-  { cat "$WORK/attribute.txt" >&2; fail "attribute does not name NativeMemory::Alloc <- Program::AllocAndKeep"; }
+grep -q "Program::AllocAndKeep -> NativeMemory::Alloc" "$WORK/attribute.txt" ||
+  { cat "$WORK/attribute.txt" >&2; fail "attribute does not name Program::AllocAndKeep -> NativeMemory::Alloc"; }
 grep -q "System.Private.CoreLib.dll)" "$WORK/attribute.txt" &&
   { cat "$WORK/attribute.txt" >&2; fail "an unnamed System.Private.CoreLib.dll frame"; }
 log "passed: $(grep -c 'Program::' "$WORK/maps.txt") maps lines name Program:: methods"

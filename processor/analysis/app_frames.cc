@@ -54,8 +54,12 @@ bool IsAllocatorFile(absl::string_view path) {
 // JIT frames named by a perf map: the runtime's own code and the framework's
 // methods, as each runtime names them.
 bool IsRuntimeJitSymbol(absl::string_view s) {
-  // .NET: "stub ...", "void [System.Private.CoreLib] System.SpanHelpers::Fill(...)".
-  if (absl::StartsWith(s, "stub ") || absl::StrContains(s, "[System.") || absl::StrContains(s, "[Microsoft."))
+  // .NET: "stub ...", "void [System.Private.CoreLib] System.SpanHelpers::Fill(...)", and the
+  // marshalling stubs the runtime generates for a P/Invoke or delegate, which perf maps list
+  // under the caller's assembly ("native int [app] dynamicClass::IL_STUB_PInvoke(...)"): the
+  // user's method is the one that called it.
+  if (absl::StartsWith(s, "stub ") || absl::StrContains(s, "[System.") || absl::StrContains(s, "[Microsoft.") ||
+      absl::StrContains(s, "dynamicClass::IL_STUB"))
     return true;
   // V8: builtins, bytecode handlers, stubs; node's own JavaScript.
   for (absl::string_view p : {"Builtin:", "BytecodeHandler:", "Stub:", "Handler:", "RegExp:"}) {
