@@ -26,6 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/analysis/history.h"
@@ -415,6 +416,7 @@ struct SummaryAnswer {
   std::vector<SummaryFrame> stack;
   std::string committed_by, commit_time;  // "" when it names no commit
   std::vector<SummaryFrame> commit_stack;
+  std::string method;  // the "app method:" line, "" without a creating stack
   int history_calls = -1, history_samples = -1;
 };
 
@@ -431,6 +433,7 @@ std::vector<SummaryAnswer> ParseSummary(const std::string& tail) {
   std::smatch m;
   bool in_commit = false;  // the lines after "committed by" describe the commit
   while (std::getline(in, line)) {
+    if (line.rfind("pageblame: the app methods", 0) == 0) break;  // ParseMethodRows'
     if (std::regex_match(line, m, kHead)) {
       in_commit = false;
       out.emplace_back();
@@ -454,6 +457,8 @@ std::vector<SummaryAnswer> ParseSummary(const std::string& tail) {
       if (!in_commit) out.back().at_tid = std::stoul(m[3]);
     } else if (std::regex_match(line, m, kFrame)) {
       (in_commit ? out.back().commit_stack : out.back().stack).push_back({m[1], m[2], m[4]});
+    } else if (line.rfind("  app method: ", 0) == 0) {
+      out.back().method = line.substr(14);
     } else if (line.rfind("  existed before the trace", 0) == 0) {
       out.back().before_trace = true;
     } else if (std::regex_match(line, m, kHistory)) {
@@ -462,6 +467,41 @@ std::vector<SummaryAnswer> ParseSummary(const std::string& tail) {
     }
   }
   return out;
+}
+
+// The summary's last section: one row per app method.
+struct MethodRow {
+  std::string bytes;  // as printed: "32.0 MiB"
+  uint64_t regions = 0, stacks = 0;
+  std::string method;
+};
+struct MethodRows {
+  std::string header;  // "" if there is no such section
+  std::vector<MethodRow> rows;
+};
+
+MethodRows ParseMethodRows(const std::string& tail) {
+  static const std::regex kRow(R"(^ +(\S+ \S+) +(\d+) regions? +(\d+) stacks? +(\S.*)$)");
+  MethodRows out;
+  std::istringstream in(tail);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (line.rfind("pageblame: the app methods", 0) == 0) {
+      out.header = line;
+    } else if (!out.header.empty() && std::regex_match(line, m, kRow)) {
+      out.rows.push_back({m[1], std::stoull(m[2]), std::stoull(m[3]), m[4]});
+    } else if (!out.header.empty() && !line.empty()) {
+      break;  // the plugin's closing line
+    }
+  }
+  return out;
+}
+
+// "Program::Leak -> NativeMemory::Alloc -> malloc" -> "Program::Leak": the
+// method, without the context its stack (or its row's top stack) adds.
+std::string MethodName(const std::string& line) {
+  return std::vector<std::string>(absl::StrSplit(line, " -> "))[0];
 }
 
 // The summary says what `pageblame query --json` says for the same addresses.
@@ -802,6 +842,96 @@ TEST(PluginPerfTest, RegionsFileCoversEveryPage) {
     }
     EXPECT_EQ(answered, mapped);
     std::remove(path.c_str());
+  }
+}
+
+// Issue 41: the summary ends with the answered regions grouped by the app
+// method that created them, as `attribute`'s first screen groups stacks: one
+// row per method, its bytes, regions and stacks the sums of its stacks' (each
+// region once), its name whole and the one each answer of its regions
+// names, which is the function at the JSON's first_app_frame. On the .NET
+// demo, node (JIT map) and a C program whose cache_block two paths reach.
+TEST(PluginPerfTest, SummaryGroupsRegionsByAppMethod) {
+  struct Run {
+    std::string trace, regions, pid;
+  };
+  const std::vector<Run> runs = {
+      {"dotnet/dotnet-leak.data", "dotnet/dotnet-leak.23474.truth.ranges", "23474"},
+      {"node-trace.data", "maps/node-trace.11358.maps", "11358"},
+      {"alloc-dwarf.data", "maps/alloc-dwarf.12300.maps", "12300"},
+  };
+  for (const Run& run : runs) {
+    SCOPED_TRACE(run.trace);
+    const std::vector<std::string> args = {"regions=" + TracePath(run.regions), "pid=" + run.pid};
+    PerfRun r = RunOnTrace(run.trace, args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<SummaryAnswer> answers = ParseSummary(r.tail);
+    std::vector<std::string> json_args = args;
+    json_args.push_back("summary=json");
+    const Json j = Json::parse(RunOnTrace(run.trace, json_args).tail);
+    ASSERT_EQ(j.size(), answers.size());
+
+    // Expected, from the answers: each stack's distinct regions, each
+    // method's stacks.
+    struct Stack {
+      std::set<std::string> regions;
+      uint64_t bytes = 0;
+    };
+    std::map<std::string, std::map<std::string, Stack>> methods;  // method -> stack -> totals
+    std::map<std::string, std::set<std::string>> lines;           // method -> its answers' lines
+    bool grouped = false;
+    for (size_t i = 0; i < answers.size(); ++i) {
+      const SummaryAnswer& a = answers[i];
+      if (a.stack.empty()) {
+        EXPECT_EQ(a.method, "") << a.address;
+        continue;
+      }
+      ASSERT_NE(a.method, "") << a.address;
+      const Json& origin = j[i]["origin"];
+      ASSERT_FALSE(origin.is_null()) << a.address;
+      if (origin["first_app_frame"].is_null()) {
+        EXPECT_TRUE(absl::StartsWith(a.method, "(no app frame) ")) << a.method;
+      } else {
+        const std::string symbol = origin["stack"][origin["first_app_frame"].get<size_t>()]["symbol"];
+        const std::string name = std::string(absl::StripPrefix(MethodName(a.method), "JS:"));
+        EXPECT_TRUE(absl::StrContains(symbol, name)) << a.method << " vs " << symbol;
+      }
+      std::string stack = absl::StrCat(*a.pid);
+      for (const SummaryFrame& f : a.stack) absl::StrAppend(&stack, " ", f.ip);
+      Stack& st = methods[MethodName(a.method)][stack];
+      lines[MethodName(a.method)].insert(a.method);
+      if (st.regions.insert(a.region).second) {
+        const std::vector<std::string> ends = absl::StrSplit(a.region, '-');
+        st.bytes += std::stoull(ends[1], nullptr, 16) - std::stoull(ends[0], nullptr, 16);
+      }
+    }
+    const MethodRows got = ParseMethodRows(r.tail);
+    ASSERT_FALSE(got.header.empty()) << r.tail.substr(0, 2000);
+    ASSERT_EQ(got.rows.size(), methods.size());
+    std::set<std::string> seen;
+    uint64_t all_regions = 0;
+    for (const MethodRow& row : got.rows) {
+      ASSERT_TRUE(seen.insert(MethodName(row.method)).second) << "two rows for " << row.method;
+      // Whole: the row says what an answer of one of its stacks says.
+      EXPECT_TRUE(lines[MethodName(row.method)].count(row.method)) << row.method;
+      auto it = methods.find(MethodName(row.method));
+      ASSERT_NE(it, methods.end()) << "no answer names " << row.method;
+      uint64_t bytes = 0, regions = 0;
+      for (const auto& [stack, st] : it->second) {
+        bytes += st.bytes;
+        regions += st.regions.size();
+      }
+      EXPECT_EQ(row.stacks, it->second.size()) << row.method;
+      EXPECT_EQ(row.regions, regions) << row.method;
+      EXPECT_EQ(row.bytes, HumanBytes(bytes)) << row.method;
+      grouped |= it->second.size() > 1;
+      all_regions += regions;
+    }
+    EXPECT_THAT(got.header, HasSubstr(absl::StrCat(got.rows.size(), " methods, ", all_regions, " regions")));
+    if (run.trace == "alloc-dwarf.data") {
+      EXPECT_TRUE(grouped) << "nothing grouped: the test would not see a wrong sum";
+      EXPECT_TRUE(seen.count("cache_block")) << got.header;
+    }
   }
 }
 

@@ -1,8 +1,12 @@
 #include "plugin/summary_writer.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "plugin/creator_methods.h"
+#include "processor/analysis/app_method.h"
 #include "processor/base/format.h"
 #include "processor/base/text_escape.h"
+#include "processor/render/method_text.h"
 #include "processor/render/origin_renderer.h"
 #include "processor/render/query_report.h"
 
@@ -98,6 +102,13 @@ std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
   } else {
     absl::StrAppend(&out, render::RegionText(idx, idx.version(a.version), r,
                                              [&](const index::CallEvent& ev) { return StackText(ev); }));
+    const index::Version& v = idx.version(a.version);
+    if (v.origin.valid()) {
+      // The method `attribute`'s first screen blames for this stack.
+      const analysis::AppMethod m =
+          analysis::MethodOf(trace_.frames().Frames(idx.event(v.origin)), analysis::SummaryOptions());
+      absl::StrAppend(&out, "  app method: ", render::MethodLine(m), "\n");
+    }
   }
   absl::StrAppend(&out, render::ResidentText(a, analysis::ResidentView(rss_, idx).has_snapshots()));
   uint64_t calls = 0, samples = 0;
@@ -111,8 +122,31 @@ std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
   return out;
 }
 
+std::string SummaryWriter::MethodsText(const std::vector<VersionId>& versions) const {
+  const std::vector<CreatorMethod> methods = CreatorsByMethod(trace_.frames(), versions);
+  uint64_t bytes = 0, regions = 0;
+  for (const CreatorMethod& m : methods) {
+    bytes += m.bytes;
+    regions += m.regions;
+  }
+  // One region says it all in its answer above.
+  if (regions < 2) return "";
+  std::string out = absl::StrCat("\npageblame: the app methods that created these regions (", methods.size(),
+                                 methods.size() == 1 ? " method, " : " methods, ", regions, " regions, ",
+                                 HumanBytes(bytes), ")\n");
+  for (const CreatorMethod& m : methods) {
+    // The name last and whole: perf's output is read in a pager or a file.
+    absl::StrAppend(&out, absl::StrFormat("  %10s %5u %-7s %4u %-6s  ", HumanBytes(m.bytes), m.regions,
+                                          m.regions == 1 ? "region" : "regions", m.stacks.size(),
+                                          m.stacks.size() == 1 ? "stack" : "stacks"),
+                    render::MethodLine(m.group.method), "\n");
+  }
+  return out;
+}
+
 std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
   std::string out = "\npageblame: who created (and committed) these pages\n";
+  std::vector<VersionId> versions;
   for (const Target& t : targets) {
     out += "\n";
     if (t.is_region) {
@@ -124,9 +158,10 @@ std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
       if (!first) out += "\n";
       first = false;
       out += AnswerText(a);
+      versions.push_back(a.version);
     }
   }
-  return out;
+  return out + MethodsText(versions);
 }
 
 std::string SummaryWriter::Json(const std::vector<Target>& targets) const {

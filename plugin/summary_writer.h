@@ -2,8 +2,10 @@
 // a requested region) and each process that had it mapped at the end of the
 // trace, the region, the call that created it and that call's stack, named by
 // perf where perf named the frame (PerfFrameNames) and by the library's
-// symbolizer otherwise; or that the page existed before the trace; and, when
-// TRACE.rss is beside the trace, whether the page was resident.
+// symbolizer otherwise, and the app method blamed for it (analysis/app_method.h);
+// or that the page existed before the trace; and, when TRACE.rss is beside
+// the trace, whether the page was resident. Text ends with the answered
+// regions grouped by that method (creator_methods.h), one row per method.
 //
 //   SummaryWriter w(trace, selection, names, samples_per_call);
 //   std::string text = w.Text(targets);    // human-readable, see docs/plugin.md
@@ -54,6 +56,9 @@ class SummaryWriter {
   // "at the end of the trace" or "at 216.083882".
   std::string When() const;
   std::string StackText(const index::CallEvent& ev) const;
+  // The regions of `versions` by the app method that created them
+  // (creator_methods.h); "" for fewer than two regions.
+  std::string MethodsText(const std::vector<VersionId>& versions) const;
 
   const session::Session& trace_;
   const PageSelection& selection_;

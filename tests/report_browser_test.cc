@@ -11,6 +11,7 @@
 #include <iterator>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -141,8 +142,27 @@ TEST(ReportBrowserTest, PhasesPageShowsWhatMapsAndGrowthSay) {
   EXPECT_EQ(b.selftest["growth_from"], growth["total"]["from_committed_bytes"]);
   EXPECT_EQ(b.selftest["growth_to"], growth["total"]["to_committed_bytes"]);
   EXPECT_EQ(b.selftest["growth_rows"][0]["leaf"], "grow_cache");
-  EXPECT_EQ(b.selftest["growth_rows"][0]["growth"], growth["stacks"][0]["growth_committed_bytes"]);
-  EXPECT_EQ(b.selftest["growth_rows"][0]["mapped_growth"], growth["stacks"][0]["growth_bytes"]);
+  // Issue 41: a row per application method, each `growth`'s row of that
+  // method (the sums of its stacks), named whole.
+  size_t rows = 0;
+  bool grouped = false;
+  for (const Json& row : b.selftest["growth_rows"]) {
+    const std::string name = row["method"];
+    if (name == "[other]" || name == "[before trace]") continue;
+    const Json* method = nullptr;
+    for (const Json& m : growth["methods"]) {
+      const std::string said = (m["app_frame"].get<bool>() ? "" : "(no app frame) ") + m["method"].get<std::string>();
+      if (name == said || absl::StartsWith(name, said + " -> ")) method = &m;
+    }
+    ASSERT_NE(method, nullptr) << name << " is no method of growth --json";
+    EXPECT_EQ(row["growth"], (*method)["growth_committed_bytes"]) << name;
+    EXPECT_EQ(row["mapped_growth"], (*method)["growth_bytes"]) << name;
+    grouped |= (*method)["stacks"].size() > 1;
+    ++rows;
+  }
+  EXPECT_GT(rows, 0u);
+  EXPECT_LE(rows, growth["methods"].size());  // less: methods with nothing mapped at either end
+  EXPECT_TRUE(grouped) << "no method of two stacks: the test would not see a wrong sum";
   EXPECT_EQ(b.selftest["attribution_rows"], 0) << "no region table given";
   // No snapshots beside this trace: a note, no resident chart, no shading.
   EXPECT_THAT(b.selftest["resident_note"].get<std::string>(), HasSubstr("no residency snapshots"));
@@ -161,8 +181,19 @@ TEST(ReportBrowserTest, WithARegionTableThePageAttributesIt) {
   CliRun a = Pageblame("attribute --json " + TraceArgs(row) + " --regions " + TracePath(row["maps"]));
   ASSERT_EQ(a.exit_code, 0);
   const Json attribution = Json::parse(a.out);
-  // A header row, one per stack, and [before trace] / [not mapped] rows.
-  EXPECT_GE(b.selftest["attribution_rows"].get<size_t>(), attribution["stacks"].size() + 1);
+  // A header row, one per method (attribute's first screen), and
+  // [before trace] / [not mapped] rows; each method named whole.
+  EXPECT_GE(b.selftest["attribution_rows"].get<size_t>(), attribution["methods"].size() + 1);
+  const std::vector<std::string> named = b.selftest["attribution_methods"];
+  ASSERT_EQ(named.size(), attribution["methods"].size());
+  for (const std::string& n : named) {
+    bool found = false;
+    for (const Json& m : attribution["methods"]) {
+      const std::string said = (m["app_frame"].get<bool>() ? "" : "(no app frame) ") + m["method"].get<std::string>();
+      found |= n == said || absl::StartsWith(n, said + " -> ");
+    }
+    EXPECT_TRUE(found) << n << " is no method of attribute --json";
+  }
   EXPECT_THAT(b.dom, HasSubstr("do_map_fixed_over"));
 }
 
@@ -207,6 +238,9 @@ TEST(ReportBrowserTest, DotnetChartDrawsCommittedBytesAndNamesTheAppFrames) {
   bool leak = false;
   for (const Json& e : b.selftest["legend"]) leak |= absl::StrContains(e.get<std::string>(), "Program::LeakNativeMemory");
   EXPECT_TRUE(leak) << b.selftest["legend"].dump();
+  // Issue 41: an entry per method, never two for one.
+  const std::vector<std::string> legend = b.selftest["legend"];
+  EXPECT_EQ(std::set<std::string>(legend.begin(), legend.end()).size(), legend.size()) << b.selftest["legend"].dump();
   EXPECT_THAT(b.selftest["resident_note"].get<std::string>(), HasSubstr("no residency snapshots"));
 
   // Ticked (#reserved), the reservations come on top: the whole mapped total.

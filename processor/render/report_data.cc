@@ -6,8 +6,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "processor/analysis/attribution_methods.h"
+#include "processor/analysis/method_groups.h"
 #include "processor/base/format.h"
 #include "processor/render/folded_stacks.h"
+#include "processor/render/method_text.h"
 
 namespace pageblame::render {
 namespace {
@@ -16,6 +19,20 @@ namespace {
 std::string ShortCall(const index::CallEvent& ev) {
   return absl::StrCat(std::string(decode::SyscallName(ev.syscall)), " at ", FormatTime(ev.time), " by ", ev.pid,
                       "/", ev.tid);
+}
+
+// A method's label as the page draws it (report.js, shortName): whole up to
+// 200 bytes, else its start and end around an ellipsis, cut between UTF-8
+// characters. The data holds each frame name once, whole (a JIT's name can
+// be a MiB): the method's whole name is in its stacks' frames (the hover).
+std::string DrawnLabel(const std::string& line) {
+  constexpr size_t kMax = 200, kHead = kMax - 41, kTail = 40;
+  if (line.size() <= kMax) return line;
+  auto continuation = [&](size_t i) { return (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80; };
+  size_t head = kHead, tail = line.size() - kTail;
+  while (head > 0 && continuation(head)) --head;
+  while (tail < line.size() && continuation(tail)) ++tail;
+  return absl::StrCat(line.substr(0, head), "\u2026", line.substr(tail));
 }
 
 // The stacks the page names, each once, in the order first asked for, and
@@ -38,8 +55,24 @@ class StackCatalog {
       s["summary"] = Names(absl::StrSplit(r_.ShortStack(ev, 5), " <- "));
       s["call"] = ShortCall(ev);
       stacks_.push_back(std::move(s));
+      calls_.push_back(call);
     }
     return it->second;
+  }
+  // Each stack's "method": its index in the returned "methods" (the
+  // grouping of `attribute`'s first screen, method_groups.h), once every
+  // stack the page names is in.
+  Json TakeMethods(session::StackFrames& frames, const analysis::SummaryOptions& options) {
+    Json out = Json::array();
+    for (const analysis::MethodGroup& g : analysis::GroupByMethod(frames, calls_, options)) {
+      Json stacks = Json::array();
+      for (size_t i : g.stacks) {
+        stacks_[i]["method"] = out.size();
+        stacks.push_back(i);
+      }
+      out.push_back(Json{{"name", DrawnLabel(MethodLine(g.method))}, {"app_frame", g.method.app}, {"stacks", std::move(stacks)}});
+    }
+    return out;
   }
   Json TakeStacks() { return std::move(stacks_); }
   Json TakeNames() { return std::move(names_); }
@@ -60,6 +93,7 @@ class StackCatalog {
   OriginRenderer& r_;
   absl::flat_hash_map<StackId, int> index_;
   Json stacks_ = Json::array();
+  std::vector<EventId> calls_;  // each stack's first call
   absl::flat_hash_map<std::string, size_t> name_index_;
   Json names_ = Json::array();
 };
@@ -172,6 +206,28 @@ Json StripJson(const index::TraceIndex& idx, const analysis::ReportAnalysis& a, 
   return out;
 }
 
+// The table's methods as `attribute`'s first screen has them
+// (AttributionByMethod): each method's sums over all its stacks, regions
+// shared by its stacks once.
+Json AttributionMethodsJson(session::StackFrames& frames, const analysis::Attribution& a,
+                            const analysis::SummaryOptions& options, StackCatalog& catalog) {
+  // The page's budget (docs/report.md, "Big traces"): 200 rows, each
+  // naming its top 20 stacks.
+  constexpr size_t kMaxMethods = 200, kMaxStacks = 20;
+  Json out = Json::array();
+  for (const analysis::MethodTotal& m : analysis::AttributionByMethod(frames, a, options)) {
+    if (out.size() == kMaxMethods) break;
+    Json stacks = Json::array();
+    for (size_t k = 0; k < m.group.stacks.size() && k < kMaxStacks; ++k) {
+      stacks.push_back(catalog.Index(a.stacks[m.group.stacks[k]].first_call));
+    }
+    out.push_back(Json{{"name", DrawnLabel(MethodLine(m.group.method))}, {"app_frame", m.group.method.app},
+                       {"bytes", m.total.bytes}, {"regions", m.total.regions},
+                       {"stack_count", m.group.stacks.size()}, {"stacks", std::move(stacks)}});
+  }
+  return out;
+}
+
 Json AttributionJson(const analysis::Attribution& a, const std::string& title, StackCatalog& catalog) {
   constexpr size_t kMaxStacks = 200, kMaxRegions = 300;
   Json out;
@@ -253,6 +309,10 @@ Json ReportData(const session::Session& trace, const ReportOptions& o, const ana
   out["regions"] = StripJson(idx, a, o.history_entries, catalog);
   out["attribution"] =
       o.attribution ? AttributionJson(*o.attribution, o.attribution_title, catalog) : Json(nullptr);
+  if (o.attribution) {
+    out["attribution"]["methods"] = AttributionMethodsJson(trace.frames(), *o.attribution, o.frames, catalog);
+  }
+  out["methods"] = catalog.TakeMethods(trace.frames(), o.frames);
   out["stacks"] = catalog.TakeStacks();
   out["names"] = catalog.TakeNames();
   return out;

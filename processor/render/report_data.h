@@ -10,7 +10,8 @@
 //
 // {"title", "pid", "comm", "start", "end", "at",            // seconds as perf prints them
 //  "stacks": [{"frames": [root..leaf], "summary": [app frames, leaf first],
-//              "call": "mmap at T by PID/TID"}],              // frames: indices in "names"
+//              "call": "mmap at T by PID/TID", "method": m}],  // frames: indices in "names"
+//  "methods": [{"name", "app_frame", "stacks": [i, ...]}],  // the stacks by app method (method_groups.h)
 //  "names": ["main", ...],                                  // every frame name once, whole
 //  "timeline": {"times": [N+1 seconds],                      // the boundaries
 //               "mapped": [N+1], "committed": [N+1],         // totals at each
@@ -28,13 +29,17 @@
 //               "origin_call", "commit": i | -1, "commit_call", "history": ["..."]}],
 //                                     // count > 1: a run of alike neighbours (ReportQuery::max_strip_regions)
 //  "attribution": null | {"title", "bytes", "before_trace_bytes", "unmapped_bytes",
-//                         "stacks": [{"stack": i, "bytes", "regions"}], "regions": [...]}}
+//                         "stacks": [{"stack": i, "bytes", "regions"}], "regions": [...],
+//                         "methods": [{"name", "app_frame", "bytes", "regions", "stack_count",
+//                                      "stacks": [i (its top 20)]}]}}
+//                                     // AttributionByMethod's rows, `attribute`'s first screen
 //
 // Values at boundary k are the exact totals of `maps --at times[k]` (the
 // last boundary is the end of the trace, shown as the last event's time);
 // the series are StackTimeline's (analysis/stack_timeline.h), the rest of
 // the totals is "other". Stacks are numbered in the order the page first
-// names them: the series' first. A region's rss is that of the latest
+// names them: the series' first. The page draws and lists by "methods":
+// one series, legend entry and table row per method, the sums of its stacks. A region's rss is that of the latest
 // snapshot at or before `at` (ResidentView; null: not read, or no snapshot).
 #ifndef PAGEBLAME_RENDER_REPORT_DATA_H_
 #define PAGEBLAME_RENDER_REPORT_DATA_H_

@@ -63,7 +63,7 @@ TEST(ReportDataJsonTest, EveryKeyAndIndexThePageReadsIsThere) {
   for (const auto& [k, v] : d.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{"title", "pid", "comm", "start", "end", "at", "at_text", "timeline",
                                             "resident", "snapshots", "strip_snapshot", "lost", "live", "region_count",
-                                            "regions", "attribution", "stacks", "names"}));
+                                            "regions", "attribution", "methods", "stacks", "names"}));
   EXPECT_EQ(d["title"], "rules-lost.data");
   EXPECT_EQ(d["pid"], pid);
   EXPECT_EQ(d["start"], TimeSeconds(idx.stats().first_time));
@@ -79,6 +79,18 @@ TEST(ReportDataJsonTest, EveryKeyAndIndexThePageReadsIsThere) {
     }
     EXPECT_TRUE(st["call"].is_string());
   }
+  // Issue 41: every stack in exactly one method, the one it names.
+  std::vector<int> owner(d["stacks"].size(), -1);
+  for (size_t m = 0; m < d["methods"].size(); ++m) {
+    EXPECT_TRUE(d["methods"][m]["name"].is_string());
+    for (const Json& i : d["methods"][m]["stacks"]) {
+      ASSERT_LT(i.get<size_t>(), owner.size());
+      EXPECT_EQ(owner[i.get<size_t>()], -1);
+      owner[i.get<size_t>()] = static_cast<int>(m);
+      EXPECT_EQ(d["stacks"][i.get<size_t>()]["method"], m);
+    }
+  }
+  for (int o : owner) EXPECT_NE(o, -1);
   // The timeline: N+1 boundaries, totals at each, sparse steps per series.
   const Json& t = d["timeline"];
   const size_t n = t["times"].size();
@@ -184,6 +196,15 @@ TEST(ReportDataJsonTest, TheAttributionIsTheOneGiven) {
     stacks += st["bytes"].get<uint64_t>();
   }
   EXPECT_EQ(stacks, o.attribution->created_bytes);
+  // By method (issue 41): the same bytes, each method the sum of its stacks.
+  uint64_t methods = 0;
+  for (const Json& m : a["methods"]) {
+    ASSERT_FALSE(m["stacks"].empty());
+    EXPECT_GE(m["stack_count"].get<size_t>(), m["stacks"].size());
+    for (const Json& i : m["stacks"]) ExpectStack(d, i);
+    methods += m["bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(methods, o.attribution->created_bytes);
   for (const Json& r : a["regions"]) {
     uint64_t sum = r["before_trace_bytes"].get<uint64_t>() + r["unmapped_bytes"].get<uint64_t>();
     for (const Json& call : r["stacks"]) {

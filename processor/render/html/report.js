@@ -58,7 +58,20 @@
     }
   }, true);
   function fullStack(stack) { return function () { return frames(stack).slice().reverse().join('\n'); }; }
-  function colorOf(stack) { return stack < 0 ? BEFORE : stack < TOP ? PALETTE[stack] : OTHER; }
+  // A stack's colour is its method's: the first TOP methods of the chart.
+  function colorOf(stack) {
+    if (stack < 0) return BEFORE;
+    var r = methodRank[D.stacks[stack].method];
+    return r !== undefined && r < TOP ? PALETTE[r] : OTHER;
+  }
+  // A method as attribute's first screen says it: its name whole, then its
+  // context (data "methods": processor/analysis/method_groups.h).
+  function methodName(m) { return m < 0 ? '[before trace]' : D.methods[m].name; }
+  function methodStacks(m) {
+    return function () {
+      return D.methods[m].stacks.map(function (s) { return frames(s).slice().reverse().join('\n'); }).join('\n\n');
+    };
+  }
   function frames(stack) { return stack < 0 ? ['[before trace]'] : D.stacks[stack].frames; }
   // The application's frames, leaf first: "malloc ← grow_cache ← main"
   // (the page's data: the rule of processor/analysis/app_frames.h).
@@ -80,14 +93,33 @@
     }
     return a;
   }
-  var series = TL.series.map(function (s) {
-    return {stack: s.stack, mapped: dense(s.mapped), committed: dense(s.committed)};
+  var stackSeries = TL.series.map(function (s) {
+    return {stack: s.stack, kind: s.kind, mapped: dense(s.mapped), committed: dense(s.committed)};
   });
   // What no series holds: the stacks past the named ones.
   var rest = {stack: 'rest', mapped: TL.mapped.slice(), committed: TL.committed.slice()};
-  series.forEach(function (s) {
+  stackSeries.forEach(function (s) {
     for (var k = 0; k < N; k++) { rest.mapped[k] -= s.mapped[k]; rest.committed[k] -= s.committed[k]; }
   });
+  // One series per application method: the sums of its stacks' series,
+  // ranked by their peak committed bytes (the kind: its top stack's).
+  var byMethod = {}, methodSeries = [];
+  stackSeries.slice(1).forEach(function (s) {
+    var m = D.stacks[s.stack].method, g = byMethod[m];
+    if (!g) {
+      g = byMethod[m] = {method: m, stack: s.stack, kind: s.kind, mapped: new Array(N).fill(0),
+                         committed: new Array(N).fill(0)};
+      methodSeries.push(g);
+    }
+    for (var k = 0; k < N; k++) { g.mapped[k] += s.mapped[k]; g.committed[k] += s.committed[k]; }
+  });
+  function peakOf(a) { return a.reduce(function (p, v) { return Math.max(p, v); }, 0); }
+  methodSeries.sort(function (a, b) { return peakOf(b.committed) - peakOf(a.committed); });
+  var methodRank = {};
+  methodSeries.forEach(function (g, i) { methodRank[g.method] = i; });
+  var before = stackSeries[0];
+  before.method = -1;
+  var series = [before].concat(methodSeries);
 
   // ---- header
   function header() {
@@ -181,7 +213,7 @@
   function committedLayers() {
     var layers = [{values: series[0].committed, color: BEFORE, name: stackName(-1)}];
     series.slice(1, TOP + 1).forEach(function (s) {
-      layers.push({values: s.committed, color: colorOf(s.stack), name: stackName(s.stack, 6)});
+      layers.push({values: s.committed, color: colorOf(s.stack), name: methodName(s.method)});
     });
     var other = rest.committed.slice();
     series.slice(TOP + 1).forEach(function (s) { for (var k = 0; k < N; k++) other[k] += s.committed[k]; });
@@ -251,9 +283,16 @@
       return;
     }
     var n = R.times.length, layers = [], other = R.total.slice();
+    // By method, as the committed chart.
+    var rm = {};
     R.series.forEach(function (s) {
       for (var k = 0; k < n; k++) other[k] -= s.bytes[k];
-      layers.push({values: s.bytes, color: colorOf(s.stack), name: stackName(s.stack, 6)});
+      var m = s.stack < 0 ? -1 : D.stacks[s.stack].method;
+      if (!rm[m]) {
+        rm[m] = {values: new Array(n).fill(0), color: colorOf(s.stack), name: methodName(m)};
+        layers.push(rm[m]);
+      }
+      for (k = 0; k < n; k++) rm[m].values[k] += s.bytes[k];
     });
     layers.push({values: other, color: OTHER, name: 'other stacks'});
     // A snapshot at the recording's stop may come after the last memory call.
@@ -276,12 +315,12 @@
     box.textContent = '';
     var items = [[-1, BEFORE, null]];
     for (var i = 1; i < series.length && i <= TOP; i++) {
-      items.push([series[i].stack, colorOf(series[i].stack), TL.series[i].kind]);
+      items.push([series[i].method, colorOf(series[i].stack), series[i].kind]);
     }
     items.forEach(function (it) {
-      var s = hoverTitle(el('span', {'class': 'entry'}), fullStack(it[0]));
+      var s = hoverTitle(el('span', {'class': 'entry'}), it[0] < 0 ? fullStack(-1) : methodStacks(it[0]));
       s.appendChild(swatch(it[1]));
-      s.appendChild(document.createTextNode(stackName(it[0], 2)));
+      s.appendChild(document.createTextNode(shortName(methodName(it[0]))));
       if (it[2]) s.appendChild(el('span', {'class': 'kind'}, it[2]));
       box.appendChild(s);
     });
@@ -301,8 +340,8 @@
   var growthShown = null;
   function pickRange(i, j) {
     showSelection(i, j);
-    var rows = series.concat([rest]).map(function (s, n) {
-      return {stack: s.stack, kind: n < TL.series.length ? TL.series[n].kind : null,
+    var rows = series.concat([rest]).map(function (s) {
+      return {stack: s.stack, method: s.method, kind: s.kind || null,
               from: s.committed[i], to: s.committed[j], mfrom: s.mapped[i], mto: s.mapped[j]};
     }).filter(function (r) { return r.mfrom !== 0 || r.mto !== 0; });
     // Committed growth first; stacks that only reserved (PROT_NONE) after.
@@ -316,7 +355,7 @@
       signed(total.to - total.from) + ' committed, ' + signed(total.mto - total.mfrom) + ' mapped';
     var t = el('table', {id: 'growth'});
     var h = el('tr');
-    ['committed growth', 'from', 'to', 'mapped growth', 'kind', 'stack (application frames)'].forEach(function (c, k) {
+    ['committed growth', 'from', 'to', 'mapped growth', 'kind', 'application method'].forEach(function (c, k) {
       h.appendChild(el('th', {'class': k < 4 ? 'num' : ''}, c));
     });
     t.appendChild(h);
@@ -335,8 +374,8 @@
         td.appendChild(document.createTextNode('other stacks (not named in this page)'));
       } else {
         td.appendChild(swatch(colorOf(r.stack)));
-        td.appendChild(document.createTextNode(stackName(r.stack, 5)));
-        hoverTitle(td, fullStack(r.stack));
+        td.appendChild(document.createTextNode(shortName(methodName(r.method))));
+        hoverTitle(td, r.method < 0 ? fullStack(-1) : methodStacks(r.method));
       }
       tr.appendChild(td);
       t.appendChild(tr);
@@ -485,15 +524,21 @@
       human(A.before_trace_bytes) + ' from before the trace, ' + human(A.unmapped_bytes) + ' not mapped.'));
     var t = el('table', {id: 'attribution-stacks'});
     var h = el('tr');
-    ['bytes', 'regions', 'stack'].forEach(function (c, k) { h.appendChild(el('th', {'class': k < 2 ? 'num' : ''}, c)); });
+    ['bytes', 'regions', 'stacks', 'application method'].forEach(function (c, k) {
+      h.appendChild(el('th', {'class': k < 3 ? 'num' : ''}, c));
+    });
     t.appendChild(h);
-    A.stacks.forEach(function (s) {
+    // A row per method (attribute's first screen: its stacks' sums).
+    A.methods.forEach(function (m) {
       var tr = el('tr');
-      tr.appendChild(el('td', {'class': 'num'}, human(s.bytes)));
-      tr.appendChild(el('td', {'class': 'num'}, String(s.regions)));
-      var td = hoverTitle(el('td', {'class': 'stack'}), fullStack(s.stack));
-      td.appendChild(swatch(colorOf(s.stack)));
-      td.appendChild(document.createTextNode(stackName(s.stack, 5)));
+      tr.appendChild(el('td', {'class': 'num'}, human(m.bytes)));
+      tr.appendChild(el('td', {'class': 'num'}, String(m.regions)));
+      tr.appendChild(el('td', {'class': 'num'}, String(m.stack_count)));
+      var td = hoverTitle(el('td', {'class': 'stack'}), function () {
+        return m.stacks.map(function (s) { return frames(s).slice().reverse().join('\n'); }).join('\n\n');
+      });
+      td.appendChild(swatch(colorOf(m.stacks[0])));
+      td.appendChild(document.createTextNode(shortName(m.name)));
       tr.appendChild(td);
       t.appendChild(tr);
     });
@@ -501,6 +546,7 @@
       if (!p[1]) return;
       var tr = el('tr');
       tr.appendChild(el('td', {'class': 'num'}, human(p[1])));
+      tr.appendChild(el('td', {'class': 'num'}, ''));
       tr.appendChild(el('td', {'class': 'num'}, ''));
       tr.appendChild(el('td', {}, p[0]));
       t.appendChild(tr);
@@ -573,10 +619,13 @@
       growth_from: growthShown.total.from,
       growth_to: growthShown.total.to,
       growth_rows: growthShown.rows.map(function (r) {
-        return {leaf: r.stack === 'rest' ? '[other]' : frames(r.stack)[frames(r.stack).length - 1], growth: r.to - r.from,
+        return {leaf: r.stack === 'rest' ? '[other]' : frames(r.stack)[frames(r.stack).length - 1],
+                method: r.stack === 'rest' ? '[other]' : methodName(r.method), growth: r.to - r.from,
                 mapped_growth: r.mto - r.mfrom};
       }),
       attribution_rows: document.querySelectorAll('#attribution-stacks tr').length,
+      attribution_methods: Array.prototype.map.call(document.querySelectorAll('#attribution-stacks td.stack'),
+        function (e) { return e.textContent; }),
       longest_name: longestName.length,
       longest_label: longestLabel,
       longest_name_hover_title: hoverTitleLength
