@@ -856,8 +856,9 @@ TEST(PluginPerfTest, SummaryGroupsRegionsByAppMethod) {
     std::string trace, regions, pid;
   };
   const std::vector<Run> runs = {
+      // (node-trace, 273 regions in 13 methods, passes too; left out: perf
+      // script over it costs this live tier half a minute.)
       {"dotnet/dotnet-leak.data", "dotnet/dotnet-leak.23474.truth.ranges", "23474"},
-      {"node-trace.data", "maps/node-trace.11358.maps", "11358"},
       {"alloc-dwarf.data", "maps/alloc-dwarf.12300.maps", "12300"},
   };
   for (const Run& run : runs) {
