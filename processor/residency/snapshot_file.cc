@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "processor/base/byte_reader.h"
+#include "processor/base/byte_writer.h"
 #include "processor/base/input_file.h"
 
 namespace pageblame::residency {
@@ -13,19 +14,6 @@ namespace {
 
 enum PageState : uint64_t { kAbsent = 0, kPresent = 1, kSwapped = 2 };
 constexpr uint32_t kFlagRollup = 1;
-
-template <typename T>
-void Put(std::string* out, T v) {
-  out->append(reinterpret_cast<const char*>(&v), sizeof(v));
-}
-
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
 
 // The runs of one read range, from the present and swapped tallies.
 void PutRuns(const ResidencySnapshot& s, const PageRange& range, uint64_t page, std::string* out) {
@@ -164,10 +152,10 @@ std::string SnapshotPathFor(absl::string_view trace_path) { return absl::StrCat(
 
 std::string EncodeHeader(int32_t clockid, uint64_t page_size) {
   std::string out(kSnapshotMagic, sizeof(kSnapshotMagic));
-  Put(&out, kSnapshotVersion);
-  Put(&out, clockid);
-  Put(&out, page_size);
-  Put(&out, uint64_t{0});
+  PutFixed(&out, kSnapshotVersion);
+  PutFixed(&out, clockid);
+  PutFixed(&out, page_size);
+  PutFixed(&out, uint64_t{0});
   return out;
 }
 
