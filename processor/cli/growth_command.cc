@@ -134,12 +134,12 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
   const uint64_t first = idx.stats().first_time;
   o.from = first > 0 ? first - 1 : 0;
   if (r.from) {
-    auto t = session::ResolveMoment(*r.from, idx, o.processes, peak);
+    auto t = session::ResolveMoment(*r.from, idx, o.processes, peak, trace.Reached());
     if (!t.ok()) return t.status();
     o.from = *t;
   }
   if (r.to) {
-    auto t = session::ResolveMoment(*r.to, idx, o.processes, peak);
+    auto t = session::ResolveMoment(*r.to, idx, o.processes, peak, trace.Reached());
     if (!t.ok()) return t.status();
     o.to = *t;
   }

@@ -82,10 +82,11 @@ absl::Status CheckPid(const index::TraceIndex& idx, std::optional<uint32_t> pid)
 }
 
 absl::StatusOr<uint64_t> ResolveMoment(const TimeSpec& at, const index::TraceIndex& idx,
-                                       const std::vector<uint32_t>& processes, PeakOf peak) {
-  return ResolveTime(at, idx, [&] {
-    return index::BytesTimeline::Of(idx, processes).Peak(peak == PeakOf::kCommitted).time;
-  });
+                                       const std::vector<uint32_t>& processes, PeakOf peak,
+                                       uint64_t reached) {
+  return ResolveTime(
+      at, idx, [&] { return index::BytesTimeline::Of(idx, processes).Peak(peak == PeakOf::kCommitted).time; },
+      reached);
 }
 
 absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const Session& session,
@@ -104,7 +105,7 @@ absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const Session
           out.processes.size(), all - out.processes.size()));
     }
   }
-  ASSIGN_OR_RETURN(out.at, ResolveMoment(request.at, idx, out.processes, peak));
+  ASSIGN_OR_RETURN(out.at, ResolveMoment(request.at, idx, out.processes, peak, session.Reached()));
   if (request.at.kind == TimeSpec::Kind::kEnd) {
     if (std::optional<std::string> note = TeardownNote(idx, out.processes)) out.notes.push_back(*note);
   }

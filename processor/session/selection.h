@@ -55,9 +55,11 @@ std::string PidList(const index::TraceIndex& idx);
 // The usage error for a pid the trace does not have, or OK.
 absl::Status CheckPid(const index::TraceIndex& idx, std::optional<uint32_t> pid);
 
-// A moment in the trace; "peak" is that of `processes`.
+// A moment in the trace; "peak" is that of `processes`. `reached`: when the
+// recording is known to have still run (Session::Reached()).
 absl::StatusOr<uint64_t> ResolveMoment(const TimeSpec& at, const index::TraceIndex& idx,
-                                       const std::vector<uint32_t>& processes, PeakOf peak);
+                                       const std::vector<uint32_t>& processes, PeakOf peak,
+                                       uint64_t reached = 0);
 
 absl::StatusOr<Selection> Resolve(const SelectionRequest& request, const Session& session, PeakOf peak);
 

@@ -95,6 +95,10 @@ class Session {
 
   // The residency snapshots beside the trace (or named), null if none.
   const residency::ResidencyIndex* residency() const { return residency_.get(); }
+  // The last moment the recording is known to have reached beyond its memory
+  // calls: its last residency snapshot (0: none). `--at` may name any time
+  // up to it (the state after the last call, the snapshot's residency).
+  uint64_t Reached() const { return residency_ ? residency_->last_time() : 0; }
   // What side files are checked against: the trace's clock, span, pids.
   residency::TraceFacts Facts() const { return FactsOf(index(), info(), options_.path); }
 

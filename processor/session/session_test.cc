@@ -89,6 +89,24 @@ TEST(TimeSpecTest, TimesOutsideTheTraceNameItsSpan) {
   }
 }
 
+// An idle service still recorded: a snapshot at 110 s, 7.5 s after the
+// last memory call, makes 110 a time of the recording ("-S" still counts
+// from the last call).
+TEST(TimeSpecTest, ARecordingThatRanOnAfterItsLastCallReachesFurther) {
+  index::TraceIndex idx;
+  idx.mutable_stats().first_time = 100000000000;
+  idx.mutable_stats().last_time = 102500000000;
+  auto peak = [] { return uint64_t{101}; };
+  const uint64_t reached = 110000000000;
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("110"), idx, peak, reached), 110000000999u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("+9"), idx, peak, reached), 109000000000u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("-0.5"), idx, peak, reached), 102000000000u);
+  EXPECT_FALSE(ResolveTime(*ParseTimeSpec("110"), idx, peak).ok());
+  auto t = ResolveTime(*ParseTimeSpec("110.5"), idx, peak, reached);
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("100.000000 to 110.000000"));
+}
+
 TEST(SelectionTest, APidNamesItsEntriesAndNoPidNamesAllByPid) {
   const index::TraceIndex& idx = Load("rules-trace.data").index();
   const std::vector<uint32_t> all = ProcessesOf(idx, std::nullopt);

@@ -1,5 +1,6 @@
 #include "processor/session/time_spec.h"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -71,7 +72,7 @@ absl::StatusOr<TimeSpec> ParseTimeSpec(const std::string& text, const std::strin
 }
 
 absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceIndex& idx,
-                                     const std::function<uint64_t()>& peak) {
+                                     const std::function<uint64_t()>& peak, uint64_t reached) {
   const uint64_t first = idx.stats().first_time, last = idx.stats().last_time;
   uint64_t at = 0;
   switch (spec.kind) {
@@ -91,11 +92,12 @@ absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceInd
       break;
   }
   // The trace's span as perf script prints it: [first µs, last µs + 1 µs).
-  const uint64_t lo = first - first % 1000, hi = last - last % 1000 + 999;
+  const uint64_t end = std::max(last, reached);
+  const uint64_t lo = first - first % 1000, hi = end - end % 1000 + 999;
   if (at < lo || at > hi) {
     return UsageError(absl::StrCat(
         "time ", spec.text, " is outside the trace, which spans ", FormatTime(first), " to ",
-        FormatTime(last), " (", FormatTime(last - first), " s); use a time in it, ",
+        FormatTime(end), " (", FormatTime(end - first), " s); use a time in it, ",
         "+S from its start, -S before its end, 'end' or 'peak'"));
   }
   return at;

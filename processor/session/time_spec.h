@@ -9,6 +9,9 @@
 //   peak         when the selected processes had the most bytes mapped
 //                (committed, for --by commit)
 // A resolved time outside the trace is a usage error naming the trace's span.
+// The span runs to the last memory call, or further when the recording is
+// known to have gone on (a residency snapshot taken after the last call: an
+// idle service still recorded); "-S" counts from the last memory call.
 //
 //   ASSIGN_OR_RETURN(TimeSpec at, ParseTimeSpec("+1.5"));
 //   ASSIGN_OR_RETURN(uint64_t ns, ResolveTime(at, idx, peak));
@@ -34,9 +37,10 @@ struct TimeSpec {
 // Syntax only; errors are usage errors (base/usage_error.h).
 absl::StatusOr<TimeSpec> ParseTimeSpec(const std::string& text, const std::string& flag = "--at");
 // The instant in the trace's clock (index::kEndOfTrace for kEnd). `peak` answers
-// kPeak; it is only called for that kind.
+// kPeak; it is only called for that kind. `reached`: when the recording is
+// known to have still run (0: only its memory calls say).
 absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceIndex& idx,
-                                     const std::function<uint64_t()>& peak);
+                                     const std::function<uint64_t()>& peak, uint64_t reached = 0);
 
 }  // namespace pageblame::session
 
