@@ -195,6 +195,13 @@ TEST(ReportBrowserTest, WithARegionTableThePageAttributesIt) {
     EXPECT_TRUE(found) << n << " is no method of attribute --json";
   }
   EXPECT_THAT(b.dom, HasSubstr("do_map_fixed_over"));
+  // Ranked and shown by committed bytes, as attribute ranks them: row by
+  // row the same figures (the 80 MiB reservation is no row's committed).
+  const std::vector<uint64_t> committed = b.selftest["attribution_committed"];
+  ASSERT_EQ(committed.size(), attribution["methods"].size());
+  for (size_t i = 0; i < committed.size(); ++i) {
+    EXPECT_EQ(committed[i], attribution["methods"][i]["committed_bytes"].get<uint64_t>()) << "row " << i;
+  }
 }
 
 

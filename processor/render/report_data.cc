@@ -222,7 +222,8 @@ Json AttributionMethodsJson(session::StackFrames& frames, const analysis::Attrib
       stacks.push_back(catalog.Index(a.stacks[m.group.stacks[k]].first_call));
     }
     out.push_back(Json{{"name", DrawnLabel(MethodLine(m.group.method))}, {"app_frame", m.group.method.app},
-                       {"bytes", m.total.bytes}, {"regions", m.total.regions},
+                       {"bytes", m.total.bytes}, {"committed_bytes", m.total.committed},
+                       {"regions", m.total.regions},
                        {"stack_count", m.group.stacks.size()}, {"stacks", std::move(stacks)}});
   }
   return out;

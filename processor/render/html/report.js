@@ -524,13 +524,17 @@
       human(A.before_trace_bytes) + ' from before the trace, ' + human(A.unmapped_bytes) + ' not mapped.'));
     var t = el('table', {id: 'attribution-stacks'});
     var h = el('tr');
-    ['bytes', 'regions', 'stacks', 'application method'].forEach(function (c, k) {
-      h.appendChild(el('th', {'class': k < 3 ? 'num' : ''}, c));
+    // committed: what the rows are ranked by (attribute's first screen);
+    // bytes: with the reservations (PROT_NONE) too.
+    ['committed', 'bytes', 'regions', 'stacks', 'application method'].forEach(function (c, k) {
+      h.appendChild(el('th', {'class': k < 4 ? 'num' : ''}, c));
     });
     t.appendChild(h);
     // A row per method (attribute's first screen: its stacks' sums).
     A.methods.forEach(function (m) {
       var tr = el('tr');
+      tr.appendChild(el('td', {'class': 'num committed', 'data-bytes': String(m.committed_bytes)},
+                        human(m.committed_bytes)));
       tr.appendChild(el('td', {'class': 'num'}, human(m.bytes)));
       tr.appendChild(el('td', {'class': 'num'}, String(m.regions)));
       tr.appendChild(el('td', {'class': 'num'}, String(m.stack_count)));
@@ -545,6 +549,7 @@
     [['[before trace]', A.before_trace_bytes], ['[not mapped]', A.unmapped_bytes]].forEach(function (p) {
       if (!p[1]) return;
       var tr = el('tr');
+      tr.appendChild(el('td', {'class': 'num'}, ''));
       tr.appendChild(el('td', {'class': 'num'}, human(p[1])));
       tr.appendChild(el('td', {'class': 'num'}, ''));
       tr.appendChild(el('td', {'class': 'num'}, ''));
@@ -626,6 +631,8 @@
       attribution_rows: document.querySelectorAll('#attribution-stacks tr').length,
       attribution_methods: Array.prototype.map.call(document.querySelectorAll('#attribution-stacks td.stack'),
         function (e) { return e.textContent; }),
+      attribution_committed: Array.prototype.map.call(document.querySelectorAll('#attribution-stacks td.committed'),
+        function (e) { return +e.getAttribute('data-bytes'); }),
       longest_name: longestName.length,
       longest_label: longestLabel,
       longest_name_hover_title: hoverTitleLength
