@@ -37,9 +37,14 @@ void ChunkMap::AddRecord(const WalkedChunk& c, bool first) {
   uint64_t bit = 0;
   if (!Place(c.addr(), c.size(), first, &bit)) return;
   noted_[bit / 64] |= uint64_t{1} << (bit % 64);
-  // Blocks up to this one: the records before them (none lie in between).
-  while (rank_.size() <= bit / kRankBits) rank_.push_back(records_.size());
-  records_.push_back(c);
+  // The words up to this one: the records before them (none lie in between).
+  for (uint64_t w = word_rank_.size(); w <= bit / 64; ++w) {
+    if (w % (kRankBits / 64) == 0) rank_.push_back(records_);
+    word_rank_.push_back(static_cast<uint16_t>(records_ - rank_.back()));
+  }
+  if (records_ % kRecordBlock == 0) blocks_.emplace_back().reserve(kRecordBlock);
+  blocks_.back().push_back(c);
+  ++records_;
 }
 
 uint64_t ChunkMap::NextBit(uint64_t from, uint64_t to) const {
@@ -66,9 +71,8 @@ const ChunkMap::Stretch* ChunkMap::StretchOf(uint64_t addr) {
 }
 
 uint64_t ChunkMap::Rank(uint64_t bit) const {
-  uint64_t n = rank_[bit / kRankBits];
-  for (uint64_t w = bit / kRankBits * (kRankBits / 64); w < bit / 64; ++w) n += __builtin_popcountll(noted_[w]);
-  return n + __builtin_popcountll(noted_[bit / 64] & ((uint64_t{1} << (bit % 64)) - 1));
+  return rank_[bit / kRankBits] + word_rank_[bit / 64] +
+         __builtin_popcountll(noted_[bit / 64] & ((uint64_t{1} << (bit % 64)) - 1));
 }
 
 WalkedChunk* ChunkMap::Find(uint64_t addr) {
@@ -77,7 +81,7 @@ WalkedChunk* ChunkMap::Find(uint64_t addr) {
   const uint64_t bit = s->bit + (addr - s->start) / kAlign;
   const uint64_t mask = uint64_t{1} << (bit % 64);
   if ((starts_[bit / 64] & mask) == 0) return nullptr;
-  if ((noted_[bit / 64] & mask) != 0) return &records_[Rank(bit)];
+  if ((noted_[bit / 64] & mask) != 0) return &Record(Rank(bit));
   auto [it, made] = found_.try_emplace(addr);
   if (made) {
     const uint64_t last = s->bit + Bits(*s);

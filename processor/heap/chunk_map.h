@@ -17,7 +17,8 @@
 // one before (a chunk that is not is dropped: the map stays sorted). A run
 // of chunks that follow each other is a stretch; a heap's first chunk and
 // the chunk after a large one start a new stretch, so a large chunk costs
-// no bits. Find is O(1) in a stretch (a rank count every 512 bits).
+// no bits. Find is O(1) in a stretch (a rank count per 64 bits). Records
+// live in blocks that never move, so what Find returns stays valid.
 #ifndef PAGEBLAME_HEAP_CHUNK_MAP_H_
 #define PAGEBLAME_HEAP_CHUNK_MAP_H_
 
@@ -82,7 +83,7 @@ class ChunkMap {
   void AddRecord(const WalkedChunk& c, bool first);
   // Chunks added (and kept).
   size_t size() const { return count_; }
-  // The chunk starting at `addr`, or nullptr. Stable until the next Add.
+  // The chunk starting at `addr`, or nullptr. The pointer stays valid.
   WalkedChunk* Find(uint64_t addr);
 
   // f(addr, size) for every chunk, in address order.
@@ -103,7 +104,8 @@ class ChunkMap {
   template <typename F>
   void ForEachNoted(F f) const {
     auto found = found_.begin();
-    for (const WalkedChunk& c : records_) {
+    for (uint64_t i = 0; i < records_; ++i) {
+      const WalkedChunk& c = Record(i);
       for (; found != found_.end() && found->first < c.addr(); ++found) f(found->second);
       f(c);
     }
@@ -116,6 +118,7 @@ class ChunkMap {
     uint64_t bit = 0;                       // the bit of `start`
   };
   static constexpr uint64_t kRankBits = 512;
+  static constexpr uint64_t kRecordBlock = 4096;  // records per block
 
   static uint64_t Bits(const Stretch& s) { return (s.last - s.start) / kAlign + 1; }
   // Sets the chunk's start bit; false if it is dropped (out of order).
@@ -126,11 +129,17 @@ class ChunkMap {
   const Stretch* StretchOf(uint64_t addr);
   // Records before bit `bit` (a bit of noted_).
   uint64_t Rank(uint64_t bit) const;
+  const WalkedChunk& Record(uint64_t i) const { return blocks_[i / kRecordBlock][i % kRecordBlock]; }
+  WalkedChunk& Record(uint64_t i) { return blocks_[i / kRecordBlock][i % kRecordBlock]; }
 
   std::vector<Stretch> stretches_;
   std::vector<uint64_t> starts_, noted_;  // a bit per 16 bytes of each stretch: a chunk starts; it has a record
   std::vector<uint64_t> rank_;            // records before each kRankBits bits
-  std::vector<WalkedChunk> records_;      // address order
+  std::vector<uint16_t> word_rank_;       // records before each word of noted_, from its block's start
+  // The records, address order: blocks made with room for kRecordBlock, so
+  // that adding one moves none.
+  std::vector<std::vector<WalkedChunk>> blocks_;
+  uint64_t records_ = 0;
   std::map<uint64_t, WalkedChunk> found_;  // records Find made
   size_t count_ = 0;
   bool cut_ = true;  // the next chunk starts a new stretch

@@ -199,6 +199,9 @@ void Fill(const Attempt& a, const std::vector<bool>& torn, const residency::Resi
   s->mmapped_bytes = a.par.mmapped_mem;
   s->arena_max = a.par.arena_max;
   s->arena_test = a.par.arena_test;
+  uint64_t ranges = 0;  // at most: millions in a heap of small chunks
+  for (const ArenaWalk& w : a.walks) ranges += w.binned_count + w.fast_count + w.tcache_count + 1;
+  s->free_ranges.reserve(ranges);
   for (uint32_t i = 0; i < a.walks.size(); ++i) AddFreeRanges(a.walks[i], i, &s->free_ranges);
   // Already in order (one arena; arenas listed in address order): no sort.
   // Only then: std::sort need not keep equal starts (overlapping lists of
