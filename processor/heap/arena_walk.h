@@ -1,11 +1,13 @@
 // ArenaWalk: what ArenaWalker found in one arena before the tcache and the
-// trim model are applied: its heaps, every chunk in address order with its
-// state, the binned and fastbin chunks, the top chunk, and what was wrong.
-// Shared by the walker's stages (arena_walker.h, tcache_scanner.h,
-// trim_model.h); heap_snapshot.h holds what is reported.
+// trim model are applied: its heaps, where every chunk starts and the
+// records of the chunks a free list may hold (ChunkMap), the binned and
+// fastbin chunks, the top chunk, and what was wrong. Shared by the walker's
+// stages (arena_walker.h, tcache_scanner.h, trim_model.h); heap_snapshot.h
+// holds what is reported.
 //
-//   const ArenaWalk& w = ...;
-//   if (const WalkedChunk* c = w.ChunkAt(addr)) { ... c->state ... }
+//   ArenaWalk& w = ...;
+//   if (WalkedChunk* c = w.ChunkAt(addr)) { ... c->state() ... }
+//   w.ForEachNoted([](const WalkedChunk& c) { ... });  // address order
 #ifndef PAGEBLAME_HEAP_ARENA_WALK_H_
 #define PAGEBLAME_HEAP_ARENA_WALK_H_
 
@@ -13,33 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "processor/heap/chunk_map.h"
+
 namespace pageblame::heap {
-
-// glibc malloc's chunk constants on x86-64 (malloc.c: SIZE_SZ 8,
-// MALLOC_ALIGNMENT 16, MINSIZE 32, the three flag bits of a size field).
-inline constexpr uint64_t kSizeSz = 8;
-inline constexpr uint64_t kChunkHeader = 16;
-inline constexpr uint64_t kMinSize = 32;
-inline constexpr uint64_t kAlign = 16;
-inline constexpr uint64_t kPrevInuse = 1, kIsMmapped = 2, kNonMainArena = 4, kSizeBits = 7;
-// sizeof (struct malloc_chunk): prev_size, size, fd, bk, fd_nextsize, bk_nextsize.
-inline constexpr uint64_t kMallocChunkSize = 48;
-
-enum class ChunkState : uint8_t { kInUse, kBinned, kFast, kTcache, kFence };
-
-struct WalkedChunk {
-  uint64_t addr = 0;  // the chunk (its prev_size field), 16-aligned
-  uint64_t size = 0;  // chunksize(): flags cleared
-  ChunkState state = ChunkState::kInUse;
-  uint8_t flags = 0;       // the flag bits of its size field
-  bool free_bit = false;   // the next chunk's PREV_INUSE is clear: glibc takes it for free
-  bool seen = false;       // already met on a free list (cycle detection)
-  bool words = false;      // fd and key were read with the header
-  // Its first two user words, read with its header (same page, same read):
-  // a free chunk's fd and bk, a tcache entry's next and key. The free-list
-  // walks use them instead of reading each member again at random.
-  uint64_t fd = 0, key = 0;
-};
 
 // One heap of the arena: main_arena's brk area, or one heap_info segment.
 struct WalkedHeap {
@@ -56,7 +34,7 @@ struct ArenaWalk {
   uint64_t system_mem = 0, attached_threads = 0, flags = 0;
   uint64_t top = 0, top_size = 0;
   std::vector<WalkedHeap> heaps;        // in address order
-  std::vector<WalkedChunk> chunks;      // all heaps' chunks, in address order
+  ChunkMap chunks;                      // all heaps' chunks, added in address order
   uint64_t binned_bytes = 0, binned_count = 0, binned_flag_bytes = 0;
   uint64_t fast_bytes = 0, fast_count = 0;
   uint64_t tcache_bytes = 0, tcache_count = 0;
@@ -67,7 +45,11 @@ struct ArenaWalk {
   std::string damage;                   // the first thing found wrong; "" if none
 
   // The chunk starting at `addr`, or nullptr.
-  WalkedChunk* ChunkAt(uint64_t addr);
+  WalkedChunk* ChunkAt(uint64_t addr) { return chunks.Find(addr); }
+  // Every chunk with a record (all those a list can have marked free), in
+  // address order.
+  template <typename F>
+  void ForEachNoted(F f) const { chunks.ForEachNoted(f); }
   // True if [addr, addr + n) lies inside one of the heaps.
   bool InHeaps(uint64_t addr, uint64_t n) const;
   // Records the first damage only (later ones follow from it, mostly).

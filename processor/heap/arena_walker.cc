@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "processor/heap/heap_reader.h"
 
 namespace pageblame::heap {
 namespace {
@@ -16,6 +17,19 @@ uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 }  // namespace
 
 std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
+
+uint64_t TcacheStructChunkSize(const GlibcLayout& l) {
+  if (l.tcache_struct_size == 0) return 0;
+  const uint64_t n = (l.tcache_struct_size + kSizeSz + kAlign - 1) & ~(kAlign - 1);
+  return n < kMinSize ? kMinSize : n;
+}
+
+ArenaWalker::ArenaWalker(TargetMemory* memory, const GlibcLayout& layout, Params params)
+    : memory_(memory), layout_(layout), params_(params), tcache_struct_chunk_(TcacheStructChunkSize(layout)) {
+  // fastbin_index(size) = size / 16 - 2 < nfastbins; tcache bin i holds i * 16 + 32.
+  list_max_ = (uint64_t{layout.nfastbins} + 1) * kAlign;
+  if (tcache_struct_chunk_ != 0) list_max_ = std::max<uint64_t>(list_max_, uint64_t{layout.tcache_bins} * kAlign + kAlign);
+}
 
 uint64_t ArenaWalker::HeaderWord(const ArenaWalk& w, uint64_t offset) const {
   uint64_t v = 0;
@@ -117,20 +131,56 @@ void ArenaWalker::FindThreadHeaps(ArenaWalk* w) {
   std::sort(w->heaps.begin(), w->heaps.end(), [](const WalkedHeap& a, const WalkedHeap& b) { return a.start < b.start; });
 }
 
+bool ArenaWalker::MayBeListed(uint64_t addr, uint64_t size, uint64_t fd) {
+  if (size == tcache_struct_chunk_) return true;
+  if (size < kMinSize || size > list_max_) return false;
+  // REVEAL_PTR of a fastbin's fd or a tcache entry's next (both at addr + 16).
+  const uint64_t next = layout_.safe_linking ? ((addr + 16) >> 12) ^ fd : fd;
+  if (next == 0) return true;
+  if (next % kAlign != 0) return false;
+  if (next >= last_mapping_start_ && next < last_mapping_end_) return true;
+  const TargetMapping* m = memory_->MappingAt(next);
+  if (m == nullptr) return false;
+  last_mapping_start_ = m->start;
+  last_mapping_end_ = m->end;
+  return true;
+}
+
 void ArenaWalker::WalkChunks(ArenaWalk* w, WalkedHeap* h) {
   const bool top_heap = h->chunks_end == w->top;
   const uint64_t end = top_heap ? w->top : h->end;
+  HeapReader reader(memory_, end);
   uint64_t p = h->chunks_start;
-  WalkedChunk* last = nullptr;
+  // The chunk before p: added once the header at p says whether it is free.
+  struct {
+    uint64_t addr = 0, size = 0, raw = 0, fd = 0, key = 0;
+    bool three = false;
+  } last;
+  bool have_last = false, first = true;
+  auto add_last = [&](bool free_bit) {
+    if (!have_last) return;
+    const ChunkState state = last.size < kMinSize ? ChunkState::kFence : ChunkState::kInUse;
+    if (free_bit || (last.three && state == ChunkState::kInUse && MayBeListed(last.addr, last.size, last.fd)))
+      w->chunks.AddRecord(WalkedChunk(last.addr, last.size, state, static_cast<uint8_t>(last.raw & kSizeBits),
+                                      free_bit, last.fd, last.key, last.three),
+                          first);
+    else
+      w->chunks.Add(last.addr, last.size, first);
+    first = have_last = false;
+  };
   while (p < end) {
     uint64_t words[3] = {0, 0, 0};  // size, fd, bk
-    const bool three = memory_->Read(p + kSizeSz, words, sizeof(words));
-    if (!three && !memory_->ReadWord(p + kSizeSz, &words[0])) {
+    const uint8_t* b = reader.At(p + kSizeSz, sizeof(words));
+    const bool three = b != nullptr;
+    if (!three) b = reader.At(p + kSizeSz, 8);
+    if (b == nullptr) {
+      add_last(false);
       w->Damage(absl::StrCat("cannot read the chunk header at ", Hex(p)));
       return;
     }
+    std::memcpy(words, b, three ? sizeof(words) : 8);
     const uint64_t raw = words[0];
-    if (last != nullptr) last->free_bit = (raw & kPrevInuse) == 0;
+    add_last((raw & kPrevInuse) == 0);
     const uint64_t size = raw & ~kSizeBits;
     // An older heap ends with fenceposts: a 16-byte chunk, then a header of
     // size 0 (sysmalloc, "Setup fencepost").
@@ -143,19 +193,19 @@ void ArenaWalker::WalkChunks(ArenaWalk* w, WalkedHeap* h) {
       w->Damage(absl::StrCat("the chunk at ", Hex(p), " has impossible size ", Hex(raw)));
       return;
     }
-    w->chunks.push_back({p, size, size < kMinSize ? ChunkState::kFence : ChunkState::kInUse,
-                         static_cast<uint8_t>(raw & kSizeBits), false, false, three, words[1], words[2]});
-    last = &w->chunks.back();
+    last = {p, size, raw, words[1], words[2], three};
+    have_last = true;
     p += size;
   }
   if (!top_heap || p != w->top) {
+    add_last(false);
     w->Damage(absl::StrCat("the chunks from ", Hex(h->chunks_start), " run to ", Hex(p), ", not to ",
                            top_heap ? "its top " : "a fencepost before the heap's end ", Hex(end)));
     return;
   }
   uint64_t top_raw = 0;
   memory_->ReadWord(w->top + kSizeSz, &top_raw);
-  if (last != nullptr) last->free_bit = (top_raw & kPrevInuse) == 0;
+  add_last((top_raw & kPrevInuse) == 0);
   h->complete = true;
 }
 
@@ -172,13 +222,13 @@ bool ArenaWalker::Visit(ArenaWalk* w, uint64_t addr, const std::string& list, ui
       w->Damage(absl::StrCat(list, ": ", Hex(addr), " after ", step, " chunks is not the start of a chunk"));
       return false;
     }
-    if (c->seen) {
+    if (c->seen()) {
       w->Damage(absl::StrCat(list, ": a cycle: the chunk at ", Hex(addr), " is met again after ", step,
                              " chunks (or it is on two lists)"));
       return false;
     }
-    c->seen = true;
-    *raw_size = c->size | c->flags;
+    c->set_seen(true);
+    *raw_size = c->size() | c->flags();
     *chunk = c;
     return true;
   }
@@ -209,18 +259,18 @@ void ArenaWalker::WalkBin(ArenaWalk* w, uint32_t i) {
     WalkedChunk* c = nullptr;
     if (!Visit(w, r, list, step, &raw, &c)) return;
     if (c != nullptr) {
-      if (!c->free_bit) {
+      if (!c->free_bit()) {
         w->Damage(absl::StrCat(list, ": the chunk at ", Hex(r), " is on it but glibc marks it in use"));
         return;
       }
-      c->state = ChunkState::kBinned;
+      c->set_state(ChunkState::kBinned);
     } else {
-      w->loose.push_back({r, raw & ~kSizeBits, ChunkState::kBinned, 0, true, true, false, 0, 0});
+      w->loose.emplace_back(r, raw & ~kSizeBits, ChunkState::kBinned, 0, true, 0, 0, false);
     }
     w->binned_bytes += raw & ~kSizeBits;
     w->binned_flag_bytes += raw & kSizeBits;
     ++w->binned_count;
-    if (c != nullptr && c->words) {
+    if (c != nullptr && c->words()) {
       r = c->fd;
     } else if (!memory_->ReadWord(r + 16, &r)) {
       w->Damage(absl::StrCat(list, ": cannot read the fd pointer of ", Hex(r)));
@@ -244,12 +294,12 @@ void ArenaWalker::WalkFastbin(ArenaWalk* w, uint32_t index, uint64_t p) {
       w->Damage(absl::StrCat(list, ": the chunk at ", Hex(p), " has size ", Hex(size), ", not this bin's"));
       return;
     }
-    if (c != nullptr) c->state = ChunkState::kFast;
-    else w->loose.push_back({p, size, ChunkState::kFast, 0, false, true, false, 0, 0});
+    if (c != nullptr) c->set_state(ChunkState::kFast);
+    else w->loose.emplace_back(p, size, ChunkState::kFast, 0, false, 0, 0, false);
     w->fast_bytes += size;
     ++w->fast_count;
     uint64_t next = c != nullptr ? c->fd : 0;
-    if ((c == nullptr || !c->words) && !memory_->ReadWord(p + 16, &next)) {
+    if ((c == nullptr || !c->words()) && !memory_->ReadWord(p + 16, &next)) {
       w->Damage(absl::StrCat(list, ": cannot read the fd pointer of ", Hex(p)));
       return;
     }

@@ -17,6 +17,15 @@ std::string* BufferMemory::BytesAt(uint64_t addr) {
   return m == nullptr ? nullptr : &bytes_[m - mappings_.data()];
 }
 
+absl::Span<const uint8_t> BufferMemory::Contiguous(uint64_t addr) const {
+  const TargetMapping* m = MappingAt(addr);
+  if (m == nullptr) return {};
+  const std::string& b = bytes_[m - mappings_.data()];
+  const uint64_t at = addr - m->start;
+  if (at >= b.size()) return {};
+  return {reinterpret_cast<const uint8_t*>(b.data()) + at, b.size() - at};
+}
+
 bool BufferMemory::Read(uint64_t addr, void* out, size_t n) {
   const TargetMapping* m = MappingAt(addr);
   if (m == nullptr) return false;

@@ -28,6 +28,7 @@ class BufferMemory : public TargetMemory {
   std::string* BytesAt(uint64_t addr);
 
   bool Read(uint64_t addr, void* out, size_t n) override;
+  absl::Span<const uint8_t> Contiguous(uint64_t addr) const override;
   const std::vector<TargetMapping>& mappings() const override { return mappings_; }
   uint32_t pid() const override { return pid_; }
   bool live() const override { return false; }

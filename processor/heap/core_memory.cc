@@ -68,14 +68,25 @@ absl::StatusOr<std::unique_ptr<CoreMemory>> CoreMemory::Open(const std::string& 
   return m;
 }
 
-bool CoreMemory::Read(uint64_t addr, void* out, size_t n) {
+const CoreMemory::Segment* CoreMemory::SegmentAt(uint64_t addr) const {
   auto it = std::upper_bound(segments_.begin(), segments_.end(), addr,
                              [](uint64_t a, const Segment& s) { return a < s.start; });
-  if (it == segments_.begin()) return false;
+  if (it == segments_.begin()) return nullptr;
   --it;
-  if (addr >= it->end || n > it->end - addr) return false;
-  std::memcpy(out, file_->bytes().data() + it->offset + (addr - it->start), n);
+  return addr < it->end ? &*it : nullptr;
+}
+
+bool CoreMemory::Read(uint64_t addr, void* out, size_t n) {
+  const Segment* s = SegmentAt(addr);
+  if (s == nullptr || n > s->end - addr) return false;
+  std::memcpy(out, file_->bytes().data() + s->offset + (addr - s->start), n);
   return true;
+}
+
+absl::Span<const uint8_t> CoreMemory::Contiguous(uint64_t addr) const {
+  const Segment* s = SegmentAt(addr);
+  if (s == nullptr) return {};
+  return {file_->bytes().data() + s->offset + (addr - s->start), s->end - addr};
 }
 
 }  // namespace pageblame::heap

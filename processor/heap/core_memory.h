@@ -28,6 +28,8 @@ class CoreMemory : public TargetMemory {
   static absl::StatusOr<std::unique_ptr<CoreMemory>> Open(const std::string& path);
 
   bool Read(uint64_t addr, void* out, size_t n) override;
+  // The segment's bytes from `addr` on, in the mapped file.
+  absl::Span<const uint8_t> Contiguous(uint64_t addr) const override;
   const std::vector<TargetMapping>& mappings() const override { return mappings_; }
   uint32_t pid() const override { return pid_; }
   bool live() const override { return false; }
@@ -43,6 +45,8 @@ class CoreMemory : public TargetMemory {
     uint64_t offset = 0;          // of `start` in the file
   };
   CoreMemory() = default;
+  // The segment holding `addr`, or nullptr.
+  const Segment* SegmentAt(uint64_t addr) const;
 
   std::unique_ptr<MappedFile> file_;
   std::vector<TargetMapping> mappings_;

@@ -4,7 +4,10 @@
 // layouts, then waits; the bench walks it (LiveMemory + HeapWalker, as
 // `pageblame heap -p` does, residency from pagemap included) 7 times and
 // prints a Markdown table: the walk's wall time (median), per GiB of arena
-// (system bytes) and per million chunks, and the encoded snapshot's size.
+// (system bytes) and per million chunks, the encoded snapshot's size, and
+// the walking process's peak resident memory (each layout is walked by a
+// process of its own, so that the peak is that layout's: the bench's own
+// few MiB included, the helper's heap not).
 // Not a test: run by hand (bench/heap.sh), as root.
 //
 //   build/bin/heap_bench              # 1 GiB, every layout
@@ -16,6 +19,7 @@
 //   small     blocks of 24..64 bytes, one in four freed: the most chunks
 //   retained  64 KiB blocks, 9 in 10 freed after: mostly free memory held
 //             by glibc (the "leak or glibc?" case)
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -104,9 +108,12 @@ void Run(uint64_t mib, const std::string& layout) {
   uint64_t chunks = 0;
   for (const auto& a : s.arenas) chunks += a.chunks;
   const double median = Median(ms);
-  std::printf("| %-8s | %8.0f MiB | %9.2f M | %8.1f | %9.1f | %13.1f | %9.1f KiB | %9zu |\n", layout.c_str(),
-              gib * 1024, chunks / 1e6, median, median / gib, median / (chunks / 1e6),
-              pageblame::heap::EncodeHeapSnapshot(s).size() / 1024.0, s.free_ranges.size());
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("| %-8s | %8.0f MiB | %7.2f M | %8.1f | %9.1f | %13.1f | %9.1f KiB | %11zu | %8.1f MiB |\n",
+              layout.c_str(), gib * 1024, chunks / 1e6, median, median / gib, median / (chunks / 1e6),
+              pageblame::heap::EncodeHeapSnapshot(s).size() / 1024.0, s.free_ranges.size(),
+              usage.ru_maxrss / 1024.0);
   std::fflush(stdout);
   for (const auto& a : s.arenas)
     if (!a.damage.empty()) std::fprintf(stderr, "heap_bench: %s: damage: %s\n", layout.c_str(), a.damage.c_str());
@@ -119,8 +126,17 @@ int main(int argc, char** argv) {
   const uint64_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024;
   std::vector<std::string> layouts = {"typical", "small", "retained"};
   if (argc > 2) layouts = {argv[2]};
-  std::printf("| layout   |    arena     |  chunks   | walk ms  | ms / GiB  | ms / M chunks | snapshot      | free ranges |\n");
-  std::printf("|----------|--------------|-----------|----------|-----------|---------------|---------------|-------------|\n");
-  for (const std::string& l : layouts) Run(mib, l);
+  std::printf("| layout   |    arena     |  chunks   | walk ms  | ms / GiB  | ms / M chunks | snapshot      | free ranges | peak RSS     |\n");
+  std::printf("|----------|--------------|-----------|----------|-----------|---------------|---------------|-------------|--------------|\n");
+  std::fflush(stdout);
+  for (const std::string& l : layouts) {
+    const pid_t walker = fork();
+    if (walker == 0) {
+      Run(mib, l);
+      std::fflush(stdout);
+      _exit(0);
+    }
+    if (walker > 0) waitpid(walker, nullptr, 0);
+  }
   return 0;
 }

@@ -2,6 +2,10 @@
 // 2.36 row against this machine's libc6-dbg DWARF), the arena walk over a
 // heap built by hand in memory (free lists, tcache, trim model) and over
 // damaged copies of it, and the snapshot file.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -9,10 +13,13 @@
 #include "gtest/gtest.h"
 #include "processor/heap/arena_walker.h"
 #include "processor/heap/buffer_memory.h"
+#include "processor/heap/chunk_map.h"
 #include "processor/heap/dwarf_layout.h"
 #include "processor/heap/elf_facts.h"
 #include "processor/heap/glibc_layout.h"
+#include "processor/heap/heap_reader.h"
 #include "processor/heap/heap_snapshot_file.h"
+#include "processor/heap/live_memory.h"
 #include "processor/heap/tcache_scanner.h"
 #include "processor/heap/trim_model.h"
 #include "processor/symbols/build_id.h"
@@ -79,6 +86,144 @@ TEST(TrimModelTest, ChunkPagesAsMtrim) {
   EXPECT_EQ(TrimModel::ChunkPages(0x10fe0, 0x2030, 4096).end, 0x13000u);
   EXPECT_EQ(TrimModel::ChunkPages(0x10000, 0x1000 + 47, 4096).end, 0u);  // not more than a page and a header
   EXPECT_EQ(TrimModel::ChunkPages(0x10010, 0x1ff0, 4096).end, 0x12000u);
+}
+
+TEST(ChunkMapTest, KeepsBitsForEveryChunkAndRecordsForSome) {
+  ChunkMap m;
+  m.Add(0x1000, 0x40, true);
+  m.AddRecord(WalkedChunk(0x1040, 0x20, ChunkState::kInUse, 1, true, 0xf0, 0xb0), false);
+  m.Add(0x1060, 0x30000, false);  // a large chunk: the next one starts a new stretch
+  m.AddRecord(WalkedChunk(0x31060, 0x40, ChunkState::kInUse, 1, false, 0, 0), false);
+  m.Add(0x310a0, 0x10, false);    // a fencepost chunk ends the heap
+  m.Add(0x100000, 0x30, true);    // the next heap
+  EXPECT_EQ(m.size(), 6u);
+  std::vector<std::pair<uint64_t, uint64_t>> all;
+  m.ForEachChunk([&](uint64_t a, uint64_t n) { all.push_back({a, n}); });
+  EXPECT_EQ(all, (std::vector<std::pair<uint64_t, uint64_t>>{
+                     {0x1000, 0x40}, {0x1040, 0x20}, {0x1060, 0x30000}, {0x31060, 0x40}, {0x310a0, 0x10},
+                     {0x100000, 0x30}}));
+  // A record as added; one made from the bits for the others, kept.
+  ASSERT_NE(m.Find(0x1040), nullptr);
+  EXPECT_TRUE(m.Find(0x1040)->free_bit());
+  EXPECT_EQ(m.Find(0x1040)->fd, 0xf0u);
+  WalkedChunk* large = m.Find(0x1060);
+  ASSERT_NE(large, nullptr);
+  EXPECT_EQ(large->size(), 0x30000u);
+  EXPECT_FALSE(large->words());
+  large->set_state(ChunkState::kFast);
+  EXPECT_EQ(m.Find(0x1060), large);
+  EXPECT_EQ(m.Find(0x1060)->state(), ChunkState::kFast);
+  EXPECT_EQ(m.Find(0x310a0)->state(), ChunkState::kFence);
+  EXPECT_EQ(m.Find(0x310a0)->size(), 0x10u);
+  EXPECT_EQ(m.Find(0x100000)->size(), 0x30u);
+  for (uint64_t not_a_start : {0x0ul, 0x1010ul, 0x1048ul, 0x20000ul, 0x310b0ul, 0x100030ul, 0x200000ul})
+    EXPECT_EQ(m.Find(not_a_start), nullptr) << std::hex << not_a_start;
+  std::vector<uint64_t> noted;
+  m.ForEachNoted([&](const WalkedChunk& c) { noted.push_back(c.addr()); });
+  EXPECT_EQ(noted, (std::vector<uint64_t>{0x1040, 0x1060, 0x31060, 0x310a0, 0x100000}));
+}
+
+TEST(ChunkMapTest, FindsEachRecordAmongMany) {
+  // 1 KiB chunks over 200 MiB: past three blocks of rank counts (64 MiB each).
+  ChunkMap m;
+  constexpr uint64_t kChunks = 200 * 1024, kSize = 0x400, kBase = 0x10000;
+  for (uint64_t i = 0; i < kChunks; ++i) {
+    const uint64_t addr = kBase + i * kSize;
+    if (i % 3 == 0) m.AddRecord(WalkedChunk(addr, kSize, ChunkState::kInUse, 1, false, addr, 0), i == 0);
+    else m.Add(addr, kSize, i == 0);
+  }
+  for (uint64_t i = 0; i < kChunks; ++i) {
+    const uint64_t addr = kBase + i * kSize;
+    const WalkedChunk* c = m.Find(addr);
+    ASSERT_NE(c, nullptr);
+    ASSERT_EQ(c->addr(), addr);
+    ASSERT_EQ(c->size(), kSize);
+    ASSERT_EQ(c->fd, i % 3 == 0 ? addr : 0) << i;
+  }
+}
+
+// A target without bytes of its own in this process: what HeapReader reads
+// of it, and how.
+class CountingMemory : public BufferMemory {
+ public:
+  absl::Span<const uint8_t> Contiguous(uint64_t) const override { return {}; }
+  bool ReadBulk(uint64_t addr, void* out, size_t n) override {
+    bulk.push_back({addr, n});
+    return Read(addr, out, n);
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> bulk;
+};
+
+TEST(HeapReaderTest, StreamsWindowsAndJumpsByThePage) {
+  std::string bytes(0x200000, '\0');
+  for (size_t i = 0; i < bytes.size(); i += 8) bytes[i] = static_cast<char>(i >> 3);
+  CountingMemory m;
+  m.AddMapping({0x400000, 0x600000, true, true, false, 0, ""}, bytes);
+  HeapReader r(&m, 0x5f0000);
+  auto byte_at = [&](uint64_t addr) { return static_cast<char>((addr - 0x400000) >> 3); };
+  const uint8_t* b = r.At(0x400008, 24);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(static_cast<char>(b[0]), byte_at(0x400008));
+  EXPECT_NE(r.At(0x400ff8, 24), nullptr);  // across a page: its two pages
+  EXPECT_NE(r.At(0x401808, 24), nullptr);  // read already
+  ASSERT_NE(r.At(0x402008, 24), nullptr);  // on from there: a window
+  EXPECT_EQ(static_cast<char>(r.At(0x402008, 24)[0]), byte_at(0x402008));
+  EXPECT_EQ(static_cast<char>(r.At(0x441ff8, 8)[0]), byte_at(0x441ff8));
+  ASSERT_NE(r.At(0x5e0008, 8), nullptr);   // a jump: its page
+  ASSERT_NE(r.At(0x5e1008, 8), nullptr);   // on: a window, cut at the limit
+  EXPECT_EQ(m.bulk, (std::vector<std::pair<uint64_t, uint64_t>>{{0x400000, 0x1000},
+                                                                  {0x400000, 0x2000},
+                                                                  {0x402000, HeapReader::kWindow},
+                                                                  {0x5e0000, 0x1000},
+                                                                  {0x5e1000, 0xf000}}));
+  EXPECT_EQ(r.At(0x600000, 8), nullptr);
+}
+
+TEST(HeapReaderTest, ReadsWhatCanBeReadWhereAWindowCannot) {
+  CountingMemory m;
+  m.AddMapping({0x400000, 0x500000, true, true, false, 0, ""}, std::string(0x3000, 'x'));  // the rest unreadable
+  HeapReader r(&m, 0x500000);
+  ASSERT_NE(r.At(0x400008, 8), nullptr);
+  ASSERT_NE(r.At(0x401008, 8), nullptr);  // its window fails: just these bytes
+  ASSERT_NE(r.At(0x402ff8, 8), nullptr);
+  EXPECT_EQ(r.At(0x402ffc, 8), nullptr);  // past the bytes
+  EXPECT_EQ(r.At(0x403000, 8), nullptr);
+  // A core's or a buffer's bytes are pointed at, not copied.
+  BufferMemory held;
+  held.AddMapping({0x400000, 0x500000, true, true, false, 0, ""}, std::string(0x3000, 'x'));
+  HeapReader direct(&held, 0x500000);
+  EXPECT_EQ(direct.At(0x401008, 8), reinterpret_cast<const uint8_t*>(held.BytesAt(0x400000)->data()) + 0x1008);
+}
+
+// Reading a live process (this one) in bulk: present pages as they are,
+// pages never touched as zeros, and without touching them (pagemap, the
+// kernel's word, says they are still not present).
+TEST(LiveMemoryTest, ReadBulkLeavesUntouchedPagesAlone) {
+  constexpr size_t kPage = 4096, kPages = 64;
+  uint8_t* p = static_cast<uint8_t*>(
+      mmap(nullptr, kPages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  for (size_t i = 0; i < kPages; ++i)
+    if (i % 8 < 3) std::memset(p + i * kPage, static_cast<int>(i + 1), kPage);
+  absl::StatusOr<std::unique_ptr<LiveMemory>> m = LiveMemory::Open(getpid());
+  ASSERT_TRUE(m.ok()) << m.status();
+  const uint64_t a = reinterpret_cast<uint64_t>(p);
+  std::vector<uint8_t> got(kPages * kPage - 100, 0xff);
+  ASSERT_TRUE((*m)->ReadBulk(a + 100, got.data(), got.size()));
+  // (Before this test reads the untouched pages itself, which maps them.)
+  const int pagemap = open("/proc/self/pagemap", O_RDONLY);
+  ASSERT_GE(pagemap, 0);
+  for (size_t i = 0; i < kPages; ++i) {
+    uint64_t e = 0;
+    ASSERT_EQ(pread(pagemap, &e, 8, static_cast<off_t>((a / kPage + i) * 8)), 8);
+    EXPECT_EQ((e >> 63) != 0, i % 8 < 3) << "page " << i;
+  }
+  close(pagemap);
+  for (size_t at = 0; at < got.size(); ++at) {
+    const size_t page = (at + 100) / kPage;
+    ASSERT_EQ(got[at], page % 8 < 3 ? page + 1 : 0) << at;
+  }
+  munmap(p, kPages * kPage);
 }
 
 // A main arena built by hand (glibc 2.36's layout): malloc_state at
@@ -204,6 +349,23 @@ TEST(ArenaWalkerTest, DamageIsNamedAndBounded) {
     std::vector<ArenaWalk> w = h.Walk();
     EXPECT_THAT(w[0].damage, HasSubstr(c.words));
   }
+}
+
+// The walk keeps no record of an in-use chunk whose first word is no list
+// pointer (C: zeros, which safe-linking reveals as a misaligned pointer). A
+// damaged list that reaches it anyway counts it as the walk saw it.
+TEST(ArenaWalkerTest, AListMemberWithoutARecordCountsAsIfItHadOne) {
+  FakeHeap h;
+  h.SetState(h.layout().state_fastbins + 16, FakeHeap::C);  // fastbin 2: 0x40 chunks
+  std::vector<ArenaWalk> w = h.Walk();
+  EXPECT_EQ(w[0].fast_count, 2u);
+  EXPECT_EQ(w[0].fast_bytes, 0x20u + 0x40u);
+  EXPECT_THAT(w[0].damage, HasSubstr("fastbin 2: pointer 0x560000002 after 1 chunks is outside the arena's heaps"));
+  std::vector<std::pair<uint64_t, ChunkState>> noted;
+  w[0].ForEachNoted([&](const WalkedChunk& c) { noted.push_back({c.addr(), c.state()}); });
+  EXPECT_THAT(noted, ::testing::Contains(std::pair<uint64_t, ChunkState>{FakeHeap::C, ChunkState::kFast}));
+  EXPECT_THAT(noted, ::testing::Not(::testing::Contains(::testing::Pair(FakeHeap::A, ::testing::_))))
+      << "A's first word is no list pointer: no record";
 }
 
 TEST(ArenaWalkerTest, ATcacheListThatDoesNotCheckOutIsNotCounted) {

@@ -153,21 +153,17 @@ void AddFreeRanges(const ArenaWalk& w, uint32_t index, std::vector<FreeRange>* o
     else
       out->push_back({start, end, index, k});
   };
-  for (const WalkedChunk& c : w.chunks) {
-    if (c.state == ChunkState::kBinned || c.state == ChunkState::kFast || c.state == ChunkState::kTcache)
-      add(c.addr, c.addr + c.size, KindOf(c.state));
-  }
-  for (const WalkedChunk& c : w.loose) add(c.addr, c.addr + c.size, KindOf(c.state));
+  w.ForEachNoted([&](const WalkedChunk& c) {
+    if (c.state() == ChunkState::kBinned || c.state() == ChunkState::kFast || c.state() == ChunkState::kTcache)
+      add(c.addr(), c.addr() + c.size(), KindOf(c.state()));
+  });
+  for (const WalkedChunk& c : w.loose) add(c.addr(), c.addr() + c.size(), KindOf(c.state()));
   if (w.top_size > 0) add(w.top, w.top + w.top_size, FreeKind::kTop);
 }
 
-std::optional<uint64_t> ResidentIn(const residency::ResidencySnapshot* r, uint64_t start, uint64_t end) {
-  if (r == nullptr) return std::nullopt;
-  return r->ResidentBytes(start, end);
-}
-
+// `free_resident`: the resident bytes of the arena's free ranges, if known.
 ArenaStats Stats(const ArenaWalk& w, const Attempt& a, const residency::ResidencySnapshot* r,
-                 const std::vector<FreeRange>& ranges, uint32_t index, uint64_t page_size) {
+                 std::optional<uint64_t> free_resident, uint64_t page_size) {
   ArenaStats s;
   s.address = w.address;
   s.main = w.main;
@@ -188,15 +184,11 @@ ArenaStats Stats(const ArenaWalk& w, const Attempt& a, const residency::Residenc
   if (f.free_bytes > f.system_bytes && s.damage.empty())
     s.damage = absl::StrCat("its free chunks (", f.free_bytes, " bytes) exceed its system_mem (", f.system_bytes, ")");
   f.free_chunks = w.binned_count + w.fast_count + w.tcache_count;
-  if (r != nullptr) f.free_resident_bytes = f.releasable_resident_bytes = 0;
+  f.free_resident_bytes = free_resident;
+  if (r != nullptr) f.releasable_resident_bytes = 0;
   for (const residency::PageRange& p : TrimModel::Releasable(w, page_size, a.par.thp_pagesize)) {
     f.releasable_bytes += p.size();
     if (r != nullptr) *f.releasable_resident_bytes += r->ResidentBytes(p.start, p.end);
-  }
-  if (r != nullptr) {
-    for (const FreeRange& fr : ranges) {
-      if (fr.arena == index) *f.free_resident_bytes += *ResidentIn(r, fr.start, fr.end);
-    }
   }
   return s;
 }
@@ -207,11 +199,24 @@ void Fill(const Attempt& a, const std::vector<bool>& torn, const residency::Resi
   s->mmapped_bytes = a.par.mmapped_mem;
   s->arena_max = a.par.arena_max;
   s->arena_test = a.par.arena_test;
+  uint64_t ranges = 0;  // at most: millions in a heap of small chunks
+  for (const ArenaWalk& w : a.walks) ranges += w.binned_count + w.fast_count + w.tcache_count + 1;
+  s->free_ranges.reserve(ranges);
   for (uint32_t i = 0; i < a.walks.size(); ++i) AddFreeRanges(a.walks[i], i, &s->free_ranges);
-  std::sort(s->free_ranges.begin(), s->free_ranges.end(),
-            [](const FreeRange& x, const FreeRange& y) { return x.start < y.start; });
+  // Already in order (one arena; arenas listed in address order): no sort.
+  // Only then: std::sort need not keep equal starts (overlapping lists of
+  // a damaged arena) in the order given.
+  auto before = [](const FreeRange& x, const FreeRange& y) { return x.start < y.start; };
+  if (std::adjacent_find(s->free_ranges.begin(), s->free_ranges.end(),
+                         [&](const FreeRange& x, const FreeRange& y) { return !before(x, y); }) != s->free_ranges.end())
+    std::sort(s->free_ranges.begin(), s->free_ranges.end(), before);
+  // One pass over the ranges (millions in a heap of small chunks), not one per arena.
+  std::vector<uint64_t> free_resident(a.walks.size(), 0);
+  if (r != nullptr) {
+    for (const FreeRange& fr : s->free_ranges) free_resident[fr.arena] += r->ResidentBytes(fr.start, fr.end);
+  }
   for (uint32_t i = 0; i < a.walks.size(); ++i) {
-    s->arenas.push_back(Stats(a.walks[i], a, r, s->free_ranges, i, page_size));
+    s->arenas.push_back(Stats(a.walks[i], a, r, r ? std::optional<uint64_t>(free_resident[i]) : std::nullopt, page_size));
     s->arenas.back().torn = i < torn.size() && torn[i];
   }
   // The arena whose `next` could not be followed is the last one listed.
@@ -219,6 +224,28 @@ void Fill(const Attempt& a, const std::vector<bool>& torn, const residency::Resi
     s->note = a.list_problem;
     if (!s->arenas.empty() && s->arenas.back().damage.empty()) s->arenas.back().damage = a.list_problem;
   }
+}
+
+// The pages the resident figures ask about: every arena's heaps and its top
+// chunk (whole pages, sorted, disjoint). Pagemap is read only there.
+std::vector<residency::PageRange> ArenaPages(const Attempt& a) {
+  constexpr uint64_t kPage = 4096, kLast = ~uint64_t{0} - kPage;
+  std::vector<residency::PageRange> r;
+  auto add = [&](uint64_t start, uint64_t end) {
+    if (end <= start) return;
+    r.push_back({start / kPage * kPage, end > kLast ? kLast / kPage * kPage : (end + kPage - 1) / kPage * kPage});
+  };
+  for (const ArenaWalk& w : a.walks) {
+    for (const WalkedHeap& h : w.heaps) add(h.start, h.end);
+    add(w.top, w.top + w.top_size);
+  }
+  std::sort(r.begin(), r.end(), [](const residency::PageRange& x, const residency::PageRange& y) { return x.start < y.start; });
+  std::vector<residency::PageRange> out;
+  for (const residency::PageRange& p : r) {
+    if (!out.empty() && p.start <= out.back().end) out.back().end = std::max(out.back().end, p.end);
+    else out.push_back(p);
+  }
+  return out;
 }
 
 // main_arena and mp_: by symbol, else by their shape in libc's data.
@@ -280,7 +307,8 @@ absl::StatusOr<HeapSnapshot> HeapWalker::Walk(TargetMemory* memory, const HeapWa
   std::optional<residency::ResidencySnapshot> taken;
   const residency::ResidencySnapshot* r = options.residency;
   if (r == nullptr && memory->live() && options.read_pagemap) {
-    absl::StatusOr<residency::ResidencySnapshot> t = sampler.Take(memory->pid(), residency::SnapshotReason::kRequested);
+    absl::StatusOr<residency::ResidencySnapshot> t =
+        sampler.TakeWithin(memory->pid(), residency::SnapshotReason::kRequested, ArenaPages(a));
     if (t.ok()) taken = *std::move(t);
     if (taken) r = &*taken;
   }

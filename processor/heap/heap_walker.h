@@ -38,8 +38,9 @@ struct HeapWalkOptions {
   LibcOptions libc;
   int attempts = 4;
   // A live process: take its residency from /proc/PID/pagemap after the
-  // walk. Off, or for a core, the resident figures stay unknown unless
-  // `residency` is given.
+  // walk, over the arenas' heaps and top chunks only (the pages the figures
+  // ask about). Off, or for a core, the resident figures stay unknown
+  // unless `residency` is given.
   bool read_pagemap = true;
   const residency::ResidencySnapshot* residency = nullptr;
   uint64_t page_size = 4096;

@@ -1,8 +1,12 @@
 #include "processor/heap/libc_image.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
@@ -70,6 +74,44 @@ void TakeSymbols(const ElfFacts& f, uint64_t bias, LibcImage* l) {
   if (!l->tcache_key && f.Symbol("tcache_key")) l->tcache_key = *f.Symbol("tcache_key") + bias;
 }
 
+// What a debug file gives: its layout (or why not) and its symbols'
+// link-time addresses.
+struct DebugFacts {
+  absl::StatusOr<GlibcLayout> layout = absl::UnknownError("not read");
+  std::optional<uint64_t> main_arena, mp, tcache_key;
+};
+
+// The debug file's facts, read once per process: reading its DWARF (libdw,
+// inflating compressed sections) costs tens of ms, more than walking a heap
+// of large chunks, and `record` walks at every residency snapshot. Keyed by
+// the file's identity (device, inode, size, mtime) as well as its path, so
+// a replaced file is read again.
+DebugFacts ReadDebugFile(const std::string& debug, int major, int minor) {
+  struct stat st {};
+  const bool known = stat(debug.c_str(), &st) == 0;
+  using Key = std::tuple<std::string, int, int, uint64_t, uint64_t, int64_t, int64_t, int64_t>;
+  const Key key{debug, major, minor, st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+  static std::mutex mu;
+  static std::map<Key, DebugFacts>* cache = new std::map<Key, DebugFacts>;
+  if (known) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache->find(key); it != cache->end()) return it->second;
+  }
+  DebugFacts f;
+  f.layout = DwarfLayout::Read(debug, major, minor);
+  if (absl::StatusOr<ElfFacts> df = ElfFacts::Read(debug, kSymbols, {}, false); df.ok()) {
+    f.main_arena = df->Symbol("main_arena");
+    f.mp = df->Symbol("mp_");
+    f.tcache_key = df->Symbol("tcache_key");
+  }
+  if (known) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (cache->size() >= 16) cache->clear();  // a handful of libc builds at most
+    cache->emplace(key, f);
+  }
+  return f;
+}
+
 }  // namespace
 
 absl::StatusOr<LibcImage> LibcImage::Load(const TargetMemory& memory, const std::string& path, uint64_t base,
@@ -91,14 +133,15 @@ absl::StatusOr<LibcImage> LibcImage::Load(const TargetMemory& memory, const std:
   if (options.use_debug_info) TakeSymbols(libc, l.bias, &l);
   const std::string debug = options.use_debug_info ? DebugFileFor(l.build_id_hex, options.debug_dirs) : "";
   if (!debug.empty() && versioned) {
-    absl::StatusOr<GlibcLayout> d = DwarfLayout::Read(debug, major, minor);
-    if (d.ok()) {
-      l.layout = *d;
+    const DebugFacts d = ReadDebugFile(debug, major, minor);
+    if (d.layout.ok()) {
+      l.layout = *d.layout;
       l.source = LayoutSource::kDwarf;
       l.layout_from = debug;
     }
-    absl::StatusOr<ElfFacts> df = ElfFacts::Read(debug, kSymbols, {}, false);
-    if (df.ok()) TakeSymbols(*df, l.bias, &l);
+    if (!l.main_arena && d.main_arena) l.main_arena = *d.main_arena + l.bias;
+    if (!l.mp && d.mp) l.mp = *d.mp + l.bias;
+    if (!l.tcache_key && d.tcache_key) l.tcache_key = *d.tcache_key + l.bias;
   }
   if (l.source == LayoutSource::kNone) {
     if (!versioned)

@@ -98,23 +98,72 @@ bool LiveMemory::ReadRaw(uint64_t addr, void* out, size_t n) {
 }
 
 bool LiveMemory::ReadAnonymous(uint64_t addr, uint8_t* out, size_t n) {
+  constexpr uint64_t kPage = 4096;
+  while (n > 0) {
+    const uint64_t batch_end = (addr / kPage + kPagemapBatch) * kPage;
+    const size_t take = std::min<uint64_t>(n, batch_end - addr);
+    if (!ReadBacked(addr, out, take)) return false;
+    addr += take;
+    out += take;
+    n -= take;
+  }
+  return true;
+}
+
+bool LiveMemory::ReadBacked(uint64_t addr, uint8_t* out, size_t n) {
   constexpr uint64_t kPage = 4096, kPresent = uint64_t{1} << 63, kSwapped = uint64_t{1} << 62;
-  uint64_t entries[kBlock / kPage];
-  const size_t pages = n / kPage;
-  if (pagemap_fd_ < 0 || addr % kPage != 0 || n % kPage != 0 || pages > std::size(entries) ||
-      pread(pagemap_fd_, entries, pages * 8, static_cast<off_t>(addr / kPage * 8)) !=
-          static_cast<ssize_t>(pages * 8))
+  const uint64_t first = addr / kPage, pages = (addr + n - 1) / kPage - first + 1;
+  entries_.resize(kPagemapBatch);
+  if (pagemap_fd_ < 0 || pages > kPagemapBatch ||
+      pread(pagemap_fd_, entries_.data(), pages * 8, static_cast<off_t>(first * 8)) != static_cast<ssize_t>(pages * 8))
     return ReadRaw(addr, out, n);
-  for (size_t i = 0; i < pages;) {
-    const bool backed = (entries[i] & (kPresent | kSwapped)) != 0;
-    size_t j = i + 1;
-    while (j < pages && ((entries[j] & (kPresent | kSwapped)) != 0) == backed) ++j;
+  // One iovec per run of present-or-swapped pages; the rest are zeros.
+  local_.clear();
+  remote_.clear();
+  size_t total = 0;
+  for (uint64_t i = 0; i < pages;) {
+    const bool backed = (entries_[i] & (kPresent | kSwapped)) != 0;
+    uint64_t j = i + 1;
+    while (j < pages && ((entries_[j] & (kPresent | kSwapped)) != 0) == backed) ++j;
+    const uint64_t from = std::max(addr, (first + i) * kPage), to = std::min(addr + n, (first + j) * kPage);
     if (!backed) {
-      std::memset(out + i * kPage, 0, (j - i) * kPage);
-    } else if (!ReadRaw(addr + i * kPage, out + i * kPage, (j - i) * kPage)) {
-      return false;
+      std::memset(out + (from - addr), 0, to - from);
+    } else {
+      local_.push_back({out + (from - addr), to - from});
+      remote_.push_back({reinterpret_cast<void*>(from), to - from});
+      total += to - from;
     }
     i = j;
+  }
+  if (local_.empty()) return true;
+  ++reads_;
+  if (use_mem_file_) {
+    for (const iovec& r : remote_) {
+      const uint64_t at = reinterpret_cast<uint64_t>(r.iov_base);
+      if (pread(mem_fd_, out + (at - addr), r.iov_len, static_cast<off_t>(at)) != static_cast<ssize_t>(r.iov_len))
+        return false;
+    }
+    return true;
+  }
+  return process_vm_readv(pid_, local_.data(), local_.size(), remote_.data(), remote_.size(), 0) ==
+         static_cast<ssize_t>(total);
+}
+
+bool LiveMemory::ReadMapped(const TargetMapping& m, uint64_t addr, uint8_t* out, size_t n) {
+  const bool anonymous = m.path.empty() || m.path == "[heap]";
+  return anonymous ? ReadAnonymous(addr, out, n) : ReadRaw(addr, out, n);
+}
+
+bool LiveMemory::ReadBulk(uint64_t addr, void* out, size_t n) {
+  uint8_t* to = static_cast<uint8_t*>(out);
+  while (n > 0) {
+    const TargetMapping* m = MappingAt(addr);
+    if (m == nullptr || !m->read) return false;
+    const size_t take = std::min<uint64_t>(n, m->end - addr);
+    if (!ReadMapped(*m, addr, to, take)) return false;
+    to += take;
+    addr += take;
+    n -= take;
   }
   return true;
 }
@@ -142,10 +191,7 @@ const LiveMemory::Slot* LiveMemory::Load(uint64_t addr) {
   last_end_ = end;
   slot.bytes.resize(end - start);
   slot.start = slot.end = start;
-  const bool anonymous = m->path.empty() || m->path == "[heap]";
-  if (!(anonymous ? ReadAnonymous(start, slot.bytes.data(), end - start)
-                  : ReadRaw(start, slot.bytes.data(), end - start)))
-    return nullptr;
+  if (!ReadMapped(*m, start, slot.bytes.data(), end - start)) return nullptr;
   slot.end = end;
   return &slot;
 }

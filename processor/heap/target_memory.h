@@ -10,6 +10,8 @@
 //
 // Reads may be served from a cache (a live process is read in blocks);
 // Forget() drops it, so that a second read sees the process as it is now.
+// A walk through a whole heap reads in bulk instead (ReadBulk, or no read at
+// all where the bytes are already in this process: Contiguous).
 #ifndef PAGEBLAME_HEAP_TARGET_MEMORY_H_
 #define PAGEBLAME_HEAP_TARGET_MEMORY_H_
 
@@ -18,6 +20,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "absl/types/span.h"
 
 namespace pageblame::heap {
 
@@ -39,6 +43,16 @@ class TargetMemory {
   virtual bool Read(uint64_t addr, void* out, size_t n) = 0;
   // Drops cached bytes (a live process: the next read is a new read).
   virtual void Forget() {}
+  // Read() for a large range read once, front to back: no cache is filled
+  // (a live process: its pages in as few system calls as it takes).
+  virtual bool ReadBulk(uint64_t addr, void* out, size_t n) { return Read(addr, out, n); }
+  // The bytes from `addr` on that this process already holds in memory (a
+  // core's mapped file, a test's buffer), up to where they stop: reading
+  // them needs no copy. Empty where there are none or the target is live.
+  virtual absl::Span<const uint8_t> Contiguous(uint64_t addr) const {
+    (void)addr;
+    return {};
+  }
   // Sorted by start, disjoint.
   virtual const std::vector<TargetMapping>& mappings() const = 0;
   // The process id (a core: its NT_PRPSINFO), 0 if unknown.

@@ -8,10 +8,7 @@
 
 namespace pageblame::heap {
 
-uint64_t TcacheScanner::StructChunkSize() const {
-  const uint64_t n = (layout_.tcache_struct_size + kSizeSz + kAlign - 1) & ~(kAlign - 1);
-  return n < kMinSize ? kMinSize : n;
-}
+uint64_t TcacheScanner::StructChunkSize() const { return TcacheStructChunkSize(layout_); }
 
 TcacheScanner::Located TcacheScanner::Find(std::vector<ArenaWalk>* walks, uint64_t chunk) {
   for (ArenaWalk& w : *walks) {
@@ -30,11 +27,11 @@ std::string TcacheScanner::CheckList(std::vector<ArenaWalk>* walks, uint64_t mem
     if (e % kAlign != 0) return absl::StrCat("misaligned entry ", Hex(e));
     Located l = Find(walks, e - kChunkHeader);
     if (l.chunk == nullptr) return absl::StrCat("entry ", Hex(e), " is not a chunk of an arena");
-    if (l.chunk->state != ChunkState::kInUse || l.chunk->free_bit || l.chunk->seen)
+    if (l.chunk->state() != ChunkState::kInUse || l.chunk->free_bit() || l.chunk->seen())
       return absl::StrCat("entry ", Hex(e), " is free or met twice");
-    if (l.chunk->size != size) return absl::StrCat("entry ", Hex(e), " has size ", Hex(l.chunk->size));
+    if (l.chunk->size() != size) return absl::StrCat("entry ", Hex(e), " has size ", Hex(l.chunk->size()));
     uint64_t next = l.chunk->fd, key = l.chunk->key;
-    if ((!l.chunk->words || layout_.tcache_entry_key != 8) &&
+    if ((!l.chunk->words() || layout_.tcache_entry_key != 8) &&
         (!memory_->ReadWord(e, &next) || !memory_->ReadWord(e + layout_.tcache_entry_key, &key)))
       return absl::StrCat("cannot read entry ", Hex(e));
     if (layout_.tcache_key == TcacheKey::kPerthread && key != mem)
@@ -43,7 +40,7 @@ std::string TcacheScanner::CheckList(std::vector<ArenaWalk>* walks, uint64_t mem
       if (!key_.has_value() && key_ok_ && key_ok_(key)) key_ = key;
       if (!key_.has_value() || key != *key_) return absl::StrCat("entry ", Hex(e), " lacks the tcache key");
     }
-    l.chunk->seen = true;  // until the candidate is decided
+    l.chunk->set_seen(true);  // until the candidate is decided
     taken->push_back(l);
     e = layout_.safe_linking ? (e >> 12) ^ next : next;  // REVEAL_PTR of &e->next == e
   }
@@ -51,7 +48,7 @@ std::string TcacheScanner::CheckList(std::vector<ArenaWalk>* walks, uint64_t mem
 }
 
 void TcacheScanner::TryCandidate(std::vector<ArenaWalk>* walks, ArenaWalk* home, const WalkedChunk& c, Result* r) {
-  const uint64_t mem = c.addr + kChunkHeader;
+  const uint64_t mem = c.addr() + kChunkHeader;
   std::string bytes(layout_.tcache_struct_size, '\0');
   if (!memory_->Read(mem, bytes.data(), bytes.size())) return;
   std::vector<Located> taken;
@@ -68,20 +65,20 @@ void TcacheScanner::TryCandidate(std::vector<ArenaWalk>* walks, ArenaWalk* home,
     if (why.empty()) {
       ++good_lists;
     } else {
-      for (size_t k = before; k < taken.size(); ++k) taken[k].chunk->seen = false;
+      for (size_t k = before; k < taken.size(); ++k) taken[k].chunk->set_seen(false);
       taken.resize(before);
       if (problem.empty()) problem = absl::StrCat("the tcache at ", Hex(mem), ": bin ", i, ": ", why);
     }
   }
-  for (Located& l : taken) l.chunk->seen = false;
+  for (Located& l : taken) l.chunk->set_seen(false);
   // No list checked out: not a tcache, unless it is an empty one.
   if (good_lists == 0 && !problem.empty()) return;
   if (!problem.empty()) home->Damage(problem);
   r->structs.push_back(mem);
   r->raw += bytes;
   for (Located& l : taken) {
-    l.chunk->state = ChunkState::kTcache;
-    l.walk->tcache_bytes += l.chunk->size;
+    l.chunk->set_state(ChunkState::kTcache);
+    l.walk->tcache_bytes += l.chunk->size();
     ++l.walk->tcache_count;
   }
 }
@@ -93,9 +90,9 @@ TcacheScanner::Result TcacheScanner::Scan(std::vector<ArenaWalk>* walks) {
   for (ArenaWalk& w : *walks) {
     // Candidates are copied first: TryCandidate marks chunks of any arena.
     std::vector<WalkedChunk> candidates;
-    for (const WalkedChunk& c : w.chunks) {
-      if (c.size == size && c.state == ChunkState::kInUse && !c.free_bit) candidates.push_back(c);
-    }
+    w.ForEachNoted([&](const WalkedChunk& c) {
+      if (c.size() == size && c.state() == ChunkState::kInUse && !c.free_bit()) candidates.push_back(c);
+    });
     for (const WalkedChunk& c : candidates) TryCandidate(walks, &w, c, &r);
   }
   r.key = key_;

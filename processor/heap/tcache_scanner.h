@@ -23,9 +23,10 @@
 //   TcacheScanner s(&memory, layout, key);
 //   TcacheScanner::Result r = s.Scan(&walks);  // walks' tcache_* and chunk states updated
 //
-// Work: one read of each candidate struct and of each listed chunk's two
-// words; each step lands on a chunk not met before, so the total is bounded
-// by the number of chunks.
+// Work: one read of each candidate struct (the walk keeps a record of every
+// chunk of that size) and, where the walk did not keep them, of a listed
+// chunk's two words; each step lands on a chunk not met before, so the
+// total is bounded by the number of chunks.
 #ifndef PAGEBLAME_HEAP_TCACHE_SCANNER_H_
 #define PAGEBLAME_HEAP_TCACHE_SCANNER_H_
 

@@ -21,37 +21,38 @@ std::vector<residency::PageRange> TrimModel::Releasable(const ArenaWalk& w, uint
     const residency::PageRange r = ChunkPages(p, size, page_size);
     if (r.end > r.start) out.push_back(r);
   };
-  for (const WalkedHeap& h : w.heaps) {
-    if (!h.complete) continue;
-    auto first = std::lower_bound(w.chunks.begin(), w.chunks.end(), h.chunks_start,
-                                  [](const WalkedChunk& c, uint64_t a) { return c.addr < a; });
-    for (auto it = first; it != w.chunks.end() && it->addr < h.chunks_end;) {
-      const bool free = it->state == ChunkState::kBinned || it->state == ChunkState::kFast;
-      if (!free) {
-        ++it;
-        continue;
-      }
-      // A run of free chunks; with a fastbin chunk in it, consolidation
-      // makes it one chunk.
-      auto run_end = it;
-      bool fast = false;
-      while (run_end != w.chunks.end() && run_end->addr < h.chunks_end &&
-             (run_end->state == ChunkState::kBinned || run_end->state == ChunkState::kFast)) {
-        fast |= run_end->state == ChunkState::kFast;
-        ++run_end;
-      }
-      const uint64_t start = it->addr;
-      const uint64_t end = (run_end - 1)->addr + (run_end - 1)->size;
-      if (fast && end == w.top) {
-        top_start = start;  // merged into top: out of the bins
-      } else if (fast) {
-        add(start, end - start);
-      } else {
-        for (auto c = it; c != run_end; ++c) add(c->addr, c->size);
-      }
-      it = run_end;
+  // A run of free chunks, one after the other in a heap walked whole (every
+  // free chunk has a record; any chunk between two records breaks the run):
+  // with a fastbin chunk in it, consolidation makes it one chunk.
+  uint64_t run_start = 0, run_end = 0;
+  bool fast = false;
+  std::vector<std::pair<uint64_t, uint64_t>> run;  // its chunks
+  auto close = [&] {
+    if (run.empty()) return;
+    if (fast && run_end == w.top) {
+      top_start = run_start;  // merged into top: out of the bins
+    } else if (fast) {
+      add(run_start, run_end - run_start);
+    } else {
+      for (const auto& [p, size] : run) add(p, size);
     }
-  }
+    run.clear();
+    fast = false;
+  };
+  size_t heap = 0;
+  w.ForEachNoted([&](const WalkedChunk& c) {
+    while (heap < w.heaps.size() && w.heaps[heap].chunks_end <= c.addr()) ++heap;
+    const bool in_walked_heap = heap < w.heaps.size() && w.heaps[heap].complete &&
+                                c.addr() >= w.heaps[heap].chunks_start;
+    const bool free = c.state() == ChunkState::kBinned || c.state() == ChunkState::kFast;
+    if (!free || !in_walked_heap || (!run.empty() && c.addr() != run_end)) close();
+    if (!free || !in_walked_heap) return;
+    if (run.empty()) run_start = c.addr();
+    run.push_back({c.addr(), c.size()});
+    run_end = c.addr() + c.size();
+    fast |= c.state() == ChunkState::kFast;
+  });
+  close();
   // systrim(0): main_arena's top, when it is the end of one brk area.
   const uint64_t top_end = w.top + w.top_size;
   const bool contiguous = !w.heaps.empty() && w.heaps.back().walkable;

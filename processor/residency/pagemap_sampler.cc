@@ -46,6 +46,16 @@ std::optional<uint64_t> RollupField(absl::string_view text, absl::string_view fi
   return std::nullopt;
 }
 
+// The parts of sorted disjoint `a` inside sorted disjoint `b`.
+std::vector<PageRange> Intersect(const std::vector<PageRange>& a, const std::vector<PageRange>& b) {
+  std::vector<PageRange> out;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const uint64_t start = std::max(a[i].start, b[j].start), end = std::min(a[i].end, b[j].end);
+    if (start < end) AppendRange(&out, start, end);
+    a[i].end < b[j].end ? ++i : ++j;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -71,6 +81,16 @@ uint64_t PagemapSampler::Now() const {
 }
 
 absl::StatusOr<ResidencySnapshot> PagemapSampler::Take(uint32_t pid, SnapshotReason reason) {
+  return Read(pid, reason, nullptr);
+}
+
+absl::StatusOr<ResidencySnapshot> PagemapSampler::TakeWithin(uint32_t pid, SnapshotReason reason,
+                                                             const std::vector<PageRange>& within) {
+  return Read(pid, reason, &within);
+}
+
+absl::StatusOr<ResidencySnapshot> PagemapSampler::Read(uint32_t pid, SnapshotReason reason,
+                                                       const std::vector<PageRange>* within) {
   ResidencySnapshot s;
   s.pid = pid;
   s.reason = reason;
@@ -87,7 +107,8 @@ absl::StatusOr<ResidencySnapshot> PagemapSampler::Take(uint32_t pid, SnapshotRea
   std::vector<PageRange> read, present, swapped;
   buffer_.resize(kEntriesPerRead);
   const uint64_t page = 4096;
-  for (const PageRange& range : AccessibleRanges(*maps)) {
+  const std::vector<PageRange> accessible = AccessibleRanges(*maps);
+  for (const PageRange& range : within ? Intersect(accessible, *within) : accessible) {
     for (uint64_t at = range.start; at < range.end;) {
       const size_t want = std::min<uint64_t>(kEntriesPerRead, (range.end - at) / page);
       const ssize_t got = ::pread(fd, buffer_.data(), want * 8, static_cast<off_t>(at / page * 8));
@@ -103,7 +124,8 @@ absl::StatusOr<ResidencySnapshot> PagemapSampler::Take(uint32_t pid, SnapshotRea
     }
   }
   ::close(fd);
-  if (absl::StatusOr<std::string> rollup = ReadProcText(proc + "/smaps_rollup"); rollup.ok()) {
+  absl::StatusOr<std::string> rollup = within ? absl::NotFoundError("not read") : ReadProcText(proc + "/smaps_rollup");
+  if (rollup.ok()) {
     s.rollup_rss = RollupField(*rollup, "Rss");
     s.rollup_swap = RollupField(*rollup, "Swap");
   }

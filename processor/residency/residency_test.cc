@@ -139,6 +139,29 @@ TEST(PagemapSamplerTest, SeesTheTouchedPagesOfThisProcess) {
   EXPECT_FALSE(sampler.Take(0x7ffffff0, SnapshotReason::kPeriodic).ok());
 }
 
+// Only the ranges asked for (and only where mappings are accessible) are
+// read; their figures are those of the whole-process read.
+TEST(PagemapSamplerTest, TakeWithinReadsOnlyTheRangesAskedFor) {
+  const size_t pages = 64;
+  char* p = static_cast<char*>(mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  for (size_t i = 0; i < pages; i += 4) p[i * kPage] = 1;
+  mprotect(p + 48 * kPage, 16 * kPage, PROT_NONE);  // not accessible: not read
+  const uint64_t a = reinterpret_cast<uint64_t>(p), b = a + pages * kPage;
+  PagemapSampler sampler;
+  auto all = sampler.Take(getpid(), SnapshotReason::kRequested);
+  auto within = sampler.TakeWithin(getpid(), SnapshotReason::kRequested, {{a + 8 * kPage, b}});
+  ASSERT_TRUE(all.ok() && within.ok()) << within.status();
+  EXPECT_EQ(within->read.total(), 40 * kPage);
+  EXPECT_TRUE(within->Covers(a + 8 * kPage, a + 48 * kPage));
+  EXPECT_FALSE(within->Covers(a, a + kPage));
+  EXPECT_EQ(within->ResidentBytes(a + 8 * kPage, b), all->ResidentBytes(a + 8 * kPage, b));
+  EXPECT_EQ(within->ResidentBytes(a + 8 * kPage, b), 10 * kPage);
+  EXPECT_FALSE(within->rollup_rss.has_value()) << "smaps_rollup walks the whole process";
+  munmap(p, pages * kPage);
+}
+
 // A process that has exited but is not reaped yet (a zombie: the window
 // between a recorded command's exit and perf's wait) still has a /proc
 // entry, empty maps and no memory: its pagemap cannot be opened (ESRCH).

@@ -9,8 +9,8 @@
 // and the walker reads it through BufferMemory: main_arena's and mp_'s
 // signature scan, every arena walk, the tcache scan (the key inferred),
 // the trim model. Whatever the bytes, it must end (bounded work), and what
-// it reports must hold: chunks sorted inside the heaps, releasable pages
-// inside the heaps, counts within what the image can hold.
+// it reports must hold: chunks and their records sorted inside the heaps,
+// releasable pages inside the heaps, counts within what the image can hold.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -38,11 +38,18 @@ constexpr char kLibc[] = "/usr/lib/x86_64-linux-gnu/libc.so.6";
 }
 
 void Check(const ArenaWalk& w, uint64_t image) {
-  uint64_t last = 0;
-  for (const WalkedChunk& c : w.chunks) {
-    if (c.addr < last || !w.InHeaps(c.addr, c.size)) Fail("chunk out of order or outside the heaps", c.addr);
-    last = c.addr + c.size;
-  }
+  uint64_t last = 0, count = 0;
+  w.chunks.ForEachChunk([&](uint64_t addr, uint64_t size) {
+    if (addr < last || !w.InHeaps(addr, size)) Fail("chunk out of order or outside the heaps", addr);
+    last = addr + size;
+    ++count;
+  });
+  if (count != w.chunks.size()) Fail("chunks walked and chunks kept differ", count);
+  last = 0;
+  w.ForEachNoted([&](const WalkedChunk& c) {
+    if (c.addr() < last || !w.InHeaps(c.addr(), c.size())) Fail("record out of order or outside the heaps", c.addr());
+    last = c.addr() + c.size();
+  });
   if (w.binned_count + w.fast_count + w.tcache_count > image / 16 + 1) Fail("more free chunks than fit", w.binned_count);
   for (const pageblame::residency::PageRange& r : TrimModel::Releasable(w, 4096, 0)) {
     if (r.size() % 4096 != 0 || r.end <= r.start) Fail("releasable range not whole pages", r.start);
