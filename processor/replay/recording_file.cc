@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -264,30 +265,51 @@ absl::StatusOr<std::string> Decompress(ByteReader* r, const std::string& name) {
 
 }  // namespace
 
-absl::StatusOr<RecordingFile::Identity> RecordingFile::Identity::Of(const LoadOptions& o) {
-  const std::string& path = o.path;
+namespace {
+
+// One file's part of an identity: its size, modification time and a hash of
+// its first and last bytes, into `id` (added: a recording in chunks is the
+// sum of its chunks, the latest time, one hash over all of them in order).
+absl::Status AddFile(const std::string& path, RecordingFile::Identity* id, uint64_t* hash) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::UnavailableError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file: no index"));
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  id->size += size;
+  id->mtime_ns = std::max(id->mtime_ns, static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000 +
+                                            static_cast<uint64_t>(st.st_mtim.tv_nsec));
+  std::string buf(kHashedBytes, '\0');
+  for (uint64_t at : {uint64_t{0}, size > kHashedBytes ? size - kHashedBytes : 0}) {
+    const ssize_t n = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(at));
+    if (n > 0) *hash = Fnv(buf.data(), static_cast<size_t>(n), *hash);
+  }
+  ::close(fd);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RecordingFile::Identity> RecordingFile::Identity::Of(const LoadOptions& o) {
   Identity id;
   id.options = (o.raw_duplicate_times ? kRawDuplicateTimes : 0) | (o.symbols.force ? kForce : 0) |
                (o.attach_maps ? kAttachMaps : 0);
   // What the replay reads beside the trace: the table of the mappings at
   // the attach (replay/attach_maps.h).
-  id.attach_maps = symbols::FileStamp::Of(AttachMaps::PathFor(path));
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file: no index"));
-  }
-  id.size = static_cast<uint64_t>(st.st_size);
-  id.mtime_ns = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000 + static_cast<uint64_t>(st.st_mtim.tv_nsec);
-  std::string buf(kHashedBytes, '\0');
+  id.attach_maps = symbols::FileStamp::Of(AttachMaps::PathFor(o.path));
   uint64_t h = 14695981039346656037ull;
-  for (uint64_t at : {uint64_t{0}, id.size > kHashedBytes ? id.size - kHashedBytes : 0}) {
-    const ssize_t n = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(at));
-    if (n > 0) h = Fnv(buf.data(), static_cast<size_t>(n), h);
+  if (o.chunks.empty()) {
+    RETURN_IF_ERROR(AddFile(o.path, &id, &h));
+  } else {
+    // Which chunks, not only their bytes: a chunk added or removed changes it.
+    for (const std::string& c : o.chunks) {
+      h = Fnv(c.data(), c.size(), h);
+      RETURN_IF_ERROR(AddFile(c, &id, &h));
+    }
   }
-  ::close(fd);
   id.sample_hash = h;
   return id;
 }

@@ -27,6 +27,10 @@ namespace pageblame::replay {
 
 struct LoadOptions {
   std::string path;  // "-" = stdin (pipe mode)
+  // A recording in chunks (perf --switch-output, perf/chunk_files.h): these
+  // files, in this order, are read as one trace; `path` (TRACE, which need
+  // not exist) names the recording: its index and side files are beside it.
+  std::vector<std::string> chunks;
   symbols::SymbolizerOptions symbols;
   bool progress = false;  // print progress to stderr for long files
   // Read the raw_syscalls duplicates of syscalls:* events to widen each call's

@@ -1,6 +1,9 @@
 #include "processor/session/session.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <optional>
 #include <utility>
@@ -11,6 +14,7 @@
 #include "processor/base/side_file_trust.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/text_escape.h"
+#include "processor/perf/chunk_files.h"
 #include "processor/replay/recording_file.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/session/load_warnings.h"
@@ -29,6 +33,10 @@ replay::LoadOptions LoadOptionsOf(const SessionOptions& options) {
   o.time_unwinding = options.time_unwinding;
   o.preload_symbols = options.preload_symbols;
   o.raw_duplicate_times = options.raw_duplicate_times;
+  // No TRACE but TRACE.<timestamp> files: a recording perf wrote in chunks
+  // (record --max-size), read as one.
+  struct stat st;
+  if (o.path != "-" && ::stat(o.path.c_str(), &st) != 0 && errno == ENOENT) o.chunks = perf::ChunkFiles::Of(o.path);
   return o;
 }
 
