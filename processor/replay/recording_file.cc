@@ -300,6 +300,10 @@ absl::StatusOr<RecordingFile::Identity> RecordingFile::Identity::Of(const LoadOp
   // What the replay reads beside the trace: the table of the mappings at
   // the attach (replay/attach_maps.h).
   id.attach_maps = symbols::FileStamp::Of(AttachMaps::PathFor(o.path));
+  if (o.folded) {
+    id.options |= kFolded;
+    return id;
+  }
   uint64_t h = 14695981039346656037ull;
   if (o.chunks.empty()) {
     RETURN_IF_ERROR(AddFile(o.path, &id, &h));

@@ -46,7 +46,10 @@ class RecordingFile {
  public:
   static constexpr uint32_t kFormatVersion = 1;
   // Identity::options bits.
-  static constexpr uint8_t kRawDuplicateTimes = 1, kForce = 2, kAttachMaps = 4;
+  // kFolded: the index of a recording the recorder folded chunk by chunk
+  // (record --max-size), whose raw chunks are gone: there is no trace to
+  // compare it with (size, time and hash are 0), nor to replay again.
+  static constexpr uint8_t kRawDuplicateTimes = 1, kForce = 2, kAttachMaps = 4, kFolded = 8;
 
   struct Identity {
     uint64_t size = 0;

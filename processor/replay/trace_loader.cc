@@ -25,7 +25,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   struct stat st;
   const bool file = !options.chunks.empty() ||
                     (options.path != "-" && ::stat(options.path.c_str(), &st) == 0 && S_ISREG(st.st_mode));
-  if (file && !options.perf_rounds_only) {
+  if (file && !options.perf_rounds_only && !options.next_chunk) {
     ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> t,
                      LoadOnce(options, ReplayWorker::Ordering::kLanes));
     if (t) return t;
