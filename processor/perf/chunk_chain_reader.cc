@@ -1,5 +1,8 @@
 #include "processor/perf/chunk_chain_reader.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -25,9 +28,20 @@ absl::StatusOr<std::unique_ptr<PerfReader>> ChunkChainReader::Open(Chunks next, 
 
 absl::StatusOr<std::unique_ptr<PerfReader>> ChunkChainReader::OpenFiles(const std::vector<std::string>& paths) {
   auto at = std::make_shared<size_t>(0);
-  return Open(
-      [paths, at]() -> absl::StatusOr<std::string> { return *at < paths.size() ? paths[(*at)++] : std::string(); },
-      nullptr);
+  ASSIGN_OR_RETURN(std::unique_ptr<PerfReader> r,
+                   Open([paths, at]() -> absl::StatusOr<std::string> {
+                     return *at < paths.size() ? paths[(*at)++] : std::string();
+                   },
+                        nullptr));
+  // The whole chain's size, for progress and the replay's buffers (about
+  // the data: each chunk's header and features are counted too).
+  uint64_t total = 0;
+  for (const std::string& p : paths) {
+    struct stat st;
+    if (::stat(p.c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_size);
+  }
+  static_cast<ChunkChainReader*>(r.get())->info_.data_size = std::max(r->info().data_size, total);
+  return r;
 }
 
 absl::StatusOr<bool> ChunkChainReader::Next(RawRecord* out) {
