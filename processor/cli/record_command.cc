@@ -532,7 +532,7 @@ absl::StatusOr<std::unique_ptr<recorder::ChunkFolder>> StartFolding(const Record
     return absl::FailedPreconditionError(absl::StrCat("--max-size: ", EscapeName(store.PathOf(old.front())),
                                                       " (a chunk of an earlier recording) is there: move it away"));
   }
-  auto folder = std::make_unique<recorder::ChunkFolder>(std::move(store), plan.output);
+  auto folder = std::make_unique<recorder::ChunkFolder>(std::move(store), plan.output, plan.max_size / 2);
   folder->Start();
   return folder;
 }
@@ -553,12 +553,17 @@ void SummarizeFolding(const RecordPlan& plan, const recorder::ChunkFolder& folde
   const uint64_t now = recorder::ChunkStore(files.dir_fd(), files.base(), files.trace()).DiskBytes();
   std::fprintf(stderr,
                "pageblame record: --max-size %s: perf wrote %s in %llu chunks, each folded into %s and removed "
-               "(%.1f ms a chunk on average, %.1f ms at most); the recording took %s of disk at most, %s now; "
-               "nothing thinned (the index keeps every call)%s\n",
+               "(%.1f ms a chunk on average, %.1f ms at most); the recording took %s of disk at most, %s now "
+               "(the index %s: %s)%s\n",
                HumanBytes(plan.max_size).c_str(), HumanBytes(st.chunk_bytes).c_str(), (unsigned long long)st.chunks,
                folder.IndexPath().c_str(),
                st.chunks ? 1e3 * st.fold_seconds / static_cast<double>(st.chunks) : 0.0, 1e3 * st.max_fold_seconds,
-               HumanBytes(st.peak_disk).c_str(), HumanBytes(now).c_str(),
+               HumanBytes(st.peak_disk).c_str(), HumanBytes(now).c_str(), HumanBytes(st.index_bytes).c_str(),
+               st.thinned_before == 0
+                   ? "every call kept"
+                   : absl::StrCat("thinned to fit half of it: the history before ", FormatTime(st.thinned_before),
+                                  " is not kept, the regions alive then and after are, whole")
+                         .c_str(),
                st.peak_disk > plan.max_size ? "; warning: more than --max-size" : "");
 }
 

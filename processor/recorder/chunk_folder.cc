@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -22,8 +23,8 @@ double Now() {
 
 }  // namespace
 
-ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace)
-    : store_(std::move(store)), result_(absl::UnknownError("not folded")) {
+ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes)
+    : store_(std::move(store)), max_index_bytes_(max_index_bytes), result_(absl::UnknownError("not folded")) {
   load_.path = trace;
   load_.symbols.trace_path = trace;
   load_.preload_symbols = false;
@@ -52,10 +53,37 @@ absl::Status ChunkFolder::Finish() {
   o.path = load_.path;
   o.folded = true;
   ASSIGN_OR_RETURN(replay::RecordingFile::Identity id, replay::RecordingFile::Identity::Of(o));
-  RETURN_IF_ERROR(store_.WriteIndex(replay::RecordingFile::Encode(**result_, id)));
+  const std::string bytes = Fitted(**result_, id);
+  RETURN_IF_ERROR(store_.WriteIndex(bytes));
+  stats_.index_bytes = bytes.size();
   result_ = absl::UnknownError("written");  // the index's memory, given back
   NoteDisk();
   return absl::OkStatus();
+}
+
+std::string ChunkFolder::Fitted(const replay::LoadedTrace& t, const replay::RecordingFile::Identity& id) {
+  std::string bytes = replay::RecordingFile::Encode(t, id);
+  const index::TraceStats& s = t.index().stats();
+  if (max_index_bytes_ == 0 || bytes.size() <= max_index_bytes_ || s.last_time <= s.first_time) return bytes;
+  // The bytes shrink as the cut moves later: the earliest cut that fits,
+  // by halving [too early, fits).
+  uint64_t early = s.first_time, late = s.last_time;
+  bytes = replay::RecordingFile::Encode(t, id, late);
+  if (bytes.size() <= max_index_bytes_) {
+    const uint64_t step = std::max<uint64_t>((s.last_time - s.first_time) / 4096, 1);
+    while (late - early > step) {
+      const uint64_t mid = early + (late - early) / 2;
+      std::string b = replay::RecordingFile::Encode(t, id, mid);
+      if (b.size() <= max_index_bytes_) {
+        late = mid;
+        bytes = std::move(b);
+      } else {
+        early = mid;
+      }
+    }
+  }
+  stats_.thinned_before = late;
+  return bytes;
 }
 
 void ChunkFolder::NoteDisk() { stats_.peak_disk = std::max(stats_.peak_disk, store_.DiskBytes()); }

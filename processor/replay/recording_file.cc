@@ -110,9 +110,13 @@ void PutAttachMaps(std::string* out, const AttachMapsUse& a) {
   for (uint64_t v : {a.added_pages, a.removed_pages, a.mismatched_pages}) PutFixed(out, v);
 }
 
-std::string Body(const LoadedTrace& t) {
+std::string Body(const LoadedTrace& t, uint64_t thin_cutoff) {
   std::string out, idx;
-  index::IndexCodec::Encode(t.index(), &idx);
+  if (thin_cutoff > 0) {
+    index::IndexCodec::EncodeThinned(t.index(), thin_cutoff, &idx);
+  } else {
+    index::IndexCodec::Encode(t.index(), &idx);
+  }
   PutString(&out, idx);
   PutInfo(&out, t.info());
   PutString(&out, t.sources());
@@ -322,7 +326,7 @@ std::string RecordingFile::PathFor(const std::string& trace, bool raw_duplicate_
   return trace + (raw_duplicate_times ? ".plugin.index" : ".index");
 }
 
-std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id) {
+std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id, uint64_t thin_cutoff) {
   std::string out(kMagic, sizeof(kMagic));
   PutFixed<uint32_t>(&out, kFormatVersion);
   PutString(&out, kReplayVersion);
@@ -330,7 +334,7 @@ std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id) 
   PutFixed<uint8_t>(&out, id.options);
   PutFixed(&out, id.attach_maps.size);
   PutFixed(&out, id.attach_maps.mtime_ns);
-  const std::string body = Body(trace);
+  const std::string body = Body(trace, thin_cutoff);
   std::string frame(ZSTD_compressBound(body.size()), '\0');
   const size_t n = ZSTD_compress(frame.data(), frame.size(), body.data(), body.size(), /*level=*/3);
   frame.resize(ZSTD_isError(n) ? 0 : n);
