@@ -542,7 +542,8 @@ absl::StatusOr<std::unique_ptr<recorder::ChunkFolder>> StartFolding(const Record
 void FinishFolding(recorder::ChunkFolder* folder) {
   folder->PerfEnded();
   const absl::Status s = folder->Finish();
-  if (!s.ok()) std::fprintf(stderr, "pageblame record: warning: the chunks were not all folded: %s\n",
+  // No chunk at all: perf failed at start, which the summary says.
+  if (!s.ok() && folder->stats().chunk_bytes > 0) std::fprintf(stderr, "pageblame record: warning: the chunks were not all folded: %s\n",
                             std::string(s.message()).c_str());
 }
 

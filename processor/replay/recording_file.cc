@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -336,8 +337,14 @@ std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id, 
   PutFixed(&out, id.attach_maps.mtime_ns);
   const std::string body = Body(trace, thin_cutoff);
   std::string frame(ZSTD_compressBound(body.size()), '\0');
-  const size_t n = ZSTD_compress(frame.data(), frame.size(), body.data(), body.size(), /*level=*/3);
-  frame.resize(ZSTD_isError(n) ? 0 : n);
+  // With zstd's checksum of the content: a byte changed inside the frame
+  // otherwise decompresses, unnoticed, to other numbers (a time, an
+  // address) that no check of the tables can tell from true ones.
+  std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  size_t n = cctx ? ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 3) : 1;
+  if (cctx && !ZSTD_isError(n)) n = ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+  if (cctx && !ZSTD_isError(n)) n = ZSTD_compress2(cctx.get(), frame.data(), frame.size(), body.data(), body.size());
+  frame.resize(!cctx || ZSTD_isError(n) ? 0 : n);
   PutFixed<uint64_t>(&out, body.size());
   PutFixed<uint64_t>(&out, frame.size());
   out += frame;
