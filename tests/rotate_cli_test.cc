@@ -150,5 +150,27 @@ TEST(RotateCliTest, AMaxSizeRecordingStaysWithinItAndStillNamesItsFirstSecond) {
   }
 }
 
+// perf makes each chunk by name: not in a directory others can change, even
+// with --force; and an earlier recording's chunks are never folded into a
+// new one. Both refused before perf starts, the directory left as it was.
+TEST(RotateCliTest, AMaxSizeRecordingRefusesWhatItCannotKeepApart) {
+  if (geteuid() != 0) GTEST_SKIP() << "record needs root";
+  const std::string shared = ScratchPath("rotate-shared");
+  ASSERT_EQ(mkdir(shared.c_str(), 0777), 0);
+  ASSERT_EQ(chmod(shared.c_str(), 0777), 0);
+  CliRun r = Pageblame("record --force --max-size 2M -o " + shared + "/t.data -- /bin/true");
+  ExpectOneLineError(r, "where perf makes each new chunk by name");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(std::filesystem::is_empty(shared)) << "the trace made for perf is left";
+
+  const std::string dir = ScratchPath("rotate-old");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  std::ofstream(dir + "/t.data.2026112901450200") << "an earlier chunk";
+  CliRun old = Pageblame("record --max-size 2M -o " + dir + "/t.data -- /bin/true");
+  ExpectOneLineError(old, "t.data.2026112901450200 (a chunk of an earlier recording) is there: move it away");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/t.data.2026112901450200"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/t.data"));
+}
+
 }  // namespace
 }  // namespace pageblame::testing

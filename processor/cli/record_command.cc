@@ -654,7 +654,10 @@ int RunRecord(const std::vector<std::string>& argv) {
   std::unique_ptr<recorder::ChunkFolder> folder;
   if (plan->max_size > 0) {
     absl::StatusOr<std::unique_ptr<recorder::ChunkFolder>> started = StartFolding(*plan, *files);
-    if (!started.ok()) return ReportError(started.status());
+    if (!started.ok()) {
+      files->RemoveTraceIfEmpty();  // the empty trace made for perf: nothing was recorded
+      return ReportError(started.status());
+    }
     folder = *std::move(started);
   }
   RuntimeTableSaver tables(files.get());
