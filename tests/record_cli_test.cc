@@ -49,6 +49,14 @@ TEST(RecordCliTest, UsageMistakes) {
   for (const char* bad : {"-1", "abc", "0.001", "nan"}) {
     ExpectOneLineError(Pageblame(std::string("record --rss-every ") + bad + " -- /bin/true"), "bad --rss-every");
   }
+  for (const char* bad : {"0", "512K", "4T", "lots"}) {
+    ExpectOneLineError(Pageblame(std::string("record --max-size ") + bad + " -- /bin/true"), "bad --max-size");
+    EXPECT_EQ(Pageblame(std::string("record --max-size ") + bad + " -- /bin/true").exit_code, 2);
+  }
+  ExpectOneLineError(Pageblame("record --max-size 4M -o - -- /bin/true"), "--max-size needs a file");
+  // perf cuts its output into eighths of the bound.
+  EXPECT_THAT(Pageblame("record --dry-run --max-size 4M -o t.data -- /bin/true").out,
+              HasSubstr("--switch-output=512K -o t.data"));
 }
 
 // A command that cannot run, or a pid no process has, is said in the

@@ -84,7 +84,8 @@ struct TruthRow {
   uint64_t start = 0, end = 0;
   std::string prot, origin, commit, via, what;
 };
-// The rows of TracePath(path); empty if it cannot be read.
+// The rows of TracePath(path) (or of an absolute path: a file a live test's
+// program wrote); empty if it cannot be read.
 std::vector<TruthRow> ReadTruth(const std::string& path);
 
 // Where a path perf recorded on the recording machine is in this checkout:

@@ -9,7 +9,8 @@ namespace pageblame::analysis {
 namespace {
 
 // The snapshots that speak for the process entry (SnapshotFor's rule: not
-// an earlier process's with a reused pid), by time; at most max_points of
+// an earlier process's with a reused pid; not before a thinned index's
+// cut), by time; at most max_points of
 // them, evenly spaced, the last always kept.
 std::vector<const residency::ResidencySnapshot*> PointsOf(const index::TraceIndex& idx,
                                                           const ResidentView& view, uint32_t process,
@@ -17,6 +18,8 @@ std::vector<const residency::ResidencySnapshot*> PointsOf(const index::TraceInde
   std::vector<const residency::ResidencySnapshot*> all;
   if (!view.has_snapshots()) return all;
   for (const residency::ResidencySnapshot& s : view.index()->Of(idx.process(process).pid)) {
+    // Not before the cut of a thinned index: no whole state there to split it by.
+    if (s.time < idx.stats().thinned_before) continue;
     if (view.SnapshotFor(process, s.time) == &s) all.push_back(&s);
   }
   if (all.size() <= max_points || max_points < 2) return all;

@@ -10,11 +10,12 @@
 namespace pageblame::analysis {
 namespace {
 
-// n + 1 boundaries from just before the first event to the end.
+// n + 1 boundaries from just before the first event to the end; from the
+// cut of an index record --max-size thinned (no whole state before it).
 std::vector<uint64_t> Boundaries(const index::TraceStats& s, size_t n) {
   std::vector<uint64_t> t(n + 1);
-  const uint64_t first = s.first_time, last = std::max(s.last_time, s.first_time);
-  t[0] = first > 0 ? first - 1 : 0;
+  const uint64_t first = std::max(s.first_time, s.thinned_before), last = std::max(s.last_time, first);
+  t[0] = s.thinned_before > 0 ? first : first > 0 ? first - 1 : 0;
   for (size_t k = 1; k < n; ++k) t[k] = first + (last - first) * k / n;
   t[n] = index::kEndOfTrace;
   return t;

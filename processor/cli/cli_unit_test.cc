@@ -155,6 +155,27 @@ TEST(RecordPlanTest, AnAttachedDwarfRecordingPinsLessThanACommands) {
   EXPECT_STREQ(plan.BufferSize(), "128M");
 }
 
+// --max-size: perf cuts its output into chunks of an eighth of it
+// (--switch-output takes K), the buffer stays what it was.
+TEST(RecordPlanTest, AMaxSizeCutsPerfsOutputIntoEighths) {
+  RecordPlan plan;
+  plan.command = {"./a.out"};
+  EXPECT_THAT(absl::StrJoin(plan.PerfArgv(), " "), ::testing::Not(HasSubstr("--switch-output")));
+  ASSERT_TRUE(RecordPlan::ParseSize("4M", &plan.max_size));
+  EXPECT_EQ(plan.max_size, uint64_t{4} << 20);
+  EXPECT_THAT(absl::StrJoin(plan.PerfArgv(), " "), HasSubstr("-m 128M -z -k mono --switch-output=512K -o perf.data"));
+  plan.max_size = 100 << 10;  // the chunk is never below 64 KiB
+  EXPECT_THAT(absl::StrJoin(plan.PerfArgv(), " "), HasSubstr("--switch-output=64K"));
+  uint64_t v = 0;
+  EXPECT_TRUE(RecordPlan::ParseSize("2g", &v));
+  EXPECT_EQ(v, uint64_t{2} << 30);
+  EXPECT_TRUE(RecordPlan::ParseSize("65536", &v));
+  EXPECT_EQ(v, 65536u);
+  for (const char* bad : {"", "M", "0", "-1M", "4T", "1.5M", "99999999999G"}) {
+    EXPECT_FALSE(RecordPlan::ParseSize(bad, &v)) << bad;
+  }
+}
+
 // A process alone in its cgroup is recorded per CPU, limited to the cgroup:
 // no per-thread descriptors for perf to spin on once a thread ends.
 TEST(RecordPlanTest, AnAttachedProcessAloneInItsCgroupIsRecordedPerCpu) {

@@ -120,7 +120,10 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
   // Checks the pid (a usage error naming the trace's pids); the times are
   // resolved below, each with its own flag's name.
   SelectionRequest pid_only = r.selection;
-  pid_only.at = session::TimeSpec{session::TimeSpec::Kind::kFromStart, 0, "+0"};
+  // (A recording thinned by record --max-size keeps no state before its cut.)
+  const uint64_t thinned = idx.stats().thinned_before;
+  pid_only.at = thinned ? session::TimeSpec{session::TimeSpec::Kind::kAbsolute, thinned, FormatTime(thinned)}
+                        : session::TimeSpec{session::TimeSpec::Kind::kFromStart, 0, "+0"};
   const session::PeakOf peak =
       r.by == analysis::CreditBy::kCommit ? session::PeakOf::kCommitted : session::PeakOf::kMapped;
   auto checked = session::Resolve(pid_only, trace, peak);
@@ -130,9 +133,9 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
   o.by = r.by;
   o.processes = checked->processes;
   // No --from: before the trace's first event, so that everything the trace
-  // saw happen counts as growth.
+  // saw happen counts as growth (thinned: from the oldest state kept).
   const uint64_t first = idx.stats().first_time;
-  o.from = first > 0 ? first - 1 : 0;
+  o.from = thinned ? thinned : first > 0 ? first - 1 : 0;
   if (r.from) {
     auto t = session::ResolveMoment(*r.from, idx, o.processes, peak, trace.Reached());
     if (!t.ok()) return t.status();

@@ -28,6 +28,8 @@
 #include "processor/cli/record_plan.h"
 #include "processor/cli/runtime_table_saver.h"
 #include "processor/cli/usage.h"
+#include "processor/recorder/chunk_folder.h"
+#include "processor/recorder/chunk_store.h"
 #include "processor/recorder/dotnet_ipc_client.h"
 #include "processor/recorder/perf_poll_fix.h"
 #include "processor/recorder/perf_run.h"
@@ -84,13 +86,17 @@ const CommandSpec& RecordSpec() {
         "                        perf records and this often (default 1; 0: no\n"
         "                        snapshots at all), one at the stop, one at the\n"
         "                        command's exit, one per SIGUSR1\n"
+        "  --max-size SIZE       keep the recording's disk within SIZE (e.g. 64M, 2G):\n"
+        "                        perf writes chunks of SIZE/8, each folded into\n"
+        "                        FILE.index as soon as perf closes it and removed;\n"
+        "                        the commands then read FILE.index (docs/recording-a-service.md)\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 and\n"
         "DOTNET_PerfMapStubGranularity=2, unless set (.NET then writes the perf map\n"
         "and jitdump that name its JIT and ReadyToRun frames); an attached .NET 8+\n"
         "process gets them turned on through its diagnostics socket while it is\n"
         "recorded. Run node with --perf-basic-prof --interpreted-frames-native-stack.\n";
-    s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every"};
+    s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every", "--max-size"};
     s.bool_flags = {"--dry-run", "--per-thread", "--force"};
     s.aliases = {{"-o", "--output"}, {"-p", "--pid"}};
     s.many_positional = true;
@@ -510,6 +516,58 @@ void KeepRuntimeFiles(recorder::RecordingFiles* files, const RecordPlan& plan, c
                EscapeName(regions::RuntimeTableStore::DirFor(files->trace())).c_str());
 }
 
+// --max-size: the folding of perf's chunks, started before perf (it waits
+// for the first chunk). Only in a directory no one else can change: perf
+// makes each new chunk there by name.
+absl::StatusOr<std::unique_ptr<recorder::ChunkFolder>> StartFolding(const RecordPlan& plan,
+                                                                    const recorder::RecordingFiles& files) {
+  if (files.perf_fd() >= 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--max-size: someone other than you or root can change ", EscapeName(plan.output),
+        "'s directory (or one above it), where perf makes each new chunk by name: record into one only you can "
+        "write"));
+  }
+  recorder::ChunkStore store(files.dir_fd(), files.base(), files.trace());
+  if (const std::vector<std::string> old = store.Closed(); !old.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("--max-size: ", EscapeName(store.PathOf(old.front())),
+                                                      " (a chunk of an earlier recording) is there: move it away"));
+  }
+  auto folder = std::make_unique<recorder::ChunkFolder>(std::move(store), plan.output, plan.max_size / 2);
+  folder->Start();
+  return folder;
+}
+
+// After perf: the folded recording written as TRACE.index, and what the
+// disk held; an error leaves the chunks not folded where they are.
+void FinishFolding(recorder::ChunkFolder* folder) {
+  folder->PerfEnded();
+  const absl::Status s = folder->Finish();
+  // No chunk at all: perf failed at start, which the summary says.
+  if (!s.ok() && folder->stats().chunk_bytes > 0) std::fprintf(stderr, "pageblame record: warning: the chunks were not all folded: %s\n",
+                            std::string(s.message()).c_str());
+}
+
+// What --max-size kept: the disk at its most, what perf wrote, the folding's cost.
+void SummarizeFolding(const RecordPlan& plan, const recorder::ChunkFolder& folder,
+                      const recorder::RecordingFiles& files) {
+  const recorder::ChunkFolder::Stats& st = folder.stats();
+  const uint64_t now = recorder::ChunkStore(files.dir_fd(), files.base(), files.trace()).DiskBytes();
+  std::fprintf(stderr,
+               "pageblame record: --max-size %s: perf wrote %s in %llu chunks, each folded into %s and removed "
+               "(%.1f ms a chunk on average, %.1f ms at most); the recording took %s of disk at most, %s now "
+               "(the index %s: %s)%s\n",
+               HumanBytes(plan.max_size).c_str(), HumanBytes(st.chunk_bytes).c_str(), (unsigned long long)st.chunks,
+               folder.IndexPath().c_str(),
+               st.chunks ? 1e3 * st.fold_seconds / static_cast<double>(st.chunks) : 0.0, 1e3 * st.max_fold_seconds,
+               HumanBytes(st.peak_disk).c_str(), HumanBytes(now).c_str(), HumanBytes(st.index_bytes).c_str(),
+               st.thinned_before == 0
+                   ? "every call kept"
+                   : absl::StrCat("thinned to fit half of it: the history before ", FormatTime(st.thinned_before),
+                                  " is not kept, the regions alive then and after are, whole")
+                         .c_str(),
+               st.peak_disk > plan.max_size ? "; warning: more than --max-size" : "");
+}
+
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
   RecordPlan plan;
   plan.output = args.Value("--output").value_or(session::kDefaultTracePath);
@@ -535,6 +593,12 @@ absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
         plan.rss_every > 86400) {
       return UsageError(absl::StrCat("bad --rss-every '", *every, "': expected seconds (0.01 to 86400), or 0 for no snapshots"));
     }
+  }
+  if (auto size = args.Value("--max-size")) {
+    if (!RecordPlan::ParseSize(*size, &plan.max_size) || plan.max_size < (uint64_t{1} << 20)) {
+      return UsageError(absl::StrCat("bad --max-size '", *size, "': expected bytes with K, M or G, at least 1M"));
+    }
+    if (plan.output == "-") return UsageError("--max-size needs a file (-o FILE), not standard output");
   }
   return plan;
 }
@@ -587,6 +651,15 @@ int RunRecord(const std::vector<std::string>& argv) {
     plan->perf_output = files->perf_output();
     SayWhatWasSetAside(*files);
   }
+  std::unique_ptr<recorder::ChunkFolder> folder;
+  if (plan->max_size > 0) {
+    absl::StatusOr<std::unique_ptr<recorder::ChunkFolder>> started = StartFolding(*plan, *files);
+    if (!started.ok()) {
+      files->RemoveTraceIfEmpty();  // the empty trace made for perf: nothing was recorded
+      return ReportError(started.status());
+    }
+    folder = *std::move(started);
+  }
   RuntimeTableSaver tables(files.get());
   recorder::PerfRunOptions run_options;
   run_options.argv = plan->PerfArgv();
@@ -615,8 +688,11 @@ int RunRecord(const std::vector<std::string>& argv) {
     if (perf_rc == 0) return 0;
     return PerfFailed(perf_rc, run, "");
   }
+  if (folder) FinishFolding(folder.get());
   if (files->RemoveTraceIfEmpty()) return PerfFailed(perf_rc, run, absl::StrCat("it wrote nothing into ", plan->output));
-  return Summarize(*plan, run, tables);
+  const int summarized = Summarize(*plan, run, tables);
+  if (folder && summarized == 0) SummarizeFolding(*plan, *folder, *files);
+  return summarized;
 }
 
 }  // namespace pageblame::cli

@@ -1,8 +1,10 @@
 #include "processor/cli/record_plan.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "processor/decode/memory_event_kind.h"
 #include "processor/residency/snapshot_file.h"
@@ -66,6 +68,7 @@ std::vector<std::string> RecordPlan::PerfArgv() const {
   if (compress) argv.push_back("-z");
   if (no_bpf_event) argv.push_back("--no-bpf-event");
   argv.insert(argv.end(), {"-k", kClockName});
+  if (max_size > 0) argv.push_back(absl::StrCat("--switch-output=", ChunkSize() >> 10, "K"));
   argv.insert(argv.end(), {"-o", perf_output.empty() ? output : perf_output});
   if (pid && !cgroup.empty()) {
     argv.insert(argv.end(), {"-d", "-a", "-G", cgroup});
@@ -96,6 +99,25 @@ bool RecordPlan::KnowsNoBpfEvent(const std::string& perf_version_line) {
 const char* RecordPlan::BufferSize() const {
   if (call_graph == CallGraph::kFp) return "16M";
   return pid ? "32M" : "128M";
+}
+
+uint64_t RecordPlan::ChunkSize() const { return std::max<uint64_t>(max_size / 8, 64 << 10); }
+
+bool RecordPlan::ParseSize(const std::string& text, uint64_t* bytes) {
+  if (text.empty()) return false;
+  uint64_t unit = 1;
+  std::string digits = text;
+  switch (text.back()) {
+    case 'K': case 'k': unit = 1 << 10; break;
+    case 'M': case 'm': unit = 1 << 20; break;
+    case 'G': case 'g': unit = 1 << 30; break;
+    default: break;
+  }
+  if (unit != 1) digits.pop_back();
+  uint64_t n = 0;
+  if (!absl::SimpleAtoi(digits, &n) || n == 0 || n > (uint64_t{1} << 50) / unit) return false;
+  *bytes = n * unit;
+  return true;
 }
 
 std::string RecordPlan::SnapshotPath() const {

@@ -47,6 +47,16 @@ struct RecordPlan {
   // Seconds between residency snapshots (0: none at all); they go to
   // SnapshotPath().
   double rss_every = 1;
+  // --max-size: the bound on the recording's disk, 0 for none. perf cuts
+  // its output into chunks of ChunkSize() (--switch-output), which the
+  // recorder folds into the index and removes (recorder/chunk_folder.h).
+  uint64_t max_size = 0;
+  // perf's --switch-output size: an eighth of max_size (the chunk perf is
+  // writing, one being folded, and perf's overshoot at a cut: it cuts only
+  // after writing what it read from its buffers), at least 64 KiB.
+  uint64_t ChunkSize() const;
+  // "4M", "512K", "1G", "65536": bytes, with an optional K/M/G (powers of 1024).
+  static bool ParseSize(const std::string& text, uint64_t* bytes);
 
   // perf's --clockid, and the clock the snapshots read.
   static constexpr const char* kClockName = "mono";

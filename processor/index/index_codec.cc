@@ -1,5 +1,6 @@
 #include "processor/index/index_codec.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -54,7 +55,7 @@ void PutStats(std::string* out, const TraceStats& s) {
         s.pending_at_end,  s.unknown_records, s.bad_samples,     s.bad_records,      s.impossible_calls,
         s.impossible_from, s.impossible_to,   s.out_of_order,    s.unmaps_reordered, s.calls_32bit,
         s.mmap_records,    s.comm_records,    s.fork_records,    s.exit_records,     s.lost_records,
-        s.first_time,      s.last_time}) {
+        s.first_time,      s.last_time,       s.thinned_before,  s.thinned_calls,    s.thinned_versions}) {
     PutFixed(out, v);
   }
   PutFixed<uint8_t>(out, s.time_order_by_rounds);
@@ -83,13 +84,21 @@ void PutEvent(std::string* out, const CallEvent& e) {
   PutId(out, e.comm);
 }
 
-void PutVersion(std::string* out, const Version& v) {
+// What a thinned index keeps (EncodeThinned): for each call and version
+// its new id, or invalid when it is left out. Without one, every id stays.
+struct Renumbering {
+  std::vector<uint32_t> events, versions;
+  EventId Event(EventId e) const { return e.valid() && !events.empty() ? EventId(events[e.value()]) : e; }
+  VersionId Version(VersionId v) const { return v.valid() && !versions.empty() ? VersionId(versions[v.value()]) : v; }
+};
+
+void PutVersion(std::string* out, const Version& v, const Renumbering& n) {
   for (uint64_t x : {v.start, v.end, v.t_from, v.t_to}) PutFixed(out, x);
   PutFixed(out, v.process);
   PutFixed<uint8_t>(out, static_cast<uint8_t>(v.begin));
   PutFixed<uint8_t>(out, static_cast<uint8_t>(v.end_kind));
-  for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) PutId(out, e);
-  PutId(out, v.prev);
+  for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) PutId(out, n.Event(e));
+  PutId(out, n.Version(v.prev));
   PutFixed(out, v.prev_addr);
   PutFixed(out, v.attrs.prot);
   PutFixed(out, v.attrs.flags);
@@ -121,41 +130,97 @@ class IndexCodecAccess {
     PutFixed<uint8_t>(out, m.have_peak_);
   }
 
-  static void PutProcess(std::string* out, const Process& p) {
+  static void PutProcess(std::string* out, const Process& p, const Renumbering& n) {
     PutFixed(out, p.pid);
     PutFixed(out, p.ppid);
     for (uint64_t v : {p.t_start, p.t_exit, p.t_exec}) PutFixed(out, v);
     for (bool b : {p.existed_before_trace, p.saw_exec, p.is_32bit}) PutFixed<uint8_t>(out, b);
     PutId(out, p.comm);
-    PutId(out, p.unknown_break_event);
+    PutId(out, n.Event(p.unknown_break_event));
     PutFixed<uint64_t>(out, p.live.size());
     for (const auto& [start, r] : p.live) {
       PutFixed(out, start);
       PutFixed(out, r.end);
-      PutId(out, r.version);
+      PutId(out, n.Version(r.version));  // live: never left out
       PutFixed(out, r.t_from);
     }
-    PutFixed<uint64_t>(out, p.advice.size());
+    // The madvise calls kept are those whose call is.
+    size_t kept = 0;
+    for (const Advice& a : p.advice) kept += n.Event(a.event).valid();
+    PutFixed<uint64_t>(out, kept);
     for (const Advice& a : p.advice) {
+      if (!n.Event(a.event).valid()) continue;
       for (uint64_t v : {a.start, a.end, a.time}) PutFixed(out, v);
-      PutId(out, a.event);
+      PutId(out, n.Event(a.event));
     }
     PutTally(out, p.mapped);
   }
 
-  static void Encode(const TraceIndex& idx, std::string* out) {
+  static void Encode(const TraceIndex& idx, const Renumbering& n, const TraceStats& stats, std::string* out) {
     PutFixed<uint64_t>(out, idx.strings().size());
     for (uint32_t i = 0; i < idx.strings().size(); ++i) PutString(out, idx.strings().Get(StringId(i)));
     PutStacks(out, idx.stacks_);
-    PutFixed<uint64_t>(out, idx.num_events());
-    for (size_t i = 0; i < idx.num_events(); ++i) PutEvent(out, idx.event(EventId(static_cast<uint32_t>(i))));
-    PutFixed<uint64_t>(out, idx.num_versions());
+    PutFixed<uint64_t>(out, Kept(n.events, idx.num_events()));
+    for (size_t i = 0; i < idx.num_events(); ++i) {
+      if (n.events.empty() || n.events[i] != EventId::kInvalidValue) {
+        PutEvent(out, idx.event(EventId(static_cast<uint32_t>(i))));
+      }
+    }
+    PutFixed<uint64_t>(out, Kept(n.versions, idx.num_versions()));
     for (size_t i = 0; i < idx.num_versions(); ++i) {
-      PutVersion(out, idx.version(VersionId(static_cast<uint32_t>(i))));
+      if (n.versions.empty() || n.versions[i] != VersionId::kInvalidValue) {
+        PutVersion(out, idx.version(VersionId(static_cast<uint32_t>(i))), n);
+      }
     }
     PutFixed<uint64_t>(out, idx.num_processes());
-    for (size_t i = 0; i < idx.num_processes(); ++i) PutProcess(out, idx.process(static_cast<uint32_t>(i)));
-    PutStats(out, idx.stats_);
+    for (size_t i = 0; i < idx.num_processes(); ++i) PutProcess(out, idx.process(static_cast<uint32_t>(i)), n);
+    PutStats(out, stats);
+  }
+  static void Encode(const TraceIndex& idx, std::string* out) { Encode(idx, Renumbering{}, idx.stats_, out); }
+
+  static size_t Kept(const std::vector<uint32_t>& ids, size_t all) {
+    if (ids.empty()) return all;
+    size_t n = 0;
+    for (uint32_t v : ids) n += v != EventId::kInvalidValue;
+    return n;
+  }
+
+  // EncodeThinned: the versions that outlive `cutoff`, and the calls they
+  // name or made after it (every call after it changed a version that
+  // outlives it: they are kept anyway), numbered in their old order.
+  static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out) {
+    Renumbering n;
+    n.versions.assign(idx.num_versions(), VersionId::kInvalidValue);
+    n.events.assign(idx.num_events(), EventId::kInvalidValue);
+    std::vector<bool> named(idx.num_events(), false);
+    auto name = [&](EventId e) {
+      if (e.valid()) named[e.value()] = true;
+    };
+    for (size_t i = 0; i < idx.num_versions(); ++i) {
+      const Version& v = idx.version(VersionId(static_cast<uint32_t>(i)));
+      if (v.t_to <= cutoff) continue;
+      for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) name(e);
+    }
+    for (size_t i = 0; i < idx.num_processes(); ++i) name(idx.process(static_cast<uint32_t>(i)).unknown_break_event);
+    TraceStats stats = idx.stats_;
+    uint32_t next = 0;
+    for (size_t i = 0; i < idx.num_events(); ++i) {
+      if (named[i] || idx.event(EventId(static_cast<uint32_t>(i))).time > cutoff) {
+        n.events[i] = next++;
+      } else {
+        ++stats.thinned_calls;
+      }
+    }
+    next = 0;
+    for (size_t i = 0; i < idx.num_versions(); ++i) {
+      if (idx.version(VersionId(static_cast<uint32_t>(i))).t_to > cutoff) {
+        n.versions[i] = next++;
+      } else {
+        ++stats.thinned_versions;
+      }
+    }
+    stats.thinned_before = std::max(stats.thinned_before, cutoff);
+    Encode(idx, n, stats, out);
   }
 
   // ---------------------------------------------------------------- decoding
@@ -265,7 +330,7 @@ class IndexCodecAccess {
          &s->pending_at_end,  &s->unknown_records, &s->bad_samples,     &s->bad_records,      &s->impossible_calls,
          &s->impossible_from, &s->impossible_to,   &s->out_of_order,    &s->unmaps_reordered, &s->calls_32bit,
          &s->mmap_records,    &s->comm_records,    &s->fork_records,    &s->exit_records,     &s->lost_records,
-         &s->first_time,      &s->last_time}) {
+         &s->first_time,      &s->last_time,       &s->thinned_before,  &s->thinned_calls,   &s->thinned_versions}) {
       ok = ok && r->Read(v);
     }
     uint8_t rounds = 0, data = 0;
@@ -385,6 +450,10 @@ class Checker {
 }  // namespace
 
 void IndexCodec::Encode(const TraceIndex& idx, std::string* out) { IndexCodecAccess::Encode(idx, out); }
+
+void IndexCodec::EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out) {
+  IndexCodecAccess::EncodeThinned(idx, cutoff, out);
+}
 
 absl::Status IndexCodec::Decode(std::string_view bytes, TraceIndex* idx) {
   ByteReader r(bytes.data(), bytes.size());

@@ -28,6 +28,15 @@ namespace pageblame::index {
 class IndexCodec {
  public:
   static void Encode(const TraceIndex& idx, std::string* out);
+  // The same index thinned at `cutoff` (record --max-size, when the index
+  // would pass its share of the disk): the versions that ended at or before
+  // it (regions unmapped, replaced or changed by then) and the calls that
+  // only they name are left out, ids renumbered in order; every version
+  // alive after `cutoff` is kept whole, with its creating and committing
+  // calls and stacks. A kept version whose `prev` was left out loses it.
+  // stats().thinned_* say what went (added to an earlier thinning's). The
+  // stack and string tables are kept whole. Decode() reads it back.
+  static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out);
   // Into a fresh TraceIndex (nothing added yet), finalized.
   static absl::Status Decode(std::string_view bytes, TraceIndex* idx);
 };

@@ -71,6 +71,14 @@ struct TraceStats {
   std::vector<LostSpan> lost;
   uint64_t first_time = 0;
   uint64_t last_time = 0;
+  // A recording whose index was thinned to stay within record --max-size
+  // (IndexCodec::EncodeThinned): the versions that ended at or before
+  // `thinned_before` and the calls only they named are gone, so the state
+  // at any moment from it on is whole and before it is not kept (0: never
+  // thinned). Counts of what went.
+  uint64_t thinned_before = 0;
+  uint64_t thinned_calls = 0;
+  uint64_t thinned_versions = 0;
 };
 
 }  // namespace pageblame::index

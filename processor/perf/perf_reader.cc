@@ -94,6 +94,12 @@ absl::StatusOr<bool> PerfReader::NextDecompressed(RawRecord* out) {
   return got;
 }
 
+void PerfReader::ContinueStreamOf(PerfReader* earlier) {
+  decompressor_ = std::move(earlier->decompressor_);
+  if (decompressor_) decompressor_->set_path(path_);  // errors name the chunk they are in
+  cut_at_end_ = absl::OkStatus();
+}
+
 void PerfReader::FinishDecompressing() {
   if (decompressor_) cut_at_end_ = decompressor_->Finish();
 }

@@ -94,6 +94,13 @@ class PerfReader {
   // not parse: the caller's mistake, not the trace's.)
   static absl::StatusOr<std::unique_ptr<PerfReader>> Open(const std::string& path);
 
+  // For a recording made of chunks (chunk_chain_reader.h): `perf record -z
+  // --switch-output` goes on compressing into the next file with the same
+  // zstd stream, so a later chunk's COMPRESSED records continue the
+  // earlier chunk's and cannot be decompressed alone. Takes over the stream
+  // `earlier` read to its end (nothing if it had no compressed data).
+  void ContinueStreamOf(PerfReader* earlier);
+
   const FileInfo& info() const { return info_; }
 
   // The next record in file order. Returns false at the end of the data.
@@ -187,6 +194,8 @@ class PerfReader {
   absl::StatusOr<bool> NextDecompressed(RawRecord* out);
   void FinishDecompressing();
   bool decompressing_ = false;
+  // A reader of other readers (ChunkChainReader) says what its last one cut.
+  void set_cut_at_end(absl::Status s) { cut_at_end_ = std::move(s); }
 
   FileInfo info_;
   std::string path_;  // for error messages

@@ -94,6 +94,9 @@ class RecordDecompressor {
   absl::Status Finish() const;
 
   const CompressionStats& stats() const { return stats_; }
+  // The file named in errors from now on (a recording's next chunk, whose
+  // compressed data continues this stream: PerfReader::ContinueStreamOf).
+  void set_path(std::string path) { path_ = std::move(path); }
 
   // "record at offset 0x..", or for a record from compressed data "record
   // at offset 0x.. of the decompressed data (COMPRESSED record at 0x..)":

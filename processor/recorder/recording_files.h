@@ -70,6 +70,10 @@ class RecordingFiles {
   // The descriptor perf must inherit (perf_output names it), or -1.
   int perf_fd() const { return through_fd_ ? trace_fd_ : -1; }
   const SetAside& set_aside() const { return set_aside_; }
+  // The trace's directory, checked and held open (for its chunks,
+  // recorder/chunk_store.h), and the trace's name in it.
+  int dir_fd() const { return dir_fd_; }
+  const std::string& base() const { return base_; }
   // Whether perf wrote nothing into the trace made for it (it failed before
   // its header): then the trace is removed, as if never made.
   bool RemoveTraceIfEmpty();

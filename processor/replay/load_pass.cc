@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "processor/base/side_file_trust.h"
+#include "processor/perf/chunk_chain_reader.h"
 #include "processor/perf/record_decompressor.h"
 #include "processor/replay/attach_maps.h"
 
@@ -57,7 +58,9 @@ LoadPass::LoadPass(const LoadOptions& options, ReplayWorker::Ordering ordering)
 LoadPass::~LoadPass() = default;
 
 absl::Status LoadPass::Open() {
-  auto reader_or = perf::PerfReader::Open(options_.path);
+  auto reader_or = options_.next_chunk     ? perf::ChunkChainReader::Open(options_.next_chunk, options_.chunk_done)
+                   : !options_.chunks.empty() ? perf::ChunkChainReader::OpenFiles(options_.chunks)
+                                              : perf::PerfReader::Open(options_.path);
   if (!reader_or.ok()) return WithPath(reader_or.status(), options_.path);
   reader_ = std::move(reader_or).value();
   const perf::FileInfo& info = reader_->info();

@@ -5,8 +5,10 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -109,9 +111,13 @@ void PutAttachMaps(std::string* out, const AttachMapsUse& a) {
   for (uint64_t v : {a.added_pages, a.removed_pages, a.mismatched_pages}) PutFixed(out, v);
 }
 
-std::string Body(const LoadedTrace& t) {
+std::string Body(const LoadedTrace& t, uint64_t thin_cutoff) {
   std::string out, idx;
-  index::IndexCodec::Encode(t.index(), &idx);
+  if (thin_cutoff > 0) {
+    index::IndexCodec::EncodeThinned(t.index(), thin_cutoff, &idx);
+  } else {
+    index::IndexCodec::Encode(t.index(), &idx);
+  }
   PutString(&out, idx);
   PutInfo(&out, t.info());
   PutString(&out, t.sources());
@@ -264,30 +270,55 @@ absl::StatusOr<std::string> Decompress(ByteReader* r, const std::string& name) {
 
 }  // namespace
 
-absl::StatusOr<RecordingFile::Identity> RecordingFile::Identity::Of(const LoadOptions& o) {
-  const std::string& path = o.path;
+namespace {
+
+// One file's part of an identity: its size, modification time and a hash of
+// its first and last bytes, into `id` (added: a recording in chunks is the
+// sum of its chunks, the latest time, one hash over all of them in order).
+absl::Status AddFile(const std::string& path, RecordingFile::Identity* id, uint64_t* hash) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::UnavailableError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file: no index"));
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  id->size += size;
+  id->mtime_ns = std::max(id->mtime_ns, static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000 +
+                                            static_cast<uint64_t>(st.st_mtim.tv_nsec));
+  std::string buf(kHashedBytes, '\0');
+  for (uint64_t at : {uint64_t{0}, size > kHashedBytes ? size - kHashedBytes : 0}) {
+    const ssize_t n = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(at));
+    if (n > 0) *hash = Fnv(buf.data(), static_cast<size_t>(n), *hash);
+  }
+  ::close(fd);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RecordingFile::Identity> RecordingFile::Identity::Of(const LoadOptions& o) {
   Identity id;
   id.options = (o.raw_duplicate_times ? kRawDuplicateTimes : 0) | (o.symbols.force ? kForce : 0) |
                (o.attach_maps ? kAttachMaps : 0);
   // What the replay reads beside the trace: the table of the mappings at
   // the attach (replay/attach_maps.h).
-  id.attach_maps = symbols::FileStamp::Of(AttachMaps::PathFor(path));
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file: no index"));
+  id.attach_maps = symbols::FileStamp::Of(AttachMaps::PathFor(o.path));
+  if (o.folded) {
+    id.options |= kFolded;
+    return id;
   }
-  id.size = static_cast<uint64_t>(st.st_size);
-  id.mtime_ns = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000 + static_cast<uint64_t>(st.st_mtim.tv_nsec);
-  std::string buf(kHashedBytes, '\0');
   uint64_t h = 14695981039346656037ull;
-  for (uint64_t at : {uint64_t{0}, id.size > kHashedBytes ? id.size - kHashedBytes : 0}) {
-    const ssize_t n = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(at));
-    if (n > 0) h = Fnv(buf.data(), static_cast<size_t>(n), h);
+  if (o.chunks.empty()) {
+    RETURN_IF_ERROR(AddFile(o.path, &id, &h));
+  } else {
+    // Which chunks, not only their bytes: a chunk added or removed changes it.
+    for (const std::string& c : o.chunks) {
+      h = Fnv(c.data(), c.size(), h);
+      RETURN_IF_ERROR(AddFile(c, &id, &h));
+    }
   }
-  ::close(fd);
   id.sample_hash = h;
   return id;
 }
@@ -296,7 +327,7 @@ std::string RecordingFile::PathFor(const std::string& trace, bool raw_duplicate_
   return trace + (raw_duplicate_times ? ".plugin.index" : ".index");
 }
 
-std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id) {
+std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id, uint64_t thin_cutoff) {
   std::string out(kMagic, sizeof(kMagic));
   PutFixed<uint32_t>(&out, kFormatVersion);
   PutString(&out, kReplayVersion);
@@ -304,10 +335,16 @@ std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id) 
   PutFixed<uint8_t>(&out, id.options);
   PutFixed(&out, id.attach_maps.size);
   PutFixed(&out, id.attach_maps.mtime_ns);
-  const std::string body = Body(trace);
+  const std::string body = Body(trace, thin_cutoff);
   std::string frame(ZSTD_compressBound(body.size()), '\0');
-  const size_t n = ZSTD_compress(frame.data(), frame.size(), body.data(), body.size(), /*level=*/3);
-  frame.resize(ZSTD_isError(n) ? 0 : n);
+  // With zstd's checksum of the content: a byte changed inside the frame
+  // otherwise decompresses, unnoticed, to other numbers (a time, an
+  // address) that no check of the tables can tell from true ones.
+  std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  size_t n = cctx ? ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 3) : 1;
+  if (cctx && !ZSTD_isError(n)) n = ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+  if (cctx && !ZSTD_isError(n)) n = ZSTD_compress2(cctx.get(), frame.data(), frame.size(), body.data(), body.size());
+  frame.resize(!cctx || ZSTD_isError(n) ? 0 : n);
   PutFixed<uint64_t>(&out, body.size());
   PutFixed<uint64_t>(&out, frame.size());
   out += frame;

@@ -44,9 +44,13 @@ namespace pageblame::replay {
 
 class RecordingFile {
  public:
-  static constexpr uint32_t kFormatVersion = 1;
+  // 2: the index's counters say what thinning left out (TraceStats::thinned_*).
+  static constexpr uint32_t kFormatVersion = 2;
   // Identity::options bits.
-  static constexpr uint8_t kRawDuplicateTimes = 1, kForce = 2, kAttachMaps = 4;
+  // kFolded: the index of a recording the recorder folded chunk by chunk
+  // (record --max-size), whose raw chunks are gone: there is no trace to
+  // compare it with (size, time and hash are 0), nor to replay again.
+  static constexpr uint8_t kRawDuplicateTimes = 1, kForce = 2, kAttachMaps = 4, kFolded = 8;
 
   struct Identity {
     uint64_t size = 0;
@@ -63,7 +67,9 @@ class RecordingFile {
   // times kept), so the two never replace each other's.
   static std::string PathFor(const std::string& trace, bool raw_duplicate_times);
 
-  static std::string Encode(const LoadedTrace& trace, const Identity& id);
+  // With `thin_cutoff` (record --max-size): the index thinned at it
+  // (IndexCodec::EncodeThinned), the rest as it is.
+  static std::string Encode(const LoadedTrace& trace, const Identity& id, uint64_t thin_cutoff = 0);
   // The recording kept in `bytes` (read from `name`). FailedPrecondition
   // saying why when it is stale (another build, another trace, other load
   // options, a binary that changed); DataLoss when it is damaged.

@@ -23,9 +23,9 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& option
   // The lane order needs a second pass when a trace breaks its rule, so only
   // a regular file (not stdin or a FIFO) is loaded that way.
   struct stat st;
-  const bool file = options.path != "-" && ::stat(options.path.c_str(), &st) == 0 &&
-                    S_ISREG(st.st_mode);
-  if (file && !options.perf_rounds_only) {
+  const bool file = !options.chunks.empty() ||
+                    (options.path != "-" && ::stat(options.path.c_str(), &st) == 0 && S_ISREG(st.st_mode));
+  if (file && !options.perf_rounds_only && !options.next_chunk) {
     ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> t,
                      LoadOnce(options, ReplayWorker::Ordering::kLanes));
     if (t) return t;

@@ -11,6 +11,7 @@
 #ifndef PAGEBLAME_REPLAY_TRACE_LOADER_H_
 #define PAGEBLAME_REPLAY_TRACE_LOADER_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,19 @@ namespace pageblame::replay {
 
 struct LoadOptions {
   std::string path;  // "-" = stdin (pipe mode)
+  // A recording in chunks (perf --switch-output, perf/chunk_files.h): these
+  // files, in this order, are read as one trace; `path` (TRACE, which need
+  // not exist) names the recording: its index and side files are beside it.
+  std::vector<std::string> chunks;
+  // Or chunks handed over one by one as perf closes them (the recorder's
+  // folding, recorder/chunk_folder.h): the next chunk's path, "" after the
+  // last (may block); `chunk_done` is told each chunk read to its end. Read
+  // in perf's round order only (the lane order may need a second pass).
+  std::function<absl::StatusOr<std::string>()> next_chunk;
+  std::function<void(const std::string&)> chunk_done;
+  // No trace and no chunks: the recording is its index alone (the recorder
+  // folded every chunk into it and removed them; RecordingFile::kFolded).
+  bool folded = false;
   symbols::SymbolizerOptions symbols;
   bool progress = false;  // print progress to stderr for long files
   // Read the raw_syscalls duplicates of syscalls:* events to widen each call's

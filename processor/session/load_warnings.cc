@@ -74,6 +74,12 @@ std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
   WarnImpossible(s, &out);
   // TRACE.attach-maps beside the trace that is not its own (replay/attach_maps.h).
   if (!trace.attach_maps().warning.empty()) out.push_back(absl::StrCat("warning: ", trace.attach_maps().warning));
+  if (const index::TraceStats& s = trace.index().stats(); s.thinned_before != 0) {
+    out.push_back(absl::StrCat("warning: record --max-size thinned this recording's history at ",
+                               FormatTime(s.thinned_before), ": ", Counted(s.thinned_calls, "call"),
+                               " of regions gone by then are not kept (the state from then on is whole; before, "
+                               "not kept)"));
+  }
   // A frame-pointer trace whose stacks stop in libc names no caller.
   if (trace.unwind_stats() == nullptr) {
     if (LibcCut cut = FindLibcCut(trace.index(), trace.symbolizer()); cut.Mostly()) out.push_back(LibcCutHint(cut));

@@ -1,6 +1,9 @@
 #include "processor/session/session.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <optional>
 #include <utility>
@@ -11,6 +14,7 @@
 #include "processor/base/side_file_trust.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/text_escape.h"
+#include "processor/perf/chunk_files.h"
 #include "processor/replay/recording_file.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/session/load_warnings.h"
@@ -29,6 +33,15 @@ replay::LoadOptions LoadOptionsOf(const SessionOptions& options) {
   o.time_unwinding = options.time_unwinding;
   o.preload_symbols = options.preload_symbols;
   o.raw_duplicate_times = options.raw_duplicate_times;
+  // No TRACE but TRACE.<timestamp> files: a recording perf wrote in chunks
+  // (record --max-size), read as one.
+  struct stat st;
+  if (o.path != "-" && ::stat(o.path.c_str(), &st) != 0 && errno == ENOENT) {
+    o.chunks = perf::ChunkFiles::Of(o.path);
+    // Neither: the recorder folded every chunk into TRACE.index and removed them.
+    const std::string index = replay::RecordingFile::PathFor(o.path, o.raw_duplicate_times);
+    o.folded = o.chunks.empty() && ::stat(index.c_str(), &st) == 0;
+  }
   return o;
 }
 
@@ -53,7 +66,7 @@ std::unique_ptr<replay::LoadedTrace> FromIndex(const replay::LoadOptions& o, con
     *note = absl::StrCat("loaded from ", path);
     return *std::move(t);
   }
-  *note = absl::StrCat(t.status().message(), "; the trace is replayed");
+  *note = absl::StrCat(t.status().message(), o.folded ? "" : "; the trace is replayed");
   return nullptr;
 }
 
@@ -80,6 +93,14 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const SessionOptions& opt
   std::string note;
   std::unique_ptr<replay::LoadedTrace> trace = id ? FromIndex(o, *id, &note) : nullptr;
   IndexUse use = trace != nullptr ? IndexUse::kLoaded : IndexUse::kNone;
+  if (trace == nullptr && o.folded) {
+    // Nothing to replay instead: its raw chunks were folded into it and removed.
+    return absl::FailedPreconditionError(absl::StrCat(
+        !options.use_index ? absl::StrCat(o.path, ": --no-index: a folded recording is its index alone")
+        : note.empty()     ? absl::StrCat(o.path, ": the recording's folded index is not usable")
+                           : note,
+        " (a recording folded by record --max-size has no raw trace left: read it with the pageblame that made it)"));
+  }
   if (trace == nullptr) {
     ASSIGN_OR_RETURN(trace, replay::LoadTrace(o));
     std::string written;

@@ -22,6 +22,8 @@
 #include "processor/base/format.h"
 #include "processor/base/shared_dir_for_test.h"
 #include "processor/base/temp_dir_for_test.h"
+#include "processor/replay/recording_file.h"
+#include "processor/replay/trace_loader.h"
 #include "processor/session/libc_cut.h"
 #include "processor/session/session.h"
 #include "tests/trace_fixtures.h"
@@ -191,6 +193,46 @@ TEST(SessionOpenTest, TheSymbolOptionsDecideWhereFramesAreNamedFrom) {
 
 // rules-lost.data: perf lost events (traces/manifest.tsv's lost_records):
 // each lost span said once, with its times, inside the trace's span.
+// record --max-size folds every chunk into TRACE.index and removes them:
+// with neither TRACE nor a chunk there, the index is the recording (it
+// answers as the replay did); unusable, it is an error, never a replay of
+// nothing.
+TEST(SessionOpenTest, AFoldedRecordingIsItsIndexAlone) {
+  TempDir dir("pb_folded");
+  const std::string trace = dir.path() + "/t.data";
+  replay::LoadOptions load;
+  load.path = TracePath("rules-record.data");
+  load.preload_symbols = false;
+  absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> replayed = replay::LoadTrace(load);
+  ASSERT_TRUE(replayed.ok()) << replayed.status();
+  replay::LoadOptions folded;
+  folded.path = trace;
+  folded.folded = true;
+  absl::StatusOr<replay::RecordingFile::Identity> id = replay::RecordingFile::Identity::Of(folded);
+  ASSERT_TRUE(id.ok()) << id.status();
+  {
+    std::ofstream out(trace + ".index", std::ios::binary);
+    out << replay::RecordingFile::Encode(**replayed, *id);
+  }
+  ASSERT_EQ(::chmod((trace + ".index").c_str(), 0600), 0);
+  absl::StatusOr<std::unique_ptr<Session>> s = Open(trace, Off());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)->index_use(), Session::IndexUse::kLoaded);
+  EXPECT_EQ((*s)->index().stats().calls, (*replayed)->index().stats().calls);
+  EXPECT_GT((*s)->index().stats().calls, 0u);
+
+  SessionOptions no_index = testing::TraceSessionOptions(trace);
+  no_index.use_index = false;
+  absl::StatusOr<std::unique_ptr<Session>> refused = Session::Open(no_index);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("--no-index: a folded recording is its index alone"));
+
+  std::ofstream(trace + ".index", std::ios::binary | std::ios::trunc) << "PBINDEX";  // cut
+  absl::StatusOr<std::unique_ptr<Session>> damaged = Open(trace, Off());
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_THAT(std::string(damaged.status().message()), HasSubstr("has no raw trace left"));
+}
+
 TEST(SessionWarningsTest, LostEventsAreSaidWithTheSpanTheyAffect) {
   absl::StatusOr<std::unique_ptr<Session>> s = Open("rules-lost.data");
   ASSERT_TRUE(s.ok()) << s.status();

@@ -107,6 +107,31 @@ TEST(TimeSpecTest, ARecordingThatRanOnAfterItsLastCallReachesFurther) {
   EXPECT_THAT(t.status().message(), HasSubstr("100.000000 to 110.000000"));
 }
 
+// A recording record --max-size thinned keeps no whole state before its
+// cut: a moment there (a peak included) is a usage error that says where
+// the kept history begins, never an answer from what is left.
+TEST(TimeSpecTest, TimesBeforeAThinnedRecordingsCutAreRefused) {
+  index::TraceIndex idx;
+  idx.mutable_stats().first_time = 100000000000;  // 100 s
+  idx.mutable_stats().last_time = 102500000000;   // 102.5 s
+  idx.mutable_stats().thinned_before = 101000000000;
+  idx.mutable_stats().thinned_calls = 1234;
+  uint64_t peak_at = 100500000000;
+  auto peak = [&] { return peak_at; };
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("+1"), idx, peak), 101000000000u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("-0.5"), idx, peak), 102000000000u);
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("end"), idx, peak), index::kEndOfTrace);
+  for (const char* before : {"+0.5", "100.9", "-2", "peak"}) {
+    auto t = ResolveTime(*ParseTimeSpec(before), idx, peak);
+    ASSERT_FALSE(t.ok()) << before;
+    EXPECT_TRUE(IsUsage(t.status()));
+    EXPECT_THAT(t.status().message(), HasSubstr("is before 101.000000, where record --max-size thinned"));
+    EXPECT_THAT(t.status().message(), HasSubstr("1234 calls"));
+  }
+  peak_at = 102000000000;
+  EXPECT_EQ(*ResolveTime(*ParseTimeSpec("peak"), idx, peak), 102000000000u);
+}
+
 TEST(SelectionTest, APidNamesItsEntriesAndNoPidNamesAllByPid) {
   const index::TraceIndex& idx = Load("rules-trace.data").index();
   const std::vector<uint32_t> all = ProcessesOf(idx, std::nullopt);

@@ -44,6 +44,18 @@ absl::StatusOr<uint64_t> Seconds(const std::string& text, const std::string& typ
   return secs * kNsPerSecond + frac * scale;
 }
 
+// A moment before the index was thinned (record --max-size) has no whole
+// state kept: said, never answered from what is left.
+absl::StatusOr<uint64_t> NotThinned(const TimeSpec& spec, const index::TraceIndex& idx, uint64_t at) {
+  const index::TraceStats& s = idx.stats();
+  if (s.thinned_before == 0 || at >= s.thinned_before) return at;
+  return UsageError(absl::StrCat("time ", spec.text, " (", FormatTime(at),
+                                 ") is before ", FormatTime(s.thinned_before),
+                                 ", where record --max-size thinned this recording's history (",
+                                 s.thinned_calls, " calls of regions gone by then are not kept): ask at ",
+                                 FormatTime(s.thinned_before), " or later"));
+}
+
 }  // namespace
 
 absl::StatusOr<TimeSpec> ParseTimeSpec(const std::string& text, const std::string& flag) {
@@ -79,7 +91,7 @@ absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceInd
     case TimeSpec::Kind::kEnd:
       return index::kEndOfTrace;
     case TimeSpec::Kind::kPeak:
-      return peak();
+      return NotThinned(spec, idx, peak());
     case TimeSpec::Kind::kAbsolute:
       at = spec.ns;
       break;
@@ -100,7 +112,7 @@ absl::StatusOr<uint64_t> ResolveTime(const TimeSpec& spec, const index::TraceInd
         FormatTime(end), " (", FormatTime(end - first), " s); use a time in it, ",
         "+S from its start, -S before its end, 'end' or 'peak'"));
   }
-  return at;
+  return NotThinned(spec, idx, at);
 }
 
 }  // namespace pageblame::session

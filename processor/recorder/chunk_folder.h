@@ -1,0 +1,96 @@
+// ChunkFolder: `record --max-size`'s folding. While perf records in chunks
+// (chunk_store.h), a thread replays each closed chunk as soon as perf closes
+// it — one replay over all of them in order (perf/chunk_chain_reader.h), so
+// every bit of replay state a chunk boundary cuts through (a call whose
+// enter and exit are in two chunks, the zstd stream of -z, the processes
+// and their address spaces, the interned stacks) simply carries on in
+// memory — and removes the chunk once read. At the stop it hands over the
+// whole replayed recording, which the recorder writes as TRACE.index
+// (replay/recording_file.h, RecordingFile::kFolded): the recording's disk
+// is then the index and the side files, and while perf records at most the
+// chunk perf writes, a closed one being read, and the side files.
+//
+//   ChunkFolder folder(store, "app.data", max_size / 2);
+//   folder.Start();
+//   ... perf records ...
+//   folder.PerfEnded();
+//   RETURN_IF_ERROR(folder.Finish());   // app.data.index written
+//
+// Limits (issue 42): the index is written at the stop only (a recorder
+// killed with SIGKILL leaves nothing readable: its chunks up to then are
+// gone and the rest continue a zstd stream no one has), and thinned then
+// only; the stack and string tables are never thinned. A chunk that cannot be read stops the
+// folding (Finish says why; the chunks from it on are kept).
+#ifndef PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
+#define PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "processor/recorder/chunk_store.h"
+#include "processor/replay/recording_file.h"
+#include "processor/replay/trace_loader.h"
+
+namespace pageblame::recorder {
+
+class ChunkFolder {
+ public:
+  struct Stats {
+    uint64_t chunks = 0;          // folded and removed
+    uint64_t chunk_bytes = 0;     // their size: what perf wrote
+    double fold_seconds = 0;      // reading and replaying them (waits excluded)
+    double max_fold_seconds = 0;  // the slowest chunk's
+    uint64_t peak_disk = 0;       // the most ChunkStore::DiskBytes() was, seen at each poll
+    uint64_t index_bytes = 0;     // TRACE.index as written
+    uint64_t thinned_before = 0;  // where it was thinned (0: not)
+  };
+
+  // `max_index_bytes`: the index's share of --max-size (0: no bound).
+  ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes);
+  ~ChunkFolder();
+
+  void Start();
+  // perf has exited: the chunks there now are the last.
+  void PerfEnded() { perf_ended_ = true; }
+  // Waits for the folding to end and writes the replayed recording as
+  // TRACE.index (RecordingFile::kFolded), thinned when it would pass its
+  // share: at the earliest moment (to 1/4096 of the recording's span) from
+  // which on it fits (IndexCodec::EncodeThinned); at the end of the
+  // recording if nothing fits (the live regions alone: the summary warns).
+  absl::Status Finish();
+  // After Finish(); peak_disk includes the index written.
+  const Stats& stats() const { return stats_; }
+  std::string IndexPath() const;
+
+ private:
+  // The next closed chunk, opened checked, as /proc/self/fd/N; "" once perf
+  // ended and none is left. Polls every 50 ms.
+  absl::StatusOr<std::string> NextChunk();
+  void ChunkDone(const std::string& path);
+  void NoteDisk();
+  // The recording's index bytes, thinned to fit max_index_bytes_ if need be.
+  std::string Fitted(const replay::LoadedTrace& t, const replay::RecordingFile::Identity& id);
+
+  ChunkStore store_;
+  replay::LoadOptions load_;
+  uint64_t max_index_bytes_;
+  std::thread thread_;
+  std::atomic<bool> perf_ended_{false};
+  absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> result_;
+  // Chunks handed out and not yet done: path -> (name, fd).
+  std::map<std::string, std::pair<std::string, int>> open_;
+  std::string last_name_;  // the last chunk handed out
+  double started_ = -1;    // when the chunk being read was handed out
+  Stats stats_;
+};
+
+}  // namespace pageblame::recorder
+
+#endif  // PAGEBLAME_RECORDER_CHUNK_FOLDER_H_

@@ -1,0 +1,59 @@
+// ChunkStore: the chunks perf writes for `record --max-size` (perf record
+// --switch-output=SIZE), seen through the trace's checked directory
+// (recording_files.h). perf 6.1 writes into TRACE itself; at each cut it
+// renames TRACE to TRACE.<YYYYmmddHHMMSScc> (perf/chunk_files.h) and makes
+// TRACE anew by name (perf_data__switch) — so --max-size is only for a
+// directory no one else can change (RecordingFiles::perf_fd() == -1), and
+// each chunk is checked before it is read or removed: a regular file (never
+// followed through a link), owned by the user recording, with one link.
+//
+//   ChunkStore store(files->dir_fd(), files->base(), files->trace());
+//   for (const std::string& name : store.Closed()) {
+//     ASSIGN_OR_RETURN(int fd, store.Open(name));  // read /proc/self/fd/FD
+//     ...; ::close(fd);  RETURN_IF_ERROR(store.Remove(name));
+//   }
+//   uint64_t used = store.DiskBytes();  // TRACE, its chunks and side files
+#ifndef PAGEBLAME_RECORDER_CHUNK_STORE_H_
+#define PAGEBLAME_RECORDER_CHUNK_STORE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace pageblame::recorder {
+
+class ChunkStore {
+ public:
+  // `dir_fd` stays owned by the caller and open while this is used.
+  ChunkStore(int dir_fd, std::string base, std::string trace)
+      : dir_fd_(dir_fd), base_(std::move(base)), trace_(std::move(trace)) {}
+
+  // The names of the closed chunks there now, in time order.
+  std::vector<std::string> Closed() const;
+  // `name` opened for reading once checked (see above); the caller closes it.
+  absl::StatusOr<int> Open(const std::string& name) const;
+  // Removes the chunk `name` (a name Closed() gave).
+  absl::Status Remove(const std::string& name) const;
+  // Bytes the recording takes on disk now (allocated blocks): TRACE, its
+  // chunks and its side files (TRACE.index, TRACE.rss, TRACE.attach-maps,
+  // the files in TRACE.runtime/); an earlier recording's TRACE.old* not.
+  uint64_t DiskBytes() const;
+  // Writes TRACE.index (made new, mode 0600; one there is replaced).
+  absl::Status WriteIndex(const std::string& bytes) const;
+  // "DIR/TRACE.<stamp>" as the user named the trace, for messages.
+  std::string PathOf(const std::string& name) const;
+
+ private:
+  uint64_t RuntimeDirBytes(const std::string& name) const;
+
+  int dir_fd_;
+  std::string base_;
+  std::string trace_;
+};
+
+}  // namespace pageblame::recorder
+
+#endif  // PAGEBLAME_RECORDER_CHUNK_STORE_H_

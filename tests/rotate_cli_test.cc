@@ -1,0 +1,176 @@
+// `record --max-size`, for real (issue 42): perf records traces/src/rotate.c
+// (blocks kept in its first second, then churn through deep stacks whose
+// DWARF copies hardly compress, blocks kept half way and at the end) in
+// chunks, each folded into TRACE.index and removed. A thread of this test
+// watches the directory meanwhile: the recording's files never take more
+// than the bound, while perf writes several times that (it says each chunk
+// it closes: "[ perf record: Dump ...]", each at least an eighth of the
+// bound). Afterwards only the index and the snapshots are left, and they
+// answer: every kept block is named by `query` and `attribute` with the
+// function that made it, and `maps` is the kernel's /proc/PID/maps the
+// program wrote as its last act.
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cli_runner.h"
+#include "tests/trace_fixtures.h"
+
+namespace pageblame::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kBound = 2 << 20;
+
+// The bytes the recording's files (t.data, t.data.*) take in `dir` now.
+uint64_t RecordingBytes(const std::string& dir) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename();
+    if (name != "t.data" && !absl::StartsWith(name, "t.data.")) continue;
+    struct stat st;
+    if (::lstat(e.path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) total += uint64_t(st.st_blocks) * 512;
+  }
+  return total;
+}
+
+// The stack's function names of a JSON origin (or commit) object.
+std::vector<std::string> Symbols(const nlohmann::json& origin) {
+  std::vector<std::string> out;
+  for (const auto& f : origin["stack"]) out.push_back(f["symbol"].is_null() ? "" : f["symbol"].get<std::string>());
+  return out;
+}
+
+TEST(RotateCliTest, AMaxSizeRecordingStaysWithinItAndStillNamesItsFirstSecond) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
+  const std::string dir = ScratchPath("rotate");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const std::string trace = dir + "/t.data";
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> peak{0};
+  std::thread watch([&] {
+    while (!done) {
+      peak = std::max<uint64_t>(peak, RecordingBytes(dir));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  CliRun rec = Pageblame(absl::StrCat("record --max-size 2M -o ", trace, " -- ", PAGEBLAME_BINARY_DIR,
+                                      "/tests/rotate ", dir, " 4"));
+  done = true;
+  watch.join();
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_THAT(rec.err, HasSubstr("no events lost")) << rec.err;
+  size_t dumps = 0;
+  for (size_t at = 0; (at = rec.err.find("[ perf record: Dump ", at)) != std::string::npos; ++at) ++dumps;
+  // Every chunk but the last holds at least --switch-output's 256 KiB.
+  EXPECT_GE((dumps - 1) * (kBound / 8), 3 * kBound) << dumps << " chunks\n" << rec.err;
+  EXPECT_LE(peak.load(), kBound) << rec.err;
+  EXPECT_GT(peak.load(), 0u);
+  EXPECT_THAT(rec.err, HasSubstr("--max-size 2.0 MiB: perf wrote")) << rec.err;
+  // What is left: the index and the snapshots, no raw chunk.
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename();
+    if (absl::StartsWith(name, "t.data")) left.push_back(name);
+  }
+  std::sort(left.begin(), left.end());
+  EXPECT_THAT(left, ::testing::ElementsAre("t.data.index", "t.data.rss"));
+
+  std::string maps_file, truth_file;
+  uint32_t pid = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename();
+    if (absl::StartsWith(name, "rotate.") && absl::EndsWith(name, ".maps")) {
+      maps_file = e.path();
+      ASSERT_TRUE(absl::SimpleAtoi(name.substr(7, name.size() - 12), &pid)) << name;
+    }
+    if (absl::StartsWith(name, "rotate.") && absl::EndsWith(name, ".tsv")) truth_file = e.path();
+  }
+  ASSERT_FALSE(maps_file.empty()) << "the program wrote no maps file";
+  ASSERT_FALSE(truth_file.empty()) << "the program wrote no truth file";
+
+  // maps: what the replay says the process made is what the kernel had.
+  CliRun maps = Pageblame(absl::StrCat("maps --json -i ", trace, " --pid ", pid));
+  ASSERT_EQ(maps.exit_code, 0) << maps.err;
+  EXPECT_THAT(maps.err, ::testing::Not(HasSubstr("replay"))) << maps.err;
+  PageSet created;
+  for (const auto& r : nlohmann::json::parse(maps.out)) {
+    if (r["origin"].is_null()) continue;
+    created.Add(std::stoull(r["start"].get<std::string>(), nullptr, 16),
+                std::stoull(r["end"].get<std::string>(), nullptr, 16));
+  }
+  const PageSet expected = ProcessMadePages(ReadMapsFile(maps_file), PAGEBLAME_BINARY_DIR "/tests/rotate");
+  EXPECT_TRUE(created == expected) << "created but not in maps:" << created.Minus(expected).Describe()
+                                   << "\nin maps but not created:" << expected.Minus(created).Describe();
+
+  // query and attribute name every kept block's function.
+  const std::vector<TruthRow> truth = ReadTruth(truth_file);
+  ASSERT_EQ(truth.size(), 4u);
+  CliRun attr = Pageblame(absl::StrCat("attribute --format json --by create -i ", trace, " --pid ", pid,
+                                       " --regions ", maps_file));
+  ASSERT_EQ(attr.exit_code, 0) << attr.err;
+  const nlohmann::json attributed = nlohmann::json::parse(attr.out);
+  for (const TruthRow& row : truth) {
+    SCOPED_TRACE(row.origin);
+    CliRun q = Pageblame(absl::StrCat("query --json -i ", trace, " --pid ", pid, " 0x", absl::Hex(row.start)));
+    ASSERT_EQ(q.exit_code, 0) << q.err;
+    const nlohmann::json answer = nlohmann::json::parse(q.out);
+    ASSERT_EQ(answer.size(), 1u);
+    ASSERT_FALSE(answer[0]["origin"].is_null());
+    EXPECT_THAT(Symbols(answer[0]["origin"]), ::testing::Contains(row.origin));
+    bool named = false;
+    for (const auto& r : attributed["regions"]) {
+      const uint64_t start = std::stoull(r["start"].get<std::string>(), nullptr, 16);
+      const uint64_t end = std::stoull(r["end"].get<std::string>(), nullptr, 16);
+      if (row.start < start || row.start >= end) continue;
+      for (const auto& s : r["stacks"]) {
+        for (const char* key : {"origin", "commit"}) {
+          if (s.contains(key) && !s[key].is_null() && absl::c_linear_search(Symbols(s[key]), row.origin)) {
+            named = true;
+          }
+        }
+      }
+    }
+    EXPECT_TRUE(named) << "attribute does not name " << row.origin;
+  }
+}
+
+// perf makes each chunk by name: not in a directory others can change, even
+// with --force; and an earlier recording's chunks are never folded into a
+// new one. Both refused before perf starts, the directory left as it was.
+TEST(RotateCliTest, AMaxSizeRecordingRefusesWhatItCannotKeepApart) {
+  if (geteuid() != 0) GTEST_SKIP() << "record needs root";
+  const std::string shared = ScratchPath("rotate-shared");
+  ASSERT_EQ(mkdir(shared.c_str(), 0777), 0);
+  ASSERT_EQ(chmod(shared.c_str(), 0777), 0);
+  CliRun r = Pageblame("record --force --max-size 2M -o " + shared + "/t.data -- /bin/true");
+  ExpectOneLineError(r, "where perf makes each new chunk by name");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(std::filesystem::is_empty(shared)) << "the trace made for perf is left";
+
+  const std::string dir = ScratchPath("rotate-old");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  std::ofstream(dir + "/t.data.2026112901450200") << "an earlier chunk";
+  CliRun old = Pageblame("record --max-size 2M -o " + dir + "/t.data -- /bin/true");
+  ExpectOneLineError(old, "t.data.2026112901450200 (a chunk of an earlier recording) is there: move it away");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/t.data.2026112901450200"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/t.data"));
+}
+
+}  // namespace
+}  // namespace pageblame::testing
