@@ -45,18 +45,19 @@ const CommandSpec& HeapSpec() {
         "                        --pid PID at or before --at T (default: the last), from\n"
         "                        TRACE.heap; printed as a live walk is\n"
         "  --at T                perf script seconds, +S, -S or end (as every command)\n"
+        "  -f, --force           use a TRACE.heap (or perf map, TRACE.rss) another user\n"
+        "                        could have written, in a directory others can write\n"
+        "  -v, --verbose         what the trace's load saw\n"
+        "  --no-index            replay the trace, neither using nor writing TRACE.index\n"
         "  --json                JSON output (docs/heap.md)\n"
         "  -o, --output FILE     write the answer to FILE instead of standard output\n"
         "  --debug-dir DIR       look for libc's debug file by build id under DIR too\n"
         "                        (DIR/.build-id/xx/rest.debug; default /usr/lib/debug)\n"
         "  --no-debug-info       use no debug file nor symbols: the built-in layout table\n"
         "                        and main_arena found by its shape (as without libc6-dbg)\n";
-    s.value_flags = kTraceValueFlags;
-    s.value_flags.insert({"--output", "--debug-dir"});
-    s.bool_flags = kTraceBoolFlags;
-    s.bool_flags.insert("--no-debug-info");
-    s.aliases = kTraceAliases;
-    s.aliases.insert({{"-p", "--pid"}, {"-o", "--output"}});
+    s.value_flags = {"--pid", "--output", "--debug-dir", "--input", "--at"};
+    s.bool_flags = {"--json", "--no-debug-info", "--force", "--verbose", "--no-index"};
+    s.aliases = {{"-p", "--pid"}, {"-o", "--output"}, {"-i", "--input"}, {"-f", "--force"}, {"-v", "--verbose"}};
     s.many_positional = true;
     return s;
   }();
