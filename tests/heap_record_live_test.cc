@@ -262,7 +262,7 @@ TEST_F(HeapRecordLiveTest, PerStackTheFreeingFunctionIsFreeAndTheKeepingOnesInUs
   EXPECT_THAT(text.out, HasSubstr("in use"));
   EXPECT_TRUE(std::regex_search(text.out, std::regex(R"(freed; held by glibc +\d+ +\d+ +\d+ +malloc\* +churn_8m)")))
       << text.out;
-  EXPECT_THAT(text.out, HasSubstr("* malloc arena pages: credited to the call that made them usable"));
+  EXPECT_THAT(text.out, HasSubstr("* malloc arena pages (malloc*, heap*): credited to the call that made them usable"));
 }
 
 TEST_F(HeapRecordLiveTest, GrowthSaysInUseGrowthWhereBothEndsAreKnown) {
