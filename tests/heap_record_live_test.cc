@@ -9,6 +9,8 @@
 //   - `heap -i TRACE --pid PID --at T` (the last snapshot at the pause) equals the program's
 //     own malloc_info and mallinfo2 written at the pause, as a live walk
 //     does (heap_live_test.cc);
+//   - `maps --json` splits every arena region; its free bytes are the
+//     snapshot's;
 //   - per stack (`attribute` over the process's /proc maps read at the
 //     pause, and `growth`): churn_8m, which frees every block, has its arena
 //     bytes mostly free ("freed; held by glibc"), keep_64k and keep_small,
@@ -263,6 +265,24 @@ TEST_F(HeapRecordLiveTest, PerStackTheFreeingFunctionIsFreeAndTheKeepingOnesInUs
   EXPECT_TRUE(std::regex_search(text.out, std::regex(R"(freed; held by glibc +\d+ +\d+ +\d+ +malloc\* +churn_8m)")))
       << text.out;
   EXPECT_THAT(text.out, HasSubstr("* malloc arena pages (malloc*, heap*): credited to the call that made them usable"));
+}
+
+TEST_F(HeapRecordLiveTest, MapsSplitsEveryArenaRegion) {
+  const Json maps = JsonOf("maps --json -i " + Trace() + Pid() + " --at " + AtPause());
+  const Json heap = JsonOf("heap --json -i " + Trace() + Pid() + " --at " + AtPause());
+  uint64_t free = 0, in_use = 0;
+  for (const Json& r : maps) {
+    if (r["kind"] != "malloc" && r["kind"] != "heap") {
+      EXPECT_FALSE(r.contains("in_use_bytes")) << r.dump();
+      continue;
+    }
+    free += r["free_bytes"].get<uint64_t>();
+    in_use += r["in_use_bytes"].get<uint64_t>();
+  }
+  // Every free byte of the snapshot lies on an arena region; the in-use
+  // bytes add the mmapped chunks and the arenas' own headers.
+  EXPECT_EQ(free, heap["total"]["free_bytes"].get<uint64_t>());
+  EXPECT_GE(in_use, heap["total"]["in_use_bytes"].get<uint64_t>() + heap["mmapped_chunks"]["bytes"].get<uint64_t>());
 }
 
 TEST_F(HeapRecordLiveTest, GrowthSaysInUseGrowthWhereBothEndsAreKnown) {
