@@ -220,6 +220,11 @@ TEST_F(HeapRecordLiveTest, TheSnapshotAtThePauseIsWhatGlibcSaid) {
   CliRun text = Pageblame("heap -i " + Trace() + Pid() + " --at " + AtPause());
   EXPECT_THAT(text.out, HasSubstr(absl::StrCat("pid ", pid_, ": ")));
   EXPECT_THAT(text.out, HasSubstr("free held by glibc"));
+  // At the trace's start no snapshot of this program exists yet (one of
+  // the pid taken before its exec is perf's heap, never shown as its).
+  CliRun before = Pageblame("heap -i " + Trace() + Pid() + " --at +0");
+  EXPECT_EQ(before.exit_code, 1);
+  ExpectOneLineError(before, absl::StrCat("no heap snapshot of pid ", pid_, " at or before"));
 }
 
 // The methods of attribute --json by name ("churn_8m -> malloc" and so on).

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "processor/analysis/heap_split.h"
 #include "processor/cli/command_spec.h"
 #include "processor/cli/commands.h"
 #include "processor/cli/output_file.h"
@@ -83,7 +84,8 @@ absl::Status NoSnapshot(const heap::HeapIndex& h, uint32_t pid, uint64_t at) {
                                             "; a process whose malloc is not glibc's has none)"));
   }
   return absl::NotFoundError(absl::StrCat(h.path(), ": no heap snapshot of pid ", pid, " at or before ",
-                                          Seconds(at), " s: its first is at ", Seconds(*v.front().time), " s"));
+                                          Seconds(at), " s of the program it ran then (its snapshots: ", v.size(),
+                                          ", the first at ", Seconds(*v.front().time), " s)"));
 }
 
 // -i TRACE --pid PID [--at T]: the recorded snapshot, printed as a live walk.
@@ -107,7 +109,16 @@ int RunRecorded(const Args& args) {
   auto load = session::LoadHeap((*trace)->Facts(), (*trace)->path(), required, (*trace)->force());
   if (!load.ok()) return ReportError(load.status());
   const heap::HeapIndex& h = *load->index;
-  const heap::HeapSnapshot* s = h.At(*resolved->pid, resolved->at);
+  // The pid's process entry at T (the newest begun by then: an exec starts
+  // one), and its snapshot: one taken before that entry began is another
+  // program's heap (the command's pid walked before its exec).
+  const index::TraceIndex& idx = (*trace)->index();
+  if (resolved->processes.empty()) return ReportError(NoSnapshot(h, *resolved->pid, resolved->at));
+  uint32_t entry = resolved->processes.front();
+  for (uint32_t p : resolved->processes) {
+    if (idx.process(p).t_start <= resolved->at) entry = p;
+  }
+  const heap::HeapSnapshot* s = analysis::HeapView(&h, idx).SnapshotFor(entry, resolved->at);
   if (s == nullptr) return ReportError(NoSnapshot(h, *resolved->pid, resolved->at));
   const std::string text = args.Has("--json") ? render::DumpJson(render::HeapJson(*s)) + "\n"
                                               : render::HeapText(*s, absl::StrCat("pid ", s->pid));
