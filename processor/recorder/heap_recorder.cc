@@ -17,6 +17,7 @@ constexpr int kSpacing = 3;
 }  // namespace
 
 bool HeapRecorder::Due(uint32_t pid, residency::SnapshotReason reason) {
+  if (skip_ && skip_(pid)) return false;
   std::lock_guard<std::mutex> lock(mu_);
   const PerProcess& p = processes_[pid];
   if (p.foreign || failed_) return false;

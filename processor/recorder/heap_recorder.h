@@ -28,6 +28,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -62,6 +63,10 @@ class HeapRecorder {
   // residency snapshot of the same moment, may be null.
   void Walk(uint32_t pid, residency::SnapshotReason reason, const residency::ResidencySnapshot* rss);
   HeapRecordSummary Summary() const;
+  // Before the first Walk: processes for which `skip` says true are not
+  // walked (record: the command's pid while it still runs perf's own
+  // executable, before its exec: perf's heap, not the command's).
+  void Skip(std::function<bool(uint32_t pid)> skip) { skip_ = std::move(skip); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -78,6 +83,7 @@ class HeapRecorder {
 
   RecordingFiles* const files_;
   const clockid_t clockid_;
+  std::function<bool(uint32_t)> skip_;
   // One walk at a time (the exit tracer's and the loop's rarely meet);
   // guards libc_ too.
   std::mutex walk_mu_;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,6 +67,8 @@ class SnapshotTaker {
   // written (HeapRecorder).
   size_t Take(const std::vector<uint32_t>& pids, residency::SnapshotReason reason);
   TakerSummary Summary() const;
+  // Before the first Take: HeapRecorder::Skip.
+  void SkipHeapOf(std::function<bool(uint32_t pid)> skip) { heap_.Skip(std::move(skip)); }
 
  private:
   // The residency half of Take: the snapshots written go to `taken`.
