@@ -103,10 +103,11 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
                        row["pid"] + " --regions " + TracePath(row["maps"]));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.size(), 5u);  // regions, stacks, rss, rss_snapshot_time, methods
+  ASSERT_EQ(j.size(), 6u);  // regions, stacks, rss, rss_snapshot_time, heap_snapshot_time, methods
   // A trace without residency snapshots: resident bytes unknown, never 0.
   EXPECT_TRUE(j["rss"].is_null());
   EXPECT_TRUE(j["rss_snapshot_time"].is_null());
+  EXPECT_TRUE(j["heap_snapshot_time"].is_null());  // nor heap snapshots
   std::vector<MapsRow> maps = ReadMapsFile(TracePath(row["maps"]));
   ASSERT_EQ(j["regions"].size(), maps.size());
   uint64_t created = 0;
@@ -115,6 +116,12 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
     std::set<std::string> keys;
     for (const auto& [k, v] : reg.items()) keys.insert(k);
     keys.erase("started_by");  // thread stacks only
+    // Malloc arena kinds: in use and free, unknown without heap snapshots.
+    if (reg["kind"] == "malloc" || reg["kind"] == "heap") {
+      EXPECT_TRUE(reg["in_use_bytes"].is_null() && reg["free_bytes"].is_null()) << reg.dump();
+      keys.erase("in_use_bytes");
+      keys.erase("free_bytes");
+    }
     EXPECT_EQ(keys, (std::set<std::string>{"start", "end", "bytes", "kind", "stacks", "before_trace_bytes",
                                            "unmapped_bytes", "rss", "table_rss"}));
     EXPECT_TRUE(reg["rss"].is_null());
@@ -134,7 +141,9 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
   uint64_t ranked = 0;
   std::pair<uint64_t, uint64_t> last{UINT64_MAX, UINT64_MAX};  // committed first, then bytes
   for (const auto& s : j["stacks"]) {
-    ASSERT_EQ(s.size(), 8u);
+    const bool arena = s["kind"] == "malloc" || s["kind"] == "heap";
+    ASSERT_EQ(s.size(), arena ? 10u : 8u);
+    if (arena) EXPECT_TRUE(s["in_use_bytes"].is_null() && s["free_bytes"].is_null());
     EXPECT_TRUE(s["rss"].is_null());
     EXPECT_TRUE(s["table_rss"].is_null());
     EXPECT_TRUE(s["table_rss_partly"].is_null());

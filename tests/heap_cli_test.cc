@@ -5,6 +5,8 @@
 // the arenas, in-use plus free equal to system bytes.
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +35,34 @@ TEST(HeapCliTest, UnreadableTargetsAreOneLineErrors) {
   ExpectOneLineError(Pageblame("heap " + TracePath("alloc-fp.data")), "not an ELF core");
   ExpectOneLineError(Pageblame("heap /nonexistent/core"), "/nonexistent/core");
   ExpectOneLineError(Pageblame("heap " + TracePath("bin/rules")), "not a core dump");
+}
+
+// heap -i TRACE: the snapshots record took, from TRACE.heap.
+TEST(HeapCliTest, RecordedSnapshotsNeedAPidAndAHeapFile) {
+  const std::string trace = TracePath("alloc-fp.data");
+  for (const std::string args : {"heap -i " + trace, "heap -i " + trace + " --pid 12115 core",
+                                 std::string("heap -p 12 --at end"), "heap -i " + trace + " --pid 1"}) {
+    SCOPED_TRACE(args);
+    CliRun r = Pageblame(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  CliRun none = Pageblame("heap -i " + trace + " --pid 12115");
+  EXPECT_EQ(none.exit_code, 1);
+  ExpectOneLineError(none, "no heap snapshots: " + trace + ".heap does not exist");
+  // A broken TRACE.heap is an error naming it and the offset.
+  const std::string dir = ScratchPath("heap_cli_broken");
+  ASSERT_EQ(system(absl::StrCat("rm -rf ", dir, " && mkdir -p ", dir, " && cp ", trace, " ", dir, "/t.data && printf "
+                                "'PBHEAP01\\001\\0\\0\\0' > ", dir, "/t.data.heap").c_str()),
+            0);
+  CliRun broken = Pageblame(absl::StrCat("heap -i ", dir, "/t.data --pid 12115 --no-index"));
+  EXPECT_EQ(broken.exit_code, 1);
+  ExpectOneLineError(broken, dir + "/t.data.heap: offset 12: truncated file header");
+  // Other commands answer without it, with a warning.
+  CliRun maps = Pageblame(absl::StrCat("maps -i ", dir, "/t.data --no-index"));
+  EXPECT_EQ(maps.exit_code, 0) << maps.err;
+  EXPECT_THAT(maps.err, ::testing::HasSubstr("t.data.heap: offset 12: truncated file header; in use and free bytes "
+                                             "are left out"));
 }
 
 TEST(HeapCliTest, WalksThisProcess) {

@@ -166,7 +166,7 @@ TEST(RegionKindCliTest, AttributesFirstScreenIsTheAnswer) {
   ASSERT_GT(lines.size(), 5u);
   EXPECT_EQ(lines[2], "the application's methods by committed bytes (credited to the committing call, else the creating one):");
   EXPECT_EQ(lines[3], "   #  committed  regions  calls  stacks  kind          app method");
-  EXPECT_EQ(lines[4], "   1   32.0 MiB        2      8       1  malloc        Program::LeakNativeMemory -> malloc");
+  EXPECT_EQ(lines[4], "   1   32.0 MiB        2      8       1  malloc*       Program::LeakNativeMemory -> malloc");
   EXPECT_LE(lines.size(), 40u) << "the first screen fits a terminal";
   for (size_t i = 3; i < lines.size(); ++i) EXPECT_LE(lines[i].size(), 120u) << lines[i];
   EXPECT_THAT(r.out, HasSubstr("total: "));
@@ -183,7 +183,7 @@ TEST(RegionKindCliTest, AttributesFirstScreenIsTheAnswer) {
   // --hide: the summaries skip the frames it matches.
   CliRun h = Pageblame("attribute --group stack --hide Program::Main" + args);
   ASSERT_EQ(h.exit_code, 0) << h.err;
-  EXPECT_THAT(h.out, HasSubstr("  malloc        malloc <- Program::LeakNativeMemory\n"));
+  EXPECT_THAT(h.out, HasSubstr("  malloc*       malloc <- Program::LeakNativeMemory\n"));
   EXPECT_EQ(Pageblame("attribute --hide '(' " + args).exit_code, 2);
 }
 
@@ -197,8 +197,8 @@ TEST(RegionKindCliTest, GrowthsFirstScreenRanksCommittedBytesAndPutsReservations
   const std::string table = r.out.substr(start, reserved - start);
   // No reservation in the ranking; the leaking methods are in it with their bytes.
   EXPECT_THAT(table, Not(HasSubstr("GiB")));
-  EXPECT_THAT(table, HasSubstr("   +32.0 MiB   32.0 MiB        8      8  malloc        malloc <- Program::LeakNativeMemory"));
-  EXPECT_THAT(table, HasSubstr("  malloc        malloc <- Program::LeakHGlobal <- Program::Main"));
+  EXPECT_THAT(table, HasSubstr("   +32.0 MiB   32.0 MiB        8      8  malloc*       malloc <- Program::LeakNativeMemory"));
+  EXPECT_THAT(table, HasSubstr("  malloc*       malloc <- Program::LeakHGlobal <- Program::Main"));
   // By method (the default): the leaks lead, the 8 MiB thread stacks
   // (mostly pages nobody touched) rank after every one of them.
   CliRun m = Pageblame("growth" + DotnetArgs());
@@ -207,7 +207,7 @@ TEST(RegionKindCliTest, GrowthsFirstScreenRanksCommittedBytesAndPutsReservations
   const size_t m_end = m.out.find("\n  ----", m_start);
   ASSERT_NE(m_end, std::string::npos) << m.out;
   const std::string methods = m.out.substr(m_start, m_end - m_start);
-  EXPECT_THAT(methods, HasSubstr("   +32.0 MiB   32.0 MiB        8      8       1  malloc        Program::LeakNativeMemory -> malloc\n"));
+  EXPECT_THAT(methods, HasSubstr("   +32.0 MiB   32.0 MiB        8      8       1  malloc*       Program::LeakNativeMemory -> malloc\n"));
   const size_t threads = methods.find("  thread stack  ");
   ASSERT_NE(threads, std::string::npos) << methods;
   for (const char* leak : {"  Program::LeakNativeMemory -> ", "  Program::LeakHGlobal -> ", "  leak_native_mmap -> ",

@@ -188,7 +188,8 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
                                                   const AliveVersions& alive,
                                                   const regions::Region& r, size_t ri,
                                                   const AttributeOptions& o,
-                                                  const residency::ResidencySnapshot* snapshot, Unmapped* unmapped) {
+                                                  const residency::ResidencySnapshot* snapshot,
+                                                  const heap::HeapSnapshot* heap, Unmapped* unmapped) {
   RegionAttribution ra;
   ra.region = r;
   absl::flat_hash_map<EventId, CallBytes> by_call;
@@ -209,6 +210,7 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
       c.bytes += e - s;
       c.committed += committed;
       AddRss(&c.rss, rss);
+      AddHeapUse(&c.heap, HeapView::Split(heap, o.kind_of ? std::optional<RegionKind>(kind) : std::nullopt, v, s, e));
       if (o.kind_of) c.kinds.Add(kind, e - s);
     } else {
       ra.before_trace_bytes += e - s;
@@ -223,6 +225,7 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
   }
   for (auto& [ev, c] : by_call) {
     c.call = ev;
+    AddHeapUse(&ra.heap, c.heap);
     ra.calls.push_back(c);
   }
   ra.kind = kinds.Dominant();
@@ -264,6 +267,7 @@ class StackTotals {
       st.bytes += c.bytes;
       st.committed += c.committed;
       AddRss(&st.rss, c.rss);
+      AddHeapUse(&st.heap, c.heap);
       st.kinds.Add(c.kinds);
       if (last_region_[it->second] != ri) {
         last_region_[it->second] = ri;
@@ -335,6 +339,7 @@ absl::Status AddRegion(RegionAttribution ra, uint64_t size, Attribution* out) {
   out->before_trace_committed += ra.before_trace_committed;
   out->unmapped_bytes += ra.unmapped_bytes;
   AddRss(&out->rss, ra.rss);
+  AddHeapUse(&out->heap, ra.heap);
   out->regions.push_back(std::move(ra));
   return absl::OkStatus();
 }
@@ -351,6 +356,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
   out.kinds = o.kinds;
   ASSIGN_OR_RETURN(AliveVersions alive, AliveVersions::Make(idx, out.process, o.at));
   out.snapshot = ResidentView(o.rss, idx).SnapshotFor(out.process, o.at);
+  out.heap_snapshot = HeapView(o.heap, idx).SnapshotFor(out.process, o.at);
   out.rank_by = o.rank_by;
   Unmapped unmapped;
   const bool table_rss = std::any_of(regions.begin(), regions.end(),
@@ -361,7 +367,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
     // Indexes of out.regions: regions of other kinds are not kept.
     const size_t ri = out.regions.size();
     const size_t unmapped_parts = unmapped.parts.size();
-    ASSIGN_OR_RETURN(RegionAttribution ra, AttributeRegion(idx, alive, r, ri, o, out.snapshot, &unmapped));
+    ASSIGN_OR_RETURN(RegionAttribution ra, AttributeRegion(idx, alive, r, ri, o, out.snapshot, out.heap_snapshot, &unmapped));
     if (!o.kinds.empty() && (!ra.kind || std::find(o.kinds.begin(), o.kinds.end(), *ra.kind) == o.kinds.end())) {
       // Its unmapped parts were noted with the others; `all` keeps them,
       // which only widens the never-seen search.

@@ -43,6 +43,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "processor/analysis/heap_split.h"
 #include "processor/analysis/kind_tally.h"
 #include "processor/analysis/rank_by.h"
 #include "processor/analysis/region_kind.h"
@@ -84,6 +85,9 @@ struct CallBytes {
   uint64_t committed = 0;  // of which accessible (prot other than PROT_NONE)
   std::optional<uint64_t> rss;  // of which resident; unknown if no snapshot read it
   KindTally kinds;         // its bytes by kind (with AttributeOptions::kind_of)
+  // Its malloc arena bytes in use and free at the heap snapshot
+  // (heap_split.h); unknown without one.
+  std::optional<HeapUse> heap;
 };
 
 struct RegionAttribution {
@@ -99,6 +103,7 @@ struct RegionAttribution {
   // Resident bytes of its mapped parts (calls' and before the trace's);
   // unknown if no snapshot read any of them.
   std::optional<uint64_t> rss;
+  std::optional<HeapUse> heap;  // its calls' arena bytes in use and free (CallBytes::heap)
   // What the region is: the kind most of its mapped bytes are (KindTally),
   // "gc heap" where the region table's usage says so (TableSaysGcHeap);
   // none without AttributeOptions::kind_of or when nothing is mapped.
@@ -116,6 +121,7 @@ struct StackTotal {
   uint32_t regions = 0;  // regions it made bytes of
   uint32_t calls = 0;    // distinct credited calls with this stack
   std::optional<uint64_t> rss;  // resident, where a snapshot read it
+  std::optional<HeapUse> heap;  // arena bytes in use and free (CallBytes::heap)
   KindTally kinds;       // its bytes by kind
   std::optional<RegionKind> kind() const { return kinds.Dominant(); }
   // The table's resident bytes (Region::rss) in what this stack made, when
@@ -148,6 +154,9 @@ struct Attribution {
   std::optional<uint64_t> rss;  // resident bytes of all regions, where known
   // The snapshot the resident bytes are from; null: none (rss unknown).
   const residency::ResidencySnapshot* snapshot = nullptr;
+  // The heap snapshot the in-use and free split is from; null: none.
+  const heap::HeapSnapshot* heap_snapshot = nullptr;
+  std::optional<HeapUse> heap;  // of all regions' calls
   // The regions' table rss, counted as StackTotal::table_rss counts it (each
   // region whole); unset when no region has rss.
   std::optional<regions::ResidentBytes> table_rss;

@@ -20,6 +20,7 @@ StackTotal SumOf(const Attribution& a, const MethodGroup& g) {
     t.bytes += s.bytes;
     t.committed += s.committed;
     AddRss(&t.rss, s.rss);
+    AddHeapUse(&t.heap, s.heap);
     t.calls += s.calls;
     t.kinds.Add(s.kinds);
   }

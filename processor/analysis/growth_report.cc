@@ -36,13 +36,32 @@ void AddRssOf(BytesAt* sum, std::optional<uint64_t> rss, bool incomplete) {
   }
 }
 
-// `no_snapshot`: v's process has none at this moment (while others have).
-void Add(BytesAt* b, const index::Version& v, const residency::ResidencySnapshot* snapshot, bool no_snapshot) {
+// The same for arena bytes in use and free.
+void AddHeapOf(BytesAt* sum, const std::optional<HeapUse>& u, bool incomplete) {
+  sum->heap_incomplete |= incomplete;
+  if (sum->heap_incomplete) {
+    sum->heap.reset();
+  } else {
+    AddHeapUse(&sum->heap, u);
+  }
+}
+
+// The snapshots that speak for one process at one moment: residency and
+// heap; `no_*`: the process has none while others have.
+struct Snapshots {
+  const residency::ResidencySnapshot* rss = nullptr;
+  bool no_rss = false;
+  const heap::HeapSnapshot* heap = nullptr;
+  bool no_heap = false;
+};
+
+void Add(BytesAt* b, const index::Version& v, std::optional<RegionKind> kind, const Snapshots& s) {
   const uint64_t size = v.end - v.start;
   b->mapped += size;
   if (index::IsCommitted(v)) b->committed += size;
   ++b->regions;
-  AddRssOf(b, ResidentView::Bytes(snapshot, v.start, v.end), no_snapshot);
+  AddRssOf(b, ResidentView::Bytes(s.rss, v.start, v.end), s.no_rss);
+  AddHeapOf(b, HeapView::Split(s.heap, kind, v, v.start, v.end), s.no_heap);
 }
 
 void Add(BytesAt* sum, const BytesAt& b) {
@@ -50,13 +69,15 @@ void Add(BytesAt* sum, const BytesAt& b) {
   sum->committed += b.committed;
   sum->regions += b.regions;
   AddRssOf(sum, b.rss, b.rss_incomplete);
+  AddHeapOf(sum, b.heap, b.heap_incomplete);
 }
 
 // With snapshots, nothing mapped is 0 resident bytes, not unknown: a stack
 // with nothing at `from` grew by all it has at `to`. Bytes mapped that no
 // snapshot read (mapped after it, PROT_NONE alone) stay unknown.
-void NothingIsNoneResident(bool snapshots, BytesAt* b) {
+void NothingIsNoneResident(bool snapshots, bool heap_snapshots, BytesAt* b) {
   if (snapshots && !b->rss && b->mapped == 0) b->rss = 0;
+  if (heap_snapshots && !b->heap && !b->heap_incomplete && b->mapped == 0) b->heap.emplace();
 }
 
 bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
@@ -67,24 +88,31 @@ bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
 void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
              absl::flat_hash_map<CallKey, CallGrowth>* calls) {
   const ResidentView rss(o.rss, idx);
+  const HeapView heap(o.heap, idx);
   g->snapshots = rss.has_snapshots();
+  g->heap_snapshots = heap.has_snapshots();
   for (uint32_t p : o.processes) {
     for (const bool at_to : {false, true}) {
-      const residency::ResidencySnapshot* snapshot = rss.SnapshotFor(p, at_to ? o.to : o.from);
-      const bool no_snapshot = g->snapshots && snapshot == nullptr;
+      Snapshots snap;
+      snap.rss = rss.SnapshotFor(p, at_to ? o.to : o.from);
+      snap.no_rss = g->snapshots && snap.rss == nullptr;
+      snap.heap = heap.SnapshotFor(p, at_to ? o.to : o.from);
+      snap.no_heap = g->heap_snapshots && snap.heap == nullptr;
+      const bool no_snapshot = snap.no_rss;
       bool counted = false;
       for (VersionId id : idx.RegionsAt(p, at_to ? o.to : o.from)) {
         const index::Version& v = idx.version(id);
         if (!Wanted(o, v)) continue;
         counted = true;
-        Add(at_to ? &g->total_to : &g->total_from, v, snapshot, no_snapshot);
+        const std::optional<RegionKind> kind = o.kind_of ? std::optional<RegionKind>(o.kind_of(v)) : std::nullopt;
+        Add(at_to ? &g->total_to : &g->total_from, v, kind, snap);
         const EventId call = CreditedCall(v, o.by);
         if (!call.valid()) {
-          Add(at_to ? &g->before_to : &g->before_from, v, snapshot, no_snapshot);
+          Add(at_to ? &g->before_to : &g->before_from, v, kind, snap);
           continue;
         }
         CallGrowth& c = (*calls)[{p, call}];
-        Add(at_to ? &c.to : &c.from, v, snapshot, no_snapshot);
+        Add(at_to ? &c.to : &c.from, v, kind, snap);
         if (o.kind_of) (at_to ? c.to_kinds : c.from_kinds).Add(o.kind_of(v), v.end - v.start);
       }
       if (counted && no_snapshot) (at_to ? g->no_snapshot_to : g->no_snapshot_from).push_back(p);
@@ -128,10 +156,12 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
   absl::flat_hash_map<CallKey, CallGrowth> calls;
   AddEnds(idx, o, &g, &calls);
   AddMade(idx, o, &calls);
-  for (BytesAt* b : {&g.total_from, &g.total_to, &g.before_from, &g.before_to}) NothingIsNoneResident(g.snapshots, b);
+  for (BytesAt* b : {&g.total_from, &g.total_to, &g.before_from, &g.before_to}) {
+    NothingIsNoneResident(g.snapshots, g.heap_snapshots, b);
+  }
   for (auto& [key, c] : calls) {
-    NothingIsNoneResident(g.snapshots, &c.from);
-    NothingIsNoneResident(g.snapshots, &c.to);
+    NothingIsNoneResident(g.snapshots, g.heap_snapshots, &c.from);
+    NothingIsNoneResident(g.snapshots, g.heap_snapshots, &c.to);
   }
 
   absl::flat_hash_map<StackId, size_t> slot;

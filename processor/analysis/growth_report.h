@@ -34,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "processor/analysis/attribute_report.h"
+#include "processor/analysis/heap_split.h"
 #include "processor/analysis/kind_tally.h"
 #include "processor/analysis/rank_by.h"
 #include "processor/analysis/region_kind.h"
@@ -68,6 +69,11 @@ struct BytesAt {
   // not the others' alone.
   std::optional<uint64_t> rss;
   bool rss_incomplete = false;
+  // Malloc arena bytes in use and free (heap_split.h), from the latest heap
+  // snapshot at or before this moment; unknown as rss is (no snapshot of a
+  // process with bytes here: heap_incomplete).
+  std::optional<HeapUse> heap;
+  bool heap_incomplete = false;
 };
 
 // Adds `b` to `sum`: bytes and regions add; resident bytes add while both
@@ -94,6 +100,11 @@ struct StackGrowth {
   int64_t committed_growth() const {
     return static_cast<int64_t>(to.committed) - static_cast<int64_t>(from.committed);
   }
+  // In-use growth of its malloc arena bytes: known only when both ends are.
+  std::optional<int64_t> in_use_growth() const {
+    if (!from.heap || !to.heap) return std::nullopt;
+    return static_cast<int64_t>(to.heap->in_use) - static_cast<int64_t>(from.heap->in_use);
+  }
   // Known only when both ends are.
   std::optional<int64_t> rss_growth() const {
     if (!from.rss || !to.rss) return std::nullopt;
@@ -116,6 +127,8 @@ struct Growth {
   // unknown, never a sum that counts them 0.
   bool snapshots = false;
   std::vector<uint32_t> no_snapshot_from, no_snapshot_to;
+  // GrowthOptions::heap has heap snapshots (the same rule for BytesAt::heap).
+  bool heap_snapshots = false;
   // By GrowthOptions::rank_by descending (committed growth by default: what
   // the process can touch ranks first, PROT_NONE reservations do not;
   // resident: an unknown end counts 0), then committed growth, then growth, then bytes at `to`

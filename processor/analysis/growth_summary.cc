@@ -12,6 +12,12 @@ BytesAt StacksPart(const BytesAt& total, const BytesAt& before) {
   b.regions = total.regions - before.regions;
   b.rss_incomplete = total.rss_incomplete;
   if (total.rss) b.rss = *total.rss - before.rss.value_or(0);
+  b.heap_incomplete = total.heap_incomplete;
+  if (total.heap) {
+    const HeapUse none;
+    b.heap = HeapUse{total.heap->in_use - before.heap.value_or(none).in_use,
+                     total.heap->free - before.heap.value_or(none).free};
+  }
   return b;
 }
 

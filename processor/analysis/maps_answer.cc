@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "processor/analysis/heap_split.h"
 #include "processor/analysis/resident_view.h"
 
 namespace pageblame::analysis {
@@ -11,16 +12,18 @@ bool Wanted(const MapsQuery& q, RegionKind k) {
   return q.kinds.empty() || std::find(q.kinds.begin(), q.kinds.end(), k) != q.kinds.end();
 }
 
-ProcessMaps ProcessAt(const index::TraceIndex& idx, const ResidentView& view, const MapsQuery& q, uint32_t p) {
+ProcessMaps ProcessAt(const index::TraceIndex& idx, const ResidentView& view, const HeapView& heap,
+                      const MapsQuery& q, uint32_t p) {
   ProcessMaps out;
   out.process = p;
   out.snapshot = view.SnapshotFor(p, q.at);
+  out.heap_snapshot = heap.SnapshotFor(p, q.at);
   for (VersionId id : idx.RegionsAt(p, q.at)) {
     const index::Version& v = idx.version(id);
     const RegionKind kind = q.kind_of(v);
     if (!Wanted(q, kind)) continue;
     const std::optional<uint64_t> rss = ResidentView::Bytes(out.snapshot, v.start, v.end);
-    out.regions.push_back(MapsRegion{id, kind, rss});
+    out.regions.push_back(MapsRegion{id, kind, rss, HeapView::Split(out.heap_snapshot, kind, v, v.start, v.end)});
     (v.origin.valid() ? out.created_bytes : out.before_trace_bytes) += v.end - v.start;
     AddRss(&out.rss, rss);
   }
@@ -36,7 +39,8 @@ MapsAnswer Maps(const index::TraceIndex& idx, const MapsQuery& query) {
   out.at = query.at;
   out.split = query.split;
   out.snapshots = view.has_snapshots();
-  for (uint32_t p : query.processes) out.processes.push_back(ProcessAt(idx, view, query, p));
+  const HeapView heap(query.heap, idx);
+  for (uint32_t p : query.processes) out.processes.push_back(ProcessAt(idx, view, heap, query, p));
   return out;
 }
 

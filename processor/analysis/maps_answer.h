@@ -36,6 +36,7 @@ struct MapsQuery : Scope {
 struct ProcessMaps {
   uint32_t process = 0;
   const residency::ResidencySnapshot* snapshot = nullptr;  // for (process, at); null: none
+  const heap::HeapSnapshot* heap_snapshot = nullptr;       // for (process, at); null: none
   std::vector<MapsRegion> regions;  // alive at `at`, of the wanted kinds, by start
   uint64_t created_bytes = 0;       // of `regions`, made by a traced call
   uint64_t before_trace_bytes = 0;  // of `regions`, from before the trace

@@ -16,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "processor/analysis/heap_split.h"
 #include "processor/analysis/region_kind.h"
 #include "processor/index/trace_index.h"
 
@@ -26,6 +27,9 @@ struct MapsRegion {
   VersionId version;
   RegionKind kind = RegionKind::kAnon;
   std::optional<uint64_t> rss;  // resident bytes; nullopt: no snapshot read them
+  // Malloc arena kinds: bytes in use and free at the heap snapshot
+  // (heap_split.h); nullopt: none.
+  std::optional<HeapUse> heap;
 };
 
 // The creating (or committing) calls behind a run's bytes.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "processor/analysis/region_kind.h"
+#include "processor/heap/heap_index.h"
 #include "processor/index/trace_index.h"
 #include "processor/residency/residency_index.h"
 #include "processor/session/selection.h"
@@ -31,18 +32,23 @@ struct Scope {
   // Residency snapshots (null: none): resident bytes from the latest
   // snapshot at or before the moment asked (resident_view.h).
   const residency::ResidencyIndex* rss = nullptr;
+  // Heap snapshots (null: none): malloc arena bytes split into in use and
+  // free (heap_split.h), from the latest at or before the moment asked.
+  const heap::HeapIndex* heap = nullptr;
   // What each version is (KindClassifier::Function); without it nothing
   // has a kind.
   KindFunction kind_of;
   // Only regions of these kinds count (needs kind_of); empty: all.
   std::vector<RegionKind> kinds;
 
-  // The selection's pid, processes and moment; the session's snapshots.
+  // The selection's pid, processes and moment; the session's snapshots
+  // (residency and heap).
   void Select(const session::Session& session, const session::Selection& selection) {
     pid = selection.pid;
     processes = selection.processes;
     at = selection.at;
     rss = session.residency();
+    heap = session.heap();
   }
 };
 

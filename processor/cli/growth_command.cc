@@ -176,6 +176,7 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   auto options = ResolveRange(request, **trace);
   if (!options.ok()) return options.status();
   options->rss = (*trace)->residency();
+  options->heap = (*trace)->heap();
   options->rank_by = Ranking(request.sort, options->rss);
   // Kinds come from the stacks, symbolized once for the answer too.
   analysis::KindClassifier classifier((*trace)->frames());

@@ -28,6 +28,7 @@
 #include "processor/cli/record_plan.h"
 #include "processor/cli/runtime_table_saver.h"
 #include "processor/cli/usage.h"
+#include "processor/heap/heap_snapshot_file.h"
 #include "processor/recorder/chunk_folder.h"
 #include "processor/recorder/chunk_store.h"
 #include "processor/recorder/dotnet_ipc_client.h"
@@ -55,7 +56,8 @@ const CommandSpec& RecordSpec() {
         "pkey_mprotect, madvise: those this kernel has) of a new or running process\n"
         "with their call stacks, by running perf (as root, or with\n"
         "kernel.perf_event_paranoid=-1), and which of their pages are in RAM\n"
-        "(residency snapshots, into FILE.rss, from the moment perf records; for a .NET\n"
+        "(residency snapshots, into FILE.rss, from the moment perf records; with each,\n"
+        "a walk of its glibc heap into FILE.heap, for 'heap -i FILE'; for a .NET\n"
         "process also the runtime's own table at the stop and at each requested\n"
         "snapshot, into FILE.runtime/, for 'attribute --unaccounted'). Attached, it\n"
         "also keeps the kernel's table of the mappings at the attach (FILE.attach-maps:\n"
@@ -334,6 +336,27 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
   }
 }
 
+// How many heap snapshots were written, their bytes and what the walks
+// cost (recorder/heap_recorder.h), and what was not walked.
+void SummarizeHeap(const recorder::PerfRunResult& run) {
+  if (!run.snapshots) return;
+  const recorder::HeapRecordSummary& h = run.summary.heap;
+  if (!h.error.empty()) std::fprintf(stderr, "pageblame record: warning: heap snapshots: %s\n", h.error.c_str());
+  for (const std::string& n : h.notes) std::fprintf(stderr, "pageblame record: note: %s\n", n.c_str());
+  if (h.snapshots > 0) {
+    std::fprintf(stderr,
+                 "pageblame record: %zu heap %s (%s) in %s; a walk took %.1f ms on average, %.1f ms at most\n",
+                 h.snapshots, h.snapshots == 1 ? "snapshot" : "snapshots", HumanBytes(h.bytes).c_str(), h.path.c_str(),
+                 1e3 * h.walk_seconds_total / static_cast<double>(h.snapshots), 1e3 * h.walk_seconds_max);
+  }
+  if (h.skipped > 0) {
+    std::fprintf(stderr,
+                 "pageblame record: note: %zu periodic heap %s skipped: walking took longer than a quarter of the "
+                 "time between snapshots\n",
+                 h.skipped, h.skipped == 1 ? "walk was" : "walks were");
+  }
+}
+
 // What recording cost the machine, for an attached recording (under
 // `-- CMD` perf's CPU time includes the command's): perf's and pageblame's
 // own (snapshots, pings), without the .NET table helper's runs, which are
@@ -409,6 +432,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const 
   const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
   if (plan.pid) SummarizeRecorderCost(run, tables.helper_cpu_seconds());
   SummarizeResidency(run);
+  SummarizeHeap(run);
   std::fprintf(stderr,
                "next: pageblame maps -i %s%s          (the address space, with origins)\n"
                "      pageblame query -i %s%s ADDR    (who made the page at ADDR)\n",
@@ -430,6 +454,7 @@ void SayWhatWasSetAside(const recorder::RecordingFiles& files) {
   const std::string& t = files.trace();
   std::vector<std::string> sides;
   if (a.rss) sides.push_back(absl::StrCat(residency::SnapshotPathFor(t), " as ", residency::SnapshotPathFor(t + ".old")));
+  if (a.heap) sides.push_back(absl::StrCat(heap::HeapSnapshotPathFor(t), " as ", heap::HeapSnapshotPathFor(t + ".old")));
   if (a.runtime) {
     sides.push_back(absl::StrCat(regions::RuntimeTableStore::DirFor(t), "/ as ",
                                  regions::RuntimeTableStore::DirFor(t + ".old"), "/"));

@@ -140,8 +140,9 @@ absl::StatusOr<session::SessionOptions> SessionOptionsFromArgs(const Args& args,
 
 std::string InputPath(const Args& args) { return args.Value("--input").value_or(session::kDefaultTracePath); }
 
-absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_required) {
+absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_required, session::HeapRequest heap) {
   ASSIGN_OR_RETURN(session::SessionOptions o, SessionOptionsFromArgs(args, rss_required));
+  o.heap = heap;
   ASSIGN_OR_RETURN(std::unique_ptr<session::Session> trace, session::Session::Open(o));
   if (args.Has("--verbose")) {
     if (!trace->load_note().empty()) {

@@ -114,7 +114,9 @@ absl::StatusOr<session::SessionOptions> SessionOptionsFromArgs(const Args& args,
 // and is never freed: main() leaves with _Exit after flushing, because
 // taking apart an index of millions of entries only delays the exit (~5 %
 // of a big load).
-absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_required = false);
+// `heap`: whether TRACE.heap is loaded (session/heap_load.h).
+absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_required = false,
+                                                     session::HeapRequest heap = {});
 // --sort rss|committed|mapped for attribute and growth (analysis/rank_by.h).
 inline constexpr char kSortHelp[] =
     "  --sort rss|committed|mapped\n"

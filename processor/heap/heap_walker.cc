@@ -262,6 +262,17 @@ absl::Status Locate(TargetMemory* m, const LibcImage& libc, uint64_t* main, uint
   return absl::OkStatus();
 }
 
+absl::StatusOr<LibcImage> LoadLibc(const TargetMemory& memory, const AllocatorDetector::Found& det,
+                                   const HeapWalkOptions& options) {
+  const auto key = std::make_tuple(memory.pid(), det.libc_path, det.libc_base);
+  if (options.libc_cache != nullptr) {
+    if (auto it = options.libc_cache->find(key); it != options.libc_cache->end()) return it->second;
+  }
+  ASSIGN_OR_RETURN(LibcImage libc, LibcImage::Load(memory, det.libc_path, det.libc_base, options.libc));
+  if (options.libc_cache != nullptr) options.libc_cache->emplace(key, libc);
+  return libc;
+}
+
 }  // namespace
 
 absl::StatusOr<HeapSnapshot> HeapWalker::Walk(TargetMemory* memory, const HeapWalkOptions& options) {
@@ -274,7 +285,7 @@ absl::StatusOr<HeapSnapshot> HeapWalker::Walk(TargetMemory* memory, const HeapWa
     s.note = det.note;
     return s;
   }
-  ASSIGN_OR_RETURN(LibcImage libc, LibcImage::Load(*memory, det.libc_path, det.libc_base, options.libc));
+  ASSIGN_OR_RETURN(LibcImage libc, LoadLibc(*memory, det, options));
   s.glibc_version = libc.layout.Version();
   s.layout = libc.source;
   uint64_t main = 0, mp = 0;

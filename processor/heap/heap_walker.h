@@ -24,7 +24,10 @@
 #ifndef PAGEBLAME_HEAP_HEAP_WALKER_H_
 #define PAGEBLAME_HEAP_HEAP_WALKER_H_
 
+#include <map>
 #include <optional>
+#include <string>
+#include <tuple>
 
 #include "absl/status/statusor.h"
 #include "processor/heap/heap_snapshot.h"
@@ -34,8 +37,14 @@
 
 namespace pageblame::heap {
 
+// Libc images already loaded, by (pid, libc path, base): walking the same
+// process again skips reading libc's debug file, most of a small heap's
+// walk (record walks at every snapshot). Not thread-safe.
+using LibcCache = std::map<std::tuple<uint32_t, std::string, uint64_t>, LibcImage>;
+
 struct HeapWalkOptions {
   LibcOptions libc;
+  LibcCache* libc_cache = nullptr;  // null: libc is loaded at every walk
   int attempts = 4;
   // A live process: take its residency from /proc/PID/pagemap after the
   // walk, over the arenas' heaps and top chunks only (the pages the figures

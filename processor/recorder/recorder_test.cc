@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/base/temp_dir_for_test.h"
+#include "processor/heap/heap_snapshot_file.h"
 #include "processor/recorder/debugger_watch.h"
 #include "processor/recorder/exit_tracer.h"
 #include "processor/recorder/recorded_processes.h"
@@ -169,6 +170,53 @@ TEST(SnapshotTakerTest, TakesTouchedPagesAndSkipsTheGone) {
   EXPECT_EQ(f->snapshots[0].ResidentBytes(start, start + len), len / 2);
   EXPECT_TRUE(f->snapshots[0].Covers(start, start + len));
   munmap(p, len);
+}
+
+// Each residency snapshot of a glibc process brings a heap snapshot of the
+// same moment into TRACE.heap (made new, 0600); a periodic walk right after
+// another is skipped (walks take at most a quarter of the loop's time),
+// a stop snapshot always walks.
+TEST(SnapshotTakerTest, WalksTheHeapIntoTheHeapFile) {
+  TempDir dir("pb_recorder");
+  const std::string trace = dir.path() + "/t.data";
+  std::unique_ptr<RecordingFiles> files = FilesIn(dir);
+  SnapshotTaker taker(files.get(), CLOCK_MONOTONIC);
+  const uint32_t self = static_cast<uint32_t>(getpid());
+  EXPECT_EQ(taker.Take({self}, SnapshotReason::kPeriodic), 1u);
+  EXPECT_EQ(taker.Take({self}, SnapshotReason::kPeriodic), 1u);
+  EXPECT_EQ(taker.Take({self}, SnapshotReason::kStop), 1u);
+  const TakerSummary s = taker.Summary();
+  EXPECT_EQ(s.heap.path, trace + ".heap");
+  EXPECT_TRUE(s.heap.error.empty()) << s.heap.error;
+  EXPECT_TRUE(s.heap.notes.empty());
+  EXPECT_EQ(s.heap.snapshots, 2u);
+  EXPECT_EQ(s.heap.skipped, 1u);
+  EXPECT_GT(s.heap.walk_seconds_max, 0.0);
+  struct stat st;
+  ASSERT_EQ(::lstat((trace + ".heap").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(static_cast<uint64_t>(st.st_size), heap::kHeapFileHeaderSize + s.heap.bytes);
+
+  absl::StatusOr<heap::HeapSnapshotFile> f = heap::ReadHeapSnapshotFile(trace + ".heap");
+  ASSERT_TRUE(f.ok()) << f.status();
+  absl::StatusOr<residency::SnapshotFile> rss = residency::ReadSnapshotFile(trace + ".rss");
+  ASSERT_TRUE(rss.ok()) << rss.status();
+  ASSERT_EQ(f->snapshots.size(), 2u);
+  ASSERT_EQ(rss->snapshots.size(), 3u);
+  EXPECT_EQ(f->clockid, CLOCK_MONOTONIC);
+  for (size_t i = 0; i < 2; ++i) {
+    const heap::HeapSnapshot& h = f->snapshots[i];
+    EXPECT_EQ(h.pid, self);
+    EXPECT_EQ(h.allocator, heap::Allocator::kGlibc);
+    ASSERT_FALSE(h.arenas.empty());
+    EXPECT_TRUE(h.arenas[0].main);
+    EXPECT_GT(h.arenas[0].figures.system_bytes, 0u);
+    // Resident figures from the residency snapshot of the same moment.
+    EXPECT_TRUE(h.arenas[0].figures.free_resident_bytes.has_value());
+    // Stamped after its residency snapshot (the first and the stop one).
+    ASSERT_TRUE(h.time.has_value());
+    EXPECT_GE(*h.time, rss->snapshots[i == 0 ? 0 : 2].time);
+  }
 }
 
 // Once a process's exit snapshot is written, the process is let go and its

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "processor/heap/heap_snapshot_file.h"
 #include "processor/regions/runtime_table_store.h"
 #include "processor/replay/attach_maps.h"
 #include "processor/residency/snapshot_file.h"
@@ -25,6 +26,7 @@ namespace {
 constexpr char kOld[] = ".old";  // perf's backup suffix
 
 std::string RssName(const std::string& trace) { return residency::SnapshotPathFor(trace); }
+std::string HeapName(const std::string& trace) { return heap::HeapSnapshotPathFor(trace); }
 std::string RuntimeName(const std::string& trace) { return regions::RuntimeTableStore::DirFor(trace); }
 std::string AttachMapsName(const std::string& trace) { return replay::AttachMaps::PathFor(trace); }
 
@@ -166,6 +168,9 @@ absl::Status RecordingFiles::SetAsideSideFiles(bool moved) {
   const std::string runtime = RuntimeName(base_), old_runtime = RuntimeName(base_ + kOld);
   struct stat st;
   if (absl::Status s = SetAsideFile(RssName(base_), RssName(base_ + kOld), moved, &set_aside_.rss); !s.ok()) return s;
+  if (absl::Status s = SetAsideFile(HeapName(base_), HeapName(base_ + kOld), moved, &set_aside_.heap); !s.ok()) {
+    return s;
+  }
   if (absl::Status s = SetAsideFile(AttachMapsName(base_), AttachMapsName(base_ + kOld), moved,
                                     &set_aside_.attach_maps);
       !s.ok()) {
@@ -259,8 +264,11 @@ bool RecordingFiles::PerfWroteHeader() const {
   return trace_fd_ >= 0 && ::fstat(trace_fd_, &st) == 0 && st.st_size > 0;
 }
 
-absl::StatusOr<int> RecordingFiles::CreateSnapshotFile() {
-  const std::string name = RssName(base_);
+absl::StatusOr<int> RecordingFiles::CreateSnapshotFile() { return CreateAppendFile(RssName(base_)); }
+
+absl::StatusOr<int> RecordingFiles::CreateHeapSnapshotFile() { return CreateAppendFile(HeapName(base_)); }
+
+absl::StatusOr<int> RecordingFiles::CreateAppendFile(const std::string& name) {
   const int fd =
       ::openat(dir_fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
   if (fd >= 0) return fd;

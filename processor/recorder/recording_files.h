@@ -1,5 +1,5 @@
 // RecordingFiles: every file `pageblame record` makes — the trace, its
-// residency snapshots (TRACE.rss), the kernel's table of mappings at the
+// residency snapshots (TRACE.rss), its heap snapshots (TRACE.heap), the kernel's table of mappings at the
 // attach (TRACE.attach-maps) and its runtime tables and the copies of the
 // runtime's perf map and jitdump (TRACE.runtime/) —
 // made so that root, recording in a directory someone else can reach, never
@@ -17,7 +17,7 @@
 // perf's own rule for an existing trace (tools/perf/util/data.c,
 // check_backup: a non-empty TRACE is renamed TRACE.old) is applied here,
 // before perf starts, to the trace and its side files together: TRACE.rss
-// becomes TRACE.old.rss, TRACE.attach-maps TRACE.old.attach-maps and
+// becomes TRACE.old.rss, TRACE.heap TRACE.old.heap, TRACE.attach-maps TRACE.old.attach-maps and
 // TRACE.runtime TRACE.old.runtime, an older
 // TRACE.old's side files go with the trace perf would replace. perf then
 // finds an empty trace we made and writes into it: through its path when
@@ -51,6 +51,7 @@ class RecordingFiles {
     bool replaced_old = false;  // an older TRACE.old was replaced
     bool was_link = false;    // TRACE was a symbolic link (moved, never followed)
     bool rss = false;         // TRACE.rss became TRACE.old.rss
+    bool heap = false;        // TRACE.heap became TRACE.old.heap
     bool attach_maps = false;  // TRACE.attach-maps became TRACE.old.attach-maps
     bool runtime = false;     // TRACE.runtime became TRACE.old.runtime
   };
@@ -86,6 +87,8 @@ class RecordingFiles {
   // Creates TRACE.rss and returns its descriptor (the caller closes it).
   // Thread-safe.
   absl::StatusOr<int> CreateSnapshotFile();
+  // Creates TRACE.heap (heap/heap_snapshot_file.h) the same way.
+  absl::StatusOr<int> CreateHeapSnapshotFile();
   // Writes `bytes` into TRACE.runtime/NAME, made new (the directory too, on
   // first use). Thread-safe.
   absl::Status WriteRuntimeTable(absl::string_view name, absl::string_view bytes);
@@ -111,6 +114,8 @@ class RecordingFiles {
   absl::Status WriteNew(int dir_fd, const std::string& name, const std::string& path, absl::string_view bytes);
   absl::Status ClearRuntimeDir(const std::string& name);
   absl::Status CreateTrace();
+  // Makes the side file `name` new for appending (O_EXCL|O_NOFOLLOW, 0600).
+  absl::StatusOr<int> CreateAppendFile(const std::string& name);
   absl::StatusOr<int> RuntimeDir();
   std::string PathOf(absl::string_view name) const;
 

@@ -82,6 +82,8 @@ TEST_F(RecordingFilesTest, TheOldRecordingMovesWhole) {
   WriteFile(Path("t.data.old"), "older trace");
   WriteFile(Path("t.data.old.rss"), "older snapshots");
   WriteFile(Path("t.data.attach-maps"), "old maps");
+  WriteFile(Path("t.data.heap"), "old heap snapshots");
+  WriteFile(Path("t.data.old.heap"), "older heap snapshots");
   WriteFile(Path("t.data.old.attach-maps"), "older maps");
   ASSERT_EQ(::mkdir(Path("t.data.runtime").c_str(), 0700), 0);
   WriteFile(Path("t.data.runtime/42-1000.txt"), "old table");
@@ -93,7 +95,10 @@ TEST_F(RecordingFilesTest, TheOldRecordingMovesWhole) {
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(f->set_aside().moved && f->set_aside().replaced_old && f->set_aside().rss && f->set_aside().runtime);
   EXPECT_TRUE(f->set_aside().attach_maps);
+  EXPECT_TRUE(f->set_aside().heap);
   EXPECT_EQ(ReadFile(Path("t.data.old.attach-maps")), "old maps");
+  EXPECT_EQ(ReadFile(Path("t.data.old.heap")), "old heap snapshots");
+  EXPECT_FALSE(Exists(Path("t.data.heap")));
   EXPECT_FALSE(Exists(Path("t.data.attach-maps")));
   EXPECT_FALSE(Exists(Path("t.data.old.runtime/jit-42.dump")));
   EXPECT_EQ(ReadFile(Path("t.data.old")), "old trace");
@@ -150,8 +155,11 @@ TEST_F(RecordingFilesTest, NamesTakenAfterTheStartAreRefused) {
   ASSERT_NE(f, nullptr);
   ASSERT_EQ(::symlink(victim_.c_str(), Path("t.data.rss").c_str()), 0);
   ASSERT_EQ(::symlink(victim_dir_.path().c_str(), Path("t.data.runtime").c_str()), 0);
+  ASSERT_EQ(::symlink(victim_.c_str(), Path("t.data.heap").c_str()), 0);
   absl::StatusOr<int> rss = f->CreateSnapshotFile();
   EXPECT_THAT(rss.status().message(), HasSubstr("t.data.rss appeared after the recording began"));
+  absl::StatusOr<int> heap = f->CreateHeapSnapshotFile();
+  EXPECT_THAT(heap.status().message(), HasSubstr("t.data.heap appeared after the recording began"));
   absl::Status table = f->WriteRuntimeTable("42-2000.txt", "table");
   EXPECT_THAT(table.message(), HasSubstr("t.data.runtime appeared after the recording began"));
   ExpectVictimUntouched();

@@ -28,6 +28,16 @@ bool FarApart(uint64_t a, uint64_t b) {
 }  // namespace
 
 size_t SnapshotTaker::Take(const std::vector<uint32_t>& pids, residency::SnapshotReason reason) {
+  std::vector<residency::ResidencySnapshot> taken;
+  const size_t written = TakeResidency(pids, reason, &taken);
+  // The heaps after every residency snapshot of the moment: a slow walk
+  // delays no process's residency snapshot of this moment.
+  for (const residency::ResidencySnapshot& s : taken) heap_.Walk(s.pid, reason, &s);
+  return written;
+}
+
+size_t SnapshotTaker::TakeResidency(const std::vector<uint32_t>& pids, residency::SnapshotReason reason,
+                                    std::vector<residency::ResidencySnapshot>* taken) {
   residency::PagemapSampler sampler(clockid_);  // one per call: its buffer is not shared
   size_t written = 0;
   for (uint32_t pid : pids) {
@@ -52,6 +62,7 @@ size_t SnapshotTaker::Take(const std::vector<uint32_t>& pids, residency::Snapsho
     ++count_;
     ++written;
     Note(*s);
+    taken->push_back(*std::move(s));
   }
   return written;
 }
@@ -100,6 +111,7 @@ TakerSummary SnapshotTaker::Summary() const {
   for (const auto& [pid, last] : last_) out.processes.push_back(last);
   out.mismatch = mismatch_;
   out.error = error_;
+  out.heap = heap_.Summary();
   return out;
 }
 

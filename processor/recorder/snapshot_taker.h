@@ -1,7 +1,9 @@
 // SnapshotTaker: takes residency snapshots of recorded processes
 // (residency::PagemapSampler) and appends them to the trace's snapshot file,
 // which it makes at the first snapshot (RecordingFiles::CreateSnapshotFile:
-// made new, the old one set aside before perf started). Thread-safe: the snapshot thread
+// made new, the old one set aside before perf started); then, once every
+// process's residency snapshot of the moment is written, walks the glibc
+// heaps of those processes into TRACE.heap (heap_recorder.h). Thread-safe: the snapshot thread
 // takes periodic, requested and stop snapshots while the thread that traces
 // the command takes its exit snapshot. Keeps what record's summary says.
 //
@@ -13,6 +15,7 @@
 
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "processor/recorder/heap_recorder.h"
 #include "processor/recorder/recording_files.h"
 #include "processor/recorder/snapshot_writer.h"
 #include "processor/residency/residency_snapshot.h"
@@ -49,20 +53,27 @@ struct TakerSummary {
   std::vector<LastSnapshot> processes;  // by pid
   std::optional<RollupMismatch> mismatch;  // the first
   std::string error;                   // the first failure (file or pagemap), "" if none
+  HeapRecordSummary heap;              // the heap snapshots beside them
 };
 
 class SnapshotTaker {
  public:
   // `files` outlives the taker.
-  SnapshotTaker(RecordingFiles* files, clockid_t clockid) : files_(files), clockid_(clockid) {}
+  SnapshotTaker(RecordingFiles* files, clockid_t clockid) : files_(files), clockid_(clockid), heap_(files, clockid) {}
 
   // Snapshots each process and appends it; a process gone meanwhile is
   // skipped. Returns how many were written. After a file error it takes no
-  // more (the error is in Summary()).
+  // more (the error is in Summary()). Then walks the heaps of the processes
+  // written (HeapRecorder).
   size_t Take(const std::vector<uint32_t>& pids, residency::SnapshotReason reason);
   TakerSummary Summary() const;
+  // Before the first Take: HeapRecorder::Skip.
+  void SkipHeapOf(std::function<bool(uint32_t pid)> skip) { heap_.Skip(std::move(skip)); }
 
  private:
+  // The residency half of Take: the snapshots written go to `taken`.
+  size_t TakeResidency(const std::vector<uint32_t>& pids, residency::SnapshotReason reason,
+                       std::vector<residency::ResidencySnapshot>* taken);
   // Makes the file on first use; false after a file error.
   bool EnsureWriter();
   void Note(const residency::ResidencySnapshot& s);
@@ -80,6 +91,7 @@ class SnapshotTaker {
   std::set<uint32_t> exited_;
   std::optional<RollupMismatch> mismatch_;
   std::string error_;
+  HeapRecorder heap_;  // thread-safe itself
 };
 
 }  // namespace pageblame::recorder

@@ -21,15 +21,23 @@ absl::Status FileError(absl::string_view what, const std::string& path) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SnapshotWriter>> SnapshotWriter::Create(int fd, std::string path, int32_t clockid) {
+  return CreateWithHeader(fd, std::move(path), residency::EncodeHeader(clockid));
+}
+
+absl::StatusOr<std::unique_ptr<SnapshotWriter>> SnapshotWriter::CreateWithHeader(int fd, std::string path,
+                                                                                 const std::string& header) {
   std::unique_ptr<SnapshotWriter> w(new SnapshotWriter(std::move(path), fd));
-  if (absl::Status s = w->WriteAll(residency::EncodeHeader(clockid)); !s.ok()) return s;
+  if (absl::Status s = w->WriteAll(header); !s.ok()) return s;
   return w;
 }
 
 SnapshotWriter::~SnapshotWriter() { ::close(fd_); }
 
 absl::Status SnapshotWriter::Append(const residency::ResidencySnapshot& s) {
-  const std::string bytes = residency::EncodeSnapshot(s);
+  return AppendRecord(residency::EncodeSnapshot(s));
+}
+
+absl::Status SnapshotWriter::AppendRecord(const std::string& bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   return WriteAll(bytes);
 }

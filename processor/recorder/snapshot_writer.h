@@ -1,5 +1,7 @@
 // SnapshotWriter: appends residency snapshots to a trace's snapshot file
-// (TRACE.rss, residency/snapshot_file.h) while perf records the trace.
+// (TRACE.rss, residency/snapshot_file.h) while perf records the trace; with
+// CreateWithHeader and AppendRecord, records already encoded, as the heap
+// snapshots of TRACE.heap (heap/heap_snapshot_file.h).
 //
 //   ASSIGN_OR_RETURN(int fd, files->CreateSnapshotFile());   // recording_files.h
 //   ASSIGN_OR_RETURN(auto w, SnapshotWriter::Create(fd, "t.data.rss", CLOCK_MONOTONIC));
@@ -29,12 +31,17 @@ class SnapshotWriter {
   // in messages; closed with the writer, or here on failure) and writes the
   // file header.
   static absl::StatusOr<std::unique_ptr<SnapshotWriter>> Create(int fd, std::string path, int32_t clockid);
+  // The same, for a file whose header is `header`.
+  static absl::StatusOr<std::unique_ptr<SnapshotWriter>> CreateWithHeader(int fd, std::string path,
+                                                                          const std::string& header);
   ~SnapshotWriter();
   SnapshotWriter(const SnapshotWriter&) = delete;
   SnapshotWriter& operator=(const SnapshotWriter&) = delete;
 
   // Appends one record with one write(). Thread-safe.
   absl::Status Append(const residency::ResidencySnapshot& s);
+  // Appends one encoded record with one write(). Thread-safe.
+  absl::Status AppendRecord(const std::string& bytes);
   const std::string& path() const { return path_; }
 
  private:

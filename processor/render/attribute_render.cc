@@ -15,6 +15,7 @@
 #include "processor/analysis/reserved_stacks.h"
 #include "processor/base/text_escape.h"
 #include "processor/render/method_text.h"
+#include "processor/render/heap_use_text.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
@@ -86,7 +87,6 @@ std::string CallSummary(const index::TraceIndex& idx, OriginRenderer& r, EventId
 
 // Resident bytes: the number, or null where no snapshot read them.
 Json RssJson(std::optional<uint64_t> bytes) { return bytes ? Json(*bytes) : Json(nullptr); }
-std::string KindText(std::optional<analysis::RegionKind> k) { return k ? std::string(analysis::KindName(*k)) : "-"; }
 
 Json KindJson(std::optional<analysis::RegionKind> k) { return k ? Json(std::string(analysis::KindName(*k))) : Json(nullptr); }
 
@@ -100,6 +100,7 @@ struct StackRow {
   std::string frames;
   std::string resident;  // ResidentText
   uint64_t stacks = 0;   // a method's
+  std::string in_use;    // InUseText (with a heap snapshot)
 };
 
 // A stack's (or the total's) resident bytes for the top table: from the
@@ -112,15 +113,28 @@ std::string ResidentText(const analysis::Attribution& a, std::optional<uint64_t>
   return absl::StrCat(HumanBytes(table->at_least()), table->partly_bytes > 0 ? "+" : "");
 }
 
+// The total's in-use cell: the arena bytes in use of every region's calls.
+std::string TotalInUse(const analysis::Attribution& a) { return a.heap ? HumanBytes(a.heap->in_use) : ""; }
+
+// kArenaFootnote when a row is of a malloc arena kind (marked "*").
+std::string ArenaFootnote(const std::vector<StackRow>& rows) {
+  for (const StackRow& r : rows) {
+    if (!r.kind.empty() && r.kind.back() == '*') return kArenaFootnote;
+  }
+  return "";
+}
+
 // The table's columns, in order: add one here (and its field above).
 // `resident`: the trace has a snapshot for this answer; `methods`: a row
 // per method (a stacks column, and the method last).
-std::vector<TableColumn<StackRow>> StackColumns(bool resident, bool methods = false) {
+// `in_use`: the trace has a heap snapshot for this answer.
+std::vector<TableColumn<StackRow>> StackColumns(bool resident, bool methods = false, bool in_use = false) {
   std::vector<TableColumn<StackRow>> columns = {
       {"#", Align::kRight, [](const StackRow& r) { return r.rank; }},
       {"committed", Align::kRight, [](const StackRow& r) { return HumanBytes(r.committed); }},
   };
   if (resident) columns.push_back({"resident", Align::kRight, [](const StackRow& r) { return r.resident; }});
+  if (in_use) columns.push_back({"in use", Align::kRight, [](const StackRow& r) { return r.in_use; }});
   columns.insert(columns.end(), {
       {"regions", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.regions); }},
       {"calls", Align::kRight, [](const StackRow& r) { return absl::StrCat(r.calls); }},
@@ -141,15 +155,18 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const anal
   for (size_t i = 0; i < a.stacks.size() && rows.size() < o.top_rows; ++i) {
     const analysis::StackTotal& st = a.stacks[i];
     if (st.committed == 0) continue;
-    rows.push_back({absl::StrCat(i + 1), st.committed, st.regions, st.calls, KindText(st.kind()),
-                    r.ShortStack(idx.event(st.first_call), 4), ResidentText(a, st.rss, st.table_rss)});
+    rows.push_back({absl::StrCat(i + 1), st.committed, st.regions, st.calls, ArenaKindText(st.kind()),
+                    r.ShortStack(idx.event(st.first_call), 4), ResidentText(a, st.rss, st.table_rss), 0,
+                    InUseText(st.heap, st.kind())});
   }
   if (sum.committed_stacks == 0) return "  no committed bytes were made by a traced call\n";
   const StackRow total{"", a.committed_bytes, sum.committed_regions, sum.calls, "",
                        absl::StrCat("total: ", sum.committed_stacks, sum.committed_stacks == 1 ? " stack" : " stacks"),
-                       ResidentText(a, sum.stacks_rss, a.table_rss)};
-  std::string out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value()), rows, &total, o.width);
-  absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail));
+                       ResidentText(a, sum.stacks_rss, a.table_rss), 0, TotalInUse(a)};
+  std::string out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value(), false,
+                                             a.heap_snapshot != nullptr),
+                                rows, &total, o.width);
+  absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail), ArenaFootnote(rows));
   return out;
 }
 
@@ -166,17 +183,18 @@ std::string MethodTable(const analysis::Attribution& a, const std::vector<analys
     ++with_committed;
     if (rows.size() >= o.top_rows) continue;
     untouched_shown |= analysis::MostlyUntouched(t.kind());
-    rows.push_back({absl::StrCat(i + 1), t.committed, t.regions, t.calls, KindText(t.kind()),
+    rows.push_back({absl::StrCat(i + 1), t.committed, t.regions, t.calls, ArenaKindText(t.kind()),
                     MethodCell(methods[i].group.method), ResidentText(a, t.rss, t.table_rss),
-                    methods[i].group.stacks.size()});
+                    methods[i].group.stacks.size(), InUseText(t.heap, t.kind())});
   }
   if (with_committed == 0) return "  no committed bytes were made by a traced call\n";
   const StackRow total{"", a.committed_bytes, sum.committed_regions, sum.calls, "",
                        absl::StrCat("total: ", with_committed, with_committed == 1 ? " method" : " methods"),
-                       ResidentText(a, sum.stacks_rss, a.table_rss), sum.committed_stacks};
-  std::string out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value(), true), rows, &total,
-                                o.width);
-  absl::StrAppend(&out, MoreMethodsLine(with_committed - rows.size(), o.detail));
+                       ResidentText(a, sum.stacks_rss, a.table_rss), sum.committed_stacks, TotalInUse(a)};
+  std::string out = RenderTable(StackColumns(a.snapshot != nullptr || a.table_rss.has_value(), true,
+                                             a.heap_snapshot != nullptr),
+                                rows, &total, o.width);
+  absl::StrAppend(&out, MoreMethodsLine(with_committed - rows.size(), o.detail), ArenaFootnote(rows));
   if (untouched_shown && !(a.rank_by == analysis::RankBy::kResident && a.snapshot != nullptr)) {
     absl::StrAppend(&out, "  (thread stacks rank last: without resident bytes, most of their committed bytes are "
                           "pages nobody touched)\n");
@@ -276,6 +294,7 @@ Json AttributeJson(const session::Session& trace, const analysis::Attribution& a
     j["unmapped_bytes"] = ra.unmapped_bytes;
     j["rss"] = RssJson(ra.rss);
     j["table_rss"] = OrNull(ra.region.rss);
+    HeapUseJson(ra.heap, ra.kind, &j);
     regions.push_back(std::move(j));
   }
   Json stacks = Json::array();
@@ -286,6 +305,7 @@ Json AttributeJson(const session::Session& trace, const analysis::Attribution& a
     s["committed_bytes"] = st.committed;
     s["regions"] = st.regions;
     s["kind"] = KindJson(st.kind());
+    HeapUseJson(st.heap, st.kind(), &s);
     StackTableRss(st, &s);
     s[key] = r.OriginJson(st.first_call);
     stacks.push_back(std::move(s));
@@ -295,6 +315,7 @@ Json AttributeJson(const session::Session& trace, const analysis::Attribution& a
   out["stacks"] = std::move(stacks);
   out["rss"] = RssJson(a.rss);
   out["rss_snapshot_time"] = a.snapshot ? Json(TimeSeconds(a.snapshot->time)) : Json(nullptr);
+  out["heap_snapshot_time"] = a.heap_snapshot ? Json(TimeSeconds(*a.heap_snapshot->time)) : Json(nullptr);
   return out;
 }
 
@@ -314,6 +335,7 @@ Json AttributeJson(const session::Session& trace, const analysis::Attribution& a
     j["regions"] = t.regions;
     j["calls"] = t.calls;
     j["kind"] = KindJson(t.kind());
+    HeapUseJson(t.heap, t.kind(), &j);
     StackTableRss(t, &j);
     j["stacks"] = m.group.stacks;
     list.push_back(std::move(j));

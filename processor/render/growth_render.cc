@@ -17,6 +17,7 @@
 #include "processor/analysis/attribution_methods.h"
 #include "processor/render/folded_stacks.h"
 #include "processor/render/method_text.h"
+#include "processor/render/heap_use_text.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
@@ -48,6 +49,22 @@ Json BytesJson(const analysis::BytesAt& from, const analysis::BytesAt& to) {
   j["to_rss"] = to.rss ? Json(*to.rss) : Json(nullptr);
   j["growth_rss"] = from.rss && to.rss ? Json(Diff(*from.rss, *to.rss)) : Json(nullptr);
   return j;
+}
+
+// Arena bytes in use and free at both ends, on a stack or method of a malloc
+// arena kind (or, with `always`, the total): null where an end has no heap
+// snapshot.
+void HeapGrowthJson(const analysis::BytesAt& from, const analysis::BytesAt& to, std::optional<analysis::RegionKind> k,
+                    bool always, Json* j) {
+  if (!always && !analysis::ArenaKind(k)) return;
+  auto bytes = [](const std::optional<analysis::HeapUse>& u, bool in_use) {
+    return u ? Json(in_use ? u->in_use : u->free) : Json(nullptr);
+  };
+  (*j)["from_in_use_bytes"] = bytes(from.heap, true);
+  (*j)["to_in_use_bytes"] = bytes(to.heap, true);
+  (*j)["growth_in_use_bytes"] = from.heap && to.heap ? Json(Diff(from.heap->in_use, to.heap->in_use)) : Json(nullptr);
+  (*j)["from_free_bytes"] = bytes(from.heap, false);
+  (*j)["to_free_bytes"] = bytes(to.heap, false);
 }
 
 // ", resident 1.0 MiB -> 9.0 MiB (+8.0 MiB)" when either end is known (or
@@ -116,7 +133,32 @@ struct GrowthRow {
   std::string frames;
   analysis::BytesAt from_rss_of, to_rss_of;  // only .rss is read: resident at both ends
   uint64_t stacks = 0;                       // a method's
+  std::string in_use;                        // InUseGrowthText (with heap snapshots)
 };
+
+// A row's in-use growth: "" outside the arenas, "?" when an end has no heap
+// snapshot, "freed; held by glibc" when less than a tenth of its arena bytes
+// at `to` is in use, else the growth.
+std::string InUseGrowthText(const analysis::BytesAt& from, const analysis::BytesAt& to,
+                            std::optional<analysis::RegionKind> k) {
+  if (!analysis::ArenaKind(k)) return "";
+  if (!from.heap || !to.heap) return "?";
+  if (InUseText(to.heap, k) == "freed; held by glibc") return "freed; held by glibc";
+  return SignedBytes(Diff(from.heap->in_use, to.heap->in_use));
+}
+
+// The total's in-use growth, or "".
+std::string TotalInUseGrowth(const analysis::BytesAt& from, const analysis::BytesAt& to) {
+  return from.heap && to.heap ? SignedBytes(Diff(from.heap->in_use, to.heap->in_use)) : "";
+}
+
+// kArenaFootnote when a row is of a malloc arena kind (marked "*").
+std::string ArenaFootnote(const std::vector<GrowthRow>& rows) {
+  for (const GrowthRow& r : rows) {
+    if (!r.kind.empty() && r.kind.back() == '*') return kArenaFootnote;
+  }
+  return "";
+}
 
 // "+8.0 MiB", or "?" when either end is unknown.
 std::string RssGrowthText(const GrowthRow& r) {
@@ -127,7 +169,8 @@ std::string RssGrowthText(const GrowthRow& r) {
 // The table's columns, in order: add one here (and its field above).
 // `resident`: a snapshot speaks for either end; `methods`: a row per method
 // (a stacks column, and the method last).
-std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident, bool methods = false) {
+// `in_use`: heap snapshots speak for both ends.
+std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident, bool methods = false, bool in_use = false) {
   std::vector<TableColumn<GrowthRow>> columns = {
       {"#", Align::kRight, [](const GrowthRow& r) { return r.rank; }},
       {"committed", Align::kRight, [](const GrowthRow& r) { return SignedBytes(r.committed_growth); }},
@@ -137,6 +180,7 @@ std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident, bool methods = 
     columns.push_back({"resident", Align::kRight, RssGrowthText});
     columns.push_back({"res now", Align::kRight, [](const GrowthRow& r) { return HumanRss(r.to_rss_of.rss); }});
   }
+  if (in_use) columns.push_back({"in use", Align::kRight, [](const GrowthRow& r) { return r.in_use; }});
   columns.insert(columns.end(), {
       {"regions", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.regions); }},
       {"calls", Align::kRight, [](const GrowthRow& r) { return absl::StrCat(r.calls); }},
@@ -149,6 +193,9 @@ std::vector<TableColumn<GrowthRow>> GrowthColumns(bool resident, bool methods = 
   return columns;
 }
 
+// Heap snapshots speak for both ends (for some process).
+bool ShowsInUse(const analysis::Growth& g) { return g.heap_snapshots && g.total_from.heap && g.total_to.heap; }
+
 // The stacks with committed bytes at either end, by committed growth (the
 // order of g.stacks), then the total.
 std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g, const TextOptions& o) {
@@ -158,7 +205,8 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const anal
     if (s.from.committed == 0 && s.to.committed == 0) continue;
     const std::optional<analysis::RegionKind> k = s.kind();
     rows.push_back({absl::StrCat(i + 1), s.committed_growth(), s.to.committed, s.to.regions, s.calls,
-                    k ? std::string(analysis::KindName(*k)) : "-", r.ShortStack(idx.event(s.first_call), 4), s.from, s.to});
+                    ArenaKindText(k), r.ShortStack(idx.event(s.first_call), 4), s.from, s.to, 0,
+                    InUseGrowthText(s.from, s.to, k)});
   }
   const analysis::GrowthSummary sum = analysis::SummarizeGrowth(g);
   if (sum.committed_stacks == 0) return "  no traced call's committed bytes changed\n";
@@ -170,9 +218,12 @@ std::string TopTable(const index::TraceIndex& idx, OriginRenderer& r, const anal
                         "",
                         absl::StrCat("total: ", sum.committed_stacks, sum.committed_stacks == 1 ? " stack" : " stacks"),
                         sum.stacks_from,
-                        sum.stacks_to};
-  std::string out = RenderTable(GrowthColumns(g.snapshots || g.total_from.rss || g.total_to.rss), rows, &total, o.width);
-  absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail));
+                        sum.stacks_to,
+                        0,
+                        TotalInUseGrowth(sum.stacks_from, sum.stacks_to)};
+  std::string out = RenderTable(GrowthColumns(g.snapshots || g.total_from.rss || g.total_to.rss, false, ShowsInUse(g)),
+                                rows, &total, o.width);
+  absl::StrAppend(&out, MoreStacksLine(sum.committed_stacks - rows.size(), o.detail), ArenaFootnote(rows));
   return out;
 }
 
@@ -194,8 +245,8 @@ std::string MethodTable(const analysis::Growth& g, const std::vector<analysis::M
     const std::optional<analysis::RegionKind> k = s.kind();
     untouched_shown |= analysis::MostlyUntouched(k);
     rows.push_back({absl::StrCat(i + 1), s.committed_growth(), s.to.committed, s.to.regions, s.calls,
-                    k ? std::string(analysis::KindName(*k)) : "-", MethodCell(methods[i].group.method), s.from, s.to,
-                    methods[i].group.stacks.size()});
+                    ArenaKindText(k), MethodCell(methods[i].group.method), s.from, s.to,
+                    methods[i].group.stacks.size(), InUseGrowthText(s.from, s.to, k)});
   }
   if (with_committed == 0) return "  no traced call's committed bytes changed\n";
   const analysis::GrowthSummary sum = analysis::SummarizeGrowth(g);
@@ -208,9 +259,10 @@ std::string MethodTable(const analysis::Growth& g, const std::vector<analysis::M
                         absl::StrCat("total: ", with_committed, with_committed == 1 ? " method" : " methods"),
                         sum.stacks_from,
                         sum.stacks_to,
-                        sum.committed_stacks};
-  std::string out = RenderTable(GrowthColumns(ShowsResident(g), true), rows, &total, o.width);
-  absl::StrAppend(&out, MoreMethodsLine(with_committed - rows.size(), o.detail));
+                        sum.committed_stacks,
+                        TotalInUseGrowth(sum.stacks_from, sum.stacks_to)};
+  std::string out = RenderTable(GrowthColumns(ShowsResident(g), true, ShowsInUse(g)), rows, &total, o.width);
+  absl::StrAppend(&out, MoreMethodsLine(with_committed - rows.size(), o.detail), ArenaFootnote(rows));
   if (untouched_shown && !(g.rank_by == analysis::RankBy::kResident && g.snapshots)) {
     absl::StrAppend(&out, "  (thread stacks rank last: without resident bytes, most of their committed bytes are "
                           "pages nobody touched)\n");
@@ -292,6 +344,7 @@ Json GrowthJson(const session::Session& trace, const analysis::Growth& g) {
   out["from"] = GrowthTimeSeconds(idx, g.from);
   out["to"] = GrowthTimeSeconds(idx, g.to);
   out["total"] = BytesJson(g.total_from, g.total_to);
+  HeapGrowthJson(g.total_from, g.total_to, std::nullopt, g.heap_snapshots, &out["total"]);
   out["before_trace"] = BytesJson(g.before_from, g.before_to);
   Json stacks = Json::array();
   for (const analysis::StackGrowth& s : g.stacks) {
@@ -302,6 +355,7 @@ Json GrowthJson(const session::Session& trace, const analysis::Growth& g) {
     j["calls"] = s.calls;
     const std::optional<analysis::RegionKind> kind = s.kind();
     j["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
+    HeapGrowthJson(s.from, s.to, kind, false, &j);
     j[key] = r.OriginJson(s.first_call);
     stacks.push_back(std::move(j));
   }
@@ -328,6 +382,7 @@ Json GrowthJson(const session::Session& trace, const analysis::Growth& g,
     j["calls"] = s.calls;
     const std::optional<analysis::RegionKind> kind = s.kind();
     j["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
+    HeapGrowthJson(s.from, s.to, kind, false, &j);
     j["stacks"] = m.group.stacks;
     list.push_back(std::move(j));
   }

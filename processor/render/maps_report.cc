@@ -26,7 +26,13 @@ void AppendRegionJson(const index::TraceIndex& idx, OriginRenderer& r, uint32_t 
     AppendJsonString(text, path);
   }
   absl::StrAppend(text, ",\n  \"rss\": ", JsonRss(region.rss), ",\n  \"kind\": \"", analysis::KindName(region.kind),
-                  "\",\n  \"origin\": ");
+                  "\"");
+  // Malloc arena kinds: in use and free (null without a heap snapshot).
+  if (analysis::ArenaKind(region.kind)) {
+    absl::StrAppend(text, ",\n  \"in_use_bytes\": ", region.heap ? absl::StrCat(region.heap->in_use) : "null",
+                    ",\n  \"free_bytes\": ", region.heap ? absl::StrCat(region.heap->free) : "null");
+  }
+  absl::StrAppend(text, ",\n  \"origin\": ");
   r.AppendOriginJson(text, v.origin, 2);
   absl::StrAppend(text, ",\n  \"commit\": ");
   r.AppendOriginJson(text, v.commit, 2);

@@ -134,7 +134,7 @@ const std::string& Session::sources() const { return trace_->sources(); }
 const unwind::UnwindStats* Session::unwind_stats() const { return trace_->unwind_stats(); }
 
 // The load's warnings first, then the residency file's (it is the answer's
-// resident bytes that are missing).
+// resident bytes that are missing), then the heap file's.
 absl::Status Session::LoadSideFiles() {
   warnings_ = LoadWarnings(*trace_);
   ResidencyRequest request = options_.residency;
@@ -142,6 +142,9 @@ absl::Status Session::LoadSideFiles() {
   ASSIGN_OR_RETURN(ResidencyLoad rss, LoadResidency(Facts(), options_.path, request));
   residency_ = std::move(rss.index);
   if (rss.warning) warnings_.push_back(*rss.warning);
+  ASSIGN_OR_RETURN(HeapLoad heap, LoadHeap(Facts(), options_.path, options_.heap, options_.force));
+  heap_ = std::move(heap.index);
+  if (heap.warning) warnings_.push_back(*heap.warning);
   return absl::OkStatus();
 }
 

@@ -30,7 +30,9 @@
 #include "absl/status/statusor.h"
 #include "processor/index/trace_index.h"
 #include "processor/perf/perf_records.h"
+#include "processor/heap/heap_index.h"
 #include "processor/residency/residency_index.h"
+#include "processor/session/heap_load.h"
 #include "processor/session/residency_load.h"
 #include "processor/session/stack_frames.h"
 #include "processor/symbols/symbolizer.h"
@@ -55,6 +57,7 @@ struct SessionOptions {
   // residency snapshots, saved runtime tables.
   bool force = false;
   ResidencyRequest residency;  // --rss FILE, --no-rss, required (force: above)
+  HeapRequest heap;            // TRACE.heap (session/heap_load.h; force: above)
   bool progress = false;        // the load's progress line on stderr
   bool time_unwinding = false;  // -v's unwinding time
   // Symbol tables read ahead while replaying (off for callers that print
@@ -99,6 +102,8 @@ class Session {
   // calls: its last residency snapshot (0: none). `--at` may name any time
   // up to it (the state after the last call, the snapshot's residency).
   uint64_t Reached() const { return residency_ ? residency_->last_time() : 0; }
+  // The heap snapshots beside the trace (TRACE.heap), null if none.
+  const heap::HeapIndex* heap() const { return heap_.get(); }
   // What side files are checked against: the trace's clock, span, pids.
   residency::TraceFacts Facts() const { return FactsOf(index(), info(), options_.path); }
 
@@ -126,6 +131,7 @@ class Session {
   std::unique_ptr<replay::LoadedTrace> trace_;
   std::unique_ptr<StackFrames> frames_;
   std::unique_ptr<residency::ResidencyIndex> residency_;
+  std::unique_ptr<heap::HeapIndex> heap_;
   std::vector<std::string> warnings_;
   std::string load_note_;
   IndexUse index_use_ = IndexUse::kNone;
