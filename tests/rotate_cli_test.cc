@@ -82,14 +82,15 @@ TEST(RotateCliTest, AMaxSizeRecordingStaysWithinItAndStillNamesItsFirstSecond) {
   EXPECT_LE(peak.load(), kBound) << rec.err;
   EXPECT_GT(peak.load(), 0u);
   EXPECT_THAT(rec.err, HasSubstr("--max-size 2.0 MiB: perf wrote")) << rec.err;
-  // What is left: the index and the snapshots, no raw chunk.
+  // What is left: the index and the snapshots (residency and heap), no raw
+  // chunk.
   std::vector<std::string> left;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     const std::string name = e.path().filename();
     if (absl::StartsWith(name, "t.data")) left.push_back(name);
   }
   std::sort(left.begin(), left.end());
-  EXPECT_THAT(left, ::testing::ElementsAre("t.data.index", "t.data.rss"));
+  EXPECT_THAT(left, ::testing::ElementsAre("t.data.heap", "t.data.index", "t.data.rss"));
 
   std::string maps_file, truth_file;
   uint32_t pid = 0;
@@ -117,6 +118,11 @@ TEST(RotateCliTest, AMaxSizeRecordingStaysWithinItAndStillNamesItsFirstSecond) {
   const PageSet expected = ProcessMadePages(ReadMapsFile(maps_file), PAGEBLAME_BINARY_DIR "/tests/rotate");
   EXPECT_TRUE(created == expected) << "created but not in maps:" << created.Minus(expected).Describe()
                                    << "\nin maps but not created:" << expected.Minus(created).Describe();
+
+  // The heap snapshots read against the folded index (its span and pids).
+  CliRun heap = Pageblame(absl::StrCat("heap --json -i ", trace, " --pid ", pid));
+  ASSERT_EQ(heap.exit_code, 0) << heap.err;
+  EXPECT_EQ(nlohmann::json::parse(heap.out)["allocator"], "glibc") << heap.out;
 
   // query and attribute name every kept block's function.
   const std::vector<TruthRow> truth = ReadTruth(truth_file);

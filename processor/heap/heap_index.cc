@@ -77,4 +77,13 @@ std::vector<uint32_t> HeapIndex::pids() const {
   return out;
 }
 
+uint64_t HeapIndex::last_time() const {
+  uint64_t last = 0;
+  for (uint32_t pid : pids()) {
+    // Every stored snapshot has a time (Build refuses one without).
+    for (const HeapSnapshot& s : Of(pid)) last = std::max(last, s.time.value_or(0));
+  }
+  return last;
+}
+
 }  // namespace pageblame::heap

@@ -42,6 +42,8 @@ class HeapIndex {
   std::vector<uint32_t> pids() const;
   size_t size() const { return count_; }
   const std::string& path() const { return path_; }
+  // When the last snapshot was taken (0: none).
+  uint64_t last_time() const;
 
  private:
   std::string path_;

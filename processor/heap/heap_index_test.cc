@@ -53,6 +53,8 @@ TEST(HeapIndexTest, PicksTheLatestAtOrBefore) {
   EXPECT_EQ(h->At(8, ~uint64_t{0}), nullptr);
   EXPECT_EQ(h->Of(7).size(), 2u);
   EXPECT_TRUE(h->Of(8).empty());
+  // The recording reached its latest snapshot, of any pid.
+  EXPECT_EQ(h->last_time(), 150 * kSecond);
 }
 
 TEST(HeapIndexTest, RefusesAnotherTracesSnapshots) {

@@ -38,7 +38,7 @@ class ChunkStore {
   // Removes the chunk `name` (a name Closed() gave).
   absl::Status Remove(const std::string& name) const;
   // Bytes the recording takes on disk now (allocated blocks): TRACE, its
-  // chunks and its side files (TRACE.index, TRACE.rss, TRACE.attach-maps,
+  // chunks and its side files (TRACE.index, TRACE.rss, TRACE.heap, TRACE.attach-maps,
   // the files in TRACE.runtime/); an earlier recording's TRACE.old* not.
   uint64_t DiskBytes() const;
   // Writes TRACE.index (made new, mode 0600; one there is replaced).

@@ -3,8 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-
 #include <optional>
 #include <utility>
 
@@ -154,6 +154,10 @@ std::string Session::AttachMapsNote() const {
   return absl::StrCat("the mappings at the attach from ", EscapeName(a.path), ": ", a.added_pages, " pages added, ",
                       a.removed_pages, " ended, ", a.mismatched_pages,
                       " made by calls with another prot there (kept)");
+}
+
+uint64_t Session::Reached() const {
+  return std::max(residency_ ? residency_->last_time() : 0, heap_ ? heap_->last_time() : 0);
 }
 
 }  // namespace pageblame::session

@@ -99,9 +99,9 @@ class Session {
   // The residency snapshots beside the trace (or named), null if none.
   const residency::ResidencyIndex* residency() const { return residency_.get(); }
   // The last moment the recording is known to have reached beyond its memory
-  // calls: its last residency snapshot (0: none). `--at` may name any time
-  // up to it (the state after the last call, the snapshot's residency).
-  uint64_t Reached() const { return residency_ ? residency_->last_time() : 0; }
+  // calls: its last residency or heap snapshot (0: none). `--at` may name any
+  // time up to it (the state after the last call, the snapshots' figures).
+  uint64_t Reached() const;
   // The heap snapshots beside the trace (TRACE.heap), null if none.
   const heap::HeapIndex* heap() const { return heap_.get(); }
   // What side files are checked against: the trace's clock, span, pids.
