@@ -32,7 +32,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -47,6 +46,7 @@
 #include "processor/regions/elf_core_reader.h"
 #include "tests/cli_runner.h"
 #include "tests/tool_runner.h"
+#include "tests/glibc_truth.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {
@@ -107,38 +107,6 @@ class PausedMix {
   int pid_ = 0;
 };
 
-struct HeapInfo {
-  uint64_t fast = 0, rest = 0, system = 0;
-};
-
-// <heap nr="N"> ... </heap> of malloc_info, in order (main_arena first).
-std::vector<HeapInfo> ParseMallocInfo(const std::string& xml) {
-  std::vector<HeapInfo> out;
-  std::regex heap(R"(<heap nr="\d+">([\s\S]*?)</heap>)");
-  auto num = [](const std::string& body, const std::string& re) {
-    std::smatch m;
-    uint64_t v = 0;
-    if (std::regex_search(body, m, std::regex(re))) absl::SimpleAtoi(m[1].str(), &v);
-    return v;
-  };
-  for (std::sregex_iterator it(xml.begin(), xml.end(), heap), end; it != end; ++it) {
-    const std::string body = (*it)[1].str();
-    out.push_back({num(body, R"re(<total type="fast" count="\d+" size="(\d+)")re"),
-                   num(body, R"re(<total type="rest" count="\d+" size="(\d+)")re"),
-                   num(body, R"re(<system type="current" size="(\d+)")re")});
-  }
-  return out;
-}
-
-std::map<std::string, uint64_t> ParseNumbers(const std::string& text) {
-  std::map<std::string, uint64_t> out;
-  std::istringstream in(text);
-  std::string k;
-  uint64_t v;
-  while (in >> k >> v) out[k] = v;
-  return out;
-}
-
 Json HeapJson(const std::string& args) {
   CliRun r = Pageblame("heap --json " + args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -159,7 +127,7 @@ TEST(HeapLiveTest, EveryArenaEqualsMallocInfoAndTotalsEqualMallinfo2) {
   PausedMix mix("heap-info");
   ASSERT_NE(mix.pid(), 0) << "arena_mix never paused";
   const Json j = HeapJson(absl::StrCat("-p ", mix.pid()));
-  const std::vector<HeapInfo> info = ParseMallocInfo(ReadText(mix.dir() + "/info.xml"));
+  const std::vector<MallocInfoHeap> info = ParseMallocInfo(ReadText(mix.dir() + "/info.xml"));
   ASSERT_EQ(j["arenas"].size(), info.size());
   ASSERT_EQ(info.size(), 4u) << "the main thread and three workers each have an arena";
   EXPECT_EQ(j["allocator"], "glibc");
@@ -367,7 +335,7 @@ TEST(HeapLiveTest, ABusyArenaDoesNotDisturbTheQuietOnes) {
   SkipUnlessRoot();
   PausedMix mix("heap-busy", "", "busy");
   ASSERT_NE(mix.pid(), 0) << "arena_mix never paused";
-  const std::vector<HeapInfo> info = ParseMallocInfo(ReadText(mix.dir() + "/info.xml"));
+  const std::vector<MallocInfoHeap> info = ParseMallocInfo(ReadText(mix.dir() + "/info.xml"));
   ASSERT_EQ(info.size(), 4u);
   int retried = 0;
   for (int round = 0; round < 5; ++round) {

@@ -41,6 +41,7 @@
 #include "nlohmann/json.hpp"
 #include "processor/heap/heap_snapshot_file.h"
 #include "tests/cli_runner.h"
+#include "tests/glibc_truth.h"
 #include "tests/trace_fixtures.h"
 
 namespace pageblame::testing {
@@ -54,38 +55,6 @@ std::string ReadText(const std::string& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
-}
-
-struct HeapInfo {
-  uint64_t fast = 0, rest = 0, system = 0;
-};
-
-// <heap nr="N"> ... </heap> of malloc_info, in order (main_arena first).
-std::vector<HeapInfo> ParseMallocInfo(const std::string& xml) {
-  std::vector<HeapInfo> out;
-  std::regex heap(R"(<heap nr="\d+">([\s\S]*?)</heap>)");
-  auto num = [](const std::string& body, const std::string& re) {
-    std::smatch m;
-    uint64_t v = 0;
-    if (std::regex_search(body, m, std::regex(re))) absl::SimpleAtoi(m[1].str(), &v);
-    return v;
-  };
-  for (std::sregex_iterator it(xml.begin(), xml.end(), heap), end; it != end; ++it) {
-    const std::string body = (*it)[1].str();
-    out.push_back({num(body, R"re(<total type="fast" count="\d+" size="(\d+)")re"),
-                   num(body, R"re(<total type="rest" count="\d+" size="(\d+)")re"),
-                   num(body, R"re(<system type="current" size="(\d+)")re")});
-  }
-  return out;
-}
-
-std::map<std::string, uint64_t> ParseNumbers(const std::string& text) {
-  std::map<std::string, uint64_t> out;
-  std::istringstream in(text);
-  std::string k;
-  uint64_t v;
-  while (in >> k >> v) out[k] = v;
-  return out;
 }
 
 Json JsonOf(const std::string& args) {
@@ -194,7 +163,7 @@ TEST_F(HeapRecordLiveTest, TheHeapFileIsMadeAndTheSummarySaysItsCost) {
 
 TEST_F(HeapRecordLiveTest, TheSnapshotAtThePauseIsWhatGlibcSaid) {
   const Json j = JsonOf("heap --json -i " + Trace() + Pid() + " --at " + AtPause());
-  const std::vector<HeapInfo> info = ParseMallocInfo(ReadText(dir_ + "/out/info.xml"));
+  const std::vector<MallocInfoHeap> info = ParseMallocInfo(ReadText(dir_ + "/out/info.xml"));
   ASSERT_EQ(info.size(), 2u) << "the main thread and one worker each have an arena";
   ASSERT_EQ(j["arenas"].size(), info.size());
   EXPECT_EQ(j["pid"], pid_);
