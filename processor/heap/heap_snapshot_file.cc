@@ -98,12 +98,12 @@ absl::Status ParseArena(BodyReader* r, ArenaStats* a) {
 }
 
 absl::Status ParseRanges(BodyReader* r, HeapSnapshot* s) {
-  uint64_t n, at = 0;
+  uint64_t n = 0, at = 0;
   RETURN_IF_ERROR(r->Varint(&n, "free range count"));
   const uint64_t max_units = ~uint64_t{0} / kUnit;
   for (uint64_t i = 0; i < n; ++i) {
-    uint64_t gap, len, arena;
-    uint8_t kind;
+    uint64_t gap = 0, len = 0, arena = 0;
+    uint8_t kind = 0;
     RETURN_IF_ERROR(r->Varint(&gap, "free range"));
     RETURN_IF_ERROR(r->Varint(&len, "free range"));
     RETURN_IF_ERROR(r->Varint(&arena, "free range"));
