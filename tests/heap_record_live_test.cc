@@ -259,6 +259,47 @@ TEST_F(HeapRecordLiveTest, MapsSplitsEveryArenaRegion) {
   EXPECT_GE(in_use, heap["total"]["in_use_bytes"].get<uint64_t>() + heap["mmapped_chunks"]["bytes"].get<uint64_t>());
 }
 
+// query splits the page it is asked about and its region: each arena
+// region's split is maps's, and the pages' free bytes add up to the
+// snapshot's (every committed page of every arena region asked).
+TEST_F(HeapRecordLiveTest, QuerySplitsThePageAndItsRegion) {
+  const Json maps = JsonOf("maps --json -i " + Trace() + Pid() + " --at " + AtPause());
+  const Json heap = JsonOf("heap --json -i " + Trace() + Pid() + " --at " + AtPause());
+  std::ofstream list(dir_ + "/pages.txt");
+  std::map<uint64_t, Json> regions;  // by start
+  for (const Json& r : maps) {
+    if ((r["kind"] != "malloc" && r["kind"] != "heap") || r["prot"] == "---") continue;
+    const uint64_t start = std::stoull(r["start"].get<std::string>(), nullptr, 16);
+    const uint64_t end = std::stoull(r["end"].get<std::string>(), nullptr, 16);
+    regions[start] = r;
+    for (uint64_t page = start; page < end; page += 4096) list << absl::StrFormat("0x%x\n", page);
+  }
+  list.close();
+  ASSERT_FALSE(regions.empty());
+  const Json answers = JsonOf("query --json -i " + Trace() + Pid() + " --at " + AtPause() + " --addresses " +
+                              dir_ + "/pages.txt");
+  uint64_t page_free = 0, firsts = 0;
+  for (const Json& a : answers) {
+    ASSERT_TRUE(a["heap"].is_object()) << a.dump();
+    const Json& h = a["heap"];
+    EXPECT_LE(h["page_in_use_bytes"].get<uint64_t>() + h["page_free_bytes"].get<uint64_t>(), 4096u) << a.dump();
+    page_free += h["page_free_bytes"].get<uint64_t>();
+    const uint64_t addr = std::stoull(a["address"].get<std::string>(), nullptr, 16);
+    if (auto it = regions.find(addr); it != regions.end()) {
+      ++firsts;
+      EXPECT_EQ(h["in_use_bytes"], it->second["in_use_bytes"]) << a.dump();
+      EXPECT_EQ(h["free_bytes"], it->second["free_bytes"]) << a.dump();
+    }
+  }
+  EXPECT_EQ(firsts, regions.size());
+  EXPECT_EQ(page_free, heap["total"]["free_bytes"].get<uint64_t>());
+  // Text: the arena line under the answer.
+  CliRun one = Pageblame(
+      absl::StrFormat("query -i %s%s --at %s 0x%x", Trace(), Pid(), AtPause(), regions.begin()->first));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("inside malloc's arena (heap snapshot at ")) << one.out;
+}
+
 TEST_F(HeapRecordLiveTest, GrowthSaysInUseGrowthWhereBothEndsAreKnown) {
   // From the trace's start (the exec: nothing mapped, so nothing in use)
   // to the end.
