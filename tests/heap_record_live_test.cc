@@ -23,6 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <google/protobuf/io/gzip_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -40,6 +43,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "processor/heap/heap_snapshot_file.h"
+#include "profile.pb.h"
 #include "tests/cli_runner.h"
 #include "tests/glibc_truth.h"
 #include "tests/trace_fixtures.h"
@@ -298,6 +302,56 @@ TEST_F(HeapRecordLiveTest, QuerySplitsThePageAndItsRegion) {
       absl::StrFormat("query -i %s%s --at %s 0x%x", Trace(), Pid(), AtPause(), regions.begin()->first));
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_THAT(one.out, HasSubstr("inside malloc's arena (heap snapshot at ")) << one.out;
+}
+
+// Each sample type's total in a .pb.gz (`--format pprof`), by its name.
+std::map<std::string, int64_t> PprofTotals(const std::string& path) {
+  const std::string gz = ReadText(path);
+  perftools::profiles::Profile p;
+  google::protobuf::io::ArrayInputStream raw(gz.data(), static_cast<int>(gz.size()));
+  google::protobuf::io::GzipInputStream in(&raw, google::protobuf::io::GzipInputStream::GZIP);
+  EXPECT_TRUE(p.ParseFromZeroCopyStream(&in)) << path;
+  std::map<std::string, int64_t> out;
+  for (const auto& sample : p.sample()) {
+    for (int i = 0; i < sample.value_size() && i < p.sample_type_size(); ++i) {
+      out[p.string_table(p.sample_type(i).type())] += sample.value(i);
+    }
+  }
+  return out;
+}
+
+// pprof carries the split: attribute's in_use_space and free_space are its
+// JSON's stacks summed, maps's free_space the snapshot's free bytes.
+TEST_F(HeapRecordLiveTest, PprofCarriesInUseAndFree) {
+  const std::string args = "attribute -i " + Trace() + Pid() + " --at " + AtPause() + " --regions " + dir_ + "/maps.txt";
+  const Json j = JsonOf(args + " --json");
+  int64_t in_use = 0, free = 0;
+  for (const Json& s : j["stacks"]) {
+    if (!s.contains("free_bytes") || s["free_bytes"].is_null()) continue;
+    in_use += s["in_use_bytes"].get<int64_t>();
+    free += s["free_bytes"].get<int64_t>();
+  }
+  ASSERT_GT(free, 0);
+  ASSERT_EQ(Pageblame(args + " --format pprof -o " + dir_ + "/a.pb.gz").exit_code, 0);
+  const std::map<std::string, int64_t> a = PprofTotals(dir_ + "/a.pb.gz");
+  EXPECT_EQ(a.at("in_use_space"), in_use);
+  EXPECT_EQ(a.at("free_space"), free);
+
+  const Json heap = JsonOf("heap --json -i " + Trace() + Pid() + " --at " + AtPause());
+  ASSERT_EQ(Pageblame("maps --format pprof -i " + Trace() + Pid() + " --at " + AtPause() + " -o " + dir_ + "/m.pb.gz")
+                .exit_code,
+            0);
+  EXPECT_EQ(PprofTotals(dir_ + "/m.pb.gz").at("free_space"), heap["total"]["free_bytes"].get<int64_t>());
+
+  // growth: in_use_to per stack as its JSON says (0 where unknown).
+  const Json g = JsonOf("growth --json -i " + Trace() + Pid());
+  int64_t to_in_use = 0;
+  for (const Json& s : g["stacks"]) {
+    if (s.contains("to_in_use_bytes") && !s["to_in_use_bytes"].is_null()) to_in_use += s["to_in_use_bytes"].get<int64_t>();
+  }
+  ASSERT_GT(to_in_use, 0);
+  ASSERT_EQ(Pageblame("growth --format pprof -i " + Trace() + Pid() + " -o " + dir_ + "/g.pb.gz").exit_code, 0);
+  EXPECT_EQ(PprofTotals(dir_ + "/g.pb.gz").at("in_use_to"), to_in_use);
 }
 
 TEST_F(HeapRecordLiveTest, GrowthSaysInUseGrowthWhereBothEndsAreKnown) {
