@@ -23,6 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <google/protobuf/io/gzip_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -40,6 +43,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "processor/heap/heap_snapshot_file.h"
+#include "profile.pb.h"
 #include "tests/cli_runner.h"
 #include "tests/glibc_truth.h"
 #include "tests/trace_fixtures.h"
@@ -257,6 +261,97 @@ TEST_F(HeapRecordLiveTest, MapsSplitsEveryArenaRegion) {
   // bytes add the mmapped chunks and the arenas' own headers.
   EXPECT_EQ(free, heap["total"]["free_bytes"].get<uint64_t>());
   EXPECT_GE(in_use, heap["total"]["in_use_bytes"].get<uint64_t>() + heap["mmapped_chunks"]["bytes"].get<uint64_t>());
+}
+
+// query splits the page it is asked about and its region: each arena
+// region's split is maps's, and the pages' free bytes add up to the
+// snapshot's (every committed page of every arena region asked).
+TEST_F(HeapRecordLiveTest, QuerySplitsThePageAndItsRegion) {
+  const Json maps = JsonOf("maps --json -i " + Trace() + Pid() + " --at " + AtPause());
+  const Json heap = JsonOf("heap --json -i " + Trace() + Pid() + " --at " + AtPause());
+  std::ofstream list(dir_ + "/pages.txt");
+  std::map<uint64_t, Json> regions;  // by start
+  for (const Json& r : maps) {
+    if ((r["kind"] != "malloc" && r["kind"] != "heap") || r["prot"] == "---") continue;
+    const uint64_t start = std::stoull(r["start"].get<std::string>(), nullptr, 16);
+    const uint64_t end = std::stoull(r["end"].get<std::string>(), nullptr, 16);
+    regions[start] = r;
+    for (uint64_t page = start; page < end; page += 4096) list << absl::StrFormat("0x%x\n", page);
+  }
+  list.close();
+  ASSERT_FALSE(regions.empty());
+  const Json answers = JsonOf("query --json -i " + Trace() + Pid() + " --at " + AtPause() + " --addresses " +
+                              dir_ + "/pages.txt");
+  uint64_t page_free = 0, firsts = 0;
+  for (const Json& a : answers) {
+    ASSERT_TRUE(a["heap"].is_object()) << a.dump();
+    const Json& h = a["heap"];
+    EXPECT_LE(h["page_in_use_bytes"].get<uint64_t>() + h["page_free_bytes"].get<uint64_t>(), 4096u) << a.dump();
+    page_free += h["page_free_bytes"].get<uint64_t>();
+    const uint64_t addr = std::stoull(a["address"].get<std::string>(), nullptr, 16);
+    if (auto it = regions.find(addr); it != regions.end()) {
+      ++firsts;
+      EXPECT_EQ(h["in_use_bytes"], it->second["in_use_bytes"]) << a.dump();
+      EXPECT_EQ(h["free_bytes"], it->second["free_bytes"]) << a.dump();
+    }
+  }
+  EXPECT_EQ(firsts, regions.size());
+  EXPECT_EQ(page_free, heap["total"]["free_bytes"].get<uint64_t>());
+  // Text: the arena line under the answer.
+  CliRun one = Pageblame(
+      absl::StrFormat("query -i %s%s --at %s 0x%x", Trace(), Pid(), AtPause(), regions.begin()->first));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("inside malloc's arena (heap snapshot at ")) << one.out;
+}
+
+// Each sample type's total in a .pb.gz (`--format pprof`), by its name.
+std::map<std::string, int64_t> PprofTotals(const std::string& path) {
+  const std::string gz = ReadText(path);
+  perftools::profiles::Profile p;
+  google::protobuf::io::ArrayInputStream raw(gz.data(), static_cast<int>(gz.size()));
+  google::protobuf::io::GzipInputStream in(&raw, google::protobuf::io::GzipInputStream::GZIP);
+  EXPECT_TRUE(p.ParseFromZeroCopyStream(&in)) << path;
+  std::map<std::string, int64_t> out;
+  for (const auto& sample : p.sample()) {
+    for (int i = 0; i < sample.value_size() && i < p.sample_type_size(); ++i) {
+      out[p.string_table(p.sample_type(i).type())] += sample.value(i);
+    }
+  }
+  return out;
+}
+
+// pprof carries the split: attribute's in_use_space and free_space are its
+// JSON's stacks summed, maps's free_space the snapshot's free bytes.
+TEST_F(HeapRecordLiveTest, PprofCarriesInUseAndFree) {
+  const std::string args = "attribute -i " + Trace() + Pid() + " --at " + AtPause() + " --regions " + dir_ + "/maps.txt";
+  const Json j = JsonOf(args + " --json");
+  int64_t in_use = 0, free = 0;
+  for (const Json& s : j["stacks"]) {
+    if (!s.contains("free_bytes") || s["free_bytes"].is_null()) continue;
+    in_use += s["in_use_bytes"].get<int64_t>();
+    free += s["free_bytes"].get<int64_t>();
+  }
+  ASSERT_GT(free, 0);
+  ASSERT_EQ(Pageblame(args + " --format pprof -o " + dir_ + "/a.pb.gz").exit_code, 0);
+  const std::map<std::string, int64_t> a = PprofTotals(dir_ + "/a.pb.gz");
+  EXPECT_EQ(a.at("in_use_space"), in_use);
+  EXPECT_EQ(a.at("free_space"), free);
+
+  const Json heap = JsonOf("heap --json -i " + Trace() + Pid() + " --at " + AtPause());
+  ASSERT_EQ(Pageblame("maps --format pprof -i " + Trace() + Pid() + " --at " + AtPause() + " -o " + dir_ + "/m.pb.gz")
+                .exit_code,
+            0);
+  EXPECT_EQ(PprofTotals(dir_ + "/m.pb.gz").at("free_space"), heap["total"]["free_bytes"].get<int64_t>());
+
+  // growth: in_use_to per stack as its JSON says (0 where unknown).
+  const Json g = JsonOf("growth --json -i " + Trace() + Pid());
+  int64_t to_in_use = 0;
+  for (const Json& s : g["stacks"]) {
+    if (s.contains("to_in_use_bytes") && !s["to_in_use_bytes"].is_null()) to_in_use += s["to_in_use_bytes"].get<int64_t>();
+  }
+  ASSERT_GT(to_in_use, 0);
+  ASSERT_EQ(Pageblame("growth --format pprof -i " + Trace() + Pid() + " -o " + dir_ + "/g.pb.gz").exit_code, 0);
+  EXPECT_EQ(PprofTotals(dir_ + "/g.pb.gz").at("in_use_to"), to_in_use);
 }
 
 TEST_F(HeapRecordLiveTest, GrowthSaysInUseGrowthWhereBothEndsAreKnown) {

@@ -7,6 +7,10 @@
 namespace pageblame::analysis {
 namespace {
 
+// The page a query's address names: x86-64's and aarch64's usual 4 KiB (the
+// replay's unit, replay/call_rules.h).
+constexpr uint64_t kQueryPage = 4096;
+
 // The processes among `procs` that had addr mapped last before `at` (all
 // whose page there went away at that same latest time: a fork's children
 // exiting together), or none if none ever had it by then.
@@ -43,6 +47,21 @@ void AddResidency(const index::TraceIndex& idx, const ResidentView& view, uint64
   a->region_rss = ResidentView::Bytes(a->snapshot, v.start, v.end);
 }
 
+// The answer's kind and, inside malloc's arenas, its page's and region's
+// split at the heap snapshot for its process at `at`.
+void AddHeapUse(const index::TraceIndex& idx, const QueryOptions& options, const HeapView& heap,
+                QueryAnswer* a) {
+  if (!a->version.valid() || !options.kind_of) return;
+  const index::Version& v = idx.version(a->version);
+  a->kind = options.kind_of(v);
+  if (!ArenaKind(a->kind)) return;
+  a->heap_snapshot = heap.SnapshotFor(*a->process, options.at);
+  const uint64_t page = a->address / kQueryPage * kQueryPage;
+  a->page_heap = HeapView::Split(a->heap_snapshot, a->kind, v, std::max(page, v.start),
+                                 std::min(page + kQueryPage, v.end));
+  a->region_heap = HeapView::Split(a->heap_snapshot, a->kind, v, v.start, v.end);
+}
+
 }  // namespace
 
 std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::vector<uint32_t>& procs,
@@ -76,11 +95,13 @@ std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions&
   std::vector<QueryAnswer> out =
       QueryAnswers(idx, options.processes, options.addresses, options.at, options.pid.has_value());
   const ResidentView view(options.rss, idx);
+  const HeapView heap(options.heap, idx);
   for (QueryAnswer& a : out) {
     if (!a.process) continue;
     a.lineage = PageLineage(idx, *a.process, a.address, options.at);
     if (!a.version.valid()) a.unknown_break = UnknownBreakCall(idx, *a.process, a.address);
     AddResidency(idx, view, options.at, &a);
+    AddHeapUse(idx, options, heap, &a);
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "processor/analysis/heap_split.h"
 #include "processor/analysis/history.h"
 #include "processor/analysis/scope.h"
 #include "processor/index/trace_index.h"
@@ -21,8 +22,9 @@
 namespace pageblame::analysis {
 
 // Scope: `pid` (one pid was asked about) and the `processes` it names, at
-// `at`; whether the page was in RAM, and the region's resident bytes. No
-// kinds.
+// `at`; whether the page was in RAM, and the region's resident bytes; with
+// kind_of, the region's kind and, inside malloc's arenas, what of the page
+// and the region is in use or free (`heap`). `kinds` filters nothing.
 struct QueryOptions : Scope {
   std::vector<uint64_t> addresses;
   bool history = false;  // text: print the page's history (JSON always has it)
@@ -49,6 +51,14 @@ struct QueryAnswer {
   const residency::ResidencySnapshot* snapshot = nullptr;
   std::optional<std::string> page_state;
   std::optional<uint64_t> region_rss;
+  // Filled by Query() only, when options.kind_of is set: the version's kind;
+  // for kinds of malloc's arenas (ArenaKind), the heap snapshot at the time
+  // asked (null: none) and the split of the queried page and of the region
+  // into bytes in use and free held by glibc (heap_split.h; nullopt: no
+  // snapshot).
+  std::optional<RegionKind> kind;
+  const heap::HeapSnapshot* heap_snapshot = nullptr;
+  std::optional<HeapUse> page_heap, region_heap;
 };
 // Each address in every process of `procs` that had it mapped at `at`; if
 // none, its last tenant(s) among them (history says how the page went), or

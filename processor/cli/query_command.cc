@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "processor/analysis/kind_classifier.h"
 #include "processor/base/input_file.h"
 #include "processor/base/text_escape.h"
 #include "processor/cli/command_spec.h"
@@ -102,6 +103,9 @@ int RunQuery(const std::vector<std::string>& argv) {
   if (!resolved.ok()) return ReportError(resolved.status());
   o.Select(**trace, *resolved);
   o.history = args->Has("--history");
+  // The region's kind: inside malloc's arenas the answer splits in use / free.
+  analysis::KindClassifier classifier((*trace)->frames());
+  o.kind_of = classifier.Function();
   const std::vector<analysis::QueryAnswer> answers = analysis::Query((*trace)->index(), o);
   if (args->Has("--json")) {
     std::printf("%s\n", render::DumpJson(render::QueryJson(**trace, o, answers)).c_str());

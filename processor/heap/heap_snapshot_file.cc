@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/byte_reader.h"
+#include "processor/base/byte_writer.h"
 #include "processor/base/input_file.h"
 #include "processor/base/status_macros.h"
 
@@ -14,23 +15,9 @@ constexpr uint8_t kHasTime = 1, kHasThreads = 2, kHasCpus = 4;
 constexpr uint8_t kMain = 1, kTorn = 2, kResident = 4;
 constexpr uint64_t kUnit = 16;
 
-template <typename T>
-void Put(std::string* out, T v) {
-  out->append(reinterpret_cast<const char*>(&v), sizeof(v));
-}
-
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-void PutString(std::string* out, const std::string& s) {
-  const size_t n = std::min(s.size(), kMaxHeapString);
-  PutVarint(out, n);
-  out->append(s, 0, n);
+// A string cut to what the reader accepts (kMaxHeapString).
+void PutCutString(std::string* out, const std::string& s) {
+  PutString(out, std::string_view(s).substr(0, kMaxHeapString));
 }
 
 void PutArena(std::string* out, const ArenaStats& a) {
@@ -47,7 +34,7 @@ void PutArena(std::string* out, const ArenaStats& a) {
   }
   for (uint64_t v : {a.binned_chunks, a.fastbin_chunks, a.tcache_chunks, a.chunks, a.heaps, a.attached_threads})
     PutVarint(out, v);
-  PutString(out, a.damage);
+  PutCutString(out, a.damage);
 }
 
 // Reads a record body, every value checked; errors say where.
@@ -111,12 +98,12 @@ absl::Status ParseArena(BodyReader* r, ArenaStats* a) {
 }
 
 absl::Status ParseRanges(BodyReader* r, HeapSnapshot* s) {
-  uint64_t n, at = 0;
+  uint64_t n = 0, at = 0;
   RETURN_IF_ERROR(r->Varint(&n, "free range count"));
   const uint64_t max_units = ~uint64_t{0} / kUnit;
   for (uint64_t i = 0; i < n; ++i) {
-    uint64_t gap, len, arena;
-    uint8_t kind;
+    uint64_t gap = 0, len = 0, arena = 0;
+    uint8_t kind = 0;
     RETURN_IF_ERROR(r->Varint(&gap, "free range"));
     RETURN_IF_ERROR(r->Varint(&len, "free range"));
     RETURN_IF_ERROR(r->Varint(&arena, "free range"));
@@ -183,10 +170,10 @@ std::string HeapSnapshotPathFor(absl::string_view trace_path) { return absl::Str
 
 std::string EncodeHeapFileHeader(int32_t clockid) {
   std::string out(kHeapFileMagic, sizeof(kHeapFileMagic));
-  Put(&out, kHeapFileVersion);
-  Put(&out, clockid);
-  Put(&out, uint64_t{0});
-  Put(&out, uint64_t{0});
+  PutFixed(&out, kHeapFileVersion);
+  PutFixed(&out, clockid);
+  PutFixed(&out, uint64_t{0});
+  PutFixed(&out, uint64_t{0});
   return out;
 }
 
@@ -198,9 +185,9 @@ std::string EncodeHeapSnapshot(const HeapSnapshot& s) {
   body.push_back(static_cast<char>(s.allocator));
   body.push_back(static_cast<char>(s.layout));
   PutVarint(&body, s.attempts);
-  PutString(&body, s.glibc_version);
-  PutString(&body, s.layout_from);
-  PutString(&body, s.note);
+  PutCutString(&body, s.glibc_version);
+  PutCutString(&body, s.layout_from);
+  PutCutString(&body, s.note);
   for (uint64_t v : {s.mmapped_count, s.mmapped_bytes, s.arena_max, s.arena_test}) PutVarint(&body, v);
   PutVarint(&body, s.arenas.size());
   for (const ArenaStats& a : s.arenas) PutArena(&body, a);
@@ -214,9 +201,9 @@ std::string EncodeHeapSnapshot(const HeapSnapshot& s) {
     at = r.end;
   }
   std::string out;
-  Put(&out, kHeapRecordMagic);
-  Put(&out, s.pid);
-  Put(&out, static_cast<uint64_t>(kHeapRecordHeaderSize + body.size()));
+  PutFixed(&out, kHeapRecordMagic);
+  PutFixed(&out, s.pid);
+  PutFixed(&out, static_cast<uint64_t>(kHeapRecordHeaderSize + body.size()));
   return out + body;
 }
 

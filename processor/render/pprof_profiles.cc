@@ -21,6 +21,18 @@ const std::vector<PprofValueType>& SpaceTypes() {
   return kTypes;
 }
 
+// Inside malloc's arenas, with a heap snapshot: the bytes in live chunks and
+// those glibc holds free (heap_split.h). pprof has no "unknown": other kinds
+// and pseudo samples count 0.
+const std::vector<PprofValueType>& HeapTypes() {
+  static const std::vector<PprofValueType> kTypes = {{"in_use_space", "bytes"}, {"free_space", "bytes"}};
+  return kTypes;
+}
+void AppendHeap(const std::optional<analysis::HeapUse>& u, std::vector<int64_t>* v) {
+  v->push_back(Signed(u ? u->in_use : 0));
+  v->push_back(Signed(u ? u->free : 0));
+}
+
 std::string Who(const index::TraceIndex& idx, uint32_t p) {
   const index::Process& proc = idx.process(p);
   return absl::StrCat("pid ", proc.pid, " (", std::string(idx.strings().Get(proc.comm)), ")");
@@ -44,27 +56,34 @@ std::string AttributePprof(const session::Session& trace, const analysis::Attrib
                            const std::vector<analysis::MethodTotal>& methods) {
   std::vector<PprofValueType> types = SpaceTypes();
   if (a.snapshot != nullptr) types.push_back({"resident_space", "bytes"});
+  const bool heap = a.heap_snapshot != nullptr;
+  if (heap) types.insert(types.end(), HeapTypes().begin(), HeapTypes().end());
   PprofBuilder b(trace, types, "mapped");
   b.AddComment(absl::StrCat("pageblame attribute: ", Who(trace.index(), a.process), " at ", FormatTime(a.at),
                             a.by == analysis::CreditBy::kCommit ? ", by committing call" : ", by creating call"));
-  // With a snapshot, a fourth value: resident bytes (0 where unknown).
-  auto values = [&](uint64_t bytes, uint64_t committed, int64_t regions, std::optional<uint64_t> rss) {
+  // With a snapshot, a fourth value: resident bytes (0 where unknown); with
+  // a heap snapshot, in use and free (malloc arena kinds only).
+  auto values = [&](uint64_t bytes, uint64_t committed, int64_t regions, std::optional<uint64_t> rss,
+                    const std::optional<analysis::HeapUse>& use) {
     std::vector<int64_t> v = {Signed(bytes), Signed(committed), regions};
     if (a.snapshot != nullptr) v.push_back(Signed(rss.value_or(0)));
+    if (heap) AppendHeap(use, &v);
     return v;
   };
   const std::vector<std::vector<PprofLabel>> labels = MethodLabels(a.stacks.size(), methods);
   for (size_t i = 0; i < a.stacks.size(); ++i) {
     const analysis::StackTotal& st = a.stacks[i];
-    b.AddCall(st.first_call, values(st.bytes, st.committed, st.regions, st.rss), labels[i]);
+    b.AddCall(st.first_call, values(st.bytes, st.committed, st.regions, st.rss, st.heap), labels[i]);
   }
   const analysis::AttributionSummary sum = analysis::SummarizeAttribution(a);
   if (a.before_trace_bytes != 0) {
     // Resident bytes not credited to a stack are those from before the trace.
     b.AddPseudo({"[before trace]"}, values(a.before_trace_bytes, a.before_trace_committed, Signed(sum.before_trace_regions),
-                                           a.rss.value_or(0) - sum.stacks_rss.value_or(0)));
+                                           a.rss.value_or(0) - sum.stacks_rss.value_or(0), std::nullopt));
   }
-  if (a.unmapped_bytes != 0) b.AddPseudo({"[not mapped]"}, values(a.unmapped_bytes, 0, Signed(sum.unmapped_regions), 0));
+  if (a.unmapped_bytes != 0) {
+    b.AddPseudo({"[not mapped]"}, values(a.unmapped_bytes, 0, Signed(sum.unmapped_regions), 0, std::nullopt));
+  }
   return b.Gzipped();
 }
 
@@ -77,17 +96,25 @@ std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g
   // Resident bytes when a snapshot speaks for either end (0 where unknown).
   const bool rss = g.total_from.rss || g.total_to.rss;
   if (rss) types.insert(types.end(), {{"resident_growth", "bytes"}, {"resident_from", "bytes"}, {"resident_to", "bytes"}});
+  // Bytes in live malloc chunks when a heap snapshot speaks for either end
+  // (0 where unknown, and for other kinds).
+  const bool heap = g.total_from.heap || g.total_to.heap;
+  if (heap) types.insert(types.end(), {{"in_use_growth", "bytes"}, {"in_use_from", "bytes"}, {"in_use_to", "bytes"}});
   PprofBuilder b(trace, types, "mapped_growth");
   const index::TraceIndex& idx = trace.index();
   b.AddComment(absl::StrCat("pageblame growth from ", FormatTime(g.from), " to ", FormatTime(g.to),
                             g.processes.size() == 1 ? absl::StrCat(" of ", Who(idx, g.processes[0])) : "",
                             g.by == analysis::CreditBy::kCommit ? ", by committing call" : ", by creating call"));
-  auto values = [rss](const analysis::BytesAt& from, const analysis::BytesAt& to) {
+  auto values = [rss, heap](const analysis::BytesAt& from, const analysis::BytesAt& to) {
     std::vector<int64_t> v = {Diff(from.mapped, to.mapped), Diff(from.committed, to.committed),
                               Diff(from.regions, to.regions), Signed(from.mapped), Signed(to.mapped),
                               Signed(from.committed), Signed(to.committed)};
     if (rss) {
       const uint64_t f = from.rss.value_or(0), t = to.rss.value_or(0);
+      v.insert(v.end(), {Diff(f, t), Signed(f), Signed(t)});
+    }
+    if (heap) {
+      const uint64_t f = from.heap ? from.heap->in_use : 0, t = to.heap ? to.heap->in_use : 0;
       v.insert(v.end(), {Diff(f, t), Signed(f), Signed(t)});
     }
     return v;
@@ -106,6 +133,9 @@ std::string MapsPprof(const session::Session& trace, const analysis::MapsAnswer&
   // so a region no snapshot read counts 0 there (the comment says so).
   std::vector<PprofValueType> types = SpaceTypes();
   if (a.snapshots) types.push_back({"resident_space", "bytes"});
+  bool heap = false;
+  for (const analysis::ProcessMaps& pm : a.processes) heap |= pm.heap_snapshot != nullptr;
+  if (heap) types.insert(types.end(), HeapTypes().begin(), HeapTypes().end());
   PprofBuilder b(trace, types, "mapped");
   b.AddComment(absl::StrCat("pageblame maps at ", FormatTime(a.at)));
   for (const analysis::ProcessMaps& pm : a.processes) {
@@ -121,6 +151,7 @@ std::string MapsPprof(const session::Session& trace, const analysis::MapsAnswer&
                                               PprofLabel::Str("prot", analysis::RegionProt(v.attrs))};
       std::vector<int64_t> values = {size, index::IsCommitted(v) ? size : 0, 1};
       if (a.snapshots) values.push_back(Signed(region.rss.value_or(0)));
+      if (heap) AppendHeap(region.heap, &values);
       if (v.origin.valid()) {
         b.AddCall(v.origin, values, labels);
       } else {

@@ -14,6 +14,10 @@
 //              has residency snapshots) per creating stack, with labels
 //              pid and prot; regions from before the trace as the stack
 //              "[before trace]" <- its path (or [anon], [heap]).
+// With heap snapshots (TRACE.heap), attribute and maps add in_use_space and
+// free_space, growth in_use_growth, in_use_from and in_use_to: the bytes of
+// malloc's arena pages in live chunks and free held by glibc (0 for other
+// kinds and where no snapshot speaks: pprof has no "unknown").
 //
 // With the stacks' methods (analysis/attribution_methods.h,
 // growth_methods.h), each sample of a stack has the string label "method":

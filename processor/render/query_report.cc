@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "processor/analysis/heap_split.h"
 #include "processor/analysis/history.h"
 #include "processor/analysis/region_label.h"
 #include "processor/analysis/resident_view.h"
@@ -80,7 +81,47 @@ Json ResidentJson(const analysis::QueryAnswer& a) {
   return j;
 }
 
+// Inside malloc's arenas: {"snapshot_time", "page_in_use_bytes",
+// "page_free_bytes", "in_use_bytes", "free_bytes"} (the page, then the
+// region) at the heap snapshot, or null without one. Absent for other kinds.
+void AddHeapJson(const analysis::QueryAnswer& a, Json* j) {
+  if (!analysis::ArenaKind(a.kind)) return;
+  if (!a.heap_snapshot || !a.page_heap || !a.region_heap) {
+    (*j)["heap"] = nullptr;
+    return;
+  }
+  Json h;
+  h["snapshot_time"] = a.heap_snapshot->time ? Json(TimeSeconds(*a.heap_snapshot->time)) : Json(nullptr);
+  h["page_in_use_bytes"] = a.page_heap->in_use;
+  h["page_free_bytes"] = a.page_heap->free;
+  h["in_use_bytes"] = a.region_heap->in_use;
+  h["free_bytes"] = a.region_heap->free;
+  (*j)["heap"] = std::move(h);
+}
+
+// What the page's bytes are to glibc: all free, all in use, or both.
+std::string PageUse(const analysis::HeapUse& u) {
+  if (u.in_use == 0 && u.free == 0) return "not split (made after the snapshot, or not committed)";
+  if (u.in_use == 0) return "free, held by glibc";
+  if (u.free == 0) return "in use";
+  return absl::StrCat(HumanBytes(u.in_use), " in use, ", HumanBytes(u.free), " free held by glibc");
+}
+
 }  // namespace
+
+// Inside malloc's arenas, when the trace has heap snapshots: what of the
+// page and of its region is in use or free at the snapshot; the stacks above
+// made the page usable, not every chunk on it.
+std::string HeapText(const analysis::QueryAnswer& a, bool snapshots) {
+  if (!snapshots || !analysis::ArenaKind(a.kind)) return "";
+  if (!a.heap_snapshot || !a.page_heap || !a.region_heap) {
+    return "  in use / free unknown: no heap snapshot of this process at or before then\n";
+  }
+  return absl::StrCat("  inside malloc's arena (heap snapshot at ",
+                      a.heap_snapshot->time ? FormatTime(*a.heap_snapshot->time) : "?", "): the page ",
+                      PageUse(*a.page_heap), "; the region ", HumanBytes(a.region_heap->in_use), " in use, ",
+                      HumanBytes(a.region_heap->free), " free held by glibc (its chunks may be any malloc's)\n");
+}
 
 std::string ResidentText(const analysis::QueryAnswer& a, bool snapshots) {
   if (!snapshots || !a.process) return "";
@@ -104,6 +145,7 @@ Json QueryJson(const session::Session& trace, const analysis::QueryOptions& opti
     j["address"] = Hex(a.address);
     j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
     j["resident"] = a.process ? ResidentJson(a) : Json(nullptr);
+    AddHeapJson(a, &j);
     if (a.version.valid()) {
       const index::Version& v = idx.version(a.version);
       j["region"] = RangeJson(v.start, v.end);
@@ -163,6 +205,7 @@ std::string QueryText(const session::Session& trace, const analysis::QueryOption
   const index::TraceIndex& idx = trace.index();
   OriginRenderer r(trace.frames());
   const bool snapshots = analysis::ResidentView(options.rss, idx).has_snapshots();
+  const bool heap_snapshots = analysis::HeapView(options.heap, idx).has_snapshots();
   std::string out;
   const std::string at = options.at == index::kEndOfTrace ? "at the end of the trace"
                                                     : absl::StrCat("at ", FormatTime(options.at));
@@ -194,6 +237,7 @@ std::string QueryText(const session::Session& trace, const analysis::QueryOption
                                        }));
     }
     absl::StrAppend(&out, ResidentText(a, snapshots));
+    absl::StrAppend(&out, HeapText(a, heap_snapshots));
     if (options.history) {
       absl::StrAppend(&out, "  history of this page:\n");
       for (const analysis::HistoryEntry& h : lineage) {

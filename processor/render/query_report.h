@@ -36,6 +36,10 @@ std::string RegionText(const index::TraceIndex& idx, const index::Version& v, Or
 // ResidentView::has_snapshots) or the answer no process. `a` as Query()
 // made it. Shared with the plugin.
 std::string ResidentText(const analysis::QueryAnswer& a, bool snapshots);
+// Inside malloc's arenas (kind malloc/heap), when the trace has heap
+// snapshots (`snapshots`): the line saying what of the page and of its
+// region is in use or free held by glibc at the snapshot; "" otherwise.
+std::string HeapText(const analysis::QueryAnswer& a, bool snapshots);
 // For a page not mapped at the time asked that its process had before
 // (`lineage`: the page's PageLineage up to then): "  not mapped; it was in
 // [..) until T, unmapped by ..." (empty if the lineage is).

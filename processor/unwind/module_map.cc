@@ -6,7 +6,7 @@ namespace pageblame::unwind {
 
 ModuleMap::ModuleMap(symbols::DsoLocator::Options locator, const symbols::MappingHistory* maps,
                      OnOpened on_opened)
-    : locator_(std::move(locator)), maps_(maps), on_opened_(std::move(on_opened)) {
+    : locator_(std::move(locator)), on_opened_(std::move(on_opened)), maps_(maps) {
   static const symbols::MappingHistory kNoMappings;
   if (maps_ == nullptr) maps_ = &kNoMappings;
 }
