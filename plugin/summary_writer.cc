@@ -19,6 +19,8 @@ analysis::QueryOptions SummaryWriter::Options(const std::vector<uint64_t>& addre
   o.processes = selection_.processes();
   o.at = at_;
   o.rss = rss_;
+  o.heap = trace_.heap();
+  o.kind_of = kinds_->Function();
   return o;
 }
 

@@ -19,6 +19,7 @@
 #define PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
+#include "processor/analysis/kind_classifier.h"
 #include "processor/render/query_report.h"
 #include "processor/session/session.h"
 
@@ -38,7 +40,14 @@ class SummaryWriter {
                 std::optional<uint32_t> pid, uint64_t at, const PerfFrameNames& names,
                 const absl::flat_hash_map<EventId, uint32_t>& samples,
                 const residency::ResidencyIndex* rss = nullptr)
-      : trace_(trace), selection_(selection), pid_(pid), at_(at), names_(names), samples_(samples), rss_(rss) {}
+      : trace_(trace),
+        selection_(selection),
+        pid_(pid),
+        at_(at),
+        names_(names),
+        samples_(samples),
+        rss_(rss),
+        kinds_(std::make_unique<analysis::KindClassifier>(trace.frames())) {}
 
   std::string Text(const std::vector<Target>& targets) const;
   std::string Json(const std::vector<Target>& targets) const;
@@ -67,6 +76,10 @@ class SummaryWriter {
   const PerfFrameNames& names_;
   const absl::flat_hash_map<EventId, uint32_t>& samples_;
   const residency::ResidencyIndex* rss_;  // TRACE.rss, or null
+  // The regions' kinds, as `pageblame query` has them (inside malloc's
+  // arenas its answers split in use / free); on the heap, so that the
+  // KindFunction it gives stays valid.
+  std::unique_ptr<analysis::KindClassifier> kinds_;
 };
 
 }  // namespace pageblame::plugin
