@@ -30,6 +30,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/analysis/history.h"
+#include "processor/analysis/kind_classifier.h"
 #include "processor/base/format.h"
 #include "processor/base/temp_dir_for_test.h"
 #include "processor/render/query_report.h"
@@ -194,6 +195,9 @@ Json Query(const std::string& trace, const std::vector<uint64_t>& addrs,
   o.addresses = addrs;
   o.pid = pid;
   o.processes = session::ProcessesOf(Loaded(trace)->index(), pid);
+  // The regions' kinds, as `pageblame query` has them.
+  analysis::KindClassifier kinds(Loaded(trace)->frames());
+  o.kind_of = kinds.Function();
   return Json::parse(render::QueryJson(*Loaded(trace), o, analysis::Query(Loaded(trace)->index(), o)).dump());
 }
 
