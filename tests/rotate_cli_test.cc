@@ -156,6 +156,65 @@ TEST(RotateCliTest, AMaxSizeRecordingStaysWithinItAndStillNamesItsFirstSecond) {
   }
 }
 
+// Snapshots taken often enough to pass their share of --max-size (an
+// eighth of it, half each for TRACE.rss and TRACE.heap) are thinned while
+// recording: the files stay within it, the summary says what went, and the
+// snapshot at the program's exit (pinned) still gives each region's
+// resident bytes.
+TEST(RotateCliTest, SnapshotsAreThinnedToTheirShareOfMaxSize) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
+  const std::string dir = ScratchPath("rotate-thin");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const std::string trace = dir + "/t.data";
+  CliRun rec = Pageblame(absl::StrCat("record --max-size 1M --rss-every 0.01 -o ", trace, " -- ",
+                                      PAGEBLAME_BINARY_DIR, "/tests/rotate ", dir, " 6"));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  constexpr uint64_t kShare = (1 << 20) / 16, kRecordSlack = 4096;
+  for (const char* side : {".rss", ".heap"}) {
+    struct stat st;
+    ASSERT_EQ(::stat((trace + side).c_str(), &st), 0) << side;
+    EXPECT_LE(uint64_t(st.st_size), kShare + kRecordSlack) << side << "\n" << rec.err;
+    EXPECT_FALSE(std::filesystem::exists(trace + side + ".thin"));
+  }
+  // How many residency snapshots were taken depends on the machine's load
+  // (one every 10 ms if it keeps up, ~140 bytes each): when they passed the
+  // share, the summary says how many were kept.
+  const std::string said = " residency snapshots in ";
+  const size_t at = rec.err.find(said);
+  ASSERT_NE(at, std::string::npos) << rec.err;
+  const size_t line = rec.err.rfind('\n', at) + 1;
+  const std::string prefix = "pageblame record: ";
+  size_t taken = 0, kept = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(rec.err.substr(line + prefix.size(), at - line - prefix.size()), &taken))
+      << rec.err.substr(line, 80);
+  const std::string thinned = "(thinned by age: ";
+  const size_t thin = rec.err.find(thinned, at);
+  if (thin != std::string::npos && thin < rec.err.find('\n', at)) {
+    const size_t from = thin + thinned.size();
+    ASSERT_TRUE(absl::SimpleAtoi(rec.err.substr(from, rec.err.find(' ', from) - from), &kept));
+    EXPECT_LT(kept, taken);
+  } else {
+    EXPECT_LE(taken * 120, kShare) << "more snapshots than fit, none thinned\n" << rec.err;
+  }
+  uint32_t pid = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename();
+    if (absl::StartsWith(name, "rotate.") && absl::EndsWith(name, ".maps")) {
+      ASSERT_TRUE(absl::SimpleAtoi(name.substr(7, name.size() - 12), &pid)) << name;
+    }
+  }
+  ASSERT_NE(pid, 0u);
+  CliRun maps = Pageblame(absl::StrCat("maps -i ", trace, " --pid ", pid, " --json"));
+  ASSERT_EQ(maps.exit_code, 0) << maps.err;
+  bool early = false;
+  for (const auto& r : nlohmann::json::parse(maps.out)) {
+    if (r["origin"].is_null() || Symbols(r["origin"]).size() < 2 || Symbols(r["origin"])[1] != "early_cache") continue;
+    early = true;
+    EXPECT_GT(r["rss"].get<uint64_t>(), 0u);
+  }
+  EXPECT_TRUE(early) << maps.out.substr(0, 2000);
+}
+
 // perf makes each chunk by name: not in a directory others can change, even
 // with --force; and an earlier recording's chunks are never folded into a
 // new one. Both refused before perf starts, the directory left as it was.

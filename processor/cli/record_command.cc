@@ -91,7 +91,8 @@ const CommandSpec& RecordSpec() {
         "  --max-size SIZE       keep the recording's disk within SIZE (e.g. 64M, 2G):\n"
         "                        perf writes chunks of SIZE/8, each folded into\n"
         "                        FILE.index as soon as perf closes it and removed;\n"
-        "                        the commands then read FILE.index (docs/recording-a-service.md)\n"
+        "                        the commands then read FILE.index; FILE.rss and FILE.heap\n"
+        "                        are thinned by age to SIZE/16 each (docs/recording-a-service.md)\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 and\n"
         "DOTNET_PerfMapStubGranularity=2, unless set (.NET then writes the perf map\n"
@@ -290,6 +291,15 @@ void TurnOffDotnetPerfMap(uint32_t pid, const std::optional<recorder::DotnetIpcC
   }
 }
 
+// What thinning by age (--max-size) did to a snapshot file, after its name:
+// "" when it dropped nothing.
+std::string ThinnedText(const recorder::SnapshotWriter::ThinSummary& t) {
+  if (!t.error.empty()) return absl::StrCat(" (not thinned after an error: ", t.error, ")");
+  if (t.dropped == 0) return "";
+  return absl::StrCat(" (thinned by age: ", t.records - t.dropped, " kept, ", HumanBytes(t.file_bytes),
+                      "; ", t.dropped, " older ones dropped)");
+}
+
 // When a process's last snapshot was taken, for the summary.
 std::string WhenTaken(const recorder::LastSnapshot& p) {
   switch (p.reason) {
@@ -324,8 +334,8 @@ void SummarizeResidency(const recorder::PerfRunResult& run) {
   }
   if (procs.size() > kShown) parts.push_back(absl::StrCat(procs.size() - kShown, " more"));
   std::fprintf(stderr, "pageblame record: resident: %s\n", absl::StrJoin(parts, "; ").c_str());
-  std::fprintf(stderr, "pageblame record: %zu residency %s in %s\n", s.snapshots,
-               s.snapshots == 1 ? "snapshot" : "snapshots", s.path.c_str());
+  std::fprintf(stderr, "pageblame record: %zu residency %s in %s%s\n", s.snapshots,
+               s.snapshots == 1 ? "snapshot" : "snapshots", s.path.c_str(), ThinnedText(s.thinned).c_str());
   if (s.mismatch) {
     std::fprintf(stderr,
                  "pageblame record: note: pid %u's snapshot at %s counted %s resident where smaps_rollup "
@@ -345,9 +355,10 @@ void SummarizeHeap(const recorder::PerfRunResult& run) {
   for (const std::string& n : h.notes) std::fprintf(stderr, "pageblame record: note: %s\n", n.c_str());
   if (h.snapshots > 0) {
     std::fprintf(stderr,
-                 "pageblame record: %zu heap %s (%s) in %s; a walk took %.1f ms on average, %.1f ms at most\n",
+                 "pageblame record: %zu heap %s (%s) in %s%s; a walk took %.1f ms on average, %.1f ms at most\n",
                  h.snapshots, h.snapshots == 1 ? "snapshot" : "snapshots", HumanBytes(h.bytes).c_str(), h.path.c_str(),
-                 1e3 * h.walk_seconds_total / static_cast<double>(h.snapshots), 1e3 * h.walk_seconds_max);
+                 ThinnedText(h.thinned).c_str(), 1e3 * h.walk_seconds_total / static_cast<double>(h.snapshots),
+                 1e3 * h.walk_seconds_max);
   }
   if (h.skipped > 0) {
     std::fprintf(stderr,
@@ -697,6 +708,9 @@ int RunRecord(const std::vector<std::string>& argv) {
     tables.OnSnapshot(pids, reason);
   };
   run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
+  // --max-size: an eighth of it for the snapshots (a half is the index's, a
+  // quarter perf's chunk and the one being folded).
+  run_options.snapshot_budget = plan->max_size / 16;
   // Pings also say when perf records (recorder/perf_control.h): snapshots
   // and the table at the attach wait for that.
   run_options.control = perf.ping;

@@ -58,7 +58,9 @@ void HeapRecorder::Walk(uint32_t pid, residency::SnapshotReason reason, const re
     return;
   }
   s->time = stamp;
-  Write(heap::EncodeHeapSnapshot(*s), std::chrono::duration<double>(end - start).count());
+  Write(heap::EncodeHeapSnapshot(*s),
+        {.pid = pid, .time = stamp, .pinned = reason != residency::SnapshotReason::kPeriodic},
+        std::chrono::duration<double>(end - start).count());
 }
 
 void HeapRecorder::Note(uint32_t pid, const std::string& text, bool foreign) {
@@ -70,7 +72,7 @@ void HeapRecorder::Note(uint32_t pid, const std::string& text, bool foreign) {
   summary_.notes.push_back(absl::StrCat("pid ", pid, ": ", text));
 }
 
-bool HeapRecorder::Write(const std::string& record, double seconds) {
+bool HeapRecorder::Write(const std::string& record, const SnapshotRecordInfo& info, double seconds) {
   std::lock_guard<std::mutex> lock(mu_);
   if (failed_) return false;
   if (!writer_) {
@@ -86,8 +88,9 @@ bool HeapRecorder::Write(const std::string& record, double seconds) {
     }
     writer_ = std::move(*w);
     summary_.path = writer_->path();
+    if (thin_budget_ > 0) writer_->ThinWithin({files_->dir_fd(), files_->HeapSnapshotFileName(), thin_budget_});
   }
-  if (absl::Status st = writer_->AppendRecord(record); !st.ok()) {
+  if (absl::Status st = writer_->AppendRecord(record, info); !st.ok()) {
     failed_ = true;
     summary_.error = std::string(st.message());
     return false;
@@ -101,7 +104,9 @@ bool HeapRecorder::Write(const std::string& record, double seconds) {
 
 HeapRecordSummary HeapRecorder::Summary() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return summary_;
+  HeapRecordSummary out = summary_;
+  if (writer_) out.thinned = writer_->Thinned();
+  return out;
 }
 
 }  // namespace pageblame::recorder

@@ -52,6 +52,7 @@ struct HeapRecordSummary {
   double walk_seconds_total = 0;  // of the written ones
   std::vector<std::string> notes;  // once per process: another allocator, a failed walk
   std::string error;           // the first file error, "" if none
+  SnapshotWriter::ThinSummary thinned;  // record --max-size: what thinning by age dropped
 };
 
 class HeapRecorder {
@@ -67,6 +68,9 @@ class HeapRecorder {
   // walked (record: the command's pid while it still runs perf's own
   // executable, before its exec: perf's heap, not the command's).
   void Skip(std::function<bool(uint32_t pid)> skip) { skip_ = std::move(skip); }
+  // Before the first Walk: keep TRACE.heap within `budget` bytes
+  // (SnapshotWriter::ThinWithin; 0: no bound).
+  void ThinWithin(uint64_t budget) { thin_budget_ = budget; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -79,11 +83,12 @@ class HeapRecorder {
   bool Due(uint32_t pid, residency::SnapshotReason reason);
   void Note(uint32_t pid, const std::string& text, bool foreign);
   // Appends the encoded record; false after a file error.
-  bool Write(const std::string& record, double seconds);
+  bool Write(const std::string& record, const SnapshotRecordInfo& info, double seconds);
 
   RecordingFiles* const files_;
   const clockid_t clockid_;
   std::function<bool(uint32_t)> skip_;
+  uint64_t thin_budget_ = 0;
   // One walk at a time (the exit tracer's and the loop's rarely meet);
   // guards libc_ too.
   std::mutex walk_mu_;

@@ -183,6 +183,7 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   result.snapshots = o.rss_every > 0 && o.files != nullptr;
   std::unique_ptr<SnapshotTaker> taker;
   if (result.snapshots) taker = std::make_unique<SnapshotTaker>(o.files, o.clockid);
+  if (taker) taker->ThinWithin(o.snapshot_budget);
   // The command's pid before its exec is perf's copy: its heap is perf's.
   if (taker && !o.attach) taker->SkipHeapOf([perf](uint32_t pid) { return RunsExecutableOf(pid, perf); });
   SnapshotLoop loop(taker.get(),

@@ -52,6 +52,9 @@ struct PerfRunOptions {
   // Seconds between snapshots; 0: no snapshots at all (no file; the
   // command is still stopped at its exit when `control` drains perf there).
   double rss_every = 1;
+  // record --max-size: TRACE.rss and TRACE.heap each kept within this many
+  // bytes, thinned by age (snapshot_writer.h); 0: they only grow.
+  uint64_t snapshot_budget = 0;
   clockid_t clockid = CLOCK_MONOTONIC;  // perf's --clockid
   // perf compresses (-z) and takes `--control` pings (5.12+): keep it
   // writing out what it reads, so the trace's end is not lost inside zstd

@@ -133,6 +133,48 @@ TEST(SnapshotWriterTest, RecordsReadBackAsWritten) {
   EXPECT_EQ(f->snapshots[0].time, a.time);
 }
 
+// record --max-size: a writer thinning by age keeps its file within the
+// budget however many records come, and the file reads back whole: the
+// first and the newest records, times in order.
+TEST(SnapshotWriterTest, ThinsByAgeWithinItsBudget) {
+  TempDir dir("pb_recorder");
+  const std::string path = dir.path() + "/t.data.rss";
+  const int dir_fd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(dir_fd, 0);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_APPEND, 0600);
+  ASSERT_GE(fd, 0);
+  absl::StatusOr<std::unique_ptr<SnapshotWriter>> w = SnapshotWriter::Create(fd, path, CLOCK_MONOTONIC);
+  ASSERT_TRUE(w.ok()) << w.status();
+  residency::ResidencySnapshot s = SnapshotOfSelf(SnapshotReason::kPeriodic);
+  const uint64_t record = residency::EncodeSnapshot(s).size();
+  const uint64_t budget = 200 * record;
+  (*w)->ThinWithin({dir_fd, "t.data.rss", budget});
+  const uint64_t second = 1000000000, first_time = 5 * second;
+  const int n = 3 * 360;  // three hours, one every 10 s
+  for (int i = 0; i < n; ++i) {
+    s.time = first_time + static_cast<uint64_t>(i) * 10 * second;
+    s.end_time = s.time + 1;
+    ASSERT_TRUE((*w)->Append(s).ok());
+    struct stat st;
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    ASSERT_LE(static_cast<uint64_t>(st.st_size), budget + record) << "after record " << i;
+  }
+  const SnapshotWriter::ThinSummary t = (*w)->Thinned();
+  EXPECT_TRUE(t.error.empty()) << t.error;
+  EXPECT_EQ(t.records, static_cast<uint64_t>(n));
+  EXPECT_GT(t.dropped, 0u);
+  EXPECT_GT(t.rewrites, 0u);
+  absl::StatusOr<residency::SnapshotFile> f = residency::ReadSnapshotFile(path);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->snapshots.size(), t.records - t.dropped);
+  EXPECT_EQ(f->snapshots.front().time, first_time);
+  EXPECT_EQ(f->snapshots.back().time, s.time);
+  for (size_t i = 1; i < f->snapshots.size(); ++i) EXPECT_LT(f->snapshots[i - 1].time, f->snapshots[i].time);
+  EXPECT_EQ(f->snapshots.back().present.ranges(), s.present.ranges());
+  EXPECT_NE(::access((path + ".thin").c_str(), F_OK), 0);  // no temporary file left
+  ::close(dir_fd);
+}
+
 // The recording's files, made in `dir` as record makes them.
 std::unique_ptr<RecordingFiles> FilesIn(const TempDir& dir) {
   absl::StatusOr<std::unique_ptr<RecordingFiles>> f = RecordingFiles::Prepare(dir.path() + "/t.data", false);

@@ -264,13 +264,17 @@ bool RecordingFiles::PerfWroteHeader() const {
   return trace_fd_ >= 0 && ::fstat(trace_fd_, &st) == 0 && st.st_size > 0;
 }
 
+std::string RecordingFiles::SnapshotFileName() const { return RssName(base_); }
+
+std::string RecordingFiles::HeapSnapshotFileName() const { return HeapName(base_); }
+
 absl::StatusOr<int> RecordingFiles::CreateSnapshotFile() { return CreateAppendFile(RssName(base_)); }
 
 absl::StatusOr<int> RecordingFiles::CreateHeapSnapshotFile() { return CreateAppendFile(HeapName(base_)); }
 
 absl::StatusOr<int> RecordingFiles::CreateAppendFile(const std::string& name) {
   const int fd =
-      ::openat(dir_fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
+      ::openat(dir_fd_, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
   if (fd >= 0) return fd;
   if (errno == EEXIST) {
     return absl::FailedPreconditionError(

@@ -84,11 +84,14 @@ class RecordingFiles {
   // the recording.
   bool PerfWroteHeader() const;
 
-  // Creates TRACE.rss and returns its descriptor (the caller closes it).
-  // Thread-safe.
+  // Creates TRACE.rss and returns its descriptor, open for appending and
+  // reading back (the caller closes it). Thread-safe.
   absl::StatusOr<int> CreateSnapshotFile();
   // Creates TRACE.heap (heap/heap_snapshot_file.h) the same way.
   absl::StatusOr<int> CreateHeapSnapshotFile();
+  // Their names in dir_fd().
+  std::string SnapshotFileName() const;
+  std::string HeapSnapshotFileName() const;
   // Writes `bytes` into TRACE.runtime/NAME, made new (the directory too, on
   // first use). Thread-safe.
   absl::Status WriteRuntimeTable(absl::string_view name, absl::string_view bytes);

@@ -80,6 +80,7 @@ bool SnapshotTaker::EnsureWriter() {
     return false;
   }
   writer_ = std::move(*w);
+  if (thin_budget_ > 0) writer_->ThinWithin({files_->dir_fd(), files_->SnapshotFileName(), thin_budget_});
   return true;
 }
 
@@ -112,6 +113,7 @@ TakerSummary SnapshotTaker::Summary() const {
   out.mismatch = mismatch_;
   out.error = error_;
   out.heap = heap_.Summary();
+  if (writer_) out.thinned = writer_->Thinned();
   return out;
 }
 

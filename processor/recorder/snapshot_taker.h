@@ -54,6 +54,7 @@ struct TakerSummary {
   std::optional<RollupMismatch> mismatch;  // the first
   std::string error;                   // the first failure (file or pagemap), "" if none
   HeapRecordSummary heap;              // the heap snapshots beside them
+  SnapshotWriter::ThinSummary thinned;  // record --max-size: what thinning by age dropped
 };
 
 class SnapshotTaker {
@@ -69,6 +70,13 @@ class SnapshotTaker {
   TakerSummary Summary() const;
   // Before the first Take: HeapRecorder::Skip.
   void SkipHeapOf(std::function<bool(uint32_t pid)> skip) { heap_.Skip(std::move(skip)); }
+  // Before the first Take (record --max-size): keep TRACE.rss and
+  // TRACE.heap each within `budget` bytes, thinned by age
+  // (snapshot_thinning.h); 0: no bound.
+  void ThinWithin(uint64_t budget) {
+    thin_budget_ = budget;
+    heap_.ThinWithin(budget);
+  }
 
  private:
   // The residency half of Take: the snapshots written go to `taken`.
@@ -81,6 +89,7 @@ class SnapshotTaker {
 
   RecordingFiles* const files_;
   const clockid_t clockid_;
+  uint64_t thin_budget_ = 0;
   mutable std::mutex mu_;  // guards what follows; never held while reading pagemap
   std::unique_ptr<SnapshotWriter> writer_;
   bool failed_ = false;

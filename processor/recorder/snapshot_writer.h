@@ -11,6 +11,13 @@
 // the recording as perf's trace does, so a recording that is killed still
 // has every snapshot written before (each record is one write(): a kill can
 // only cut the last one short, which the reader reports as truncated).
+//
+// With ThinWithin (record --max-size) the file is kept within a budget: when
+// it passes it, or a quarter of it is records old enough to go
+// (snapshot_thinning.h), it is rewritten with the records kept — a new file
+// made beside it (O_EXCL|O_NOFOLLOW under the directory's descriptor),
+// renamed over it — so a reader or a kill sees the old file or the new one,
+// whole.
 #ifndef PAGEBLAME_RECORDER_SNAPSHOT_WRITER_H_
 #define PAGEBLAME_RECORDER_SNAPSHOT_WRITER_H_
 
@@ -18,9 +25,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "processor/recorder/snapshot_thinning.h"
 #include "processor/residency/residency_snapshot.h"
 
 namespace pageblame::recorder {
@@ -40,16 +49,51 @@ class SnapshotWriter {
 
   // Appends one record with one write(). Thread-safe.
   absl::Status Append(const residency::ResidencySnapshot& s);
-  // Appends one encoded record with one write(). Thread-safe.
-  absl::Status AppendRecord(const std::string& bytes);
+  // Appends one encoded record with one write(), described by `info` (its
+  // bytes are set here). Thread-safe.
+  absl::Status AppendRecord(const std::string& bytes, SnapshotRecordInfo info);
   const std::string& path() const { return path_; }
 
+  // Before the first append: keep the file, named `name` in the directory
+  // `dir_fd` (held open by the caller), within `budget` bytes.
+  struct Thinning {
+    int dir_fd = -1;
+    std::string name;
+    uint64_t budget = 0;
+  };
+  void ThinWithin(Thinning thinning);
+  struct ThinSummary {
+    uint64_t records = 0;     // appended
+    uint64_t dropped = 0;     // records thinned away
+    uint64_t rewrites = 0;
+    uint64_t file_bytes = 0;  // now
+    std::string error;        // why thinning stopped ("" if it did not)
+  };
+  ThinSummary Thinned() const;
+
  private:
+  struct Record {
+    uint64_t offset = 0;
+    SnapshotRecordInfo info;
+  };
   SnapshotWriter(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
-  absl::Status WriteAll(const std::string& bytes);
+  absl::Status WriteAll(int fd, const std::string& bytes);
+  // After an append: rewrite the file if it is over budget or a quarter of
+  // it may go. A failure stops thinning (said in the summary), not writing.
+  void MaybeThin(uint64_t now);
+  absl::Status Rewrite(const SnapshotThinning::Plan& plan);
+  // Copies records_[i] for the kept i from fd_ into `to`; their new offsets
+  // in *kept.
+  absl::Status CopyKept(int to, const SnapshotThinning::Plan& plan, std::vector<Record>* kept);
+
   std::string path_;
   int fd_;
-  std::mutex mu_;
+  std::string header_;
+  uint64_t file_bytes_ = 0;
+  Thinning thinning_;
+  std::vector<Record> records_;  // in the file now (with thinning only)
+  ThinSummary thinned_;
+  mutable std::mutex mu_;
 };
 
 }  // namespace pageblame::recorder
