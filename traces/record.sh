@@ -18,6 +18,9 @@
 #   sudo traces/record.sh residency    # only residency.data + .rss (src/residency.c,
 #                                      # recorded by build/bin/pageblame record with
 #                                      # residency snapshots): builds bin/residency alone
+#   sudo traces/record.sh heap         # only arena-mix.data + .rss + .heap (src/arena_mix.c,
+#                                      # recorded likewise, with heap snapshots):
+#                                      # builds bin/arena_mix alone
 #
 # Outputs (all under traces/): bin/{rules,attach,commit,alloc,vec,Grow.class},
 # buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME, *.data, perf-PID.map,
@@ -40,7 +43,8 @@ case "${1:-}" in
   zstd) ONLY=zstd ;;
   phases) ONLY=phases ;;
   residency) ONLY=residency ;;
-  *) echo "usage: record.sh [--no-node | attach-data | zstd | phases | residency | new [NAME...]]" >&2; exit 2 ;;
+  heap) ONLY=heap ;;
+  *) echo "usage: record.sh [--no-node | attach-data | zstd | phases | residency | heap | new [NAME...]]" >&2; exit 2 ;;
 esac
 
 # The traces name bin/rules by the path perf saw, and every trace here was
@@ -49,10 +53,10 @@ esac
 # checkout name the same paths, `record.sh zstd` run elsewhere re-runs itself
 # in a private mount namespace in which this checkout's traces/ is mounted
 # at /work/main/traces (no one outside the namespace sees the mount).
-# `record.sh residency` does the same, with this checkout's build/bin/pageblame
-# (or $PAGEBLAME).
+# `record.sh residency` and `record.sh heap` do the same, with this
+# checkout's build/bin/pageblame (or $PAGEBLAME).
 RECORDED_ROOT=/work/main/traces
-if [[ ($ONLY == zstd || $ONLY == residency) && $HERE != "$RECORDED_ROOT" && -z ${RECORD_SH_IN_NS:-} ]]; then
+if [[ ($ONLY == zstd || $ONLY == residency || $ONLY == heap) && $HERE != "$RECORDED_ROOT" && -z ${RECORD_SH_IN_NS:-} ]]; then
   [[ -d $RECORDED_ROOT ]] || { echo "record.sh: no $RECORDED_ROOT to mount over" >&2; exit 1; }
   exec env RECORD_SH_IN_NS=1 PAGEBLAME="${PAGEBLAME:-$HERE/../build/bin/pageblame}" \
     unshare --mount --propagation private -- \
@@ -105,13 +109,19 @@ build_new() {
   javac -d bin src/Grow.java
   gcc "${CFLAGS[@]}" src/phases.c -o bin/phases
   gcc "${CFLAGS[@]}" src/residency.c -o bin/residency
+  build_arena_mix
   link_build_ids
+}
+
+# record.sh's flags without -Wextra: arena_mix.c is also the heap tests' program.
+build_arena_mix() {
+  gcc -O0 -g -fno-omit-frame-pointer -Wall -Werror -pthread src/arena_mix.c -o bin/arena_mix
 }
 
 # buildid-cache/.build-id/XX/YYYY -> ../../../bin/NAME for each ELF binary.
 link_build_ids() {
   local b id
-  for b in rules attach commit alloc vec teardown phases residency; do
+  for b in rules attach commit alloc vec teardown phases residency arena_mix; do
     [[ -f bin/$b ]] || continue
     id=$(readelf -n "bin/$b" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
     mkdir -p "buildid-cache/.build-id/${id:0:2}"
@@ -496,6 +506,56 @@ only_residency() {
   ls -l residency.data residency.data.rss "$MAPS"/residency.* "$TRUTH"/residency.* >&2
 }
 
+# The heap trace (src/arena_mix.c, issue 39): recorded by `pageblame record
+# --rss-every 0.2` (DWARF stacks, -z) with its residency and heap snapshots,
+# arena-mix.data.rss and arena-mix.data.heap, as tests/heap_record_live_test.cc
+# records it live: `arena_mix DIR 1` (two arenas) pauses after writing its
+# malloc_info (kept as truth/arena-mix.PID.info.xml); periodic snapshots of
+# the pause are taken and its maps saved (maps/arena-mix.PID.pause.maps,
+# the region table of the report's attribution test); released, it calls
+# malloc_trim(0); then the recording is stopped (SIGINT: a last snapshot).
+# Not in manifest.tsv, as residency.data: its maps are of the pause.
+record_heap() {
+  local pb=${PAGEBLAME:-$HERE/../build/bin/pageblame} work rec pid=""
+  [[ -x $pb ]] || { log "no $pb: build pageblame first"; return 1; }
+  work=$(mktemp -d /tmp/arena-mix.XXXXXX)
+  mkdir "$work/out"
+  mkfifo "$work/in"
+  "$pb" record --rss-every 0.2 -o arena-mix.data -- "$HERE/bin/arena_mix" "$work/out" 1 \
+    < "$work/in" 2> "$work/record.err" &
+  rec=$!
+  exec 3> "$work/in"  # the program's standard input: a line releases it
+  for _ in $(seq 600); do [[ -s $work/out/ready ]] && break; sleep 0.1; done
+  if [[ ! -s $work/out/ready ]]; then
+    log "arena_mix never paused"; kill -INT "$rec"; wait "$rec" || true; cat "$work/record.err" >&2; return 1
+  fi
+  read -r pid < "$work/out/ready"
+  sleep 1.2  # periodic snapshots of the pause
+  cp "/proc/$pid/maps" "$MAPS/arena-mix.$pid.pause.maps"
+  cp "$work/out/info.xml" "$TRUTH/arena-mix.$pid.info.xml"
+  echo >&3
+  for _ in $(seq 100); do [[ -s $work/out/trim.txt ]] && break; sleep 0.1; done
+  sleep 0.3
+  kill -INT "$rec"
+  wait "$rec"
+  exec 3>&-
+  cat "$work/record.err" >&2
+  rm -rf "$work"
+}
+
+# record.sh heap: (re)builds bin/arena_mix alone and (re)records
+# arena-mix.data, its .rss, .heap and pause files; the rest stays.
+only_heap() {
+  mkdir -p bin "$MAPS" "$TRUTH"
+  build_arena_mix
+  link_build_ids
+  rm -f arena-mix.data arena-mix.data.old arena-mix.data.rss arena-mix.data.heap arena-mix.data.old.* \
+    "$MAPS"/arena-mix.* "$TRUTH"/arena-mix.*
+  record_heap
+  chmod 644 arena-mix.data arena-mix.data.rss arena-mix.data.heap "$MAPS"/arena-mix.* "$TRUTH"/arena-mix.*
+  ls -l arena-mix.data arena-mix.data.rss arena-mix.data.heap "$MAPS"/arena-mix.* "$TRUTH"/arena-mix.* >&2
+}
+
 NEW_TRACES=(commit-trace commit-dwarf alloc-fp alloc-dwarf vec-dwarf python-dwarf
             node-dwarf jvm-fp jvm-dwarf teardown)
 
@@ -544,9 +604,10 @@ main() {
   [[ $ONLY == zstd ]] && { only_zstd; return; }
   [[ $ONLY == phases ]] && { only_phases; return; }
   [[ $ONLY == residency ]] && { only_residency; return; }
+  [[ $ONLY == heap ]] && { only_heap; return; }
   build
   rm -rf maps && mkdir -p maps
-  rm -f ./*.data ./*.data.old ./*.data.rss ./*.data.old.rss perf-*.map
+  rm -f ./*.data ./*.data.old ./*.data.rss ./*.data.old.rss ./*.data.heap ./*.data.old.heap perf-*.map
   printf 'trace\tpid\tmaps\tpre_maps\texe\tmode\trole\tparent\tmmap\tmunmap\tbrk\tmremap\tpages_made\tlost_records\tverify\tmprotect\tpkey_mprotect\tmadvise\ttruth\n' > "$MANIFEST"
   record_rules_trace
   record_rules_record
@@ -565,8 +626,9 @@ main() {
   done
   record_phases_fp
   record_residency
+  record_heap
   rm -f /tmp/pageblame-rules.*.dat "$MAPS"/*.tmp
-  chmod 644 ./*.data ./*.data.rss maps/* truth/* perf-*.map 2>/dev/null || true
+  chmod 644 ./*.data ./*.data.rss ./*.data.heap maps/* truth/* perf-*.map 2>/dev/null || true
   python3 "$HERE/manifest_md.py" "$MANIFEST" "$HERE/MANIFEST.md"
   ls -l ./*.data perf-*.map 2>/dev/null >&2 || true  # no perf-*.map with --no-node
   du -sh . >&2

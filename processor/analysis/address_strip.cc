@@ -22,7 +22,8 @@ bool Alike(const index::TraceIndex& idx, const index::Version& a, const StripRun
 }
 
 StripRun RunOf(const index::TraceIndex& idx, size_t i, const index::Version& v,
-               const residency::ResidencySnapshot* snapshot, const KindFunction& kind_of) {
+               const residency::ResidencySnapshot* snapshot, const heap::HeapSnapshot* heap,
+               const KindFunction& kind_of) {
   StripRun r;
   r.first = i;
   r.count = 1;
@@ -32,6 +33,8 @@ StripRun RunOf(const index::TraceIndex& idx, size_t i, const index::Version& v,
   r.prot = RegionProt(v.attrs);
   r.label = RegionLabel(idx, v);
   r.rss = ResidentView::Bytes(snapshot, v.start, v.end);
+  // Only arena kinds carry a split (the others' would be {0, 0}).
+  if (ArenaKind(r.kind)) r.heap = HeapView::Split(heap, r.kind, v, v.start, v.end);
   return r;
 }
 
@@ -39,19 +42,20 @@ StripRun RunOf(const index::TraceIndex& idx, size_t i, const index::Version& v,
 
 std::vector<StripRun> AddressStrip(const index::TraceIndex& idx, uint32_t p, uint64_t at,
                                    const std::vector<VersionId>& alive,
-                                   const residency::ResidencySnapshot* snapshot, const KindFunction& kind_of,
-                                   size_t max_regions) {
+                                   const residency::ResidencySnapshot* snapshot, const heap::HeapSnapshot* heap,
+                                   const KindFunction& kind_of, size_t max_regions) {
   const bool merge = alive.size() > max_regions;
   std::vector<StripRun> out;
   for (size_t i = 0; i < alive.size(); ++i) {
     const index::Version& v = idx.version(alive[i]);
-    StripRun next = RunOf(idx, i, v, snapshot, kind_of);
+    StripRun next = RunOf(idx, i, v, snapshot, heap, kind_of);
     if (merge && !out.empty()) {
       StripRun& cur = out.back();
       if (Alike(idx, idx.version(alive[cur.first]), cur, v, next)) {
         cur.end = v.end;
         cur.bytes += next.bytes;
         AddRss(&cur.rss, next.rss);
+        AddHeapUse(&cur.heap, next.heap);
         ++cur.count;
         continue;
       }

@@ -36,7 +36,7 @@ class AddressStripTest : public ReplayedIndexTest {
 };
 
 TEST_F(AddressStripTest, EveryRegionIsAnElementUpToTheLimit) {
-  const std::vector<StripRun> strip = AddressStrip(idx_, 0, index::kEndOfTrace, alive_, nullptr, Anon, 100);
+  const std::vector<StripRun> strip = AddressStrip(idx_, 0, index::kEndOfTrace, alive_, nullptr, nullptr, Anon, 100);
   ASSERT_EQ(strip.size(), alive_.size());
   for (size_t i = 0; i < strip.size(); ++i) {
     const index::Version& v = idx_.version(alive_[i]);
@@ -52,7 +52,7 @@ TEST_F(AddressStripTest, EveryRegionIsAnElementUpToTheLimit) {
 }
 
 TEST_F(AddressStripTest, PastTheLimitAlikeNeighboursAreOneRun) {
-  const std::vector<StripRun> strip = AddressStrip(idx_, 0, index::kEndOfTrace, alive_, nullptr, Anon, 2);
+  const std::vector<StripRun> strip = AddressStrip(idx_, 0, index::kEndOfTrace, alive_, nullptr, nullptr, Anon, 2);
   // [A, A+P) alone (a hole follows); A+2P..A+4P by S1; A+4P by S2; A+5P read-only.
   ASSERT_EQ(strip.size(), 4u);
   EXPECT_EQ(strip[1].count, 2u);

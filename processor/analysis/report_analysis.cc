@@ -19,7 +19,9 @@ ReportAnalysis AnalyzeReport(const index::TraceIndex& idx, const ReportQuery& q)
   out.strip_snapshot = view.SnapshotFor(q.process, q.at);
   out.alive = idx.RegionsAt(q.process, q.at);
   out.live = LiveStacks(idx, out.alive);
-  out.strip = AddressStrip(idx, q.process, q.at, out.alive, out.strip_snapshot, q.kind_of, q.max_strip_regions);
+  out.heap_snapshot = HeapView(q.heap, idx).SnapshotFor(q.process, q.at);
+  out.strip = AddressStrip(idx, q.process, q.at, out.alive, out.strip_snapshot, out.heap_snapshot, q.kind_of,
+                           q.max_strip_regions);
   return out;
 }
 

@@ -3,7 +3,7 @@
 // snapshot, its live bytes by stack at `at` and its address strip then.
 // The page's attribution, when it has one, is Attribute()'s (the caller's).
 //
-//   ReportQuery q;  q.process = p;  q.at = t;  q.rss = rss;  q.kind_of = kinds.Function();
+//   ReportQuery q;  q.process = p;  q.at = t;  q.rss = rss;  q.heap = heap;  q.kind_of = kinds.Function();
 //   ReportAnalysis a = AnalyzeReport(idx, q);
 //   Json data = ReportData(trace, options, a);
 #ifndef PAGEBLAME_ANALYSIS_REPORT_ANALYSIS_H_
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "processor/analysis/address_strip.h"
+#include "processor/analysis/heap_split.h"
 #include "processor/analysis/live_stacks.h"
 #include "processor/analysis/region_kind.h"
 #include "processor/analysis/resident_timeline.h"
@@ -26,7 +27,7 @@
 namespace pageblame::analysis {
 
 // Scope: `at` is the flame graph's and the strip's moment; kind_of is
-// required.
+// required; `heap` splits the strip's arena regions into in use and free.
 struct ReportQuery : Scope {
   uint32_t process = 0;                            // the process entry shown
   size_t buckets = 400;                            // time axis resolution
@@ -43,6 +44,9 @@ struct ReportAnalysis {
   std::optional<ResidentTimeline> resident;
   bool snapshots = false;                   // the trace has snapshots (of any process)
   const residency::ResidencySnapshot* strip_snapshot = nullptr;  // for (process, at); null: none
+  // The heap snapshot the strip's in-use and free bytes are from
+  // (HeapView::SnapshotFor(process, at)); null: none.
+  const heap::HeapSnapshot* heap_snapshot = nullptr;
   std::vector<VersionId> alive;             // RegionsAt(process, at)
   std::vector<LiveStack> live;              // of `alive`
   std::vector<StripRun> strip;              // of `alive`

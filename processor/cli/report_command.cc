@@ -90,13 +90,13 @@ absl::StatusOr<uint32_t> ChooseReportProcess(const index::TraceIndex& idx, const
 
 // What the page shows of `process` at `at`, computed.
 analysis::ReportAnalysis AnalyzeForPage(const session::Session& trace, uint32_t process, uint64_t at,
-                                      const residency::ResidencyIndex* rss) {
-  analysis::KindClassifier classifier(trace.frames());
+                                      const residency::ResidencyIndex* rss, const analysis::KindFunction& kind_of) {
   analysis::ReportQuery q;
   q.process = process;
   q.at = at;
   q.rss = rss;
-  q.kind_of = classifier.Function();
+  q.heap = trace.heap();
+  q.kind_of = kind_of;
   return analysis::AnalyzeReport(trace.index(), q);
 }
 
@@ -142,10 +142,16 @@ int RunReport(const std::vector<std::string>& argv) {
   render::ReportOptions o;
   o.title = InputPath(*args);
   o.frames = *frames;
+  // Kinds come from the stacks, symbolized once here for the whole page.
+  analysis::KindClassifier classifier((*trace)->frames());
   if (with_regions) {
     analysis::AttributeOptions ao;
     ao.pid = idx.process(*process).pid;
     ao.at = resolved->at;
+    // As attribute: kinds (arena rows, their ranking) and the split of
+    // arena bytes into in use and free from the heap snapshots.
+    ao.kind_of = classifier.Function();
+    ao.heap = (*trace)->heap();
     auto a = analysis::Attribute(idx, regions, ao);
     if (!a.ok()) return ReportError(a.status());
     o.attribution = std::move(*a);
@@ -154,7 +160,7 @@ int RunReport(const std::vector<std::string>& argv) {
                               ? *args->Value("--regions")
                               : absl::StrCat(*args->Value("--address"), " minus ", *args->Value("--maddress"));
   }
-  const analysis::ReportAnalysis analysis = AnalyzeForPage(**trace, *process, resolved->at, rss);
+  const analysis::ReportAnalysis analysis = AnalyzeForPage(**trace, *process, resolved->at, rss, classifier.Function());
   absl::Status written = (*out)->Write(render::HtmlPage(render::ReportData(**trace, o, analysis)));
   if (written.ok()) written = (*out)->Close();
   return written.ok() ? 0 : ReportError(written);

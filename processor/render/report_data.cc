@@ -10,6 +10,7 @@
 #include "processor/analysis/method_groups.h"
 #include "processor/base/format.h"
 #include "processor/render/folded_stacks.h"
+#include "processor/render/heap_use_text.h"
 #include "processor/render/method_text.h"
 
 namespace pageblame::render {
@@ -98,6 +99,10 @@ class StackCatalog {
   Json names_ = Json::array();
 };
 
+Json KindJson(std::optional<analysis::RegionKind> k) {
+  return k ? Json(std::string(analysis::KindName(*k))) : Json(nullptr);
+}
+
 // [k, value, k, value, ...]: the value from boundary k on.
 Json StepsJson(const std::vector<analysis::TimelineStep>& steps) {
   Json out = Json::array();
@@ -180,6 +185,7 @@ Json StripRunJson(const index::TraceIndex& idx, const index::Version& v, const a
   j["label"] = run.label;
   j["kind"] = std::string(analysis::KindName(run.kind));
   j["rss"] = run.rss ? Json(*run.rss) : Json(nullptr);
+  HeapUseJson(run.heap, run.kind, &j, /*label=*/true);
   j["origin"] = origin;
   j["origin_call"] = v.origin.valid() ? ShortCall(idx.event(v.origin)) : "before the trace";
   j["commit"] = commit;
@@ -221,10 +227,11 @@ Json AttributionMethodsJson(session::StackFrames& frames, const analysis::Attrib
     for (size_t k = 0; k < m.group.stacks.size() && k < kMaxStacks; ++k) {
       stacks.push_back(catalog.Index(a.stacks[m.group.stacks[k]].first_call));
     }
-    out.push_back(Json{{"name", DrawnLabel(MethodLine(m.group.method))}, {"app_frame", m.group.method.app},
-                       {"bytes", m.total.bytes}, {"committed_bytes", m.total.committed},
-                       {"regions", m.total.regions},
-                       {"stack_count", m.group.stacks.size()}, {"stacks", std::move(stacks)}});
+    Json j{{"name", DrawnLabel(MethodLine(m.group.method))}, {"app_frame", m.group.method.app},
+           {"bytes", m.total.bytes}, {"committed_bytes", m.total.committed}, {"regions", m.total.regions},
+           {"stack_count", m.group.stacks.size()}, {"stacks", std::move(stacks)}, {"kind", KindJson(m.total.kind())}};
+    HeapUseJson(m.total.heap, m.total.kind(), &j, /*label=*/true);
+    out.push_back(std::move(j));
   }
   return out;
 }
@@ -237,10 +244,15 @@ Json AttributionJson(const analysis::Attribution& a, const std::string& title, S
   out["before_trace_bytes"] = a.before_trace_bytes;
   out["unmapped_bytes"] = a.unmapped_bytes;
   out["by"] = a.by == analysis::CreditBy::kCommit ? "commit" : "create";
+  // The heap snapshot its arena bytes are split by (as attribute --json); null: none.
+  out["heap_snapshot_time"] = a.heap_snapshot ? Json(TimeSeconds(*a.heap_snapshot->time)) : Json(nullptr);
   Json stacks = Json::array();
   for (size_t i = 0; i < a.stacks.size() && i < kMaxStacks; ++i) {
     const analysis::StackTotal& st = a.stacks[i];
-    stacks.push_back(Json{{"stack", catalog.Index(st.first_call)}, {"bytes", st.bytes}, {"regions", st.regions}});
+    Json j{{"stack", catalog.Index(st.first_call)}, {"bytes", st.bytes}, {"committed_bytes", st.committed},
+           {"regions", st.regions}, {"kind", KindJson(st.kind())}};
+    HeapUseJson(st.heap, st.kind(), &j, /*label=*/true);
+    stacks.push_back(std::move(j));
   }
   out["stacks"] = std::move(stacks);
   out["more_stacks"] = a.stacks.size() > kMaxStacks ? a.stacks.size() - kMaxStacks : 0;
@@ -249,9 +261,11 @@ Json AttributionJson(const analysis::Attribution& a, const std::string& title, S
     const analysis::RegionAttribution& r = a.regions[i];
     Json calls = Json::array();
     for (const analysis::CallBytes& c : r.calls) calls.push_back(Json::array({catalog.Index(c.call), c.bytes}));
-    regions.push_back(Json{{"start", Hex(r.region.start)}, {"end", Hex(r.region.end)},
-                           {"bytes", r.region.size()}, {"before_trace_bytes", r.before_trace_bytes},
-                           {"unmapped_bytes", r.unmapped_bytes}, {"stacks", std::move(calls)}});
+    Json j{{"start", Hex(r.region.start)}, {"end", Hex(r.region.end)},
+           {"bytes", r.region.size()}, {"before_trace_bytes", r.before_trace_bytes},
+           {"unmapped_bytes", r.unmapped_bytes}, {"stacks", std::move(calls)}, {"kind", KindJson(r.kind)}};
+    HeapUseJson(r.heap, r.kind, &j, /*label=*/true);
+    regions.push_back(std::move(j));
   }
   out["regions"] = std::move(regions);
   out["more_regions"] = a.regions.size() > kMaxRegions ? a.regions.size() - kMaxRegions : 0;
@@ -304,6 +318,7 @@ Json ReportData(const session::Session& trace, const ReportOptions& o, const ana
   out["resident"] = ResidentTimelineJson(a.resident, series_index);
   out["snapshots"] = a.snapshots;
   out["strip_snapshot"] = a.strip_snapshot ? Json(TimeSeconds(a.strip_snapshot->time)) : Json(nullptr);
+  out["heap_snapshot"] = a.heap_snapshot ? Json(TimeSeconds(*a.heap_snapshot->time)) : Json(nullptr);
   out["lost"] = LostJson(idx.stats());
   out["live"] = LiveJson(a.live, catalog);
   out["region_count"] = a.alive.size();

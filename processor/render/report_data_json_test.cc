@@ -2,14 +2,20 @@
 // (every key, every index into "stacks" and "names" defined), and values
 // that are other answers' own: the timeline's totals are `maps --at` at its
 // boundaries, the resident line is the snapshots' bytes of the regions then,
-// the lost spans are the trace's, the attribution is the one given.
+// the lost spans are the trace's, the attribution is the one given; inside
+// malloc's arenas, the split is maps' and attribute's.
 #include "processor/render/report_data.h"
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "processor/analysis/attribution_methods.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/analysis/report_analysis.h"
 #include "processor/base/format.h"
@@ -23,6 +29,7 @@ Json PageData(const session::Session& s, uint32_t process, const ReportOptions& 
   analysis::ReportQuery q;
   q.process = process;
   q.rss = s.residency();
+  q.heap = s.heap();
   q.kind_of = kinds.Function();
   q.buckets = 40;
   return ReportData(s, o, analysis::AnalyzeReport(s.index(), q));
@@ -62,7 +69,7 @@ TEST(ReportDataJsonTest, EveryKeyAndIndexThePageReadsIsThere) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : d.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{"title", "pid", "comm", "start", "end", "at", "at_text", "timeline",
-                                            "resident", "snapshots", "strip_snapshot", "lost", "live", "region_count",
+                                            "resident", "snapshots", "strip_snapshot", "heap_snapshot", "lost", "live", "region_count",
                                             "regions", "attribution", "methods", "stacks", "names"}));
   EXPECT_EQ(d["title"], "rules-lost.data");
   EXPECT_EQ(d["pid"], pid);
@@ -71,6 +78,7 @@ TEST(ReportDataJsonTest, EveryKeyAndIndexThePageReadsIsThere) {
   EXPECT_TRUE(d["resident"].is_null());
   EXPECT_EQ(d["snapshots"], false);
   EXPECT_TRUE(d["attribution"].is_null());
+  EXPECT_TRUE(d["heap_snapshot"].is_null());
   // Names once each; every frame and summary an index into them.
   for (const Json& st : d["stacks"]) {
     for (const char* k : {"frames", "summary"}) {
@@ -213,6 +221,88 @@ TEST(ReportDataJsonTest, TheAttributionIsTheOneGiven) {
     }
     EXPECT_EQ(sum, r["bytes"].get<uint64_t>());
   }
+}
+
+// traces/arena-mix.data (arena_mix.c, recorded with heap snapshots): its
+// pid, the one its pause maps (the region table) are named by.
+uint32_t ArenaMixPid() {
+  for (const auto& e : std::filesystem::directory_iterator(testing::TracePath("maps"))) {
+    const std::string n = e.path().filename();
+    if (absl::StartsWith(n, "arena-mix.") && absl::EndsWith(n, ".pause.maps")) {
+      return static_cast<uint32_t>(std::stoul(n.substr(10, n.size() - 21)));
+    }
+  }
+  ADD_FAILURE() << "no traces/maps/arena-mix.PID.pause.maps";
+  return 0;
+}
+
+// On an arena kind: "in_use_bytes", "free_bytes" and "held_by_glibc" are
+// the split's (null without one); on any other kind, none of them.
+void ExpectSplit(const Json& j, std::optional<analysis::RegionKind> kind, const std::optional<analysis::HeapUse>& u,
+                 const std::string& what) {
+  if (!analysis::ArenaKind(kind)) {
+    EXPECT_FALSE(j.contains("in_use_bytes") || j.contains("free_bytes") || j.contains("held_by_glibc")) << what;
+    return;
+  }
+  ASSERT_TRUE(u.has_value()) << what;
+  EXPECT_EQ(j["in_use_bytes"], u->in_use) << what;
+  EXPECT_EQ(j["free_bytes"], u->free) << what;
+  EXPECT_EQ(j["held_by_glibc"], u->in_use * 10 < u->in_use + u->free) << what;
+}
+
+// Issue 39: the strip's arena regions carry maps' split at `at` (one
+// element per region here: far fewer than 2000), the attribution's stacks,
+// regions and methods attribute's, and some method's arena memory is
+// "freed; held by glibc" (churn_8m) while some other's is in use.
+TEST(ReportDataJsonTest, InsideMallocArenasTheSplitIsMapsAndAttributes) {
+  const session::Session& s = OpenTrace("arena-mix.data", /*inlines=*/false);
+  ASSERT_NE(s.heap(), nullptr) << "arena-mix.data.heap was not read";
+  const uint32_t pid = ArenaMixPid();
+  const session::Selection sel = Select(s, pid);
+  ReportOptions o;
+  o.attribution = AttributionOf(s, sel, testing::TracePath(absl::StrCat("maps/arena-mix.", pid, ".pause.maps")),
+                                analysis::CreditBy::kCreate);
+  ASSERT_NE(o.attribution->heap_snapshot, nullptr);
+  const uint32_t process = s.index().ProcessesWithPid(pid).at(0);
+  const Json d = PageData(s, process, o);
+
+  const analysis::MapsAnswer maps = MapsOf(s, sel, /*runs=*/false);
+  ASSERT_EQ(maps.processes.size(), 1u);
+  const analysis::ProcessMaps& pm = maps.processes[0];
+  ASSERT_NE(pm.heap_snapshot, nullptr);
+  EXPECT_EQ(d["heap_snapshot"], TimeSeconds(*pm.heap_snapshot->time));
+  ASSERT_EQ(d["regions"].size(), pm.regions.size());
+  size_t arena = 0;
+  for (size_t i = 0; i < pm.regions.size(); ++i) {
+    const Json& r = d["regions"][i];
+    const index::Version& v = s.index().version(pm.regions[i].version);
+    ASSERT_EQ(r["start"], Hex(v.start));
+    ExpectSplit(r, pm.regions[i].kind, pm.regions[i].heap, "region " + Hex(v.start));
+    arena += analysis::ArenaKind(pm.regions[i].kind);
+  }
+  EXPECT_GT(arena, 0u);
+
+  const analysis::Attribution& a = *o.attribution;
+  const Json& j = d["attribution"];
+  EXPECT_EQ(j["heap_snapshot_time"], TimeSeconds(*a.heap_snapshot->time));
+  ASSERT_EQ(j["stacks"].size(), a.stacks.size());
+  for (size_t i = 0; i < a.stacks.size(); ++i) {
+    ExpectSplit(j["stacks"][i], a.stacks[i].kind(), a.stacks[i].heap, absl::StrCat("stack ", i));
+  }
+  ASSERT_EQ(j["regions"].size(), a.regions.size());
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    ExpectSplit(j["regions"][i], a.regions[i].kind, a.regions[i].heap, absl::StrCat("region ", i));
+  }
+  const std::vector<analysis::MethodTotal> methods = analysis::AttributionByMethod(s.frames(), a, {});
+  ASSERT_EQ(j["methods"].size(), methods.size());
+  size_t held = 0, used = 0;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    ExpectSplit(j["methods"][i], methods[i].total.kind(), methods[i].total.heap, absl::StrCat("method ", i));
+    if (!analysis::ArenaKind(methods[i].total.kind())) continue;
+    (j["methods"][i]["held_by_glibc"].get<bool>() ? held : used) += 1;
+  }
+  EXPECT_GT(held, 0u);
+  EXPECT_GT(used, 0u);
 }
 
 }  // namespace

@@ -493,11 +493,18 @@
   }
   function regionTip(r, tip) {
     tip.appendChild(el('div', {'class': 'tt'}, r.start + '-' + r.end + '  ' + human(r.bytes) + '  ' + r.prot + '  ' +
-      r.kind + '  ' + shortName(r.label)));
+      kindText(r) + '  ' + shortName(r.label)));
     if (D.strip_snapshot !== null) {
       tip.appendChild(el('div', {}, 'resident: ' + (r.rss === null ? 'not read (PROT_NONE, or mapped after the snapshot)'
         : human(r.rss) + ' (' + (r.bytes ? (100 * r.rss / r.bytes).toFixed(1) : '0') + '%)') +
         ', snapshot at ' + secs(D.strip_snapshot)));
+    }
+    if (isArena(r)) {
+      tip.appendChild(el('div', {}, r.in_use_bytes === null
+        ? 'inside malloc\'s arena: in use and free not known (no heap snapshot of this process by then)'
+        : 'inside malloc\'s arena (heap snapshot at ' + secs(D.heap_snapshot) + '): ' + human(r.in_use_bytes) +
+          ' in use, ' + human(r.free_bytes) + ' free held by glibc' + (r.held_by_glibc ? ' (freed; held by glibc)' : '') +
+          '; the calls below made the pages usable, later mallocs reuse their chunks without a syscall'));
     }
     if (r.count > 1) {
       tip.appendChild(el('div', {}, r.count + ' neighbouring regions with the same creating stack, prot and label, shown as one ' +
@@ -515,6 +522,23 @@
     }
   }
 
+  // ---- inside malloc's arenas: in use and free held by glibc
+  // The data gives "in_use_bytes", "free_bytes" and "held_by_glibc" on a
+  // stack, method or region of an arena kind (malloc, heap) only, null
+  // without a heap snapshot (processor/render/report_data.h); the cells say
+  // them as attribute's text does.
+  function isArena(o) { return o.in_use_bytes !== undefined; }
+  function kindText(o) { return o.kind ? o.kind + (isArena(o) ? '*' : '') : ''; }
+  function inUseText(o) {
+    if (!isArena(o)) return '';
+    if (o.in_use_bytes === null) return '?';
+    return o.held_by_glibc ? 'freed; held by glibc' : human(o.in_use_bytes);
+  }
+  function freeText(o) { return !isArena(o) ? '' : o.free_bytes === null ? '?' : human(o.free_bytes); }
+  var ARENA_NOTE = '* malloc arena pages (malloc*, heap*): credited to the call that made them usable; later ' +
+    'mallocs reuse their chunks without a syscall, so "in use" is what any caller\'s live chunks hold on them, ' +
+    'not that call\'s own (docs/heap.md)';
+
   // ---- the attribution of a region table
   function drawAttribution() {
     var A = D.attribution, box = document.getElementById('attribution');
@@ -522,24 +546,48 @@
     box.appendChild(el('p', {}, A.title + ': ' + human(A.bytes) + ' in ' + (A.regions.length + A.more_regions) +
       ' regions: ' + human(A.bytes - A.before_trace_bytes - A.unmapped_bytes) + ' made by the stacks below, ' +
       human(A.before_trace_bytes) + ' from before the trace, ' + human(A.unmapped_bytes) + ' not mapped.'));
+    // With a heap snapshot for this moment, the arena bytes in use and free
+    // (as attribute's "in use" column); without, no such columns.
+    var split = A.heap_snapshot_time !== null;
+    var byStack = {};
+    A.stacks.forEach(function (s) { byStack[s.stack] = s; });
     var t = el('table', {id: 'attribution-stacks'});
     var h = el('tr');
     // committed: what the rows are ranked by (attribute's first screen);
     // bytes: with the reservations (PROT_NONE) too.
-    ['committed', 'bytes', 'regions', 'stacks', 'application method'].forEach(function (c, k) {
-      h.appendChild(el('th', {'class': k < 4 ? 'num' : ''}, c));
-    });
+    var cols = ['committed', 'bytes'].concat(split ? ['in use', 'free (held by glibc)'] : [],
+                                              ['regions', 'stacks', 'kind', 'application method']);
+    cols.forEach(function (c, k) { h.appendChild(el('th', {'class': k < cols.length - 2 ? 'num' : ''}, c)); });
     t.appendChild(h);
+    var arenaRows = 0;
     // A row per method (attribute's first screen: its stacks' sums).
     A.methods.forEach(function (m) {
       var tr = el('tr');
       tr.appendChild(el('td', {'class': 'num committed', 'data-bytes': String(m.committed_bytes)},
                         human(m.committed_bytes)));
       tr.appendChild(el('td', {'class': 'num'}, human(m.bytes)));
+      if (split) {
+        var a = isArena(m) && m.in_use_bytes !== null;
+        tr.appendChild(el('td', a ? {'class': 'num in-use', 'data-bytes': String(m.in_use_bytes)} : {'class': 'num in-use'},
+                          inUseText(m)));
+        tr.appendChild(el('td', a ? {'class': 'num free', 'data-bytes': String(m.free_bytes)} : {'class': 'num free'},
+                          freeText(m)));
+      }
       tr.appendChild(el('td', {'class': 'num'}, String(m.regions)));
       tr.appendChild(el('td', {'class': 'num'}, String(m.stack_count)));
+      tr.appendChild(el('td', {'class': 'kind'}, kindText(m)));
+      if (isArena(m)) arenaRows++;
+      // Hover: each of its stacks, with its bytes (and split) first.
       var td = hoverTitle(el('td', {'class': 'stack'}), function () {
-        return m.stacks.map(function (s) { return frames(s).slice().reverse().join('\n'); }).join('\n\n');
+        return m.stacks.map(function (s) {
+          var st = byStack[s], head = '';
+          if (st) {
+            head = '[' + human(st.committed_bytes) + ' committed' +
+              (split && isArena(st) ? ', ' + inUseText(st) + (st.held_by_glibc ? '' : ' in use') + ', ' +
+                                      freeText(st) + ' free held by glibc' : '') + ']\n';
+          }
+          return head + frames(s).slice().reverse().join('\n');
+        }).join('\n\n');
       });
       td.appendChild(swatch(colorOf(m.stacks[0])));
       td.appendChild(document.createTextNode(shortName(m.name)));
@@ -551,13 +599,18 @@
       var tr = el('tr');
       tr.appendChild(el('td', {'class': 'num'}, ''));
       tr.appendChild(el('td', {'class': 'num'}, human(p[1])));
-      tr.appendChild(el('td', {'class': 'num'}, ''));
-      tr.appendChild(el('td', {'class': 'num'}, ''));
+      for (var k = 2; k < cols.length - 1; k++) tr.appendChild(el('td', {'class': k < cols.length - 2 ? 'num' : ''}, ''));
       tr.appendChild(el('td', {}, p[0]));
       t.appendChild(tr);
     });
     box.appendChild(t);
     if (A.more_stacks) box.appendChild(el('p', {'class': 'hint'}, A.more_stacks + ' more stacks: see pageblame attribute'));
+    if (arenaRows) {
+      box.appendChild(el('p', {'class': 'hint', id: 'arena-note'}, ARENA_NOTE + (split
+        ? '. In use and free: at the heap snapshot at ' + secs(A.heap_snapshot_time) +
+          '; "freed; held by glibc": less than a tenth of the row\'s arena bytes in use, the rest free memory glibc kept.'
+        : '. The trace has no heap snapshot for this moment (taken by pageblame record): in use and free are not known.')));
+    }
   }
 
   // ---- one view only (#view=timeline|flame|strip|attribution)
@@ -592,6 +645,21 @@
     ' ms after the page was opened; ' + D.stacks.length + ' stacks, ' + D.region_count + ' regions (' +
     D.regions.length + ' in the strip), ' +
     (N - 1) + ' time buckets.';
+
+  // The strip's tooltip lines about arenas, per arena element (the pointer
+  // over each): what the self-test reports.
+  function stripArenaTips() {
+    var out = [];
+    D.regions.forEach(function (r) {
+      if (!isArena(r)) return;
+      var tip = el('div');
+      regionTip(r, tip);
+      var line = '';
+      tip.childNodes.forEach(function (n) { if (/inside malloc/.test(n.textContent)) line = n.textContent; });
+      out.push({start: r.start, in_use: r.in_use_bytes, free: r.free_bytes, line: line});
+    });
+    return out;
+  }
 
   if (/selftest/.test(location.hash)) {
     var names = {};
@@ -633,6 +701,18 @@
         function (e) { return e.textContent; }),
       attribution_committed: Array.prototype.map.call(document.querySelectorAll('#attribution-stacks td.committed'),
         function (e) { return +e.getAttribute('data-bytes'); }),
+      // Per method row: the in-use and free cells, their bytes (null: no
+      // figure in the cell), and the kind cell; none without a heap snapshot.
+      attribution_in_use: Array.prototype.map.call(document.querySelectorAll('#attribution-stacks td.in-use'),
+        function (e) { return {text: e.textContent, bytes: e.hasAttribute('data-bytes') ? +e.getAttribute('data-bytes') : null}; }),
+      attribution_free: Array.prototype.map.call(document.querySelectorAll('#attribution-stacks td.free'),
+        function (e) { return {text: e.textContent, bytes: e.hasAttribute('data-bytes') ? +e.getAttribute('data-bytes') : null}; }),
+      attribution_kinds: Array.prototype.map.call(document.querySelectorAll('#attribution-stacks td.kind'),
+        function (e) { return e.textContent; }),
+      attribution_columns: Array.prototype.map.call(document.querySelectorAll('#attribution-stacks th'),
+        function (e) { return e.textContent; }),
+      arena_note: (document.getElementById('arena-note') || {}).textContent || null,
+      strip_arena_tips: stripArenaTips(),
       longest_name: longestName.length,
       longest_label: longestLabel,
       longest_name_hover_title: hoverTitleLength
