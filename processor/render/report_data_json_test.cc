@@ -112,7 +112,9 @@ TEST(ReportDataJsonTest, EveryKeyAndIndexThePageReadsIsThere) {
       ASSERT_EQ(series[k].size() % 2, 0u);
       for (size_t i = 0; i < series[k].size(); i += 2) {
         EXPECT_LT(series[k][i].get<size_t>(), n);
-        if (i > 0) EXPECT_LT(series[k][i - 2], series[k][i]);
+        if (i > 0) {
+          EXPECT_LT(series[k][i - 2], series[k][i]);
+        }
       }
     }
   }
