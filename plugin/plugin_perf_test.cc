@@ -1056,7 +1056,9 @@ TEST(PluginPerfTest, HostileNamesAreEscapedInTheSummary) {
   EXPECT_THAT(text.tail, HasSubstr("\\x1b]0;title\\x07\\x1b[2J\\x1b[31m\\x08\\x08\\x0d\\u009b\\xff\xc3\x9c" "ber:"));
   EXPECT_THAT(text.tail, HasSubstr("(/usr/lib/x86_64-linux-gnu/\\x1b\\u009b\\x0a\\x0d\\x08\\xff.6)\n"));
   for (absl::string_view line : absl::StrSplit(text.err, '\n')) {
-    if (absl::StartsWith(line, "pageblame")) EXPECT_TRUE(pageblame::testing::TerminalSafe(std::string(line))) << line;
+    if (absl::StartsWith(line, "pageblame")) {
+      EXPECT_TRUE(pageblame::testing::TerminalSafe(std::string(line))) << line;
+    }
   }
 
   PerfRun json = RunPerf("-i " + Quote(*trace), {"pages=" + page, "summary=json"});

@@ -143,7 +143,9 @@ TEST(AttributeCliTest, AttributeJsonFollowsTheContract) {
   for (const auto& s : j["stacks"]) {
     const bool arena = s["kind"] == "malloc" || s["kind"] == "heap";
     ASSERT_EQ(s.size(), arena ? 10u : 8u);
-    if (arena) EXPECT_TRUE(s["in_use_bytes"].is_null() && s["free_bytes"].is_null());
+    if (arena) {
+      EXPECT_TRUE(s["in_use_bytes"].is_null() && s["free_bytes"].is_null());
+    }
     EXPECT_TRUE(s["rss"].is_null());
     EXPECT_TRUE(s["table_rss"].is_null());
     EXPECT_TRUE(s["table_rss_partly"].is_null());

@@ -55,13 +55,6 @@ namespace {
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
 
-std::string ReadText(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // arena_mix DIR, paused: started with a pipe on its standard input; each
 // Next() releases it one step (a line).
 class PausedMix {
@@ -354,7 +347,9 @@ TEST(HeapLiveTest, ABusyArenaDoesNotDisturbTheQuietOnes) {
     }
     retried += j["attempts"].get<int>() > 1;
     const Json& busy = j["arenas"][1];
-    if (!busy["damage"].is_null()) EXPECT_TRUE(busy["torn"].get<bool>()) << busy["damage"];
+    if (!busy["damage"].is_null()) {
+      EXPECT_TRUE(busy["torn"].get<bool>()) << busy["damage"];
+    }
   }
   std::printf("heap-busy: %d of 5 walks were read again\n", retried);
 }

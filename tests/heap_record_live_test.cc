@@ -54,13 +54,6 @@ namespace {
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
 
-std::string ReadText(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 Json JsonOf(const std::string& args) {
   CliRun r = Pageblame(args);
   EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;

@@ -192,8 +192,12 @@ TEST_P(MethodRowsTest, NamesAreWholeAt80And120ColumnsAndOnAPipe) {
         ++parts;
       }
       EXPECT_TRUE(rest.empty()) << env << ": " << row.line;
-      if (width == 0) EXPECT_EQ(parts, more.size()) << "a pipe gets whole lines: " << row.line;
-      if (width > 0 && row.line.size() > width) EXPECT_EQ(parts, 0u) << env << ": " << row.line;
+      if (width == 0) {
+        EXPECT_EQ(parts, more.size()) << "a pipe gets whole lines: " << row.line;
+      }
+      if (width > 0 && row.line.size() > width) {
+        EXPECT_EQ(parts, 0u) << env << ": " << row.line;
+      }
     }
   }
 }

@@ -30,11 +30,6 @@ std::string WriteTemp(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // The main process of rules-record.data, as "-i TRACE --pid PID".
 std::string TraceArgs() {
   for (const ManifestRow& r : ReadManifest()) {
@@ -60,8 +55,8 @@ TEST(RegionTableCliTest, WindbgOutputSavedAsUtf16DiffsLikeTheOriginal) {
   // iconv's "UTF-16" writes a byte-order mark, little-endian here, as
   // PowerShell's redirection does; UTF-16BE gets its mark by hand.
   std::string le = Converted(Sample("windbg-address.output"), "UTF-16", "address-utf16.txt");
-  ASSERT_EQ(ReadFile(le).substr(0, 2), "\xFF\xFE");
-  std::string be_body = ReadFile(Converted(Sample("windbg-address.output"), "UTF-16BE", "be-body.txt"));
+  ASSERT_EQ(ReadText(le).substr(0, 2), "\xFF\xFE");
+  std::string be_body = ReadText(Converted(Sample("windbg-address.output"), "UTF-16BE", "be-body.txt"));
   std::string be = WriteTemp("address-utf16be.txt", "\xFE\xFF" + be_body);
   for (const std::string& path : {le, be}) {
     CliRun r = Pageblame("diff --json " + path + sos);
@@ -80,7 +75,7 @@ TEST(RegionTableCliTest, WindbgOutputSavedAsUtf16DiffsLikeTheOriginal) {
 TEST(RegionTableCliTest, EveryTableErrorIsOneLineAndExitsOne) {
   std::string dir = ScratchPath("a-directory");
   ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
-  std::string core = ReadFile(Core("gcore-coremaps.core"));
+  std::string core = ReadText(Core("gcore-coremaps.core"));
   struct Case {
     std::string path, message;
   } cases[] = {
@@ -181,7 +176,7 @@ TEST(RegionTableCliTest, CoreFileDiffsAgainstTheMapsOfTheSameMoment) {
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["unaccounted"]["bytes"], 0);
   uint64_t vvar = 0;
-  for (const std::string& line : std::vector<std::string>(absl::StrSplit(ReadFile(maps), '\n'))) {
+  for (const std::string& line : std::vector<std::string>(absl::StrSplit(ReadText(maps), '\n'))) {
     if (line.find("[vvar") == std::string::npos) continue;
     uint64_t s = std::stoull(line.substr(0, line.find('-')), nullptr, 16);
     uint64_t e = std::stoull(line.substr(line.find('-') + 1), nullptr, 16);

@@ -257,7 +257,7 @@ TEST(ResidencyOutputsTest, GrowthsResidentGrowthIsKnownPerMethodWhereBothEndsAre
   const std::string after_first = absl::StrFormat("%.6f", (first / 1000 + 1) / 1e6);
   // From the trace's start (nothing mapped yet) and from just after the
   // first snapshot, to the end.
-  for (const std::string from : {std::string(), " --from " + after_first}) {
+  for (const std::string& from : {std::string(), " --from " + after_first}) {
     SCOPED_TRACE(from);
     const Json g = RunJson(absl::StrCat("growth --json -i ", TracePath("residency.data"), " --pid ", p.pid, from));
     ASSERT_FALSE(g["stacks"].empty());
@@ -270,7 +270,9 @@ TEST(ResidencyOutputsTest, GrowthsResidentGrowthIsKnownPerMethodWhereBothEndsAre
       if (reserved_only(s, "from") || reserved_only(s, "to")) continue;
       ASSERT_FALSE(s["from_rss"].is_null() || s["to_rss"].is_null() || s["growth_rss"].is_null()) << s.dump();
       EXPECT_EQ(s["growth_rss"].get<int64_t>(), s["to_rss"].get<int64_t>() - s["from_rss"].get<int64_t>());
-      if (from.empty()) EXPECT_EQ(s["from_rss"], 0) << "nothing at the start: " << s.dump();
+      if (from.empty()) {
+        EXPECT_EQ(s["from_rss"], 0) << "nothing at the start: " << s.dump();
+      }
       ++known;
     }
     EXPECT_GT(known, 5u);
@@ -333,7 +335,9 @@ TEST(ResidencyOutputsTest, GrowthOverProcessesOneWithoutASnapshotIsUnknownNotASu
   // Each stack has bytes in both processes (the second is a fork of the
   // first): none may claim the first process's resident bytes as its own.
   for (const Json& s : both["stacks"]) {
-    if (s["to_bytes"].get<uint64_t>() > 0) EXPECT_TRUE(s["to_rss"].is_null()) << s.dump();
+    if (s["to_bytes"].get<uint64_t>() > 0) {
+      EXPECT_TRUE(s["to_rss"].is_null()) << s.dump();
+    }
   }
   CliRun text = Pageblame(absl::StrCat("growth -i ", trace, " --to ", at));
   ASSERT_EQ(text.exit_code, 0) << text.err;

@@ -130,7 +130,9 @@ TEST_F(TerminalEscapeCliTest, TextAnswersSayEveryNameEscaped) {
       EXPECT_TRUE(absl::StrContains(r.out, method));
     }
     // A newline in the comm does not end the line that names the process.
-    if (c.comm) EXPECT_TRUE(absl::StrContains(r.out, absl::StrCat("pid ", kHostilePid, " (", kCommText, ")")));
+    if (c.comm) {
+      EXPECT_TRUE(absl::StrContains(r.out, absl::StrCat("pid ", kHostilePid, " (", kCommText, ")")));
+    }
     // Nor does one in a name make more lines than the trace as recorded has.
     if (c.by_method) continue;
     const CliRun plain = Run(c.command, *plain_, c.args);

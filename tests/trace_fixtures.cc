@@ -75,6 +75,11 @@ std::string ScratchPath(const std::string& name) {
   return dir.path() + "/" + name;
 }
 
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 replay::LoadOptions TraceLoadOptions(const std::string& name) {
   replay::LoadOptions o;
   o.path = !name.empty() && name[0] == '/' ? name : TracePath(name);

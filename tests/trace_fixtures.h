@@ -27,6 +27,10 @@ std::string DotnetPid();
 // up by the thousand).
 std::string ScratchPath(const std::string& name);
 
+// The whole file at `path`, as bytes ("" if it cannot be read: the caller's
+// checks on its content then fail, naming what they expected).
+std::string ReadText(const std::string& path);
+
 // How the tests load a trace of traces/: its path, and the checked-in
 // build-id cache (traces/buildid-cache) as perf's --buildid-dir, so the
 // recorded binaries are found by build id in any checkout (their recorded

@@ -191,7 +191,9 @@ TEST(CommandArgsTest, EachCommandsMistakesAreUsageErrorsBeforeAnyInputIsRead) {
     EXPECT_EQ(r.out, "");
     EXPECT_THAT(r.err, ::testing::Not(HasSubstr("nonexistent"))) << "the trace was read first";
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    if (!m.said.empty()) EXPECT_EQ(r.err, m.said);
+    if (!m.said.empty()) {
+      EXPECT_EQ(r.err, m.said);
+    }
     for (const std::string& n : m.named) EXPECT_THAT(r.err, HasSubstr(n));
   }
 }

@@ -124,7 +124,9 @@ TEST(AttributeTextTest, TheFirstScreenIsTheAnswersCommittedStacksAndItsTotalThei
     // Malloc arena kinds are marked (their footnote says why).
     EXPECT_EQ(c[4], absl::StrCat(analysis::KindName(*st.kind()), analysis::ArenaKind(st.kind()) ? "*" : ""));
     kinds.insert(c[4]);
-    if (k > 0) EXPECT_GE(a.stacks[committed[k - 1]].committed, st.committed) << "ranked by committed bytes";
+    if (k > 0) {
+      EXPECT_GE(a.stacks[committed[k - 1]].committed, st.committed) << "ranked by committed bytes";
+    }
     sum += st.committed;
   }
   // The total line is the rows' sum: every committed byte of the answer.

@@ -63,7 +63,9 @@ TEST(FoldedStacksTest, EveryLineParsesAndTheCountsAddUpToTheAnswersBytes) {
       unmapped = l.counts[0];
     } else {
       EXPECT_EQ(before + unmapped, 0u) << "the stacks come first";
-      if (i > 0) EXPECT_GE(lines[i - 1].counts[0], l.counts[0]) << "by bytes, most first";
+      if (i > 0) {
+        EXPECT_GE(lines[i - 1].counts[0], l.counts[0]) << "by bytes, most first";
+      }
     }
   }
   EXPECT_EQ(sum, a.bytes);

@@ -94,7 +94,9 @@ TEST(MapsTextTest, OneRowPerRunAsTheAnswerSaysItUnderAHeadingThatSumsThem) {
                                                          FormatTime(proc.t_exit), ": ", pm.runs.size(),
                                                          split ? " region versions at end; " : " regions at end; ")));
       ASSERT_EQ(rows.size(), pm.runs.size());
-      if (split) EXPECT_EQ(rows.size(), pm.regions.size());
+      if (split) {
+        EXPECT_EQ(rows.size(), pm.regions.size());
+      }
       uint64_t sum = 0, created = 0;
       for (size_t i = 0; i < rows.size(); ++i) {
         const analysis::RegionRun& run = pm.runs[i];
@@ -117,7 +119,9 @@ TEST(MapsTextTest, OneRowPerRunAsTheAnswerSaysItUnderAHeadingThatSumsThem) {
         if (run.commit.top.valid()) {
           EXPECT_THAT(row.rest, HasSubstr(absl::StrCat("; committed by ", std::string(decode::SyscallName(idx.event(run.commit.top).syscall)))));
         }
-        if (i > 0) EXPECT_GE(row.start, rows[i - 1].end);  // by address, disjoint
+        if (i > 0) {
+          EXPECT_GE(row.start, rows[i - 1].end);  // by address, disjoint
+        }
         sum += row.end - row.start;
       }
       // The heading's totals are the rows' bytes.

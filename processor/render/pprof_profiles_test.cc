@@ -31,7 +31,9 @@ pb::Profile Decode(const std::string& gz) {
   google::protobuf::io::GzipInputStream in(&raw, google::protobuf::io::GzipInputStream::GZIP);
   EXPECT_TRUE(p.ParseFromZeroCopyStream(&in));
   EXPECT_GT(p.string_table_size(), 0);
-  if (p.string_table_size() > 0) EXPECT_EQ(p.string_table(0), "");
+  if (p.string_table_size() > 0) {
+    EXPECT_EQ(p.string_table(0), "");
+  }
   const auto str_ok = [&](int64_t i) { return i >= 0 && i < p.string_table_size(); };
   absl::flat_hash_map<uint64_t, const pb::Mapping*> mappings;
   for (const pb::Mapping& m : p.mapping()) {

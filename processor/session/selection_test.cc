@@ -51,8 +51,12 @@ TEST(SelectionOfRealTraceTest, EveryProcessTheRecordingMadeWithItsParentAndExec)
       EXPECT_EQ(proc.ppid, std::stoul(rows[i]["parent"]));
       EXPECT_GT(proc.t_start, idx.process(all[0]).t_start);
     }
-    if (rows[i]["role"] == "fork child") EXPECT_FALSE(proc.saw_exec);
-    if (rows[i]["role"] == "fork+exec child") EXPECT_TRUE(proc.saw_exec && proc.t_exec > proc.t_start);
+    if (rows[i]["role"] == "fork child") {
+      EXPECT_FALSE(proc.saw_exec);
+    }
+    if (rows[i]["role"] == "fork+exec child") {
+      EXPECT_TRUE(proc.saw_exec && proc.t_exec > proc.t_start);
+    }
     absl::StatusOr<Selection> one = Resolve({pid, TimeSpec{}}, **s, PeakOf::kMapped);
     ASSERT_TRUE(one.ok()) << one.status();
     EXPECT_EQ(one->pid, pid);

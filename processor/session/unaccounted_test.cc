@@ -85,7 +85,9 @@ class UnaccountedTest : public ::testing::Test {
     PageSet out;
     for (size_t i = 0; i < u.pieces.size(); ++i) {
       EXPECT_TRUE(out.Intersect([&] { PageSet p; p.Add(u.pieces[i].start, u.pieces[i].end); return p; }()).empty());
-      if (i > 0) EXPECT_GE(u.pieces[i - 1].size(), u.pieces[i].size());
+      if (i > 0) {
+        EXPECT_GE(u.pieces[i - 1].size(), u.pieces[i].size());
+      }
       out.Add(u.pieces[i].start, u.pieces[i].end);
     }
     return out;
