@@ -50,10 +50,22 @@ class ChunkFolder {
     uint64_t peak_disk = 0;       // the most ChunkStore::DiskBytes() was, seen at each poll
     uint64_t index_bytes = 0;     // TRACE.index as written
     uint64_t thinned_before = 0;  // where it was thinned (0: not)
+    // Checkpoints: TRACE.index written while perf records (see above).
+    uint64_t checkpoints = 0;
+    double checkpoint_seconds = 0;      // all of them, the replay paused meanwhile
+    double max_checkpoint_seconds = 0;  // the slowest's
+    uint64_t checkpoint_bytes = 0;      // the largest written
+    std::string checkpoint_error;       // the first that could not be written ("" if none)
   };
 
+  // A checkpoint this long after the one before, at the first round's end
+  // after a chunk was folded (the first as soon as one was).
+  static constexpr double kCheckpointEvery = 60;
+
   // `max_index_bytes`: the index's share of --max-size (0: no bound).
-  ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes);
+  // `checkpoint_every`: seconds between checkpoints (0: none).
+  ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes,
+              double checkpoint_every = kCheckpointEvery);
   ~ChunkFolder();
 
   void Start();
@@ -75,8 +87,13 @@ class ChunkFolder {
   absl::StatusOr<std::string> NextChunk();
   void ChunkDone(const std::string& path);
   void NoteDisk();
-  // The recording's index bytes, thinned to fit max_index_bytes_ if need be.
-  std::string Fitted(const replay::LoadedTrace& t, const replay::RecordingFile::Identity& id);
+  // The recording's index bytes, thinned to fit max_index_bytes_ if need
+  // be; a checkpoint's with `checkpoint`.
+  std::string Fitted(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                     const replay::FoldCheckpoint* checkpoint);
+  bool CheckpointDue() const;
+  // Writes the recording so far as TRACE.index (the replay waits meanwhile).
+  void WriteCheckpoint(const replay::LoadedView& t);
 
   ChunkStore store_;
   replay::LoadOptions load_;
@@ -87,7 +104,11 @@ class ChunkFolder {
   // Chunks handed out and not yet done: path -> (name, fd).
   std::map<std::string, std::pair<std::string, int>> open_;
   std::string last_name_;  // the last chunk handed out
+  std::string last_done_;  // the last chunk read to its end and removed
   double started_ = -1;    // when the chunk being read was handed out
+  double checkpoint_every_;
+  double last_checkpoint_ = -1;     // when the last was written (-1: none yet)
+  uint64_t checkpoint_chunks_ = 0;  // chunks folded into it
   Stats stats_;
 };
 
