@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
+#include "processor/index/index_codec.h"
 #include "processor/replay/recording_file.h"
 
 namespace pageblame::recorder {
@@ -71,19 +72,75 @@ absl::Status ChunkFolder::Finish() {
 
 std::string ChunkFolder::Fitted(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
                                 const replay::FoldCheckpoint* checkpoint) {
-  std::string bytes = replay::RecordingFile::Encode(t, id, 0, checkpoint);
   const index::TraceStats& s = t.index->stats();
-  if (max_index_bytes_ == 0 || bytes.size() <= max_index_bytes_ || s.last_time <= s.first_time) return bytes;
-  // The bytes shrink as the cut moves later: the earliest cut that fits,
-  // by halving [too early, fits).
-  uint64_t early = s.first_time, late = s.last_time;
-  bytes = replay::RecordingFile::Encode(t, id, late, checkpoint);
-  if (bytes.size() <= max_index_bytes_) {
+  // A checkpoint and the index it replaces are both on disk for a moment
+  // (the rename): each checkpoint takes half the share.
+  const uint64_t limit = checkpoint != nullptr ? max_index_bytes_ / 2 : max_index_bytes_;
+  const bool bounded = limit > 0 && s.last_time > s.first_time;
+  // Thinned before, the whole will not fit now (the index only grows): a
+  // checkpoint starts at the last cut (it keeps at most what the earliest
+  // cut would).
+  const uint64_t from =
+      checkpoint != nullptr && last_cut_ > s.first_time && last_cut_ < s.last_time ? last_cut_ : 0;
+  std::string bytes = replay::RecordingFile::Encode(t, id, bounded ? from : 0, checkpoint);
+  if (!bounded || bytes.size() <= limit) {
+    if (from != 0) stats_.thinned_before = from;
+    return bytes;
+  }
+  if (checkpoint != nullptr) {
+    // Each encoding pauses the folding (and perf's chunks wait on disk
+    // meanwhile): a cut guessed from counts first.
+    std::string guessed = Guessed(t, id, checkpoint, limit, std::max(from, s.first_time), bytes.size());
+    if (!guessed.empty()) return guessed;
+  }
+  return Thinned(t, id, checkpoint, limit, std::max(from, s.first_time));
+}
+
+std::string ChunkFolder::Guessed(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                                 const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early,
+                                 uint64_t early_bytes) {
+  const index::TraceIndex& idx = *t.index;
+  const uint64_t last = idx.stats().last_time;
+  std::string at_end = replay::RecordingFile::Encode(t, id, last, checkpoint);
+  const double k_early = static_cast<double>(index::IndexCodec::KeptByThinning(idx, early));
+  const double k_end = static_cast<double>(index::IndexCodec::KeptByThinning(idx, last));
+  if (at_end.size() > limit || k_early <= k_end || early_bytes <= at_end.size()) return "";
+  // bytes = fixed + per * kept (calls and versions; the stacks, strings and
+  // mappings are the fixed part), through the two encodings; the earliest
+  // cut whose count fits 95 % of the limit, by halving on counts alone.
+  const double per = static_cast<double>(early_bytes - at_end.size()) / (k_early - k_end);
+  const double fixed = static_cast<double>(at_end.size()) - per * k_end;
+  const double target = (0.95 * static_cast<double>(limit) - fixed) / per;
+  uint64_t lo = early, hi = last;
+  const uint64_t step = std::max<uint64_t>((last - idx.stats().first_time) / 4096, 1);
+  while (hi - lo > step) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<double>(index::IndexCodec::KeptByThinning(idx, mid)) <= target) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  std::string bytes = hi == last ? std::move(at_end) : replay::RecordingFile::Encode(t, id, hi, checkpoint);
+  if (bytes.size() > limit) return "";
+  stats_.thinned_before = hi;
+  last_cut_ = hi;
+  return bytes;
+}
+
+std::string ChunkFolder::Thinned(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                                 const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early) {
+  const index::TraceStats& s = t.index->stats();
+  // The bytes shrink as the cut moves later: the earliest cut after
+  // `early` (which does not fit) that fits, by halving [too early, fits).
+  uint64_t late = s.last_time;
+  std::string bytes = replay::RecordingFile::Encode(t, id, late, checkpoint);
+  if (bytes.size() <= limit) {
     const uint64_t step = std::max<uint64_t>((s.last_time - s.first_time) / 4096, 1);
     while (late - early > step) {
       const uint64_t mid = early + (late - early) / 2;
       std::string b = replay::RecordingFile::Encode(t, id, mid, checkpoint);
-      if (b.size() <= max_index_bytes_) {
+      if (b.size() <= limit) {
         late = mid;
         bytes = std::move(b);
       } else {
@@ -92,6 +149,7 @@ std::string ChunkFolder::Fitted(const replay::LoadedView& t, const replay::Recor
     }
   }
   stats_.thinned_before = late;
+  last_cut_ = late;
   return bytes;
 }
 

@@ -137,6 +137,24 @@ TEST(ChunkFolderTest, AnIndexOverItsShareIsThinnedToFit) {
   EXPECT_GT(thin.trace->index().stats().thinned_calls, 0u);
 }
 
+// A checkpoint is on disk beside the index it replaces while it is renamed
+// over it: each fits half the index's share.
+TEST(ChunkFolderTest, ACheckpointFitsHalfTheIndexShare) {
+  TempDir whole_dir("pb_fold");
+  Folded whole = FoldWhileClosing("rules-lost.data", whole_dir, 0);
+  ASSERT_NE(whole.trace, nullptr);
+  // A third of the recording's index is more than half of this share.
+  const uint64_t share = whole.stats.index_bytes / 2;
+  TempDir dir("pb_fold");
+  Folded thin = FoldWhileClosing("rules-lost.data", dir, share, /*checkpoint_every=*/0.001);
+  ASSERT_NE(thin.trace, nullptr);
+  ASSERT_NE(thin.checkpoint, nullptr);
+  EXPECT_GE(thin.stats.checkpoints, 1u);
+  EXPECT_LE(thin.stats.checkpoint_bytes, share / 2);
+  EXPECT_GT(thin.checkpoint->index().stats().thinned_before, 0u);  // it had to be thinned to fit
+  EXPECT_LE(thin.stats.index_bytes, share);
+}
+
 // While perf records, TRACE.index is written as a checkpoint once a chunk
 // is folded: a folded recording up to then, whose header says so (how many
 // chunks, the last, up to when); the index at the stop replaces it and is
