@@ -315,7 +315,7 @@ TEST(RotateCliTest, ARecorderKilledLeavesItsLastCheckpointReadable) {
 
   // Recording over it: refused, the files left as they are.
   CliRun again = Pageblame(absl::StrCat("record --max-size 2M -o ", trace, " -- /bin/true"));
-  ExpectOneLineError(again, "is the checkpoint of a recording that ended without a stop");
+  ExpectOneLineError(again, "is the checkpoint of a recording that was not stopped (its recorder was killed, or still records)");
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_TRUE(CheckpointAt(trace + ".index").has_value());
 

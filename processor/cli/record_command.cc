@@ -579,7 +579,7 @@ absl::Status RefuseKilledRecording(const RecordPlan& plan) {
   if (plan.output == "-" || !session::IsCheckpointIndex(index)) return absl::OkStatus();
   const std::vector<std::string> left = session::LeftAfterCheckpoint(plan.output);
   return absl::FailedPreconditionError(absl::StrCat(
-      EscapeName(index), " is the checkpoint of a recording that ended without a stop (its recorder was killed)",
+      EscapeName(index), " is the checkpoint of a recording that was not stopped (its recorder was killed, or still records)",
       left.empty() ? "" : absl::StrCat(", with ", left.size(), " chunk files after it"),
       ": read it first ('pageblame maps ", EscapeName(plan.output), "' says what it holds), then move ",
       EscapeName(plan.output), ".index", left.empty() ? "" : absl::StrCat(" and ", EscapeName(plan.output), ".*"),
