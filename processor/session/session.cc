@@ -71,7 +71,8 @@ std::unique_ptr<replay::LoadedTrace> FromIndex(const replay::LoadOptions& o, con
       bytes.ok() ? replay::RecordingFile::Decode(*bytes, path, id, o.symbols)
                  : absl::StatusOr<std::unique_ptr<replay::LoadedTrace>>(bytes.status());
   if (t.ok()) {
-    *note = absl::StrCat("loaded from ", path);
+    *note = absl::StrCat("loaded from ", path,
+                         (*t)->checkpoint() ? " (the checkpoint of a recording that was not stopped: every answer warns how far it goes)" : "");
     return *std::move(t);
   }
   *note = absl::StrCat(t.status().message(), o.folded ? "" : "; the trace is replayed");
