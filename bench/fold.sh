@@ -6,20 +6,25 @@
 # chunks, the folding time per chunk and its share of a core over the
 # recording (the folding thread's wall time while it reads a chunk: an upper
 # bound of its CPU), the disk at its most against SIZE, the index's size per
-# million calls, and whether it was thinned. Run by hand as root (perf needs
-# the tracepoints); not part of scripts/test.
+# million calls, and whether it was thinned; the checkpoints written while
+# recording (count, time each, bytes) and the recorder's resident memory
+# (VmRSS, every 10 ms: at 1 s, half way, 1 s before the program ends, and
+# at its most). Run by hand as root (perf needs the tracepoints); not part of
+# scripts/test.
 #
-#   bench/fold.sh [SECONDS] [SIZE]     (default 20 s, 4M)
+#   bench/fold.sh [SECONDS] [SIZE] [CHECKPOINT_EVERY]     (default 20 s, 4M, 60)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_=${1:-20}
 SIZE=${2:-4M}
+EVERY=${3:-60}
 OUT=$ROOT/bench/out/fold
 PB=$ROOT/build/bin/pageblame
 mkdir -p "$OUT"
 cmake --build "$ROOT/build" --target pageblame rotate_program >/dev/null
 rm -rf "$OUT"/t.data* "$OUT"/rotate.* "$OUT/stop"
 echo 0 >"$OUT/peak"
+echo 0 >"$OUT/rss_peak"
 # The recording's bytes on disk (allocated blocks), every 10 ms, the most kept.
 (peak=0; while [ ! -e "$OUT/stop" ]; do
    b=$(find "$OUT" -maxdepth 1 -name 't.data*' -type f -printf '%b\n' 2>/dev/null | awk '{s+=$1*512} END {print s+0}' || true)
@@ -27,8 +32,26 @@ echo 0 >"$OUT/peak"
    sleep 0.01
  done) &
 watcher=$!
-  "$PB" record --max-size "$SIZE" -o "$OUT/t.data" -- "$ROOT/build/tests/rotate" "$OUT" "$SECONDS_" 2>"$OUT/record.log" ||
-  { touch "$OUT/stop"; tail -5 "$OUT/record.log"; exit 1; }
+"$PB" record --max-size "$SIZE" --checkpoint-every "$EVERY" -o "$OUT/t.data" -- "$ROOT/build/tests/rotate" "$OUT" \
+  "$SECONDS_" 2>"$OUT/record.log" &
+recorder=$!
+# The recorder's resident memory every 10 ms: at 1 s, half way, 1 s before
+# the program ends (the folded state while it records), and the most (the
+# stop's encoding included).
+(peak=0; start=$(date +%s.%N); at1=0; mid=0; late=0
+ while kill -0 "$recorder" 2>/dev/null; do
+   kb=$(awk '/^VmRSS/ {print $2}' "/proc/$recorder/status" 2>/dev/null || echo 0); kb=${kb:-0}
+   if [ "$kb" -gt "$peak" ]; then peak=$kb; fi
+   t=$(echo "$(date +%s.%N) - $start" | bc)
+   if [ "$at1" = 0 ] && [ "$(echo "$t > 1" | bc)" = 1 ]; then at1=$kb; fi
+   if [ "$mid" = 0 ] && [ "$(echo "$t > $SECONDS_ / 2" | bc)" = 1 ]; then mid=$kb; fi
+   if [ "$(echo "$t < $SECONDS_ - 1" | bc)" = 1 ]; then late=$kb; fi
+   echo "$at1 $mid $late $peak" >"$OUT/rss_peak"
+   sleep 0.01
+ done) &
+rss_watcher=$!
+wait "$recorder" || { touch "$OUT/stop"; tail -5 "$OUT/record.log"; exit 1; }
+wait "$rss_watcher" || true
 # (a chunk removed between find's listing and its stat is no failure)
 touch "$OUT/stop"; wait "$watcher" || true; rm -f "$OUT/stop"
 summary=$(grep -- '^pageblame record: --max-size' "$OUT/record.log")
@@ -43,3 +66,8 @@ printf 'calls %s in %s s; %s chunks; disk at most %.2f MiB (watched every 10 ms)
 printf 'index %.2f MiB (%.2f MiB per million calls); folding %.2f s over %s s: %.2f %% of a core\n' \
   "$(echo "$index_bytes / 1048576" | bc -l)" "$(echo "$index_bytes / 1048576 * 1000000 / $calls" | bc -l)" \
   "$(echo "$avg_ms * $folded / 1000" | bc -l)" "$SECONDS_" "$(echo "$avg_ms * $folded / 10 / $SECONDS_" | bc -l)"
+grep -- 'checkpoints of' "$OUT/record.log" | sed 's/^pageblame record: //' || echo "no checkpoint while recording"
+read -r rss_1 rss_mid rss_late rss_peak <"$OUT/rss_peak"
+printf 'recorder RSS: %.1f MiB at 1 s, %.1f MiB half way, %.1f MiB 1 s before the end, %.1f MiB at most\n' \
+  "$(echo "$rss_1 / 1024" | bc -l)" "$(echo "$rss_mid / 1024" | bc -l)" "$(echo "$rss_late / 1024" | bc -l)" \
+  "$(echo "$rss_peak / 1024" | bc -l)"

@@ -40,7 +40,7 @@ TEST(HeapCliTest, UnreadableTargetsAreOneLineErrors) {
 // heap -i TRACE: the snapshots record took, from TRACE.heap.
 TEST(HeapCliTest, RecordedSnapshotsNeedAPidAndAHeapFile) {
   const std::string trace = TracePath("alloc-fp.data");
-  for (const std::string args : {"heap -i " + trace, "heap -i " + trace + " --pid 12115 core",
+  for (const std::string& args : {"heap -i " + trace, "heap -i " + trace + " --pid 12115 core",
                                  std::string("heap -p 12 --at end"), "heap -i " + trace + " --pid 1"}) {
     SCOPED_TRACE(args);
     CliRun r = Pageblame(args);

@@ -216,5 +216,64 @@ TEST(RecordingIndexTest, EveryBundledTraceDecodesToWhatWasEncoded) {
   }
 }
 
+// What a recorder killed during `record --max-size` leaves: TRACE.index as
+// its last checkpoint (made here from a bundled trace, as the folder makes
+// it), chunk files perf wrote after it, perhaps a checkpoint cut short
+// (TRACE.index.new). Every command answers from the checkpoint as from the
+// whole recording, says on stderr where the recording stopped and names
+// the chunk files not folded; a damaged checkpoint is refused, exit 1.
+TEST(RecordingIndexTest, AKilledRecordingsCheckpointAnswersAndSaysWhereItStopped) {
+  TempDir dir;
+  const std::string trace = dir.path() + "/t.data";
+  replay::LoadOptions whole = TraceLoadOptions("rules-record.data");
+  whole.preload_symbols = false;
+  auto loaded = replay::LoadTrace(whole);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  replay::LoadOptions o;
+  o.path = trace;
+  o.folded = true;
+  auto id = replay::RecordingFile::Identity::Of(o);
+  ASSERT_TRUE(id.ok()) << id.status();
+  replay::FoldCheckpoint c;
+  c.wall_ns = uint64_t{1796000000} * 1000000000;  // 2026-11-30 00:53:20 UTC
+  c.chunks = 3;
+  c.last_chunk = "t.data.2026112902132000";
+  c.until = (*loaded)->index().stats().last_time;
+  const std::string bytes =
+      replay::RecordingFile::Encode(replay::LoadedView::Of(**loaded), *id, 0, &c);
+  const std::optional<replay::RecordingFile::Folded> peek = replay::RecordingFile::PeekFolded(bytes.substr(0, 200));
+  ASSERT_TRUE(peek.has_value());
+  ASSERT_TRUE(peek->checkpoint.has_value());
+  EXPECT_EQ(peek->checkpoint->last_chunk, c.last_chunk);
+  Spit(trace + ".index", bytes);
+  ASSERT_EQ(::chmod((trace + ".index").c_str(), 0600), 0);
+  // A chunk perf wrote after the checkpoint (a bundled trace stands in).
+  std::filesystem::copy_file(TracePath("rules-record.data"), trace + ".2026112902132500");
+  Spit(trace + ".index.new", "PBINDEX");  // cut short by the kill
+  for (const char* command : {"maps", "growth", "query 0x7f0000000000"}) {
+    SCOPED_TRACE(command);
+    const std::string verb = std::string(command).substr(0, std::string(command).find(' '));
+    const std::string rest = std::string(command).substr(verb.size());
+    CliRun from_checkpoint = Pageblame(absl::StrCat(verb, " -i ", trace, rest));
+    CliRun from_trace = Pageblame(absl::StrCat(verb, " -i ", TracePath("rules-record.data"), rest));
+    EXPECT_FALSE(from_checkpoint.crashed) << from_checkpoint.err;
+    EXPECT_EQ(from_checkpoint.exit_code, from_trace.exit_code) << from_checkpoint.err;
+    EXPECT_EQ(from_checkpoint.out, from_trace.out);
+    EXPECT_THAT(from_checkpoint.err,
+                HasSubstr("the recording ended without a stop: the recorder stopped at the checkpoint of "
+                          "2026-11-30 00:53:20 UTC"));
+    EXPECT_THAT(from_checkpoint.err, HasSubstr("3 chunks folded, the last t.data.2026112902132000"));
+    EXPECT_THAT(from_checkpoint.err, HasSubstr("1 chunk file after it was not folded: t.data.2026112902132500"));
+    EXPECT_THAT(from_checkpoint.err, HasSubstr("t.data.index.new, a checkpoint cut short when the recorder stopped, is ignored"));
+  }
+  // Damaged: refused, saying so; never a replay of the chunks left.
+  Spit(trace + ".index", bytes.substr(0, bytes.size() - 100));
+  ASSERT_EQ(::chmod((trace + ".index").c_str(), 0600), 0);
+  CliRun damaged = Pageblame(absl::StrCat("maps -i ", trace));
+  EXPECT_EQ(damaged.exit_code, 1) << damaged.err;
+  EXPECT_THAT(damaged.err, HasSubstr("t.data.index: the index is damaged"));
+  EXPECT_THAT(damaged.out, Not(HasSubstr("0x")));
+}
+
 }  // namespace
 }  // namespace pageblame::testing

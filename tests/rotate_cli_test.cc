@@ -10,12 +10,17 @@
 // function that made it, and `maps` is the kernel's /proc/PID/maps the
 // program wrote as its last act.
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -26,6 +31,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/replay/recording_file.h"
 #include "tests/cli_runner.h"
 #include "tests/trace_fixtures.h"
 
@@ -235,6 +241,149 @@ TEST(RotateCliTest, AMaxSizeRecordingRefusesWhatItCannotKeepApart) {
   ExpectOneLineError(old, "t.data.2026112901450200 (a chunk of an earlier recording) is there: move it away");
   EXPECT_TRUE(std::filesystem::exists(dir + "/t.data.2026112901450200"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.data"));
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The processes whose parent is `parent`, with their comm.
+std::vector<std::pair<pid_t, std::string>> ChildrenOf(pid_t parent) {
+  std::vector<std::pair<pid_t, std::string>> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    pid_t pid = 0;
+    if (!absl::SimpleAtoi(e.path().filename().string(), &pid)) continue;
+    std::ifstream in(e.path() / "stat");
+    std::string line;
+    std::getline(in, line);
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.emplace_back(pid, line.substr(line.find('(') + 1, close - line.find('(') - 1));
+  }
+  return out;
+}
+
+bool Alive(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string line;
+  std::getline(in, line);
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && line.size() > close + 2 && line[close + 2] != 'Z';
+}
+
+// The checkpoint TRACE.index holds now, if it is one.
+std::optional<replay::FoldCheckpoint> CheckpointAt(const std::string& index) {
+  std::ifstream in(index, std::ios::binary);
+  std::string head(replay::RecordingFile::kHeaderBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const std::optional<replay::RecordingFile::Folded> f = replay::RecordingFile::PeekFolded(head);
+  return f ? f->checkpoint : std::nullopt;
+}
+
+// A recorder killed with SIGKILL after a few checkpoints (the OOM killer, a
+// careless kill -9): perf stops by itself (it is told when its parent dies)
+// and so does the program it runs; what is left answers every command over
+// the recording up to the last checkpoint — the blocks kept in the first
+// second are still named — and says, on stderr, that the recording ended
+// without a stop and which chunk files were not folded. Recording again
+// over it is refused; a damaged checkpoint is refused, saying so.
+TEST(RotateCliTest, ARecorderKilledLeavesItsLastCheckpointReadable) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
+  const std::string dir = ScratchPath("rotate-kill");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const std::string trace = dir + "/t.data";
+  const std::string pageblame = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame";
+  const std::string rotate = std::string(PAGEBLAME_BINARY_DIR) + "/tests/rotate";
+  const pid_t recorder = fork();
+  if (recorder == 0) {
+    freopen((dir + "/record.err").c_str(), "w", stderr);
+    freopen("/dev/null", "w", stdout);
+    execl(pageblame.c_str(), pageblame.c_str(), "record", "--max-size", "2M", "--checkpoint-every", "0.2", "-o",
+          trace.c_str(), "--", rotate.c_str(), dir.c_str(), "60", nullptr);
+    _exit(127);
+  }
+  ASSERT_GT(recorder, 0);
+  // A few checkpoints, perf's chunks folded into each.
+  std::optional<replay::FoldCheckpoint> last;
+  for (int i = 0; i < 600 && !(last && last->chunks >= 3); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    last = CheckpointAt(trace + ".index");
+  }
+  ASSERT_TRUE(last && last->chunks >= 3) << ReadText(dir + "/record.err");
+  const std::vector<std::pair<pid_t, std::string>> children = ChildrenOf(recorder);
+  pid_t perf = 0;
+  for (const auto& [pid, comm] : children) {
+    if (comm == "perf") perf = pid;
+  }
+  ASSERT_NE(perf, 0) << "no perf under the recorder";
+  std::vector<pid_t> program;
+  for (const auto& [pid, comm] : ChildrenOf(perf)) program.push_back(pid);
+  ASSERT_EQ(::kill(recorder, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(recorder, &status, 0), recorder);
+  // perf gets SIGTERM as its parent dies, and ends the program it runs.
+  for (int i = 0; i < 300 && Alive(perf); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(Alive(perf)) << "perf still records after its recorder was killed";
+  for (pid_t p : program) {
+    for (int i = 0; i < 100 && Alive(p); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(Alive(p)) << "the recorded program still runs";
+  }
+
+  // maps: exit 0, the warning, the first second's blocks named.
+  CliRun maps = Pageblame(absl::StrCat("maps --json -i ", trace));
+  ASSERT_EQ(maps.exit_code, 0) << maps.err;
+  EXPECT_THAT(maps.err, HasSubstr("the recording ended without a stop: the recorder stopped at the checkpoint of "));
+  EXPECT_THAT(maps.err, ::testing::AnyOf(HasSubstr("not folded: t.data"), HasSubstr("no chunk file after it is left")));
+  std::map<std::string, std::pair<uint64_t, uint64_t>> early;  // function -> its region
+  for (const auto& r : nlohmann::json::parse(maps.out)) {
+    if (r["origin"].is_null()) continue;
+    for (const std::string& f : Symbols(r["origin"])) {
+      if (f == "early_cache" || f == "early_table") {
+        early[f] = {std::stoull(r["start"].get<std::string>(), nullptr, 16),
+                    std::stoull(r["end"].get<std::string>(), nullptr, 16)};
+      }
+    }
+  }
+  ASSERT_EQ(early.size(), 2u) << maps.out;
+  // query and attribute name them too.
+  std::ofstream regions(dir + "/early.maps");
+  for (const auto& [f, range] : early) {
+    regions << absl::StrCat(absl::Hex(range.first), "-", absl::Hex(range.second), " rw-p 00000000 00:00 0\n");
+  }
+  regions.close();
+  for (const auto& [f, range] : early) {
+    SCOPED_TRACE(f);
+    CliRun q = Pageblame(absl::StrCat("query --json -i ", trace, " 0x", absl::Hex(range.first)));
+    ASSERT_EQ(q.exit_code, 0) << q.err;
+    EXPECT_THAT(q.err, HasSubstr("the recording ended without a stop"));
+    const nlohmann::json answer = nlohmann::json::parse(q.out);
+    ASSERT_GE(answer.size(), 1u);
+    EXPECT_THAT(Symbols(answer[0]["origin"]), ::testing::Contains(f));
+  }
+  CliRun attr =
+      Pageblame(absl::StrCat("attribute --format json --by create -i ", trace, " --regions ", dir, "/early.maps"));
+  ASSERT_EQ(attr.exit_code, 0) << attr.err;
+  EXPECT_THAT(attr.err, HasSubstr("the recording ended without a stop"));
+  for (const char* f : {"early_cache", "early_table"}) EXPECT_THAT(attr.out, HasSubstr(f));
+
+  // Recording over it: refused, the files left as they are.
+  CliRun again = Pageblame(absl::StrCat("record --max-size 2M -o ", trace, " -- /bin/true"));
+  ExpectOneLineError(again, "is the checkpoint of a recording that was not stopped (its recorder was killed, or still records)");
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_TRUE(CheckpointAt(trace + ".index").has_value());
+
+  // Damaged: refused with a message naming the file, never a crash.
+  std::filesystem::resize_file(trace + ".index", std::filesystem::file_size(trace + ".index") - 64);
+  CliRun damaged = Pageblame(absl::StrCat("maps -i ", trace));
+  EXPECT_EQ(damaged.exit_code, 1) << damaged.err;
+  EXPECT_FALSE(damaged.crashed);
+  EXPECT_THAT(damaged.err, HasSubstr("t.data.index: the index is damaged"));
 }
 
 }  // namespace

@@ -303,8 +303,8 @@ TEST(TableRssCliTest, AHeaderThatDoesNotFitTheRowsIsAnErrorNotAShift) {
       {edited("added.pmap", " Size ", " Size Extra "), ":3: expected 'Address Perm Offset Device Inode Size Extra"},
   };
   for (const Case& c : cases) {
-    for (const std::string& json : {"", "--json "}) {
-      CliRun r = Pageblame("diff " + json + c.path + " " + kRuntime);
+    for (const char* json : {"", "--json "}) {
+      CliRun r = Pageblame(std::string("diff ") + json + c.path + " " + kRuntime);
       ExpectOneLineError(r, c.path + c.message);
       EXPECT_EQ(r.exit_code, 1) << c.path;
     }

@@ -39,6 +39,8 @@
 #include "processor/recorder/runtime_file_copy.h"
 #include "processor/regions/runtime_table_store.h"
 #include "processor/recorder/target_cgroup.h"
+#include "processor/replay/recording_file.h"
+#include "processor/session/checkpoint_note.h"
 #include "processor/session/session.h"
 #include "processor/residency/snapshot_file.h"
 #include "processor/session/selection.h"
@@ -93,13 +95,19 @@ const CommandSpec& RecordSpec() {
         "                        FILE.index as soon as perf closes it and removed;\n"
         "                        the commands then read FILE.index; FILE.rss and FILE.heap\n"
         "                        are thinned by age to SIZE/16 each (docs/recording-a-service.md)\n"
+        "  --checkpoint-every SECONDS\n"
+        "                        with --max-size: write FILE.index this often while\n"
+        "                        recording (default 60; the first once a chunk is\n"
+        "                        folded; 0: at the stop only), so that a recorder\n"
+        "                        killed (kill -9, the OOM killer) leaves the recording\n"
+        "                        up to its last checkpoint\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 and\n"
         "DOTNET_PerfMapStubGranularity=2, unless set (.NET then writes the perf map\n"
         "and jitdump that name its JIT and ReadyToRun frames); an attached .NET 8+\n"
         "process gets them turned on through its diagnostics socket while it is\n"
         "recorded. Run node with --perf-basic-prof --interpreted-frames-native-stack.\n";
-    s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every", "--max-size"};
+    s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every", "--max-size", "--checkpoint-every"};
     s.bool_flags = {"--dry-run", "--per-thread", "--force"};
     s.aliases = {{"-o", "--output"}, {"-p", "--pid"}};
     s.many_positional = true;
@@ -568,9 +576,25 @@ absl::StatusOr<std::unique_ptr<recorder::ChunkFolder>> StartFolding(const Record
     return absl::FailedPreconditionError(absl::StrCat("--max-size: ", EscapeName(store.PathOf(old.front())),
                                                       " (a chunk of an earlier recording) is there: move it away"));
   }
-  auto folder = std::make_unique<recorder::ChunkFolder>(std::move(store), plan.output, plan.max_size / 2);
+  auto folder = std::make_unique<recorder::ChunkFolder>(std::move(store), plan.output, plan.max_size / 2,
+                                                        plan.checkpoint_every);
   folder->Start();
   return folder;
+}
+
+// A recording killed while it folded left its checkpoint (and perhaps
+// chunks) under this name: recording over it would mix the two (its chunks
+// would be taken for this one's). Refused, saying what to do.
+absl::Status RefuseKilledRecording(const RecordPlan& plan) {
+  const std::string index = replay::RecordingFile::PathFor(plan.output, false);
+  if (plan.output == "-" || !session::IsCheckpointIndex(index)) return absl::OkStatus();
+  const std::vector<std::string> left = session::LeftAfterCheckpoint(plan.output);
+  return absl::FailedPreconditionError(absl::StrCat(
+      EscapeName(index), " is the checkpoint of a recording that was not stopped (its recorder was killed, or still records)",
+      left.empty() ? "" : absl::StrCat(", with ", left.size(), " chunk files after it"),
+      ": read it first ('pageblame maps ", EscapeName(plan.output), "' says what it holds), then move ",
+      EscapeName(plan.output), ".index", left.empty() ? "" : absl::StrCat(" and ", EscapeName(plan.output), ".*"),
+      " away, or record into another file"));
 }
 
 // After perf: the folded recording written as TRACE.index, and what the
@@ -602,6 +626,16 @@ void SummarizeFolding(const RecordPlan& plan, const recorder::ChunkFolder& folde
                                   " is not kept, the regions alive then and after are, whole")
                          .c_str(),
                st.peak_disk > plan.max_size ? "; warning: more than --max-size" : "");
+  if (st.checkpoints > 0 || !st.checkpoint_error.empty()) {
+    std::fprintf(stderr,
+                 "pageblame record: %llu checkpoints of %s while recording (%.1f ms each on average, %.1f ms at "
+                 "most, the folding paused meanwhile; %s at most)%s%s\n",
+                 (unsigned long long)st.checkpoints, folder.IndexPath().c_str(),
+                 st.checkpoints ? 1e3 * st.checkpoint_seconds / static_cast<double>(st.checkpoints) : 0.0,
+                 1e3 * st.max_checkpoint_seconds, HumanBytes(st.checkpoint_bytes).c_str(),
+                 st.checkpoint_error.empty() ? "" : "; warning: not all written: ",
+                 EscapeName(st.checkpoint_error).c_str());
+  }
 }
 
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
@@ -635,6 +669,14 @@ absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
       return UsageError(absl::StrCat("bad --max-size '", *size, "': expected bytes with K, M or G, at least 1M"));
     }
     if (plan.output == "-") return UsageError("--max-size needs a file (-o FILE), not standard output");
+  }
+  if (auto every = args.Value("--checkpoint-every")) {
+    if (plan.max_size == 0) return UsageError("--checkpoint-every goes with --max-size");
+    if (!absl::SimpleAtod(*every, &plan.checkpoint_every) ||
+        !(plan.checkpoint_every == 0 || plan.checkpoint_every >= 0.01) || plan.checkpoint_every > 86400) {
+      return UsageError(absl::StrCat("bad --checkpoint-every '", *every,
+                                     "': expected seconds (0.01 to 86400), or 0 for none"));
+    }
   }
   return plan;
 }
@@ -678,6 +720,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   for (const std::string& hint : RecordPlan::RuntimeHints(cmdline)) {
     std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
   }
+  if (absl::Status s = RefuseKilledRecording(*plan); !s.ok()) return ReportError(s);
   std::unique_ptr<recorder::RecordingFiles> files;
   if (plan->output != "-") {
     absl::StatusOr<std::unique_ptr<recorder::RecordingFiles>> made =

@@ -51,6 +51,9 @@ struct RecordPlan {
   // its output into chunks of ChunkSize() (--switch-output), which the
   // recorder folds into the index and removes (recorder/chunk_folder.h).
   uint64_t max_size = 0;
+  // --checkpoint-every: seconds between the folded index's checkpoints
+  // while perf records (recorder/chunk_folder.h; 0: none).
+  double checkpoint_every = 60;
   // perf's --switch-output size: an eighth of max_size (the chunk perf is
   // writing, one being folded, and perf's overshoot at a cut: it cuts only
   // after writing what it read from its buffers), at least 64 KiB.

@@ -190,8 +190,23 @@ class IndexCodecAccess {
   // outlives it: they are kept anyway), numbered in their old order.
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out) {
     Renumbering n;
-    n.versions.assign(idx.num_versions(), VersionId::kInvalidValue);
-    n.events.assign(idx.num_events(), EventId::kInvalidValue);
+    TraceStats stats = idx.stats_;
+    Renumber(idx, cutoff, &n, &stats);
+    Encode(idx, n, stats, out);
+  }
+
+  static size_t KeptByThinning(const TraceIndex& idx, uint64_t cutoff) {
+    Renumbering n;
+    TraceStats stats;
+    Renumber(idx, cutoff, &n, &stats);
+    return idx.num_events() - stats.thinned_calls + idx.num_versions() - stats.thinned_versions;
+  }
+
+  // The renumbering of EncodeThinned at `cutoff`, and what it leaves out
+  // added to `stats`.
+  static void Renumber(const TraceIndex& idx, uint64_t cutoff, Renumbering* n, TraceStats* stats) {
+    n->versions.assign(idx.num_versions(), VersionId::kInvalidValue);
+    n->events.assign(idx.num_events(), EventId::kInvalidValue);
     std::vector<bool> named(idx.num_events(), false);
     auto name = [&](EventId e) {
       if (e.valid()) named[e.value()] = true;
@@ -202,25 +217,23 @@ class IndexCodecAccess {
       for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) name(e);
     }
     for (size_t i = 0; i < idx.num_processes(); ++i) name(idx.process(static_cast<uint32_t>(i)).unknown_break_event);
-    TraceStats stats = idx.stats_;
     uint32_t next = 0;
     for (size_t i = 0; i < idx.num_events(); ++i) {
       if (named[i] || idx.event(EventId(static_cast<uint32_t>(i))).time > cutoff) {
-        n.events[i] = next++;
+        n->events[i] = next++;
       } else {
-        ++stats.thinned_calls;
+        ++stats->thinned_calls;
       }
     }
     next = 0;
     for (size_t i = 0; i < idx.num_versions(); ++i) {
       if (idx.version(VersionId(static_cast<uint32_t>(i))).t_to > cutoff) {
-        n.versions[i] = next++;
+        n->versions[i] = next++;
       } else {
-        ++stats.thinned_versions;
+        ++stats->thinned_versions;
       }
     }
-    stats.thinned_before = std::max(stats.thinned_before, cutoff);
-    Encode(idx, n, stats, out);
+    stats->thinned_before = std::max(stats->thinned_before, cutoff);
   }
 
   // ---------------------------------------------------------------- decoding
@@ -453,6 +466,10 @@ void IndexCodec::Encode(const TraceIndex& idx, std::string* out) { IndexCodecAcc
 
 void IndexCodec::EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out) {
   IndexCodecAccess::EncodeThinned(idx, cutoff, out);
+}
+
+size_t IndexCodec::KeptByThinning(const TraceIndex& idx, uint64_t cutoff) {
+  return IndexCodecAccess::KeptByThinning(idx, cutoff);
 }
 
 absl::Status IndexCodec::Decode(std::string_view bytes, TraceIndex* idx) {

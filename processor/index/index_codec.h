@@ -37,6 +37,10 @@ class IndexCodec {
   // stats().thinned_* say what went (added to an earlier thinning's). The
   // stack and string tables are kept whole. Decode() reads it back.
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out);
+  // How many calls and versions EncodeThinned at `cutoff` keeps, counted
+  // without encoding (a fraction of its time): for a caller that looks for
+  // a cut that fits a size.
+  static size_t KeptByThinning(const TraceIndex& idx, uint64_t cutoff);
   // Into a fresh TraceIndex (nothing added yet), finalized.
   static absl::Status Decode(std::string_view bytes, TraceIndex* idx);
 };

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
+#include "processor/index/index_codec.h"
 #include "processor/replay/recording_file.h"
 
 namespace pageblame::recorder {
@@ -23,13 +24,21 @@ double Now() {
 
 }  // namespace
 
-ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes)
-    : store_(std::move(store)), max_index_bytes_(max_index_bytes), result_(absl::UnknownError("not folded")) {
+ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes,
+                         double checkpoint_every)
+    : store_(std::move(store)),
+      max_index_bytes_(max_index_bytes),
+      result_(absl::UnknownError("not folded")),
+      checkpoint_every_(checkpoint_every) {
   load_.path = trace;
   load_.symbols.trace_path = trace;
   load_.preload_symbols = false;
   load_.next_chunk = [this] { return NextChunk(); };
   load_.chunk_done = [this](const std::string& path) { ChunkDone(path); };
+  if (checkpoint_every_ > 0) {
+    load_.checkpoint_due = [this] { return CheckpointDue(); };
+    load_.checkpoint = [this](const replay::LoadedView& t) { WriteCheckpoint(t); };
+  }
 }
 
 ChunkFolder::~ChunkFolder() {
@@ -53,7 +62,7 @@ absl::Status ChunkFolder::Finish() {
   o.path = load_.path;
   o.folded = true;
   ASSIGN_OR_RETURN(replay::RecordingFile::Identity id, replay::RecordingFile::Identity::Of(o));
-  const std::string bytes = Fitted(**result_, id);
+  const std::string bytes = Fitted(replay::LoadedView::Of(**result_), id, nullptr);
   RETURN_IF_ERROR(store_.WriteIndex(bytes));
   stats_.index_bytes = bytes.size();
   result_ = absl::UnknownError("written");  // the index's memory, given back
@@ -61,20 +70,77 @@ absl::Status ChunkFolder::Finish() {
   return absl::OkStatus();
 }
 
-std::string ChunkFolder::Fitted(const replay::LoadedTrace& t, const replay::RecordingFile::Identity& id) {
-  std::string bytes = replay::RecordingFile::Encode(t, id);
-  const index::TraceStats& s = t.index().stats();
-  if (max_index_bytes_ == 0 || bytes.size() <= max_index_bytes_ || s.last_time <= s.first_time) return bytes;
-  // The bytes shrink as the cut moves later: the earliest cut that fits,
-  // by halving [too early, fits).
-  uint64_t early = s.first_time, late = s.last_time;
-  bytes = replay::RecordingFile::Encode(t, id, late);
-  if (bytes.size() <= max_index_bytes_) {
+std::string ChunkFolder::Fitted(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                                const replay::FoldCheckpoint* checkpoint) {
+  const index::TraceStats& s = t.index->stats();
+  // A checkpoint and the index it replaces are both on disk for a moment
+  // (the rename): each checkpoint takes half the share.
+  const uint64_t limit = checkpoint != nullptr ? max_index_bytes_ / 2 : max_index_bytes_;
+  const bool bounded = limit > 0 && s.last_time > s.first_time;
+  // Thinned before, the whole will not fit now (the index only grows): a
+  // checkpoint starts at the last cut (it keeps at most what the earliest
+  // cut would).
+  const uint64_t from =
+      checkpoint != nullptr && last_cut_ > s.first_time && last_cut_ < s.last_time ? last_cut_ : 0;
+  std::string bytes = replay::RecordingFile::Encode(t, id, bounded ? from : 0, checkpoint);
+  if (!bounded || bytes.size() <= limit) {
+    if (from != 0) stats_.thinned_before = from;
+    return bytes;
+  }
+  if (checkpoint != nullptr) {
+    // Each encoding pauses the folding (and perf's chunks wait on disk
+    // meanwhile): a cut guessed from counts first.
+    std::string guessed = Guessed(t, id, checkpoint, limit, std::max(from, s.first_time), bytes.size());
+    if (!guessed.empty()) return guessed;
+  }
+  return Thinned(t, id, checkpoint, limit, std::max(from, s.first_time));
+}
+
+std::string ChunkFolder::Guessed(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                                 const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early,
+                                 uint64_t early_bytes) {
+  const index::TraceIndex& idx = *t.index;
+  const uint64_t last = idx.stats().last_time;
+  std::string at_end = replay::RecordingFile::Encode(t, id, last, checkpoint);
+  const double k_early = static_cast<double>(index::IndexCodec::KeptByThinning(idx, early));
+  const double k_end = static_cast<double>(index::IndexCodec::KeptByThinning(idx, last));
+  if (at_end.size() > limit || k_early <= k_end || early_bytes <= at_end.size()) return "";
+  // bytes = fixed + per * kept (calls and versions; the stacks, strings and
+  // mappings are the fixed part), through the two encodings; the earliest
+  // cut whose count fits 95 % of the limit, by halving on counts alone.
+  const double per = static_cast<double>(early_bytes - at_end.size()) / (k_early - k_end);
+  const double fixed = static_cast<double>(at_end.size()) - per * k_end;
+  const double target = (0.95 * static_cast<double>(limit) - fixed) / per;
+  uint64_t lo = early, hi = last;
+  const uint64_t step = std::max<uint64_t>((last - idx.stats().first_time) / 4096, 1);
+  while (hi - lo > step) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<double>(index::IndexCodec::KeptByThinning(idx, mid)) <= target) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  std::string bytes = hi == last ? std::move(at_end) : replay::RecordingFile::Encode(t, id, hi, checkpoint);
+  if (bytes.size() > limit) return "";
+  stats_.thinned_before = hi;
+  last_cut_ = hi;
+  return bytes;
+}
+
+std::string ChunkFolder::Thinned(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                                 const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early) {
+  const index::TraceStats& s = t.index->stats();
+  // The bytes shrink as the cut moves later: the earliest cut after
+  // `early` (which does not fit) that fits, by halving [too early, fits).
+  uint64_t late = s.last_time;
+  std::string bytes = replay::RecordingFile::Encode(t, id, late, checkpoint);
+  if (bytes.size() <= limit) {
     const uint64_t step = std::max<uint64_t>((s.last_time - s.first_time) / 4096, 1);
     while (late - early > step) {
       const uint64_t mid = early + (late - early) / 2;
-      std::string b = replay::RecordingFile::Encode(t, id, mid);
-      if (b.size() <= max_index_bytes_) {
+      std::string b = replay::RecordingFile::Encode(t, id, mid, checkpoint);
+      if (b.size() <= limit) {
         late = mid;
         bytes = std::move(b);
       } else {
@@ -83,7 +149,44 @@ std::string ChunkFolder::Fitted(const replay::LoadedTrace& t, const replay::Reco
     }
   }
   stats_.thinned_before = late;
+  last_cut_ = late;
   return bytes;
+}
+
+bool ChunkFolder::CheckpointDue() const {
+  // Asked after every record: the clock only once a chunk more was folded.
+  return stats_.chunks > checkpoint_chunks_ && (last_checkpoint_ < 0 || Now() - last_checkpoint_ >= checkpoint_every_);
+}
+
+void ChunkFolder::WriteCheckpoint(const replay::LoadedView& t) {
+  const double start = Now();
+  replay::LoadOptions o;
+  o.path = load_.path;
+  o.folded = true;
+  absl::StatusOr<replay::RecordingFile::Identity> id = replay::RecordingFile::Identity::Of(o);
+  struct timespec wall;
+  ::clock_gettime(CLOCK_REALTIME, &wall);
+  replay::FoldCheckpoint c;
+  c.wall_ns = static_cast<uint64_t>(wall.tv_sec) * 1000000000 + static_cast<uint64_t>(wall.tv_nsec);
+  c.chunks = stats_.chunks;
+  c.last_chunk = last_done_;
+  c.until = t.index->stats().last_time;
+  absl::Status s = id.status();
+  if (s.ok()) {
+    const std::string bytes = Fitted(t, *id, &c);
+    s = store_.WriteIndex(bytes);
+    if (s.ok()) stats_.checkpoint_bytes = std::max<uint64_t>(stats_.checkpoint_bytes, bytes.size());
+  }
+  // Not written is no failure of the recording (a full disk): the next may be.
+  if (!s.ok() && stats_.checkpoint_error.empty()) stats_.checkpoint_error = std::string(s.message());
+  if (s.ok()) ++stats_.checkpoints;
+  last_checkpoint_ = Now();
+  checkpoint_chunks_ = stats_.chunks;
+  const double took = last_checkpoint_ - start;
+  stats_.checkpoint_seconds += took;
+  stats_.max_checkpoint_seconds = std::max(stats_.max_checkpoint_seconds, took);
+  if (started_ >= 0) started_ += took;  // the chunk's folding time is its own
+  NoteDisk();
 }
 
 void ChunkFolder::NoteDisk() { stats_.peak_disk = std::max(stats_.peak_disk, store_.DiskBytes()); }
@@ -121,7 +224,10 @@ void ChunkFolder::ChunkDone(const std::string& path) {
   if (it == open_.end()) return;
   ::close(it->second.second);
   // Not removed is no failure of the recording: it stays (and counts).
-  if (store_.Remove(it->second.first).ok()) ++stats_.chunks;
+  if (store_.Remove(it->second.first).ok()) {
+    ++stats_.chunks;
+    last_done_ = it->second.first;
+  }
   open_.erase(it);
 }
 

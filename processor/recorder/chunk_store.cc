@@ -132,6 +132,9 @@ absl::Status ChunkStore::WriteIndex(const std::string& bytes) const {
     ::unlinkat(dir_fd_, tmp.c_str(), 0);
     return s;
   }
+  // The rename itself reaches the disk: after a crash or a power cut the
+  // name is the old index or the new one, whole (the new one is synced).
+  ::fsync(dir_fd_);
   return absl::OkStatus();
 }
 

@@ -41,7 +41,10 @@ class ChunkStore {
   // chunks and its side files (TRACE.index, TRACE.rss, TRACE.heap, TRACE.attach-maps,
   // the files in TRACE.runtime/); an earlier recording's TRACE.old* not.
   uint64_t DiskBytes() const;
-  // Writes TRACE.index (made new, mode 0600; one there is replaced).
+  // Writes TRACE.index (made new, mode 0600; one there is replaced): into
+  // TRACE.index.new (one left by a kill is removed first; made with
+  // O_EXCL|O_NOFOLLOW), synced, renamed over TRACE.index, the directory
+  // synced: the name holds a whole index at every moment, old or new.
   absl::Status WriteIndex(const std::string& bytes) const;
   // "DIR/TRACE.<stamp>" as the user named the trace, for messages.
   std::string PathOf(const std::string& name) const;

@@ -96,5 +96,29 @@ TEST_F(ChunkStoreTest, DiskBytesCountsTheRecordingNotAnOlderOne) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+// A checkpoint replaces the index by rename: a TRACE.index.new a kill left
+// (whole, partial, or a link someone planted at the name) is removed first,
+// never written through, and what is at TRACE.index is always a whole file.
+TEST_F(ChunkStoreTest, WriteIndexGoesThroughAFreshTempFileAndRename) {
+  ASSERT_TRUE(Store().WriteIndex("first").ok());
+  WriteFile(At("t.data.index.new"), 3);  // a checkpoint a kill cut short
+  const std::string victim = At("victim");
+  WriteFile(victim, 10);
+  ASSERT_TRUE(Store().WriteIndex("second").ok());
+  EXPECT_NE(::access(At("t.data.index.new").c_str(), F_OK), 0);
+  ASSERT_EQ(::symlink(victim.c_str(), At("t.data.index.new").c_str()), 0);
+  ASSERT_TRUE(Store().WriteIndex("third").ok());
+  std::ifstream v(victim), i(At("t.data.index"));
+  std::string vs, is;
+  std::getline(v, vs);
+  std::getline(i, is);
+  EXPECT_EQ(vs, std::string(10, 'x'));  // not written through the link
+  EXPECT_EQ(is, "third");
+  struct stat st;
+  ASSERT_EQ(::lstat(At("t.data.index").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_NE(::lstat(At("t.data.index.new").c_str(), &st), 0);
+}
+
 }  // namespace
 }  // namespace pageblame::recorder

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
@@ -99,7 +100,12 @@ std::function<bool()> PerfRecords(PerfControl* control, RecordingFiles* files) {
 }
 
 [[noreturn]] void ExecPerf(const PerfRunOptions& o, const StderrTail* tail, const sigset_t& old_mask,
-                          const struct sigaction& old_usr1) {
+                          const struct sigaction& old_usr1, pid_t recorder) {
+  // A recorder killed with SIGKILL (the OOM killer, kill -9) would leave
+  // perf recording, its files growing, for ever: perf gets SIGTERM then
+  // and stops as at Ctrl-C. (Already gone before this line: stop now.)
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != recorder) _exit(128 + SIGTERM);
   sigaction(SIGUSR1, &old_usr1, nullptr);
   if (tail != nullptr) tail->InChild();
   // perf opens /proc/self/fd/N: the trace made for it must stay open.
@@ -171,8 +177,9 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   std::unique_ptr<StderrTail> tail = o.keep_stderr ? std::make_unique<StderrTail>() : nullptr;
   const double cpu_before = CpuSeconds(RUSAGE_CHILDREN), self_before = CpuSeconds(RUSAGE_SELF);
   const double start = MonotonicSeconds();
+  const pid_t recorder = ::getpid();
   const pid_t perf = fork();
-  if (perf == 0) ExecPerf(o, tail.get(), old_mask, old_usr1);
+  if (perf == 0) ExecPerf(o, tail.get(), old_mask, old_usr1, recorder);
   if (tail) tail->Start();
   if (perf < 0 || signal_fd < 0) {
     if (signal_fd >= 0) ::close(signal_fd);

@@ -56,6 +56,9 @@ TEST(IndexThinningTest, TheStateFromTheCutOnIsWhole) {
     std::string full;
     index::IndexCodec::Encode(whole, &full);
     EXPECT_LT(bytes.size(), full.size());
+    // The count the recorder's checkpoints guess a cut from is what is kept.
+    EXPECT_EQ(index::IndexCodec::KeptByThinning(whole, cut), thin.num_events() + thin.num_versions());
+    EXPECT_EQ(index::IndexCodec::KeptByThinning(whole, 0), whole.num_events() + whole.num_versions());
 
     const index::TraceStats& s = thin.stats();
     EXPECT_EQ(s.thinned_before, cut);

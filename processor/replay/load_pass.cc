@@ -115,6 +115,9 @@ absl::Status LoadPass::Open() {
   history_sink_ = std::make_unique<MappingHistorySink>(mappings_.get());
   sinks_ = {replay_feed_.get(), history_sink_.get()};
   join_calls_ = !options_.raw_duplicate_times;
+  // Only in perf's round order: the events it has replayed at any moment
+  // are those before a round's end, whose waiting stacks that end resolved.
+  checkpoints_ = options_.checkpoint && options_.checkpoint_due && ordering_ == ReplayWorker::Ordering::kRounds;
   progress_ = options_.progress && isatty(STDERR_FILENO);
   return absl::OkStatus();
 }
@@ -146,6 +149,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass::Run() {
       case perf::kRecordFinishedInit: break;
       default: ++st_.unknown_records; break;
     }
+    if (checkpoints_ && options_.checkpoint_due()) Checkpoint();
   }
   // A record cut by the end of compressed data (PerfReader::cut_at_end) is
   // lost, the rest is good: a warning, as for a record that cannot be parsed.
@@ -386,7 +390,7 @@ void LoadPass::LoadAttachMaps(const perf::FileInfo& info) {
   attach_use_.path = path;
 }
 
-std::unique_ptr<LoadedTrace> LoadPass::Finish() {
+void LoadPass::CountersIntoStats(bool copy) {
   index::TraceStats& stats = idx_->mutable_stats();
   stats.time_order_by_rounds = ordering_ == ReplayWorker::Ordering::kRounds;
   stats.records = st_.records;
@@ -397,30 +401,81 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
   stats.memory_samples = st_.memory_samples;
   stats.unknown_records = st_.unknown_records;
   stats.bad_records = st_.bad_records;
-  unparsed_.Finish(&stats);
-  if (progress_) std::fprintf(stderr, "\r%60s\r", "");
+  if (copy) {
+    unparsed_.CopyTo(&stats);
+  } else {
+    unparsed_.Finish(&stats);
+  }
+}
+
+void LoadPass::ApplyStackAliases() {
   // Calls whose unwinding waited carry a reserved stack id; where their
   // stack was one interned before, the calls take that id (attribute and
   // the reports group calls by it).
-  if (!stacks_->aliases().empty()) {
-    for (size_t i = 0; i < idx_->num_events(); ++i) {
-      index::CallEvent& ev = idx_->mutable_event(EventId(static_cast<uint32_t>(i)));
-      if (auto a = stacks_->aliases().find(ev.stack); a != stacks_->aliases().end()) {
-        ev.stack = a->second;
-      }
-    }
+  if (stacks_->aliases().empty()) return;
+  for (size_t i = 0; i < idx_->num_events(); ++i) {
+    index::CallEvent& ev = idx_->mutable_event(EventId(static_cast<uint32_t>(i)));
+    if (auto a = stacks_->aliases().find(ev.stack); a != stacks_->aliases().end()) ev.stack = a->second;
   }
-  idx_->Finalize();
-  auto trace = std::make_unique<LoadedTrace>(std::move(idx_), std::move(sym_), reader_->info(),
-                                             decoder_->DescribeSources());
-  trace->set_format_warnings(decoder_->FormatWarnings());
+}
+
+std::vector<symbols::DsoLookup> LoadPass::Lookups() const {
   // Every file the replay read decides its answer: the images' segments
   // (every trace) and, for DWARF stacks, the unwinder's CFI.
-  std::vector<symbols::DsoLookup> lookups = trace->symbolizer().image_lookups();
+  std::vector<symbols::DsoLookup> lookups = sym_->image_lookups();
   if (unwinder_ != nullptr) {
     const std::vector<symbols::DsoLookup>& cfi = unwinder_->modules().lookups();
     lookups.insert(lookups.end(), cfi.begin(), cfi.end());
   }
+  return lookups;
+}
+
+std::optional<unwind::UnwindStats> LoadPass::UnwindStatsNow() const {
+  if (unwinder_ == nullptr) return std::nullopt;
+  unwind::UnwindStats u = unwinder_->stats();
+  u.waited = stacks_->waited();
+  u.waited_reread = stacks_->reread();
+  u.waited_lost = stacks_->reread_failed();
+  u.waited_max_bytes = stacks_->max_waiting_bytes();
+  return u;
+}
+
+void LoadPass::Checkpoint() {
+  worker_->Paused([this] {
+    CountersIntoStats(/*copy=*/true);
+    ApplyStackAliases();
+    const std::string sources = decoder_->DescribeSources();
+    const std::vector<std::string> warnings = decoder_->FormatWarnings();
+    const std::optional<unwind::UnwindStats> unwind = UnwindStatsNow();
+    const std::vector<symbols::DsoLookup> lookups = Lookups();
+    AttachMapsUse attach = attach_use_;
+    if (attach_ != nullptr) {
+      attach.added_pages = attach_->added_pages();
+      attach.removed_pages = attach_->removed_pages();
+      attach.mismatched_pages = attach_->mismatched_pages();
+    }
+    LoadedView v;
+    v.index = idx_.get();
+    v.info = &reader_->info();
+    v.sources = &sources;
+    v.format_warnings = &warnings;
+    v.unwind = unwind ? &*unwind : nullptr;
+    v.mappings = mappings_.get();
+    v.dso_lookups = &lookups;
+    v.attach_maps = &attach;
+    options_.checkpoint(v);
+  });
+}
+
+std::unique_ptr<LoadedTrace> LoadPass::Finish() {
+  CountersIntoStats(/*copy=*/false);
+  if (progress_) std::fprintf(stderr, "\r%60s\r", "");
+  ApplyStackAliases();
+  idx_->Finalize();
+  std::vector<symbols::DsoLookup> lookups = Lookups();
+  auto trace = std::make_unique<LoadedTrace>(std::move(idx_), std::move(sym_), reader_->info(),
+                                             decoder_->DescribeSources());
+  trace->set_format_warnings(decoder_->FormatWarnings());
   trace->set_dso_lookups(std::move(lookups));
   if (attach_ != nullptr) {
     attach_use_.added_pages = attach_->added_pages();
@@ -428,14 +483,7 @@ std::unique_ptr<LoadedTrace> LoadPass::Finish() {
     attach_use_.mismatched_pages = attach_->mismatched_pages();
   }
   trace->set_attach_maps(std::move(attach_use_));
-  if (unwinder_ != nullptr) {
-    unwind::UnwindStats u = unwinder_->stats();
-    u.waited = stacks_->waited();
-    u.waited_reread = stacks_->reread();
-    u.waited_lost = stacks_->reread_failed();
-    u.waited_max_bytes = stacks_->max_waiting_bytes();
-    trace->set_unwind_stats(u);
-  }
+  if (std::optional<unwind::UnwindStats> u = UnwindStatsNow()) trace->set_unwind_stats(*u);
   return trace;
 }
 

@@ -80,6 +80,15 @@ class LoadPass {
   void LoadAttachMaps(const perf::FileInfo& info);
   // What the pass counted, into the index's stats, and the LoadedTrace.
   std::unique_ptr<LoadedTrace> Finish();
+  // Finish's steps that a checkpoint takes too: the counters into the
+  // index's stats (the unparsed spans copied, not moved, when `copy`),
+  // waited stacks' aliases applied, the files the replay read.
+  void CountersIntoStats(bool copy);
+  void ApplyStackAliases();
+  std::vector<symbols::DsoLookup> Lookups() const;
+  std::optional<unwind::UnwindStats> UnwindStatsNow() const;
+  // LoadOptions::checkpoint, with the replay thread paused.
+  void Checkpoint();
 
   const LoadOptions& options_;
   ReplayWorker::Ordering ordering_;
@@ -108,6 +117,7 @@ class LoadPass {
   // with raw duplicate times: an exit may carry a raw duplicate's time, which a kCall has no
   // room for.
   bool join_calls_ = false;
+  bool checkpoints_ = false;  // LoadOptions::checkpoint, asked after each record
   bool progress_ = false;
   uint64_t next_progress_ = 64 << 20;
 

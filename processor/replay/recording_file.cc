@@ -111,23 +111,33 @@ void PutAttachMaps(std::string* out, const AttachMapsUse& a) {
   for (uint64_t v : {a.added_pages, a.removed_pages, a.mismatched_pages}) PutFixed(out, v);
 }
 
-std::string Body(const LoadedTrace& t, uint64_t thin_cutoff) {
+std::string Body(const LoadedView& t, uint64_t thin_cutoff) {
   std::string out, idx;
   if (thin_cutoff > 0) {
-    index::IndexCodec::EncodeThinned(t.index(), thin_cutoff, &idx);
+    index::IndexCodec::EncodeThinned(*t.index, thin_cutoff, &idx);
   } else {
-    index::IndexCodec::Encode(t.index(), &idx);
+    index::IndexCodec::Encode(*t.index, &idx);
   }
   PutString(&out, idx);
-  PutInfo(&out, t.info());
-  PutString(&out, t.sources());
-  PutFixed<uint64_t>(&out, t.format_warnings().size());
-  for (const std::string& w : t.format_warnings()) PutString(&out, w);
-  PutUnwind(&out, t.unwind_stats());
-  PutMappings(&out, t.symbolizer().mappings());
-  PutLookups(&out, t.dso_lookups());
-  PutAttachMaps(&out, t.attach_maps());
+  PutInfo(&out, *t.info);
+  PutString(&out, *t.sources);
+  PutFixed<uint64_t>(&out, t.format_warnings->size());
+  for (const std::string& w : *t.format_warnings) PutString(&out, w);
+  PutUnwind(&out, t.unwind);
+  PutMappings(&out, *t.mappings);
+  PutLookups(&out, *t.dso_lookups);
+  PutAttachMaps(&out, *t.attach_maps);
   return out;
+}
+
+// The checkpoint part of the header: u8 1 and its fields for a checkpoint,
+// u8 0 and zeros for a finished recording's index.
+void PutCheckpoint(std::string* out, const FoldCheckpoint* c) {
+  const FoldCheckpoint none;
+  if (c == nullptr) c = &none;
+  PutFixed<uint8_t>(out, c != &none);
+  for (uint64_t v : {c->wall_ns, c->chunks, c->until}) PutFixed(out, v);
+  PutString(out, c->last_chunk);
 }
 
 // ---------------------------------------------------------------- reading it
@@ -224,20 +234,46 @@ class BodyReader {
   ByteReader r_;
 };
 
-// The header's identity, checked against the trace's now.
-absl::Status CheckHeader(ByteReader* r, const std::string& name, const RecordingFile::Identity& expected) {
+// The header as written: its format, build, identity and checkpoint.
+struct Header {
+  uint32_t version = 0;
+  std::string_view replay_version;
+  RecordingFile::Identity id;
+  bool checkpoint = false;
+  FoldCheckpoint progress;
+};
+
+// The header's fields; DataLoss if they are not there. A header of another
+// format version stops after the version (what follows may differ).
+absl::Status ReadHeader(ByteReader* r, const std::string& name, Header* h) {
   absl::Span<const uint8_t> magic;
   if (!r->ReadSpan(sizeof(kMagic), &magic) || std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0) {
     return absl::DataLossError(absl::StrCat(name, ": not a pageblame index (no PBINDEX magic)"));
   }
-  uint32_t version = 0;
-  std::string_view replay_version;
-  RecordingFile::Identity id;
-  if (!r->Read(&version) || !r->ReadString(&replay_version) || !r->Read(&id.size) || !r->Read(&id.mtime_ns) ||
+  if (!r->Read(&h->version)) return Damaged(name, "its header is cut");
+  if (h->version != RecordingFile::kFormatVersion) return absl::OkStatus();
+  RecordingFile::Identity& id = h->id;
+  uint8_t checkpoint = 0;
+  std::string_view last_chunk;
+  if (!r->ReadString(&h->replay_version) || !r->Read(&id.size) || !r->Read(&id.mtime_ns) ||
       !r->Read(&id.sample_hash) || !r->Read(&id.options) || !r->Read(&id.attach_maps.size) ||
-      !r->Read(&id.attach_maps.mtime_ns)) {
+      !r->Read(&id.attach_maps.mtime_ns) || !r->Read(&checkpoint) || checkpoint > 1 ||
+      !r->Read(&h->progress.wall_ns) || !r->Read(&h->progress.chunks) || !r->Read(&h->progress.until) ||
+      !r->ReadString(&last_chunk)) {
     return Damaged(name, "its header is cut");
   }
+  h->checkpoint = checkpoint == 1;
+  h->progress.last_chunk = std::string(last_chunk);
+  return absl::OkStatus();
+}
+
+// The header's identity, checked against the trace's now.
+absl::Status CheckHeader(ByteReader* r, const std::string& name, const RecordingFile::Identity& expected,
+                         Header* h) {
+  RETURN_IF_ERROR(ReadHeader(r, name, h));
+  const uint32_t version = h->version;
+  const std::string_view replay_version = h->replay_version;
+  const RecordingFile::Identity& id = h->id;
   if (version != RecordingFile::kFormatVersion) return Stale(name, absl::StrCat("format ", version));
   if (replay_version != kReplayVersion) return Stale(name, "made by another build of pageblame");
   if (id.size != expected.size || id.mtime_ns != expected.mtime_ns || id.sample_hash != expected.sample_hash) {
@@ -328,6 +364,11 @@ std::string RecordingFile::PathFor(const std::string& trace, bool raw_duplicate_
 }
 
 std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id, uint64_t thin_cutoff) {
+  return Encode(LoadedView::Of(trace), id, thin_cutoff, nullptr);
+}
+
+std::string RecordingFile::Encode(const LoadedView& trace, const Identity& id, uint64_t thin_cutoff,
+                                  const FoldCheckpoint* checkpoint) {
   std::string out(kMagic, sizeof(kMagic));
   PutFixed<uint32_t>(&out, kFormatVersion);
   PutString(&out, kReplayVersion);
@@ -335,6 +376,7 @@ std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id, 
   PutFixed<uint8_t>(&out, id.options);
   PutFixed(&out, id.attach_maps.size);
   PutFixed(&out, id.attach_maps.mtime_ns);
+  PutCheckpoint(&out, checkpoint);
   const std::string body = Body(trace, thin_cutoff);
   std::string frame(ZSTD_compressBound(body.size()), '\0');
   // With zstd's checksum of the content: a byte changed inside the frame
@@ -355,9 +397,23 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::Decode(std::string_v
                                                                    const Identity& expected,
                                                                    const symbols::SymbolizerOptions& symbols) {
   ByteReader header(bytes.data(), bytes.size());
-  RETURN_IF_ERROR(CheckHeader(&header, name, expected));
+  Header h;
+  RETURN_IF_ERROR(CheckHeader(&header, name, expected, &h));
   ASSIGN_OR_RETURN(std::string body, Decompress(&header, name));
-  return DecodeBody(body, name, symbols);
+  ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> trace, DecodeBody(body, name, symbols));
+  if (h.checkpoint) trace->set_checkpoint(std::move(h.progress));
+  return trace;
+}
+
+std::optional<RecordingFile::Folded> RecordingFile::PeekFolded(std::string_view head) {
+  ByteReader r(head.data(), head.size());
+  Header h;
+  if (!ReadHeader(&r, "", &h).ok() || h.version != kFormatVersion || (h.id.options & kFolded) == 0) {
+    return std::nullopt;
+  }
+  Folded f;
+  if (h.checkpoint) f.checkpoint = std::move(h.progress);
+  return f;
 }
 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::DecodeBody(std::string_view body, const std::string& name,

@@ -24,7 +24,8 @@
 //   - with the same binaries: every lookup the unwinder made for a DSO's
 //     files (symbols/dso_lookup.h) finds the same files, unchanged, with
 //     today's --symfs, --buildid-dir and -f.
-// Its format: "PBINDEX\1", u32 format version, the identity, then one zstd
+// Its format: "PBINDEX\1", u32 format version, the identity, whether it is
+// a checkpoint of a recording still under way (FoldCheckpoint), then one zstd
 // frame of the rest; every count and id is checked as it is read
 // (DataLoss naming what is wrong); fuzzed (tests/fuzz).
 #ifndef PAGEBLAME_REPLAY_RECORDING_FILE_H_
@@ -32,6 +33,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,7 +47,8 @@ namespace pageblame::replay {
 class RecordingFile {
  public:
   // 2: the index's counters say what thinning left out (TraceStats::thinned_*).
-  static constexpr uint32_t kFormatVersion = 2;
+  // 3: the header says whether it is a checkpoint (FoldCheckpoint).
+  static constexpr uint32_t kFormatVersion = 3;
   // Identity::options bits.
   // kFolded: the index of a recording the recorder folded chunk by chunk
   // (record --max-size), whose raw chunks are gone: there is no trace to
@@ -70,12 +73,26 @@ class RecordingFile {
   // With `thin_cutoff` (record --max-size): the index thinned at it
   // (IndexCodec::EncodeThinned), the rest as it is.
   static std::string Encode(const LoadedTrace& trace, const Identity& id, uint64_t thin_cutoff = 0);
+  // The same of a load's parts; with `checkpoint` (record --max-size while
+  // it records), the header says how far the recording got: Decode's trace
+  // then carries it (LoadedTrace::checkpoint()).
+  static std::string Encode(const LoadedView& trace, const Identity& id, uint64_t thin_cutoff,
+                            const FoldCheckpoint* checkpoint);
   // The recording kept in `bytes` (read from `name`). FailedPrecondition
   // saying why when it is stale (another build, another trace, other load
   // options, a binary that changed); DataLoss when it is damaged.
   static absl::StatusOr<std::unique_ptr<LoadedTrace>> Decode(std::string_view bytes, const std::string& name,
                                                              const Identity& expected,
                                                              const symbols::SymbolizerOptions& symbols);
+  // What the start of an index file (its first kHeaderBytes or fewer) says
+  // of a folded recording: nullopt if it is not one's (another kind of
+  // index, another format, not an index); else whether it is a checkpoint.
+  // Only to choose how a recording is read: Decode checks the whole file.
+  struct Folded {
+    std::optional<FoldCheckpoint> checkpoint;
+  };
+  static constexpr size_t kHeaderBytes = 4096;
+  static std::optional<Folded> PeekFolded(std::string_view head);
   // The part after the header and its zstd frame, decompressed: what Decode
   // reads once the file is known current (tests/fuzz feeds it directly).
   static absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeBody(std::string_view body, const std::string& name,

@@ -85,6 +85,22 @@ uint64_t ReplayWorker::Finish(absl::FunctionRef<bool()> meanwhile) {
   return sorter_ ? sorter_->out_of_order() : 0;
 }
 
+void ReplayWorker::Paused(absl::FunctionRef<void()> fn) {
+  if (!current_.events.empty()) Submit(/*round_end=*/false);
+  std::unique_lock<std::mutex> lock(mu_);
+  pause_asked_ = true;
+  wake_worker_.notify_one();
+  wake_loader_.wait(lock, [this] { return paused_ || diverged() || done_.load(std::memory_order_acquire); });
+  if (paused_) {
+    lock.unlock();
+    fn();
+    lock.lock();
+  }
+  pause_asked_ = false;
+  lock.unlock();
+  wake_worker_.notify_one();
+}
+
 void ReplayWorker::Run() {
   // Whichever way it ends (the caller's Finish looks).
   struct Done {
@@ -137,7 +153,16 @@ ReplayWorker::Take ReplayWorker::TakeBatches(std::deque<Batch>* got) {
   }
   std::unique_lock<std::mutex> lock(mu_);
   if (!busy) {
-    wake_worker_.wait(lock, [this] { return abandon_ || closing_ || !queue_.empty(); });
+    wake_worker_.wait(lock, [this] { return abandon_ || closing_ || !queue_.empty() || pause_asked_; });
+  }
+  if (!busy && queue_.empty() && pause_asked_ && !abandon_) {
+    // Everything handed over is replayed: the loader reads the index now.
+    paused_ = true;
+    wake_loader_.notify_one();
+    wake_worker_.wait(lock, [this] { return abandon_ || !pause_asked_; });
+    paused_ = false;
+    if (abandon_) return Take::kAbandon;
+    return Take::kReplay;  // nothing taken: look again
   }
   if (abandon_) return Take::kAbandon;
   if (!busy && queue_.empty()) return Take::kClosed;  // closing, and everything is replayed

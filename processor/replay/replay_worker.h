@@ -129,6 +129,12 @@ class ReplayWorker {
   // (so that the caller's core is not idle then, and the end not later by
   // more than one piece).
   uint64_t Finish(absl::FunctionRef<bool()> meanwhile = [] { return false; });
+  // Loader thread: hands over the batch being filled, waits until the
+  // replay thread has replayed every event it may so far (kRounds: up to
+  // the last round's end) and runs `fn` while that thread waits, so `fn`
+  // may read the index (the recorder's checkpoints). Does not run `fn` if
+  // the replay ended or diverged.
+  void Paused(absl::FunctionRef<void()> fn);
   // kLanes only: the trace broke the lane rule; the index is incomplete.
   bool diverged() const { return diverged_.load(std::memory_order_relaxed); }
 
@@ -175,6 +181,8 @@ class ReplayWorker {
   std::atomic<bool> done_{false};  // the replay thread is about to end
   std::atomic<bool> diverged_{false};  // set by the replay thread (kLanes)
   bool abandon_ = false;  // stop without finishing the replay
+  bool pause_asked_ = false;  // Paused(): wait once everything queued is replayed
+  bool paused_ = false;       // the replay thread waits for pause_asked_ to end
   std::thread thread_;  // last: started once everything above exists
 };
 

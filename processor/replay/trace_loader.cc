@@ -19,6 +19,19 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadOnce(const LoadOptions& options
 
 }  // namespace
 
+LoadedView LoadedView::Of(const LoadedTrace& t) {
+  LoadedView v;
+  v.index = &t.index();
+  v.info = &t.info();
+  v.sources = &t.sources();
+  v.format_warnings = &t.format_warnings();
+  v.unwind = t.unwind_stats();
+  v.mappings = &t.symbolizer().mappings();
+  v.dso_lookups = &t.dso_lookups();
+  v.attach_maps = &t.attach_maps();
+  return v;
+}
+
 absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options) {
   // The lane order needs a second pass when a trace breaks its rule, so only
   // a regular file (not stdin or a FIFO) is loaded that way.

@@ -26,6 +26,8 @@
 
 namespace pageblame::replay {
 
+struct LoadedView;
+
 struct LoadOptions {
   std::string path;  // "-" = stdin (pipe mode)
   // A recording in chunks (perf --switch-output, perf/chunk_files.h): these
@@ -38,6 +40,15 @@ struct LoadOptions {
   // in perf's round order only (the lane order may need a second pass).
   std::function<absl::StatusOr<std::string>()> next_chunk;
   std::function<void(const std::string&)> chunk_done;
+  // With next_chunk: the recorder's checkpoints (recorder/chunk_folder.h).
+  // After each record `checkpoint_due` is asked (it must be cheap); when it
+  // says yes, the replay thread is paused once it has replayed every event
+  // perf's round order lets go so far, and `checkpoint` is given the
+  // recording as it is then: a prefix in time (valid during the call only:
+  // the replay waits for it to return). Perf's round order only (a chunk
+  // chain is read so).
+  std::function<bool()> checkpoint_due;
+  std::function<void(const LoadedView&)> checkpoint;
   // No trace and no chunks: the recording is its index alone (the recorder
   // folded every chunk into it and removed them; RecordingFile::kFolded).
   bool folded = false;
@@ -72,6 +83,16 @@ struct AttachMapsUse {
   uint64_t added_pages = 0, removed_pages = 0, mismatched_pages = 0;
 };
 
+// How far a folded recording's index goes when the recorder wrote it while
+// it recorded (record --max-size's checkpoints, recorder/chunk_folder.h)
+// and never replaced it at a stop: it was killed, or is still recording.
+struct FoldCheckpoint {
+  uint64_t wall_ns = 0;     // when it was written, CLOCK_REALTIME
+  uint64_t chunks = 0;      // perf's chunks folded into it
+  std::string last_chunk;   // the last of them, e.g. "t.data.2026112905101234"
+  uint64_t until = 0;       // the trace time of the last event replayed into it
+};
+
 class LoadedTrace {
  public:
   LoadedTrace(std::unique_ptr<index::TraceIndex> idx, std::unique_ptr<symbols::Symbolizer> sym,
@@ -100,6 +121,9 @@ class LoadedTrace {
   // The table of mappings at the attach the replay was reconciled with.
   const AttachMapsUse& attach_maps() const { return attach_maps_; }
   void set_attach_maps(AttachMapsUse u) { attach_maps_ = std::move(u); }
+  // Set when the trace is a folded recording's checkpoint (not its final index).
+  const std::optional<FoldCheckpoint>& checkpoint() const { return checkpoint_; }
+  void set_checkpoint(FoldCheckpoint c) { checkpoint_ = std::move(c); }
 
  private:
   std::unique_ptr<index::TraceIndex> index_;
@@ -110,6 +134,22 @@ class LoadedTrace {
   std::vector<std::string> format_warnings_;
   std::vector<symbols::DsoLookup> dso_lookups_;
   AttachMapsUse attach_maps_;
+  std::optional<FoldCheckpoint> checkpoint_;
+};
+
+// The parts of a replayed recording that its index file keeps
+// (replay/recording_file.h): those of a LoadedTrace, or of a load still
+// under way (LoadOptions::checkpoint). Borrowed, never owned.
+struct LoadedView {
+  const index::TraceIndex* index = nullptr;
+  const perf::FileInfo* info = nullptr;
+  const std::string* sources = nullptr;
+  const std::vector<std::string>* format_warnings = nullptr;
+  const unwind::UnwindStats* unwind = nullptr;  // null: none
+  const symbols::MappingHistory* mappings = nullptr;
+  const std::vector<symbols::DsoLookup>* dso_lookups = nullptr;
+  const AttachMapsUse* attach_maps = nullptr;
+  static LoadedView Of(const LoadedTrace& t);
 };
 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadTrace(const LoadOptions& options);

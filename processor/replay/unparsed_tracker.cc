@@ -37,4 +37,9 @@ void UnparsedTracker::Finish(index::TraceStats* stats) {
   stats->first_unparsed = std::move(first_);
 }
 
+void UnparsedTracker::CopyTo(index::TraceStats* stats) const {
+  UnparsedTracker copy = *this;
+  copy.Finish(stats);
+}
+
 }  // namespace pageblame::replay

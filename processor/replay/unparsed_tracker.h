@@ -41,6 +41,9 @@ class UnparsedTracker {
   // and the first failure's reason in `stats` (bad_samples and bad_records
   // are the loader's to count).
   void Finish(index::TraceStats* stats);
+  // The spans so far into `stats` (a run still open reaches the end), this
+  // tracker unchanged: for a checkpoint of a load under way.
+  void CopyTo(index::TraceStats* stats) const;
   // Why the first failure failed ("" if none did), until Finish.
   const std::string& first() const { return first_; }
 

@@ -1,5 +1,6 @@
 #include "processor/session/session.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "processor/perf/chunk_files.h"
 #include "processor/replay/recording_file.h"
 #include "processor/replay/trace_loader.h"
+#include "processor/session/checkpoint_note.h"
 #include "processor/session/load_warnings.h"
 
 namespace pageblame::session {
@@ -36,6 +38,12 @@ replay::LoadOptions LoadOptionsOf(const SessionOptions& options) {
   // No TRACE but TRACE.<timestamp> files: a recording perf wrote in chunks
   // (record --max-size), read as one.
   struct stat st;
+  if (o.path != "-" && IsCheckpointIndex(replay::RecordingFile::PathFor(o.path, o.raw_duplicate_times))) {
+    // A recorder killed while it folded (record --max-size): what it left of
+    // perf's chunks cannot be read as a trace; its checkpoint is the recording.
+    o.folded = true;
+    return o;
+  }
   if (o.path != "-" && ::stat(o.path.c_str(), &st) != 0 && errno == ENOENT) {
     o.chunks = perf::ChunkFiles::Of(o.path);
     // Neither: the recorder folded every chunk into TRACE.index and removed them.
@@ -63,7 +71,8 @@ std::unique_ptr<replay::LoadedTrace> FromIndex(const replay::LoadOptions& o, con
       bytes.ok() ? replay::RecordingFile::Decode(*bytes, path, id, o.symbols)
                  : absl::StatusOr<std::unique_ptr<replay::LoadedTrace>>(bytes.status());
   if (t.ok()) {
-    *note = absl::StrCat("loaded from ", path);
+    *note = absl::StrCat("loaded from ", path,
+                         (*t)->checkpoint() ? " (the checkpoint of a recording that was not stopped: every answer warns how far it goes)" : "");
     return *std::move(t);
   }
   *note = absl::StrCat(t.status().message(), o.folded ? "" : "; the trace is replayed");
@@ -137,6 +146,9 @@ const unwind::UnwindStats* Session::unwind_stats() const { return trace_->unwind
 // resident bytes that are missing), then the heap file's.
 absl::Status Session::LoadSideFiles() {
   warnings_ = LoadWarnings(*trace_);
+  if (const std::optional<replay::FoldCheckpoint>& c = trace_->checkpoint()) {
+    warnings_.insert(warnings_.begin(), CheckpointWarning(*c, options_.path));
+  }
   ResidencyRequest request = options_.residency;
   request.force = options_.force;
   ASSIGN_OR_RETURN(ResidencyLoad rss, LoadResidency(Facts(), options_.path, request));

@@ -16,7 +16,8 @@ for t in alloc-fp rules-trace alloc-dwarf teardown; do
   cp "traces/$t.data" "$tmp/$t.data"
   "$build/bin/pageblame" maps -i "$tmp/$t.data" >/dev/null
   # The header: "PBINDEX\1", u32 version, the replay version (a 1-byte
-  # length, 64 hex digits), size, mtime, hash, a flag, the attach table's size and mtime, raw and stored sizes.
-  tail -c +135 "$tmp/$t.data.index" | zstd -dq >"$out/$t.body"
+  # length, 64 hex digits), size, mtime, hash, a flag, the attach table's size and mtime, the
+  # checkpoint (a flag, three u64, an empty string: 1 byte), raw and stored sizes.
+  tail -c +161 "$tmp/$t.data.index" | zstd -dq >"$out/$t.body"
 done
 ls -l "$out"
