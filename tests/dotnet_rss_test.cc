@@ -17,7 +17,12 @@
 //     again;
 //   - `attribute --unaccounted` at the requested snapshot, from the runtime
 //     table record saved then (no dump): every native leak's pages, none of
-//     the managed heap's.
+//     the managed heap's;
+//   - inside glibc's arenas (issue 39), from the heap snapshot record took
+//     with the requested one: the app's burst of 8 MiB blocks, each freed,
+//     reads "freed; held by glibc" under its C# method, and the method that
+//     keeps 1 MiB blocks in use, by the bytes the app kept (its NAME.heap.tsv
+//     and its own malloc_info: ExpectArenaSplitPerCSharpMethod below).
 // Skipped (GTEST_SKIP) when the recording script skips: not root, no perf
 // tracepoints, no dotnet (its exit 77 and message).
 #include <dirent.h>
@@ -28,6 +33,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,6 +50,7 @@
 #include "processor/residency/residency_index.h"
 #include "tests/cli_runner.h"
 #include "tests/dotnet_truth.h"
+#include "tests/glibc_truth.h"
 #include "tests/residency_fixtures.h"
 #include "tests/trace_fixtures.h"
 
@@ -140,6 +147,189 @@ std::string AtArg(const ResidencySnapshot& s) {
   return absl::StrFormat(" --at %d.%06d", us / 1000000, us % 1000000);
 }
 
+// glibc's sizes (x86-64): a chunk is its request + 8 bytes rounded up to 16,
+// and starts 16 bytes before the pointer malloc returns; a thread arena's
+// heap is aligned to HEAP_MAX_SIZE (64 MiB), its malloc_state inside it.
+constexpr uint64_t kChunkHeader = 16, kHeapMax = uint64_t{64} << 20;
+// A thread arena's first heap as glibc makes it (new_heap: the request,
+// headers and M_TOP_PAD's 128 KiB, in pages), and that pad.
+constexpr uint64_t kFirstHeap = 132 << 10, kTopPad = 128 << 10;
+uint64_t ChunkSize(uint64_t request) { return (request + 8 + 15) & ~uint64_t{15}; }
+
+// Per C# method, the bytes of its stacks in glibc's arenas (kind malloc or
+// heap): committed, in use and free held by glibc.
+struct ArenaBytes {
+  uint64_t committed = 0, in_use = 0, free = 0;
+};
+std::map<std::string, ArenaBytes> ArenaBytesByMethod(const Json& answer) {
+  std::map<std::string, ArenaBytes> out;
+  for (const Json& s : answer["stacks"]) {
+    if (s["kind"] != "malloc" && s["kind"] != "heap") continue;
+    EXPECT_TRUE(s["in_use_bytes"].is_number() && s["free_bytes"].is_number()) << s.dump();
+    if (!s["in_use_bytes"].is_number() || !s["free_bytes"].is_number()) continue;
+    ArenaBytes& b = out[CSharpMethod(Credited(s))];
+    b.committed += s["committed_bytes"].get<uint64_t>();
+    b.in_use += s["in_use_bytes"].get<uint64_t>();
+    b.free += s["free_bytes"].get<uint64_t>();
+  }
+  return out;
+}
+
+// The arena of `heap --json` whose heap holds `addr` (a thread arena's
+// malloc_state lies in its first heap), or null.
+const Json* ArenaHolding(const Json& heap, uint64_t addr) {
+  for (const Json& a : heap["arenas"]) {
+    const uint64_t base = std::stoull(a["address"].get<std::string>(), nullptr, 16) & ~(kHeapMax - 1);
+    if (a["kind"] == "thread" && base <= addr && addr < base + a["system_bytes"].get<uint64_t>()) return &a;
+  }
+  return nullptr;
+}
+
+// Inside glibc's arenas, at the requested snapshot (`at`), against what the
+// app says (its NAME.PID.heap.tsv and NAME.PID.malloc_info.xml, written just
+// before READY; dotnet-leak runs BurstNativeMemory and KeepNativeMemory on
+// threads of their own, which wait until the release, so their arenas hold
+// still; traces/src/dotnet-leak/Program.cs):
+//   - BurstNativeMemory's first 8 MiB block was mmapped; freeing it raised
+//     glibc's mmap threshold and the 7 later ones came from one address in
+//     its thread's arena, which keeps the memory: `heap` finds that arena
+//     with the block's bytes free in its top, and `attribute` credits the
+//     arena pages its malloc grew to the C# method, every byte of them free
+//     (the block's header and the chunks below it lie on the pages the arena
+//     was made with), and says "freed; held by glibc" on the first screen;
+//   - KeepNativeMemory's 16 blocks of 1 MiB are in use in their arena; the
+//     method's arena pages hold the kept chunks from the first page it made,
+//     all in use (to the byte; at most 64 KiB more: what the thread malloc'd
+//     after them), then top, free: in use = kept bytes, within the arena's
+//     first 132 KiB (glibc's first heap of a thread arena, made by the
+//     runtime's thread start, which holds the first block's start) below and
+//     16 header bytes a block (+ those 64 KiB) above;
+//   - those two arenas are what the app's own malloc_info says, to the byte
+//     (the runtime's busy arenas may change between its malloc_info and the
+//     snapshot: not compared);
+//   - `query` of a page inside a kept block: in use; inside the freed block: free.
+void ExpectArenaSplitPerCSharpMethod(const std::string& dir, const std::string& trace, const std::string& pid,
+                                     const ResidencySnapshot& requested) {
+  SCOPED_TRACE("inside glibc's arenas");
+  const std::string at = AtArg(requested);
+  const std::vector<TruthRange> rows = ReadDotnetTruth(FindFile(dir, "dotnet-leak." + pid, ".heap.tsv"));
+  std::vector<TruthRange> burst, kept;
+  for (const TruthRange& t : rows) (t.method == "BurstNativeMemory" ? burst : kept).push_back(t);
+  ASSERT_EQ(burst.size(), 8u);
+  ASSERT_EQ(kept.size(), 16u);
+  for (const TruthRange& k : kept) ASSERT_EQ(k.method, "KeepNativeMemory");
+  const uint64_t burst_size = burst[0].end - burst[0].start, kept_size = kept[0].end - kept[0].start;
+  for (size_t i = 2; i < burst.size(); ++i) EXPECT_EQ(burst[i].start, burst[1].start) << "request " << i;
+
+  CliRun heap_run = Pageblame("heap --json -i " + trace + " --pid " + pid + at);
+  ASSERT_EQ(heap_run.exit_code, 0) << heap_run.err;
+  const Json heap = Json::parse(heap_run.out);
+  EXPECT_EQ(heap["allocator"], "glibc");
+  // The walk of the requested snapshot's moment (stamped when it began,
+  // just after the residency snapshot), not the one before it.
+  EXPECT_GE(heap["snapshot_time"].get<double>(), requested.time / 1e9 - 1e-6);
+  const Json* burst_arena = ArenaHolding(heap, burst[1].start);
+  const Json* kept_arena = ArenaHolding(heap, kept[0].start);
+  ASSERT_NE(burst_arena, nullptr) << "the later 8 MiB blocks are in no thread arena";
+  ASSERT_NE(kept_arena, nullptr) << "the kept blocks are in no thread arena";
+  EXPECT_EQ(ArenaHolding(heap, burst[0].start), nullptr) << "the first 8 MiB block (mmapped) is in an arena";
+  EXPECT_NE(burst_arena, kept_arena);
+  for (const TruthRange& k : kept) EXPECT_EQ(ArenaHolding(heap, k.start), kept_arena);
+  const Json& b = *burst_arena;
+  const Json& k = *kept_arena;
+  EXPECT_TRUE(b["damage"].is_null() && !b["torn"].get<bool>()) << b.dump();
+  EXPECT_TRUE(k["damage"].is_null() && !k["torn"].get<bool>()) << k.dump();
+  // The freed block went back to top; what the thread malloc'd after it
+  // (a few KiB seen) came from top's start, on the arena's first pages.
+  EXPECT_GE(b["top_bytes"].get<uint64_t>(), burst_size - kFirstHeap) << "the freed block is not top";
+  EXPECT_GE(k["in_use_bytes"].get<uint64_t>(), kept.size() * ChunkSize(kept_size));
+
+  // The app's malloc_info: glibc links each new arena right after
+  // main_arena, so arenas made after it (by the runtime's threads) come
+  // first in the snapshot's list, and its heaps are the list's last ones.
+  const std::vector<MallocInfoHeap> info =
+      ParseMallocInfo(ReadText(FindFile(dir, "dotnet-leak." + pid, ".malloc_info.xml")));
+  const Json& arenas = heap["arenas"];
+  ASSERT_GE(info.size(), 3u);
+  ASSERT_GE(arenas.size(), info.size());
+  int compared = 0;
+  for (size_t i = 1; i < info.size(); ++i) {
+    const Json& a = arenas[arenas.size() - info.size() + i];
+    if (a["address"] != b["address"] && a["address"] != k["address"]) continue;
+    ++compared;
+    SCOPED_TRACE(absl::StrCat("arena ", a["address"].get<std::string>(), ", malloc_info heap ", i));
+    EXPECT_EQ(a["system_bytes"].get<uint64_t>(), info[i].system);
+    EXPECT_EQ(a["fastbin_bytes"].get<uint64_t>(), info[i].fast);
+    // malloc_info's "rest" carries one PREV_INUSE bit per binned chunk (docs/heap.md).
+    EXPECT_EQ(a["free_bytes"].get<uint64_t>() - a["tcache_bytes"].get<uint64_t>() + a["binned_chunks"].get<uint64_t>(),
+              info[i].fast + info[i].rest);
+  }
+  EXPECT_EQ(compared, 2) << "the burst's and the keeping thread's arenas are not where malloc_info has them";
+
+  // Per C# method, from attribute over the process's maps at READY.
+  const std::string args = "attribute -i " + trace + " --pid " + pid + at + " --regions " +
+                           FindFile(dir, "dotnet-leak." + pid, ".maps") + " --perf-map-dir " + dir;
+  CliRun json_run = Pageblame(args + " --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const Json answer = Json::parse(json_run.out);
+  EXPECT_NEAR(answer["heap_snapshot_time"].get<double>(), heap["snapshot_time"].get<double>(), 1e-6);
+  std::map<std::string, ArenaBytes> by_method = ArenaBytesByMethod(answer);
+  const ArenaBytes burst_bytes = by_method["BurstNativeMemory"], kept_bytes = by_method["KeepNativeMemory"];
+  const uint64_t burst_end = (std::stoull(b["address"].get<std::string>(), nullptr, 16) & ~(kHeapMax - 1)) +
+                             b["system_bytes"].get<uint64_t>();
+  const uint64_t kept_end = (std::stoull(k["address"].get<std::string>(), nullptr, 16) & ~(kHeapMax - 1)) +
+                            k["system_bytes"].get<uint64_t>();
+  // The burst: its pages run from above the block's first page to the
+  // arena's end, all of it top.
+  EXPECT_EQ(burst_bytes.in_use, 0u);
+  EXPECT_EQ(burst_bytes.free, burst_bytes.committed);
+  EXPECT_GE(burst_bytes.committed, burst_size - kFirstHeap);
+  EXPECT_LE(burst_bytes.committed, burst_end - PageCeil(burst[1].start));
+  // The keeping method: from the first page it made (the arena's end minus
+  // what it committed) to the kept chunks' end, the kept chunks, in use;
+  // then top, free, but for what the thread malloc'd after them (it came
+  // from top's start: none seen, the burst's thread a few KiB; allowed
+  // 64 KiB). So in use is the kept bytes, within the arena's first heap
+  // (where the first block starts) below and 16 header bytes a block above.
+  const uint64_t kept_chunks_end = kept.back().start - kChunkHeader + ChunkSize(kept_size);
+  const uint64_t first_page = kept_end - kept_bytes.committed;
+  EXPECT_EQ(kept_bytes.in_use + kept_bytes.free, kept_bytes.committed);
+  EXPECT_GE(kept_bytes.in_use, kept_chunks_end - first_page);
+  EXPECT_LE(kept_bytes.in_use, kept_chunks_end - first_page + (64 << 10));
+  EXPECT_LE(kept_bytes.free, kept_end - kept_chunks_end);
+  EXPECT_LE(kept_end - kept_chunks_end, kTopPad + kPage);
+  const uint64_t kept_total = kept.size() * kept_size;
+  EXPECT_GE(kept_bytes.in_use, kept_total - kFirstHeap);
+  EXPECT_LE(kept_bytes.in_use, kept.size() * ChunkSize(kept_size) + (64 << 10));
+  std::cout << absl::StrFormat(
+      "BurstNativeMemory: %d bytes of arena pages, %d in use, %d free held by glibc\n"
+      "KeepNativeMemory: kept %d bytes; %d bytes of arena pages, %d in use, %d free\n",
+      burst_bytes.committed, burst_bytes.in_use, burst_bytes.free, kept_total, kept_bytes.committed, kept_bytes.in_use,
+      kept_bytes.free);
+
+  // The first screen says it.
+  CliRun text = Pageblame(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(std::regex_search(
+      text.out, std::regex(R"(freed; held by glibc +\d+ +\d+ +\d+ +malloc\* +Program::BurstNativeMemory -> )")))
+      << text.out;
+  EXPECT_TRUE(std::regex_search(
+      text.out, std::regex(R"([0-9.]+ [KMG]iB +\d+ +\d+ +\d+ +malloc\* +Program::KeepNativeMemory -> )")))
+      << text.out;
+  EXPECT_THAT(text.out, HasSubstr("* malloc arena pages (malloc*, heap*): credited to the call that made them usable"));
+
+  // query: a page inside a kept block, one inside the freed block.
+  const std::string pages = dir + "/arena-pages.txt";
+  std::ofstream(pages) << absl::StrFormat("0x%x\n0x%x\n", PageCeil(kept[8].start),
+                                          PageCeil(burst[1].start + burst_size / 2));
+  CliRun q = Pageblame("query --json -i " + trace + " --pid " + pid + at + " --addresses " + pages);
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  const Json qa = Json::parse(q.out);
+  ASSERT_EQ(qa.size(), 2u);
+  EXPECT_EQ(qa[0]["heap"]["page_in_use_bytes"], kPage) << qa[0].dump();
+  EXPECT_EQ(qa[1]["heap"]["page_free_bytes"], kPage) << qa[1].dump();
+}
+
 TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
   if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
   const std::string dir = ScratchPath("dotnet-rss");
@@ -188,6 +378,7 @@ TEST(DotnetResidencyLiveTest, ResidentBytesPerCSharpMethodEqualTheTruth) {
     if (s.reason == SnapshotReason::kRequested) requested = &s;
   }
   ASSERT_NE(requested, nullptr);
+  ExpectArenaSplitPerCSharpMethod(dir, trace, pid_text, *requested);
   // The last, which answers "at the end", is the exit one: no periodic
   // snapshot read during the exit's teardown follows it (seen live before
   // SnapshotTaker dropped them: one of 135.6 MiB of 214.5, begun 13 ms later).

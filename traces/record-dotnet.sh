@@ -23,6 +23,9 @@
 # Outputs in OUTDIR (NAME = dotnet-leak or dotnet-leak-fp, PID its pid):
 #   NAME.data                  perf trace, zstd-compressed (perf record -z)
 #   NAME.PID.truth.tsv         which C# method got which addresses (written by the app)
+#   NAME.PID.heap.tsv          the same for the app's blocks inside glibc's arenas: the burst's
+#                              freed 8 MiB blocks and the kept 1 MiB ones (written by the app)
+#   NAME.PID.malloc_info.xml   glibc's malloc_info of the app, its last act on its heap before ready
 #   NAME.PID.truth.ranges      the same as a range list (`START-END  # method: what`), for
 #                              `pageblame attribute --regions` and `pageblame diff`
 #   NAME.PID.maps              /proc/PID/maps when the app is ready (before the dump)
@@ -133,6 +136,8 @@ run_traced() {
   cp "/proc/$pid/maps" "$OUT/$name.$pid.maps"
   pmap -XX "$pid" >"$OUT/$name.$pid.pmap"
   cp "$WORK/$name.truth.tsv" "$OUT/$name.$pid.truth.tsv"
+  cp "$WORK/$name.heap.tsv" "$OUT/$name.$pid.heap.tsv"
+  cp "$WORK/$name.malloc_info.xml" "$OUT/$name.$pid.malloc_info.xml"
   truth_ranges "$OUT/$name.$pid.truth.tsv" >"$OUT/$name.$pid.truth.ranges"
   local snap_ok=1
   ((RSS_MODE)) && { request_snapshot "$name" "$perf_pid" "$pid" || snap_ok=0; }

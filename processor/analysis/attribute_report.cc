@@ -210,7 +210,11 @@ absl::StatusOr<RegionAttribution> AttributeRegion(const index::TraceIndex& idx,
       c.bytes += e - s;
       c.committed += committed;
       AddRss(&c.rss, rss);
-      AddHeapUse(&c.heap, HeapView::Split(heap, o.kind_of ? std::optional<RegionKind>(kind) : std::nullopt, v, s, e));
+      // Only arena bytes: another kind's {0, 0} would make a sum whose
+      // arena part is unknown (made after the heap snapshot) read 0 in use.
+      if (!o.kind_of || ArenaKind(kind)) {
+        AddHeapUse(&c.heap, HeapView::Split(heap, o.kind_of ? std::optional<RegionKind>(kind) : std::nullopt, v, s, e));
+      }
       if (o.kind_of) c.kinds.Add(kind, e - s);
     } else {
       ra.before_trace_bytes += e - s;
@@ -356,7 +360,7 @@ absl::StatusOr<Attribution> Attribute(const index::TraceIndex& idx,
   out.kinds = o.kinds;
   ASSIGN_OR_RETURN(AliveVersions alive, AliveVersions::Make(idx, out.process, o.at));
   out.snapshot = ResidentView(o.rss, idx).SnapshotFor(out.process, o.at);
-  out.heap_snapshot = HeapView(o.heap, idx).SnapshotFor(out.process, o.at);
+  out.heap_snapshot = HeapView(o.heap, idx).SnapshotFor(out.process, o.at, ResidentView(o.rss, idx));
   out.rank_by = o.rank_by;
   Unmapped unmapped;
   const bool table_rss = std::any_of(regions.begin(), regions.end(),

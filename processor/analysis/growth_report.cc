@@ -61,7 +61,9 @@ void Add(BytesAt* b, const index::Version& v, std::optional<RegionKind> kind, co
   if (index::IsCommitted(v)) b->committed += size;
   ++b->regions;
   AddRssOf(b, ResidentView::Bytes(s.rss, v.start, v.end), s.no_rss);
-  AddHeapOf(b, HeapView::Split(s.heap, kind, v, v.start, v.end), s.no_heap);
+  // Only arena bytes (as attribute): another kind's {0, 0} would make an
+  // unknown arena part read 0.
+  AddHeapOf(b, ArenaKind(kind) ? HeapView::Split(s.heap, kind, v, v.start, v.end) : std::nullopt, s.no_heap);
 }
 
 void Add(BytesAt* sum, const BytesAt& b) {
@@ -96,7 +98,7 @@ void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
       Snapshots snap;
       snap.rss = rss.SnapshotFor(p, at_to ? o.to : o.from);
       snap.no_rss = g->snapshots && snap.rss == nullptr;
-      snap.heap = heap.SnapshotFor(p, at_to ? o.to : o.from);
+      snap.heap = heap.SnapshotFor(p, at_to ? o.to : o.from, rss);
       snap.no_heap = g->heap_snapshots && snap.heap == nullptr;
       const bool no_snapshot = snap.no_rss;
       bool counted = false;

@@ -29,11 +29,30 @@ const heap::HeapSnapshot* HeapView::SnapshotFor(uint32_t process, uint64_t at) c
   return s;
 }
 
+const heap::HeapSnapshot* HeapView::SnapshotFor(uint32_t process, uint64_t at, const ResidentView& rss) const {
+  const heap::HeapSnapshot* latest = SnapshotFor(process, at);
+  const residency::ResidencySnapshot* r = rss.SnapshotFor(process, at);
+  if (heap_ == nullptr || r == nullptr || (latest != nullptr && *latest->time >= r->time)) return latest;
+  const std::vector<heap::HeapSnapshot>& walks = heap_->Of(r->pid);
+  auto walk = std::partition_point(walks.begin(), walks.end(),
+                                   [&](const heap::HeapSnapshot& h) { return *h.time < r->time; });
+  const index::Process& proc = idx_.process(process);
+  if (walk == walks.end() || (!proc.existed_before_trace && *walk->time < proc.t_start)) return latest;
+  // Before the pid's next residency snapshot: the walk of r's moment, not
+  // of a later one (that moment's walk was skipped, or failed).
+  const std::vector<residency::ResidencySnapshot>& moments = rss.index()->Of(r->pid);
+  auto next = std::partition_point(moments.begin(), moments.end(),
+                                   [&](const residency::ResidencySnapshot& m) { return m.time <= r->time; });
+  if (next != moments.end() && *walk->time >= next->time) return latest;
+  return &*walk;
+}
+
 std::optional<HeapUse> HeapView::Split(const heap::HeapSnapshot* s, std::optional<RegionKind> kind,
                                        const index::Version& v, uint64_t start, uint64_t end) {
   if (s == nullptr) return std::nullopt;
   HeapUse u;
-  if (!ArenaKind(kind) || !index::IsCommitted(v) || v.t_from > *s->time || end <= start) return u;
+  if (!ArenaKind(kind) || !index::IsCommitted(v) || end <= start) return u;
+  if (v.t_from > *s->time) return std::nullopt;
   u.free = FreeBytesIn(*s, start, end);
   u.in_use = (end - start) - u.free;
   return u;

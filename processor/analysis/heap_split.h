@@ -3,7 +3,7 @@
 // `record` took of the process (heap/heap_index.h, TRACE.heap).
 //
 //   HeapView heap(session.heap(), idx);
-//   const heap::HeapSnapshot* s = heap.SnapshotFor(process, at);
+//   const heap::HeapSnapshot* s = heap.SnapshotFor(process, at, ResidentView(session.residency(), idx));
 //   std::optional<HeapUse> u = HeapView::Split(s, kind, v, start, end);
 //   // u->free: the bytes of [start, end) inside free chunks, fastbins,
 //   // tcache entries or top; u->in_use: the rest of its committed bytes
@@ -14,11 +14,11 @@
 // split says how much of the pages a stack made is in use or free at the
 // snapshot, not that the stack's own mallocs are the ones using it.
 //
-// Only committed bytes of versions of kind malloc or heap are split, and
-// only those that existed at the snapshot (a version begun after it is not
-// known: left out of both). An mmapped chunk (kind malloc, outside every
-// arena) has no free range: in use while mapped. Without a snapshot for
-// the process at that moment the split is unknown (nullopt), never 0.
+// Only committed bytes of versions of kind malloc or heap are split. A
+// version begun after the snapshot is not known: unknown (nullopt), as
+// without a snapshot, never 0 (a row of such pages read "0 B in use"). An
+// mmapped chunk (kind malloc, outside every arena) has no free range: in use
+// while mapped.
 #ifndef PAGEBLAME_ANALYSIS_HEAP_SPLIT_H_
 #define PAGEBLAME_ANALYSIS_HEAP_SPLIT_H_
 
@@ -27,6 +27,7 @@
 
 #include "processor/analysis/region_kind.h"
 #include "processor/heap/heap_index.h"
+#include "processor/analysis/resident_view.h"
 #include "processor/index/trace_index.h"
 
 namespace pageblame::analysis {
@@ -61,9 +62,19 @@ class HeapView {
   // The latest snapshot of the process entry's pid at or before `at`, taken
   // while that entry lived (a reused pid's are not mixed); null if none.
   const heap::HeapSnapshot* SnapshotFor(uint32_t process, uint64_t at) const;
+  // The same, paired with the residency snapshot that speaks for `at`
+  // (`rss`): record walks the heaps of a moment just after its residency
+  // snapshots, so the walk of that moment is stamped a little later than
+  // it; when the latest heap snapshot at or before `at` is older than that
+  // residency snapshot, the walk of the residency snapshot's moment (the
+  // pid's first heap snapshot after it, before its next residency snapshot)
+  // speaks for `at` instead. E.g. --at the time of a requested residency
+  // snapshot gets the heap as walked then, not the one walked 0.5 s before.
+  const heap::HeapSnapshot* SnapshotFor(uint32_t process, uint64_t at, const ResidentView& rss) const;
   // The split of [start, end) of version `v` of kind `kind`; nullopt when
-  // there is no snapshot; {0, 0} for bytes it does not split (another kind,
-  // PROT_NONE, made after the snapshot).
+  // there is no snapshot or the version is of an arena kind, committed and
+  // begun after it; {0, 0} for bytes it does not split (another kind,
+  // PROT_NONE).
   static std::optional<HeapUse> Split(const heap::HeapSnapshot* s, std::optional<RegionKind> kind,
                                       const index::Version& v, uint64_t start, uint64_t end);
 

@@ -1,7 +1,7 @@
 // The in-use / free split of arena pages (heap_split.h) on hand-made heap
 // snapshots and versions: free ranges cut at region bounds, only committed
 // bytes of arena kinds that existed at the snapshot split, unknown without
-// a snapshot; sums as AddRss sums.
+// a snapshot or for arena bytes made after it; sums as AddRss sums.
 #include "processor/analysis/heap_split.h"
 
 #include <sys/mman.h>
@@ -53,12 +53,17 @@ TEST(HeapSplitTest, OnlyCommittedArenaBytesMadeBeforeTheSnapshotSplit) {
             (HeapUse{0x8000 - 0x5240, 0x5240}));
   // The brk heap is an arena too.
   EXPECT_EQ(HeapView::Split(&s, RegionKind::kHeap, rw, kBase + 0x3000, kBase + 0x4000), (HeapUse{0, 0x1000}));
-  // Not an arena, PROT_NONE, or made after the snapshot: known, nothing split.
+  // Not an arena, or PROT_NONE: known, nothing split.
   EXPECT_EQ(HeapView::Split(&s, RegionKind::kAnon, rw, kBase, kBase + 0x8000), (HeapUse{0, 0}));
   EXPECT_EQ(HeapView::Split(&s, RegionKind::kMalloc, Version(kBase, kBase + 0x8000, PROT_NONE, 50), kBase,
                             kBase + 0x8000),
             (HeapUse{0, 0}));
-  EXPECT_EQ(HeapView::Split(&s, RegionKind::kMalloc, Version(kBase, kBase + 0x8000, PROT_READ, 101), kBase,
+  // Arena bytes made after the snapshot: unknown, never 0 (a row of them
+  // read "0 B in use"); PROT_NONE ones made then are still nothing to split.
+  EXPECT_FALSE(HeapView::Split(&s, RegionKind::kMalloc, Version(kBase, kBase + 0x8000, PROT_READ, 101), kBase,
+                               kBase + 0x8000)
+                   .has_value());
+  EXPECT_EQ(HeapView::Split(&s, RegionKind::kMalloc, Version(kBase, kBase + 0x8000, PROT_NONE, 101), kBase,
                             kBase + 0x8000),
             (HeapUse{0, 0}));
   // No snapshot: unknown, never 0.

@@ -17,7 +17,7 @@ ProcessMaps ProcessAt(const index::TraceIndex& idx, const ResidentView& view, co
   ProcessMaps out;
   out.process = p;
   out.snapshot = view.SnapshotFor(p, q.at);
-  out.heap_snapshot = heap.SnapshotFor(p, q.at);
+  out.heap_snapshot = heap.SnapshotFor(p, q.at, view);
   for (VersionId id : idx.RegionsAt(p, q.at)) {
     const index::Version& v = idx.version(id);
     const RegionKind kind = q.kind_of(v);

@@ -50,12 +50,12 @@ void AddResidency(const index::TraceIndex& idx, const ResidentView& view, uint64
 // The answer's kind and, inside malloc's arenas, its page's and region's
 // split at the heap snapshot for its process at `at`.
 void AddHeapUse(const index::TraceIndex& idx, const QueryOptions& options, const HeapView& heap,
-                QueryAnswer* a) {
+                const ResidentView& rss, QueryAnswer* a) {
   if (!a->version.valid() || !options.kind_of) return;
   const index::Version& v = idx.version(a->version);
   a->kind = options.kind_of(v);
   if (!ArenaKind(a->kind)) return;
-  a->heap_snapshot = heap.SnapshotFor(*a->process, options.at);
+  a->heap_snapshot = heap.SnapshotFor(*a->process, options.at, rss);
   const uint64_t page = a->address / kQueryPage * kQueryPage;
   a->page_heap = HeapView::Split(a->heap_snapshot, a->kind, v, std::max(page, v.start),
                                  std::min(page + kQueryPage, v.end));
@@ -101,7 +101,7 @@ std::vector<QueryAnswer> Query(const index::TraceIndex& idx, const QueryOptions&
     a.lineage = PageLineage(idx, *a.process, a.address, options.at);
     if (!a.version.valid()) a.unknown_break = UnknownBreakCall(idx, *a.process, a.address);
     AddResidency(idx, view, options.at, &a);
-    AddHeapUse(idx, options, heap, &a);
+    AddHeapUse(idx, options, heap, view, &a);
   }
   return out;
 }

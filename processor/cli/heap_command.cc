@@ -118,7 +118,10 @@ int RunRecorded(const Args& args) {
   for (uint32_t p : resolved->processes) {
     if (idx.process(p).t_start <= resolved->at) entry = p;
   }
-  const heap::HeapSnapshot* s = analysis::HeapView(&h, idx).SnapshotFor(entry, resolved->at);
+  // The walk that goes with the residency snapshot for T, as attribute,
+  // maps, query and growth take it.
+  const heap::HeapSnapshot* s =
+      analysis::HeapView(&h, idx).SnapshotFor(entry, resolved->at, analysis::ResidentView((*trace)->residency(), idx));
   if (s == nullptr) return ReportError(NoSnapshot(h, *resolved->pid, resolved->at));
   const std::string text = args.Has("--json") ? render::DumpJson(render::HeapJson(*s)) + "\n"
                                               : render::HeapText(*s, absl::StrCat("pid ", s->pid));

@@ -83,25 +83,30 @@ Json ResidentJson(const analysis::QueryAnswer& a) {
 
 // Inside malloc's arenas: {"snapshot_time", "page_in_use_bytes",
 // "page_free_bytes", "in_use_bytes", "free_bytes"} (the page, then the
-// region) at the heap snapshot, or null without one. Absent for other kinds.
+// region) at the heap snapshot, or null without one; the bytes are null
+// where the snapshot does not know them (the region was made after it).
+// Absent for other kinds.
 void AddHeapJson(const analysis::QueryAnswer& a, Json* j) {
   if (!analysis::ArenaKind(a.kind)) return;
-  if (!a.heap_snapshot || !a.page_heap || !a.region_heap) {
+  if (!a.heap_snapshot) {
     (*j)["heap"] = nullptr;
     return;
   }
+  auto bytes = [](const std::optional<analysis::HeapUse>& u, uint64_t analysis::HeapUse::*field) {
+    return u ? Json((*u).*field) : Json(nullptr);
+  };
   Json h;
   h["snapshot_time"] = a.heap_snapshot->time ? Json(TimeSeconds(*a.heap_snapshot->time)) : Json(nullptr);
-  h["page_in_use_bytes"] = a.page_heap->in_use;
-  h["page_free_bytes"] = a.page_heap->free;
-  h["in_use_bytes"] = a.region_heap->in_use;
-  h["free_bytes"] = a.region_heap->free;
+  h["page_in_use_bytes"] = bytes(a.page_heap, &analysis::HeapUse::in_use);
+  h["page_free_bytes"] = bytes(a.page_heap, &analysis::HeapUse::free);
+  h["in_use_bytes"] = bytes(a.region_heap, &analysis::HeapUse::in_use);
+  h["free_bytes"] = bytes(a.region_heap, &analysis::HeapUse::free);
   (*j)["heap"] = std::move(h);
 }
 
 // What the page's bytes are to glibc: all free, all in use, or both.
 std::string PageUse(const analysis::HeapUse& u) {
-  if (u.in_use == 0 && u.free == 0) return "not split (made after the snapshot, or not committed)";
+  if (u.in_use == 0 && u.free == 0) return "not split (not committed)";
   if (u.in_use == 0) return "free, held by glibc";
   if (u.free == 0) return "in use";
   return absl::StrCat(HumanBytes(u.in_use), " in use, ", HumanBytes(u.free), " free held by glibc");
@@ -114,8 +119,10 @@ std::string PageUse(const analysis::HeapUse& u) {
 // made the page usable, not every chunk on it.
 std::string HeapText(const analysis::QueryAnswer& a, bool snapshots) {
   if (!snapshots || !analysis::ArenaKind(a.kind)) return "";
-  if (!a.heap_snapshot || !a.page_heap || !a.region_heap) {
-    return "  in use / free unknown: no heap snapshot of this process at or before then\n";
+  if (!a.heap_snapshot) return "  in use / free unknown: no heap snapshot of this process at or before then\n";
+  if (!a.page_heap || !a.region_heap) {
+    return absl::StrCat("  in use / free unknown: the region was made after the heap snapshot at ",
+                        a.heap_snapshot->time ? FormatTime(*a.heap_snapshot->time) : "?", "\n");
   }
   return absl::StrCat("  inside malloc's arena (heap snapshot at ",
                       a.heap_snapshot->time ? FormatTime(*a.heap_snapshot->time) : "?", "): the page ",

@@ -9,10 +9,23 @@
 //   GrowManagedHeap        live managed arrays (SOH and LOH): the GC commits
 //   LeakNativeMmap         P/Invoke into libleaknative.so, which calls mmap itself
 //   LeakNativeReserveCommit  the same library: mmap PROT_NONE, then mprotect RW
+//   BurstNativeMemory      a request handler's buffer, on a thread of its own: Marshal.AllocHGlobal
+//                          of 8 MiB, filled, freed, 8 times. The first block is mmapped; its free
+//                          raises glibc's dynamic mmap threshold, so the later ones come from the
+//                          thread's arena, and glibc keeps that memory when they are freed (free
+//                          held by glibc: what users take for a leak)
+//   KeepNativeMemory       NativeMemory.Alloc of 1 MiB blocks, kept, on another thread: under
+//                          the raised threshold, so in that thread's arena (a leak inside an arena)
+// The last two run after the others (whose 3-4 MiB blocks must still be
+// mmapped) and their threads stay alive until the release (a thread that
+// ends hands its arena to the next new thread).
 //
 // usage: dotnet dotnet-leak.dll OUTDIR NAME
 // Writes OUTDIR/NAME.truth.tsv (which method got which addresses, and the
-// /proc/self/maps line around each), then OUTDIR/NAME.ready (its pid) and the
+// /proc/self/maps line around each), OUTDIR/NAME.heap.tsv (the same for the
+// burst's blocks, freed, and the kept 1 MiB blocks), OUTDIR/NAME.malloc_info.xml
+// (glibc's malloc_info, written without a malloc as its last act on the heap:
+// the FILE was opened at the start), then OUTDIR/NAME.ready (its pid) and the
 // line "READY <pid>" on stdout, and waits until OUTDIR/NAME.release exists
 // (at most 600 s). Markers in the trace: madvise(id << 12, 0, MADV_NORMAL)
 // with id 0x1 at the start, 0x2 just before "ready", 0x3 after the release.
@@ -34,10 +47,15 @@ static unsafe class Program
     [DllImport("leaknative")] static extern IntPtr leak_native_mmap(nuint len);
     [DllImport("leaknative")] static extern IntPtr leak_native_reserve_commit(nuint reserve, nuint commit);
     [DllImport("leaknative")] static extern int leak_native_marker(nuint id);
+    [DllImport("leaknative")] static extern int leak_native_info_open(byte* path);
+    [DllImport("leaknative")] static extern int leak_native_info_write();
 
     // What the truth file lists: one row per range a method got.
     record struct Range(string Method, string What, ulong Start, ulong End);
     static readonly List<Range> Truth = new();
+    static readonly List<Range> HeapTruth = new();
+    // Set at the release: the burst and keep threads wait for it.
+    static readonly ManualResetEventSlim Released = new(false);
 
     // Kept alive until exit: the leak.
     static readonly List<IntPtr> NativeBlocks = new();
@@ -56,6 +74,11 @@ static unsafe class Program
         string outdir = args[0], name = args[1];
         int pid = Environment.ProcessId;
         leak_native_marker(0x1);
+        byte[] infoPath = Encoding.UTF8.GetBytes(Path.Combine(outdir, name + ".malloc_info.xml") + "\0");
+        fixed (byte* p = infoPath)
+        {
+            if (leak_native_info_open(p) != 0) throw new IOException("cannot open the malloc_info file");
+        }
 
         LeakNativeMemory(8, 4 * MiB);
         LeakHGlobal(6, 3 * MiB);
@@ -64,9 +87,13 @@ static unsafe class Program
         GrowManagedHeap(48 * MiB, 32 * MiB);
         LeakNativeMmap(24 * MiB);
         LeakNativeReserveCommit(64 * MiB, 8 * MiB);
+        OnThreadOfItsOwn("burst", () => BurstNativeMemory(8, 8 * MiB));
+        OnThreadOfItsOwn("keep", () => KeepNativeMemory(16, MiB));
 
         RecordManagedTruth();
-        WriteTruth(Path.Combine(outdir, name + ".truth.tsv"), pid);
+        WriteTruth(Path.Combine(outdir, name + ".truth.tsv"), pid, Truth);
+        WriteTruth(Path.Combine(outdir, name + ".heap.tsv"), pid, HeapTruth);
+        if (leak_native_info_write() != 0) throw new IOException("malloc_info failed");
         leak_native_marker(0x2);
         File.WriteAllText(Path.Combine(outdir, name + ".ready"), pid + "\n");
         Console.WriteLine("READY " + pid);
@@ -77,6 +104,7 @@ static unsafe class Program
         while (!File.Exists(release) && sw.Elapsed < TimeSpan.FromSeconds(600))
             Thread.Sleep(100);
         leak_native_marker(0x3);
+        Released.Set();
         GC.KeepAlive(View);
         GC.KeepAlive(Mmf);
         return File.Exists(release) ? 0 : 1;
@@ -172,6 +200,41 @@ static unsafe class Program
         Add("LeakNativeReserveCommit", "leak_native_reserve_commit (reserved part)", (ulong)p + (ulong)commit, reserve - commit);
     }
 
+    // Runs work on a new thread, waits until it is done; the thread then
+    // waits for the release, keeping its arena.
+    static void OnThreadOfItsOwn(string name, Action work)
+    {
+        var done = new ManualResetEventSlim(false);
+        var t = new Thread(() => { work(); done.Set(); Released.Wait(); }) { IsBackground = true, Name = name };
+        t.Start();
+        done.Wait();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void BurstNativeMemory(int requests, int size)
+    {
+        for (int i = 0; i < requests; i++)
+        {
+            IntPtr p = Marshal.AllocHGlobal(size);
+            new Span<byte>((void*)p, size).Fill(0x66);
+            HeapTruth.Add(new Range("BurstNativeMemory", $"Marshal.AllocHGlobal, freed (request {i})",
+                                    (ulong)p, (ulong)p + (ulong)size));
+            Marshal.FreeHGlobal(p);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void KeepNativeMemory(int count, int size)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            void* p = NativeMemory.Alloc((nuint)size);
+            new Span<byte>(p, size).Fill(0x77);
+            NativeBlocks.Add((IntPtr)p);
+            HeapTruth.Add(new Range("KeepNativeMemory", "NativeMemory.Alloc, kept", (ulong)p, (ulong)p + (ulong)size));
+        }
+    }
+
     // The managed arrays' data, taken last (the GC may have moved small ones
     // before); adjacent arrays are merged into one range.
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -212,7 +275,7 @@ static unsafe class Program
 
     // TSV: method, what, start, end (exclusive), bytes, and the
     // /proc/self/maps lines that the range overlaps (';'-separated).
-    static void WriteTruth(string path, int pid)
+    static void WriteTruth(string path, int pid, List<Range> rows)
     {
         var maps = new List<(ulong, ulong, string)>();
         foreach (var line in File.ReadAllLines("/proc/self/maps"))
@@ -225,7 +288,7 @@ static unsafe class Program
         var sb = new StringBuilder();
         sb.Append("# dotnet-leak truth, pid ").Append(pid).Append(": which method got which bytes\n");
         sb.Append("method\twhat\tstart\tend\tbytes\tmaps\n");
-        foreach (var r in Truth)
+        foreach (var r in rows)
         {
             var hits = new List<string>();
             foreach (var (ms, me, text) in maps)

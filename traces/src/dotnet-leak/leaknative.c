@@ -1,10 +1,14 @@
 // leaknative.c — the native library dotnet-leak P/Invokes into. It maps
 // memory with the mmap syscall directly (no malloc), so the creating stack
 // of those pages is: mmap <- leak_native_* <- P/Invoke stub <- the C# method.
+// It also writes glibc's own account of its heap (malloc_info) for the
+// heap walker's .NET test.
 // Built by the project (dotnet-leak.csproj) with
 //   gcc -g -O2 -fno-omit-frame-pointer -shared -fPIC
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -35,4 +39,24 @@ void *leak_native_reserve_commit(size_t reserve, size_t commit) {
 __attribute__((noinline, visibility("default")))
 int leak_native_marker(unsigned long id) {
   return madvise((void *)(id << 12), 0, MADV_NORMAL);
+}
+
+// glibc's malloc_info XML, written at a chosen moment without touching the
+// heap it describes: the FILE is opened early (leak_native_info_open, whose
+// own malloc happens then) with a static buffer, so that the later write
+// (leak_native_info_write) mallocs nothing. Each returns 0, or -1.
+static FILE *g_info;
+static char g_info_buf[1 << 16];
+
+__attribute__((noinline, visibility("default")))
+int leak_native_info_open(const char *path) {
+  g_info = fopen(path, "w");
+  if (!g_info) return -1;
+  return setvbuf(g_info, g_info_buf, _IOFBF, sizeof(g_info_buf)) == 0 ? 0 : -1;
+}
+
+__attribute__((noinline, visibility("default")))
+int leak_native_info_write(void) {
+  if (!g_info || malloc_info(0, g_info) != 0) return -1;
+  return fflush(g_info) == 0 ? 0 : -1;
 }
