@@ -7,6 +7,16 @@
 namespace pageblame::analysis {
 namespace {
 
+// An answer for `address` in `process` (nullopt: none) with `version`; the
+// rest is filled by Query().
+QueryAnswer AnswerAt(uint64_t address, std::optional<uint32_t> process, VersionId version) {
+  QueryAnswer a;
+  a.address = address;
+  a.process = process;
+  a.version = version;
+  return a;
+}
+
 // The page a query's address names: x86-64's and aarch64's usual 4 KiB (the
 // replay's unit, replay/call_rules.h).
 constexpr uint64_t kQueryPage = 4096;
@@ -72,20 +82,20 @@ std::vector<QueryAnswer> QueryAnswers(const index::TraceIndex& idx, const std::v
     size_t before = out.size();
     for (uint32_t p : procs) {
       VersionId v = idx.Lookup(p, addr, at);
-      if (v.valid()) out.push_back(Answer{addr, p, v, {}, {}});
+      if (v.valid()) out.push_back(AnswerAt(addr, p, v));
     }
     if (out.size() != before) continue;
     // Nobody had it mapped then: answer for its last tenant(s), whose
     // history says when and how the page went away.
     std::vector<uint32_t> last = LastTenants(idx, procs, addr, at);
-    for (uint32_t p : last) out.push_back(Answer{addr, p, VersionId::Invalid(), {}, {}});
+    for (uint32_t p : last) out.push_back(AnswerAt(addr, p, VersionId::Invalid()));
     if (!last.empty()) continue;
     // Never mapped there: with --pid, answer for the newest process of that
     // pid (attach mode may know why not).
     if (one_pid && !procs.empty()) {
-      out.push_back(Answer{addr, procs.back(), VersionId::Invalid(), {}, {}});
+      out.push_back(AnswerAt(addr, procs.back(), VersionId::Invalid()));
     } else {
-      out.push_back(Answer{addr, std::nullopt, VersionId::Invalid(), {}, {}});
+      out.push_back(AnswerAt(addr, std::nullopt, VersionId::Invalid()));
     }
   }
   return out;

@@ -34,7 +34,7 @@ struct QueryOptions : Scope {
 // is not mapped there at the time asked (then `process` is its last tenant,
 // or, with one pid asked about, that pid's newest process, or none).
 struct QueryAnswer {
-  uint64_t address;
+  uint64_t address = 0;
   std::optional<uint32_t> process;
   VersionId version;
   // Filled by Query() only. The page's lineage in `process` up to the time
