@@ -67,11 +67,6 @@ constexpr uint64_t kPage = 4096;
 uint64_t PageFloor(uint64_t a) { return a & ~(kPage - 1); }
 uint64_t PageCeil(uint64_t a) { return (a + kPage - 1) & ~(kPage - 1); }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream f(path);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 // The one file in `dir` named PREFIX*SUFFIX, or "".
 std::string FindFile(const std::string& dir, const std::string& prefix, const std::string& suffix) {
   std::string found;
