@@ -45,7 +45,8 @@ namespace pageblame::replay {
 class RecordingFile {
  public:
   // 2: the index's counters say what thinning left out (TraceStats::thinned_*).
-  static constexpr uint32_t kFormatVersion = 2;
+  // 3: stacks as the stack table's prefix tree (frames, then ids).
+  static constexpr uint32_t kFormatVersion = 3;
   // Identity::options bits.
   // kFolded: the index of a recording the recorder folded chunk by chunk
   // (record --max-size), whose raw chunks are gone: there is no trace to

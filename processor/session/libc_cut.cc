@@ -63,7 +63,7 @@ LibcCut FindLibcCut(const index::TraceIndex& idx, symbols::Symbolizer& sym) {
     const index::CallEvent& ev = idx.event(EventId(static_cast<uint32_t>(i)));
     if (!ev.stack.valid() || ev.stack.value() >= verdicts.size()) continue;
     StackVerdict& v = verdicts[ev.stack.value()];
-    if (v.kind == StackVerdict::kUnknown) v = Judge(sym, ev, idx.stacks().Get(ev.stack));
+    if (v.kind == StackVerdict::kUnknown) v = Judge(sym, ev, idx.stacks().Ips(ev.stack));
     if (v.kind == StackVerdict::kNoStack) continue;
     ++out.calls;
     if (v.kind != StackVerdict::kCut) continue;

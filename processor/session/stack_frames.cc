@@ -15,7 +15,9 @@ void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev, absl::Sp
 
 const StackFrames::Stack& StackFrames::Of(const index::CallEvent& ev) {
   keys_.clear();
-  const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
+  ips_.clear();
+  idx_.stacks().AppendIps(ev.stack, &ips_);
+  const absl::Span<const uint64_t> ips = ips_;
   for (size_t i = 0; i < ips.size(); ++i) {
     // A recursive frame repeats the ip before it: same pid, time and ip, same
     // key, without the lookup (half the frames of some stacks).

@@ -67,6 +67,7 @@ class StackFrames {
   // By (StackId, pid).
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, Stack> stacks_;
   std::vector<const void*> keys_;  // scratch
+  std::vector<uint64_t> ips_;      // scratch: the stack's ips
   uint64_t serial_ = 0;
 };
 
