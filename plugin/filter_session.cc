@@ -106,7 +106,7 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
   // (whose chain perf hands a dlfilter holds no user frames).
   if (auto it = printed_stacks_.find(id); it != printed_stacks_.end()) {
     const index::CallEvent& ev = trace_->index().event(id);
-    absl::Span<const uint64_t> frames = trace_->index().stacks().Get(ev.stack);
+    const std::vector<uint64_t> frames = trace_->index().stacks().Ips(ev.stack);
     if (!frames.empty()) names_.Note(ev.pid, frames, resolve);
     printed_stacks_.erase(it);
   }

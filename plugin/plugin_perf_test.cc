@@ -948,7 +948,7 @@ TEST(PluginPerfTest, DefaultOutputNamesFramesAsPerfDoes) {
   std::optional<uint64_t> page;
   for (const auto& [start, region] : idx.process(0).live) {
     const index::Version& v = idx.version(region.version);
-    if (v.origin.valid() && idx.stacks().Get(idx.event(v.origin).stack).size() >= 3) {
+    if (v.origin.valid() && idx.stacks().Ips(idx.event(v.origin).stack).size() >= 3) {
       page = v.start;
       break;
     }

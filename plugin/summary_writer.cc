@@ -48,7 +48,7 @@ std::vector<EventId> SummaryWriter::PrintedStacks(const std::vector<Target>& tar
 std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
   std::string out;
   int n = 0;
-  const absl::Span<const uint64_t> ips = trace_.index().stacks().Get(ev.stack);
+  const std::vector<uint64_t> ips = trace_.index().stacks().Ips(ev.stack);
   const bool inlines = trace_.index().stacks().Unwound(ev.stack);
   std::vector<symbols::Frame> frames;
   for (size_t i = 0; i < ips.size(); ++i) {

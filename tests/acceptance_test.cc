@@ -335,7 +335,7 @@ TEST(AcceptanceTest, JitFramesComeFromThePerfMapBesideTheTrace) {
   int jit_frames = 0;
   for (size_t e = 0; e < idx.num_events() && jit_frames < 5; ++e) {
     const index::CallEvent& ev = idx.event(EventId(e));
-    for (uint64_t ip : idx.stacks().Get(ev.stack)) {
+    for (uint64_t ip : idx.stacks().Ips(ev.stack)) {
       symbols::Frame f = t.symbolizer().Symbolize(ev.pid, ev.time, ip);
       if (f.dso.size() >= map_name.size() &&
           f.dso.compare(f.dso.size() - map_name.size(), map_name.size(), map_name) == 0) {

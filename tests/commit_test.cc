@@ -59,7 +59,7 @@ std::vector<std::string> StackSymbols(const session::Session& t, EventId ev) {
   std::vector<std::string> out;
   if (!ev.valid()) return out;
   const index::CallEvent& call = t.index().event(ev);
-  for (uint64_t ip : t.index().stacks().Get(call.stack)) {
+  for (uint64_t ip : t.index().stacks().Ips(call.stack)) {
     symbols::Frame f = t.symbolizer().Symbolize(call.pid, call.time, ip);
     out.push_back(f.symbol.value_or("?"));
   }

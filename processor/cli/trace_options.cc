@@ -154,7 +154,7 @@ absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_
                  "pageblame: %s: %llu records, %llu samples (%llu memory-syscall, %llu skipped "
                  "unparsed, %llu of other syscalls), %llu calls "
                  "(%llu failed, %llu no change), %zu processes, %zu regions versions, %zu unique "
-                 "stacks; index %.1f MiB\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
+                 "stacks (%zu frames); index %.1f MiB (stacks %.1f MiB)\n  sources: %s\n  unmatched exits %llu, unmatched enters %llu, pending "
                  "at end %llu, unknown records %llu, bad samples %llu, bad records %llu, impossible calls %llu, out of order %llu, concurrent unmaps "
                  "reordered %llu; time order by %s\n",
                  EscapeName(o.path).c_str(), (unsigned long long)s.records, (unsigned long long)s.samples,
@@ -163,7 +163,8 @@ absl::StatusOr<const session::Session*> LoadFromArgs(const Args& args, bool rss_
                  (unsigned long long)s.calls,
                  (unsigned long long)s.calls_failed, (unsigned long long)s.calls_no_change,
                  trace->index().num_processes(), trace->index().num_versions(),
-                 trace->index().stacks().size(), trace->index().MemoryBytes() / 1048576.0,
+                 trace->index().stacks().size(), trace->index().stacks().num_frames(),
+                 trace->index().MemoryBytes() / 1048576.0, trace->index().stacks().bytes() / 1048576.0,
                  EscapeName(trace->sources()).c_str(),
                  (unsigned long long)s.unmatched_exits, (unsigned long long)s.unmatched_enters,
                  (unsigned long long)s.pending_at_end, (unsigned long long)s.unknown_records,

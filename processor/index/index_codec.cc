@@ -15,7 +15,8 @@ namespace {
 // The fewest bytes each kind of entry takes, to refuse a count that the
 // bytes left cannot hold before anything is allocated for it.
 constexpr size_t kMinString = 1;
-constexpr size_t kMinStackEntry = 13;
+constexpr size_t kMinStackFrame = 12;
+constexpr size_t kMinStackEntry = 5;
 constexpr size_t kMinEvent = 97;
 constexpr size_t kMinVersion = 87;
 constexpr size_t kMinProcess = 100;
@@ -113,14 +114,22 @@ void PutVersion(std::string* out, const Version& v, const Renumbering& n) {
 // writes their private parts.
 class IndexCodecAccess {
  public:
+  // The stack table's prefix tree as it is: every node but the root (its
+  // ip, its parent, an earlier node), then every id (its leaf node, whether
+  // unwound, whether it is the id its node interns to: Bind's aliases and
+  // unbound reserved ids are not).
   static void PutStacks(std::string* out, const StackTable& t) {
-    PutFixed<uint64_t>(out, t.ips_.size());
-    for (uint64_t ip : t.ips_) PutFixed(out, ip);
+    PutFixed<uint64_t>(out, t.nodes_.size() - 1);
+    for (size_t i = 1; i < t.nodes_.size(); ++i) {
+      PutFixed(out, t.nodes_[i].ip);
+      PutFixed(out, t.nodes_[i].parent);
+    }
     PutFixed<uint64_t>(out, t.entries_.size());
-    for (const StackTable::Entry& e : t.entries_) {
-      PutFixed(out, e.offset);
-      PutFixed(out, e.length);
-      PutFixed<uint8_t>(out, e.unwound);
+    for (size_t i = 0; i < t.entries_.size(); ++i) {
+      const uint32_t node = t.entries_[i] & StackTable::kNodeMask;
+      PutFixed(out, node);
+      const bool owns = t.nodes_[node].stack == i;
+      PutFixed<uint8_t>(out, ((t.entries_[i] & StackTable::kUnwoundBit) != 0 ? 1 : 0) | (owns ? 2 : 0));
     }
   }
 
@@ -250,27 +259,38 @@ class IndexCodecAccess {
     return absl::OkStatus();
   }
 
+  // Into a fresh table (the root alone). A node's parent comes before it,
+  // so every walk to the root ends; no two nodes are the same frame under
+  // the same caller, and no node is owned twice, so interning more (a
+  // folded recording goes on) finds what the replay found.
   static absl::Status ReadStacks(ByteReader* r, StackTable* t) {
-    ASSIGN_OR_RETURN(uint64_t n_ips, ReadCount(r, sizeof(uint64_t), "stack ips"));
-    t->ips_.resize(n_ips);
-    for (uint64_t& ip : t->ips_) r->Read(&ip);
-    ASSIGN_OR_RETURN(uint64_t n, ReadCount(r, kMinStackEntry, "stacks"));
-    t->entries_.resize(n);
-    for (uint64_t i = 0; i < n; ++i) {
-      StackTable::Entry& e = t->entries_[i];
-      uint8_t unwound = 0;
-      if (!r->Read(&e.offset) || !r->Read(&e.length) || !r->Read(&unwound)) {
-        return Damaged(absl::StrCat("stack ", i, " runs past the end"));
-      }
-      e.unwound = unwound != 0;
-      if (e.offset > n_ips || e.length > n_ips - e.offset) {
-        return Damaged(absl::StrCat("stack ", i, " lies outside the stacks' ips"));
+    ASSIGN_OR_RETURN(uint64_t n_nodes, ReadCount(r, kMinStackFrame, "stack frames"));
+    if (n_nodes >= StackTable::kNodeMask) return Damaged(absl::StrCat(n_nodes, " stack frames are too many"));
+    t->set_.reserve(n_nodes);
+    for (uint64_t i = 1; i <= n_nodes; ++i) {
+      StackTable::Node n;
+      r->Read(&n.ip);  // the count was checked against the bytes left
+      r->Read(&n.parent);
+      if (n.parent >= i) return Damaged(absl::StrCat("stack frame ", i, " has no earlier caller frame"));
+      const uint32_t node = static_cast<uint32_t>(t->nodes_.push_back(n));
+      if (!t->set_.insert(node).second) {
+        return Damaged(absl::StrCat("stack frame ", i, " repeats an earlier one"));
       }
     }
-    // The set that interns: the first id of each distinct stack, as the
-    // replay made it (later ids with the same ips are Bind's aliases).
-    t->set_.clear();
-    for (uint32_t i = 0; i < n; ++i) t->set_.insert(StackId(i));
+    ASSIGN_OR_RETURN(uint64_t n, ReadCount(r, kMinStackEntry, "stacks"));
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t node = 0;
+      uint8_t flags = 0;
+      if (!r->Read(&node) || !r->Read(&flags)) return Damaged(absl::StrCat("stack ", i, " runs past the end"));
+      if (node > n_nodes || flags > 3) return Damaged(absl::StrCat("stack ", i, " names no stack frame"));
+      t->entries_.push_back(node | ((flags & 1) != 0 ? StackTable::kUnwoundBit : 0));
+      if ((flags & 2) != 0) {
+        if (t->nodes_[node].stack != StackTable::kNoStack) {
+          return Damaged(absl::StrCat("stack ", i, " repeats stack ", t->nodes_[node].stack));
+        }
+        t->nodes_[node].stack = static_cast<uint32_t>(i);
+      }
+    }
     return absl::OkStatus();
   }
 

@@ -1,12 +1,20 @@
 #include <random>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/base/byte_writer.h"
+#include "processor/index/index_codec.h"
 #include "processor/index/interval_index.h"
 #include "processor/index/stack_table.h"
+#include "processor/index/trace_index.h"
 
 namespace pageblame::index {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(StackTableTest, InternsEachUniqueStackOnce) {
   StackTable t;
@@ -15,9 +23,49 @@ TEST(StackTableTest, InternsEachUniqueStackOnce) {
   EXPECT_EQ(ia, ic);
   EXPECT_NE(ia, ib);
   EXPECT_EQ(t.size(), 2u);
-  EXPECT_EQ(t.total_ips(), 5u);
-  EXPECT_EQ(std::vector<uint64_t>(t.Get(ib).begin(), t.Get(ib).end()), b);
-  EXPECT_TRUE(t.Get(StackId::Invalid()).empty());
+  EXPECT_EQ(t.num_frames(), 5u);  // {1,2,3} and {1,2} have different outermost frames
+  EXPECT_EQ(t.Ips(ib), b);
+  EXPECT_TRUE(t.Ips(StackId::Invalid()).empty());
+}
+
+// The stack table in the index file (format 4): its prefix tree read back
+// as it was; a frame whose caller is not an earlier frame (a loop), or a
+// frame owned by two stacks, is damage.
+TEST(StackTableTest, TheIndexFileKeepsTheTreeAndRefusesLoopsAndTwoOwners) {
+  TraceIndex idx;
+  const std::vector<uint64_t> a = {0x10, 0x20}, b = {0x30, 0x20};
+  idx.stacks().Intern(a);
+  idx.stacks().Intern(b, /*unwound=*/true);
+  std::string bytes;
+  IndexCodec::Encode(idx, &bytes);
+  {
+    TraceIndex copy;
+    ASSERT_TRUE(IndexCodec::Decode(bytes, &copy).ok());
+    EXPECT_EQ(copy.stacks().Ips(StackId(0)), a);
+    EXPECT_EQ(copy.stacks().Ips(StackId(1)), b);
+    EXPECT_TRUE(copy.stacks().Unwound(StackId(1)));
+    EXPECT_EQ(copy.stacks().Intern(b), StackId(1));  // interning goes on where it was
+    EXPECT_EQ(copy.stacks().num_frames(), 3u);
+  }
+  // The frames: a count of 3, then 0x20 under the root (its ip, its parent).
+  std::string frames;
+  PutFixed<uint64_t>(&frames, 3);
+  PutFixed<uint64_t>(&frames, 0x20);
+  PutFixed<uint32_t>(&frames, 0);
+  const size_t at = bytes.find(frames);
+  ASSERT_NE(at, std::string::npos);
+  std::string loop = bytes;
+  loop[at + 16] = 1;  // 0x20's caller: itself
+  TraceIndex damaged;
+  EXPECT_THAT(std::string(IndexCodec::Decode(loop, &damaged).message()), HasSubstr("no earlier caller frame"));
+  // The ids after the frames (3 of 12 bytes) and their count: stack 1 made
+  // the owner of stack 0's leaf too.
+  const size_t ids = at + 8 + 3 * 12 + 8;
+  std::string twice = bytes;
+  twice.replace(ids + 5, 4, bytes.substr(ids, 4));
+  twice[ids + 9] = 2;
+  TraceIndex damaged2;
+  EXPECT_THAT(std::string(IndexCodec::Decode(twice, &damaged2).message()), HasSubstr("repeats stack 0"));
 }
 
 TEST(IntervalIndexTest, StabMatchesBruteForceOnRandomIntervals) {

@@ -1,44 +1,88 @@
 #include "processor/index/stack_table.h"
 
+#include <new>
+#include <utility>
+
 #include "absl/hash/hash.h"
 
 namespace pageblame::index {
 
-StackTable::StackTable() : set_(0, Hash{this}, Eq{this}) {}
+StackTable::StackTable() : set_(0, Hash{this}, Eq{this}) { nodes_.push_back(Node{}); }
 
-size_t StackTable::Hash::operator()(StackId id) const { return (*this)(table->Get(id)); }
+size_t StackTable::Hash::operator()(uint32_t node) const {
+  const Node& n = table->nodes_[node];
+  return (*this)(Key{n.parent, n.ip});
+}
 
-size_t StackTable::Hash::operator()(absl::Span<const uint64_t> ips) const {
-  return absl::Hash<absl::Span<const uint64_t>>()(ips);
+size_t StackTable::Hash::operator()(Key k) const {
+  return absl::Hash<std::pair<uint32_t, uint64_t>>()({k.parent, k.ip});
+}
+
+uint32_t StackTable::Child(uint32_t parent, uint64_t ip) {
+  auto it = set_.find(Key{parent, ip});
+  if (it != set_.end()) return *it;
+  if (nodes_.size() >= kNodeMask) throw std::bad_alloc();
+  const uint32_t node = static_cast<uint32_t>(nodes_.push_back(Node{ip, parent, kNoStack}));
+  set_.insert(node);
+  return node;
+}
+
+uint32_t StackTable::Walk(absl::Span<const uint64_t> ips) {
+  // The outer frames this stack shares with the previous one need no
+  // lookup: consecutive calls mostly come from the same callers.
+  const size_t n = ips.size();
+  size_t same = 0;
+  while (same < n && same < path_ips_.size() && path_ips_[same] == ips[n - 1 - same]) ++same;
+  path_ips_.resize(same);
+  path_nodes_.resize(same);
+  uint32_t node = same == 0 ? kRoot : path_nodes_[same - 1];
+  for (size_t k = same; k < n; ++k) {
+    const uint64_t ip = ips[n - 1 - k];
+    node = Child(node, ip);
+    path_ips_.push_back(ip);
+    path_nodes_.push_back(node);
+  }
+  return node;
 }
 
 StackId StackTable::Intern(absl::Span<const uint64_t> ips, bool unwound) {
-  auto it = set_.find(ips);
-  if (it != set_.end()) return *it;
-  StackId id(static_cast<uint32_t>(entries_.size()));
-  entries_.push_back(Entry{ips_.size(), static_cast<uint32_t>(ips.size()), unwound});
-  ips_.insert(ips_.end(), ips.begin(), ips.end());
-  set_.insert(id);
-  return id;
+  const uint32_t node = Walk(ips);
+  Node& leaf = nodes_[node];
+  if (leaf.stack != kNoStack) return StackId(leaf.stack);
+  leaf.stack = static_cast<uint32_t>(entries_.push_back(node | (unwound ? kUnwoundBit : 0)));
+  return StackId(leaf.stack);
 }
 
 StackId StackTable::Reserve() {
-  StackId id(static_cast<uint32_t>(entries_.size()));
-  entries_.push_back(Entry{ips_.size(), 0, false});
-  return id;
+  // The root: no ips until Bind(); it does not own the root (Intern({})
+  // makes the empty stack its own id).
+  return StackId(static_cast<uint32_t>(entries_.push_back(kRoot)));
 }
 
 StackId StackTable::Bind(StackId id, absl::Span<const uint64_t> ips, bool unwound) {
   if (!id.valid() || id.value() >= entries_.size()) return id;
-  auto it = set_.find(ips);
-  if (it != set_.end()) {
-    entries_[id.value()] = entries_[it->value()];  // the same ips, not stored twice
-    return *it;
+  const uint32_t node = Walk(ips);
+  Node& leaf = nodes_[node];
+  if (leaf.stack != kNoStack) {
+    entries_[id.value()] = entries_[leaf.stack];  // the same ips, not stored twice
+    return StackId(leaf.stack);
   }
-  entries_[id.value()] = Entry{ips_.size(), static_cast<uint32_t>(ips.size()), unwound};
-  ips_.insert(ips_.end(), ips.begin(), ips.end());
-  set_.insert(id);
+  entries_[id.value()] = node | (unwound ? kUnwoundBit : 0);
+  leaf.stack = id.value();
   return id;
+}
+
+void StackTable::AppendIps(StackId id, std::vector<uint64_t>* out) const {
+  if (!id.valid() || id.value() >= entries_.size()) return;
+  for (uint32_t node = entries_[id.value()] & kNodeMask; node != kRoot; node = nodes_[node].parent) {
+    out->push_back(nodes_[node].ip);
+  }
+}
+
+std::vector<uint64_t> StackTable::DistinctIps() const {
+  absl::flat_hash_set<uint64_t> seen;
+  for (size_t i = 1; i < nodes_.size(); ++i) seen.insert(nodes_[i].ip);
+  return std::vector<uint64_t>(seen.begin(), seen.end());
 }
 
 }  // namespace pageblame::index

@@ -2,7 +2,10 @@
 // the unwound flag, and ids reserved before their ips are known.
 #include "processor/index/stack_table.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
+#include <random>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -13,27 +16,27 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
 
-std::vector<uint64_t> Ips(absl::Span<const uint64_t> s) { return {s.begin(), s.end()}; }
-
-TEST(StackTableTest, GetGivesTheIpsLeafFirstAsInterned) {
+TEST(StackTableTest, IpsAreLeafFirstAsInterned) {
   StackTable t;
   const std::vector<uint64_t> leaf_first = {0x7f0000001000, 0x401234, 0x400100};
   const std::vector<uint64_t> reversed = {0x400100, 0x401234, 0x7f0000001000};
   const StackId a = t.Intern(leaf_first);
   const StackId b = t.Intern(reversed);
   EXPECT_NE(a, b);  // order is part of a stack
-  EXPECT_THAT(Ips(t.Get(a)), ElementsAre(0x7f0000001000, 0x401234, 0x400100));
-  EXPECT_THAT(Ips(t.Get(b)), ElementsAre(0x400100, 0x401234, 0x7f0000001000));
+  EXPECT_THAT(t.Ips(a), ElementsAre(0x7f0000001000, 0x401234, 0x400100));
+  EXPECT_THAT(t.Ips(b), ElementsAre(0x400100, 0x401234, 0x7f0000001000));
   // A stack that is a suffix of another (same callers, one frame less).
   const std::vector<uint64_t> suffix = {0x401234, 0x400100};
   const StackId c = t.Intern(suffix);
   EXPECT_NE(c, a);
-  EXPECT_THAT(Ips(t.Get(c)), ElementsAre(0x401234, 0x400100));
+  EXPECT_THAT(t.Ips(c), ElementsAre(0x401234, 0x400100));
   EXPECT_EQ(t.size(), 3u);
-  // all_ips: every stack's ips, one stack after another.
-  EXPECT_THAT(Ips(t.all_ips()), ElementsAre(0x7f0000001000, 0x401234, 0x400100, 0x400100, 0x401234,
-                                            0x7f0000001000, 0x401234, 0x400100));
+  // c is a's callers: the frames a stored for them, now c's own stack.
+  EXPECT_EQ(t.num_frames(), 6u);
+  EXPECT_EQ(t.Intern(leaf_first), a);
+  EXPECT_THAT(t.DistinctIps(), UnorderedElementsAre(0x7f0000001000, 0x401234, 0x400100));
 }
 
 TEST(StackTableTest, TheEmptyStackIsOneStack) {
@@ -42,7 +45,7 @@ TEST(StackTableTest, TheEmptyStackIsOneStack) {
   const StackId e2 = t.Intern({});
   EXPECT_TRUE(e1.valid());
   EXPECT_EQ(e1, e2);
-  EXPECT_THAT(Ips(t.Get(e1)), IsEmpty());
+  EXPECT_THAT(t.Ips(e1), IsEmpty());
   const std::vector<uint64_t> one = {0};  // an ip of 0 is not "no ips"
   EXPECT_NE(t.Intern(one), e1);
   EXPECT_EQ(t.size(), 2u);
@@ -52,8 +55,8 @@ TEST(StackTableTest, UnknownIdsGiveNothing) {
   StackTable t;
   const std::vector<uint64_t> ips = {1, 2};
   t.Intern(ips);
-  EXPECT_THAT(Ips(t.Get(StackId(1))), IsEmpty());
-  EXPECT_THAT(Ips(t.Get(StackId::Invalid())), IsEmpty());
+  EXPECT_THAT(t.Ips(StackId(1)), IsEmpty());
+  EXPECT_THAT(t.Ips(StackId::Invalid()), IsEmpty());
   EXPECT_FALSE(t.Unwound(StackId(7)));
   EXPECT_FALSE(t.Unwound(StackId::Invalid()));
 }
@@ -73,17 +76,17 @@ TEST(StackTableTest, AReservedIdIsEmptyUntilBoundThenFoundByIntern) {
   StackTable t;
   const StackId late = t.Reserve();
   ASSERT_TRUE(late.valid());
-  EXPECT_THAT(Ips(t.Get(late)), IsEmpty());
+  EXPECT_THAT(t.Ips(late), IsEmpty());
   // The empty stack interned meanwhile is not the reserved id: binding it
   // later must not change what the empty stack is.
   const StackId empty = t.Intern({});
   EXPECT_NE(empty, late);
   const std::vector<uint64_t> ips = {0xaa, 0xbb, 0xcc};
   EXPECT_EQ(t.Bind(late, ips), late);  // new ips: the id itself
-  EXPECT_THAT(Ips(t.Get(late)), ElementsAre(0xaa, 0xbb, 0xcc));
+  EXPECT_THAT(t.Ips(late), ElementsAre(0xaa, 0xbb, 0xcc));
   EXPECT_TRUE(t.Unwound(late));  // Bind's default: ips from an unwinder
   EXPECT_EQ(t.Intern(ips), late);
-  EXPECT_THAT(Ips(t.Get(empty)), IsEmpty());
+  EXPECT_THAT(t.Ips(empty), IsEmpty());
   EXPECT_EQ(t.size(), 2u);
 }
 
@@ -92,10 +95,10 @@ TEST(StackTableTest, BindingIpsInternedBeforeMakesAnAliasAndStoresNothing) {
   const std::vector<uint64_t> ips = {0x1, 0x2, 0x3, 0x4};
   const StackId first = t.Intern(ips, /*unwound=*/true);
   const StackId late = t.Reserve();
-  const size_t total = t.total_ips();
+  const size_t total = t.num_frames();
   EXPECT_EQ(t.Bind(late, ips), first);
-  EXPECT_THAT(Ips(t.Get(late)), ElementsAre(0x1, 0x2, 0x3, 0x4));  // an alias reads the same
-  EXPECT_EQ(t.total_ips(), total);                                // not stored twice
+  EXPECT_THAT(t.Ips(late), ElementsAre(0x1, 0x2, 0x3, 0x4));  // an alias reads the same
+  EXPECT_EQ(t.num_frames(), total);                                // not stored twice
   EXPECT_EQ(t.Intern(ips), first);                                // still the first id
   // Two reserved ids bound to the same new ips: the second is an alias of
   // the first.
@@ -103,7 +106,7 @@ TEST(StackTableTest, BindingIpsInternedBeforeMakesAnAliasAndStoresNothing) {
   const std::vector<uint64_t> other = {0x9};
   EXPECT_EQ(t.Bind(r1, other), r1);
   EXPECT_EQ(t.Bind(r2, other), r1);
-  EXPECT_THAT(Ips(t.Get(r2)), ElementsAre(0x9));
+  EXPECT_THAT(t.Ips(r2), ElementsAre(0x9));
 }
 
 TEST(StackTableTest, BindingAnInvalidOrUnknownIdChangesNothing) {
@@ -112,7 +115,7 @@ TEST(StackTableTest, BindingAnInvalidOrUnknownIdChangesNothing) {
   EXPECT_FALSE(t.Bind(StackId::Invalid(), ips).valid());
   EXPECT_EQ(t.Bind(StackId(3), ips), StackId(3));
   EXPECT_EQ(t.size(), 0u);
-  EXPECT_EQ(t.total_ips(), 0u);
+  EXPECT_EQ(t.num_frames(), 0u);
 }
 
 TEST(StackTableTest, ManyStacksKeepTheirIdsAsTheTableGrows) {
@@ -125,9 +128,43 @@ TEST(StackTableTest, ManyStacksKeepTheirIdsAsTheTableGrows) {
   for (uint64_t i = 0; i < 3000; ++i) {
     const std::vector<uint64_t> ips = {i, i * 7, 0x400000};
     ASSERT_EQ(t.Intern(ips), ids[i]) << i;
-    ASSERT_THAT(Ips(t.Get(ids[i])), ElementsAre(i, i * 7, 0x400000));
+    ASSERT_THAT(t.Ips(ids[i]), ElementsAre(i, i * 7, 0x400000));
   }
   EXPECT_EQ(t.size(), 3000u);
+}
+
+// A service's stacks: deep, sharing their callers, differing near the leaf,
+// met in any order (the walk's reuse of the previous stack's outer frames
+// must not give one stack's id to another).
+TEST(StackTableTest, StacksSharingCallersShareTheirFramesAndKeepTheirIds) {
+  StackTable t;
+  std::mt19937_64 rng(7);
+  std::vector<std::vector<uint64_t>> stacks;
+  for (int i = 0; i < 4000; ++i) {
+    std::vector<uint64_t> s;
+    const size_t depth = 1 + rng() % 30;
+    // Outermost frames first (made so), a few choices per depth.
+    for (size_t d = 0; d < depth; ++d) s.push_back(0x400000 + d * 0x100 + rng() % (d < 20 ? 2 : 5));
+    std::reverse(s.begin(), s.end());  // leaf first
+    stacks.push_back(s);
+  }
+  std::map<std::vector<uint64_t>, StackId> first;
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < stacks.size(); ++i) {
+      const size_t k = round == 0 ? i : rng() % stacks.size();
+      const StackId id = t.Intern(stacks[k]);
+      auto [it, fresh] = first.try_emplace(stacks[k], id);
+      ASSERT_EQ(it->second, id) << k;
+      ASSERT_EQ(t.Ips(id), stacks[k]) << k;
+      if (fresh) {
+        ASSERT_EQ(id.value(), first.size() - 1);  // ids dense, in order of first meeting
+      }
+    }
+  }
+  EXPECT_EQ(t.size(), first.size());
+  size_t total = 0;
+  for (const auto& [s, id] : first) total += s.size();
+  EXPECT_LT(t.num_frames(), total / 2);  // shared callers stored once
 }
 
 }  // namespace

@@ -197,7 +197,7 @@ std::string OriginRenderer::ShortStack(const index::CallEvent& ev, size_t max_fr
   // first `max_frames`): symbolizing them directly is cheaper than checking a
   // whole cached stack.
   std::vector<symbols::Frame> frames;
-  const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
+  const std::vector<uint64_t> ips = idx_.stacks().Ips(ev.stack);
   const bool inlines = idx_.stacks().Unwound(ev.stack);
   const bool all = summary_.style == analysis::SummaryStyle::kAll;
   size_t app = 0;

@@ -55,7 +55,7 @@ class CommitRulesTest : public ::testing::Test {
   // The tag of the stack of a call (0 for none).
   uint32_t Tag(EventId ev) {
     if (!ev.valid()) return 0;
-    return static_cast<uint32_t>(idx_.stacks().Get(idx_.event(ev).stack)[0] - 0x1000);
+    return static_cast<uint32_t>(idx_.stacks().Ips(idx_.event(ev).stack)[0] - 0x1000);
   }
   uint32_t OriginTag(uint64_t addr) { return Tag(At(addr).origin); }
   uint32_t CommitTag(uint64_t addr) { return Tag(At(addr).commit); }

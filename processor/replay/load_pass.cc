@@ -160,7 +160,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> LoadPass::Run() {
   // printing will likely want, one DSO at a time, most frames first.
   std::vector<symbols::PreloadPlan::Dso> dsos;
   if (options_.preload_symbols && !worker_->diverged()) {
-    dsos = symbols::PreloadPlan::Of(*mappings_).Needed(idx_->stacks().all_ips());
+    dsos = symbols::PreloadPlan::Of(*mappings_).Needed(idx_->stacks().DistinctIps());
   }
   size_t next_dso = 0;
   const uint64_t out_of_order = worker_->Finish([&] {

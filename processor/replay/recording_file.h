@@ -48,7 +48,8 @@ class RecordingFile {
  public:
   // 2: the index's counters say what thinning left out (TraceStats::thinned_*).
   // 3: the header says whether it is a checkpoint (FoldCheckpoint).
-  static constexpr uint32_t kFormatVersion = 3;
+  // 4: stacks as the stack table's prefix tree (frames, then ids).
+  static constexpr uint32_t kFormatVersion = 4;
   // Identity::options bits.
   // kFolded: the index of a recording the recorder folded chunk by chunk
   // (record --max-size), whose raw chunks are gone: there is no trace to

@@ -26,8 +26,6 @@ constexpr uint64_t kSp = 0x7ffc00000000;
 constexpr uint64_t kCode = 0x400000;
 constexpr uint64_t kLeaf = kCode + 0x100;
 
-std::vector<uint64_t> Ips(absl::Span<const uint64_t> s) { return {s.begin(), s.end()}; }
-
 // A --call-graph dwarf sample that owns its registers and stack copy: pc
 // kLeaf, then a frame-pointer chain whose frames return to `callers` (each
 // frame 32 bytes above the last, from `first_frame` bytes above sp). The
@@ -107,7 +105,7 @@ TEST_F(StackInternerTest, FramePointerChainsAreTheirUserIpsOnce) {
   const StackId a = interner.Intern(s);
   const StackId again = interner.Intern(s);
   EXPECT_EQ(a, again);
-  EXPECT_THAT(Ips(table_.Get(a)), ElementsAre(0x401000, 0x402000));  // leaf first, user only
+  EXPECT_THAT(table_.Ips(a), ElementsAre(0x401000, 0x402000));  // leaf first, user only
   EXPECT_FALSE(table_.Unwound(a));
   const std::vector<uint64_t> other = {perf::kContextUser, 0x401000, 0x403000};
   s.callchain = other;
@@ -115,7 +113,7 @@ TEST_F(StackInternerTest, FramePointerChainsAreTheirUserIpsOnce) {
   const std::vector<uint64_t> kernel_only = {perf::kContextKernel, 0xffffffff81000010};
   s.callchain = kernel_only;
   const StackId empty = interner.Intern(s);
-  EXPECT_THAT(Ips(table_.Get(empty)), IsEmpty());
+  EXPECT_THAT(table_.Ips(empty), IsEmpty());
   EXPECT_EQ(table_.size(), 3u);
   EXPECT_EQ(interner.waited(), 0u);
 }
@@ -126,7 +124,7 @@ TEST_F(StackInternerTest, AChainWithUserIpsIsTakenAsItIsEvenWithAStackCopy) {
   const std::vector<uint64_t> chain = {perf::kContextUser, 0x401000};
   d.sample.callchain = chain;
   const StackId id = interner.Intern(d.sample);
-  EXPECT_THAT(Ips(table_.Get(id)), ElementsAre(0x401000));
+  EXPECT_THAT(table_.Ips(id), ElementsAre(0x401000));
   EXPECT_EQ(interner.waited(), 0u);
   EXPECT_EQ(unwinder_.stats().samples, 0u);  // not unwound
 }
@@ -136,7 +134,7 @@ TEST_F(StackInternerTest, ADwarfSampleInKnownCodeIsUnwoundAtOnce) {
   StackInterner interner(&table_, &unwinder_);
   DwarfSample d(7, {kCode + 0x200, kCode + 0x300});
   const StackId id = interner.Intern(d.sample);
-  EXPECT_THAT(Ips(table_.Get(id)), ElementsAre(kLeaf, kCode + 0x200, kCode + 0x300));
+  EXPECT_THAT(table_.Ips(id), ElementsAre(kLeaf, kCode + 0x200, kCode + 0x300));
   EXPECT_TRUE(table_.Unwound(id));
   EXPECT_EQ(interner.waited(), 0u);
   // The same stack again: the same id.
@@ -151,13 +149,13 @@ TEST_F(StackInternerTest, ASampleInCodeNotMappedYetWaitsForTheEndOfItsRoundWithA
   DwarfSample d(7, {kCode + 0x200, kCode + 0x300});
   const StackId id = interner.Intern(d.sample);
   ASSERT_TRUE(id.valid());
-  EXPECT_THAT(Ips(table_.Get(id)), IsEmpty());  // reserved: nothing yet
+  EXPECT_THAT(table_.Ips(id), IsEmpty());  // reserved: nothing yet
   EXPECT_EQ(interner.waited(), 1u);
   EXPECT_GT(interner.max_waiting_bytes(), 0u);
   d.Scribble();  // the reader's buffer moves on: the interner kept its own copy
   MapCode(7);    // the MMAP2 record, later in the file
   interner.FinishedRound();
-  EXPECT_THAT(Ips(table_.Get(id)), ElementsAre(kLeaf, kCode + 0x200, kCode + 0x300));
+  EXPECT_THAT(table_.Ips(id), ElementsAre(kLeaf, kCode + 0x200, kCode + 0x300));
   EXPECT_THAT(interner.aliases(), IsEmpty());
   EXPECT_EQ(interner.reread(), 0u);
   // Later samples of that stack find it under the same id.
@@ -178,7 +176,7 @@ TEST_F(StackInternerTest, AWaitingStackEqualToOneInternedBeforeBecomesItsAlias) 
   interner.FinishedRound();
   ASSERT_EQ(interner.aliases().size(), 1u);
   EXPECT_EQ(interner.aliases().at(reserved), first);
-  EXPECT_THAT(Ips(table_.Get(reserved)), ElementsAre(kLeaf, kCode + 0x200));
+  EXPECT_THAT(table_.Ips(reserved), ElementsAre(kLeaf, kCode + 0x200));
 }
 
 TEST_F(StackInternerTest, FinishUnwindsWhatStillWaitsWithWhatIsKnown) {
@@ -186,9 +184,9 @@ TEST_F(StackInternerTest, FinishUnwindsWhatStillWaitsWithWhatIsKnown) {
   DwarfSample d(7, {kCode + 0x200});
   const StackId id = interner.Intern(d.sample);
   interner.Finish();  // its code was never mapped: the leaf from the registers
-  EXPECT_THAT(Ips(table_.Get(id)), ElementsAre(kLeaf));
+  EXPECT_THAT(table_.Ips(id), ElementsAre(kLeaf));
   interner.Finish();  // nothing left: harmless
-  EXPECT_THAT(Ips(table_.Get(id)), ElementsAre(kLeaf));
+  EXPECT_THAT(table_.Ips(id), ElementsAre(kLeaf));
   EXPECT_EQ(interner.waited(), 1u);
 }
 
@@ -210,7 +208,7 @@ TEST_F(StackInternerTest, HeldCopiesRoundTripWhateverTheStackHolds) {
   }
   MapCode(7);
   interner.FinishedRound();
-  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(Ips(table_.Get(ids[i])), want[i]) << i;
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(table_.Ips(ids[i]), want[i]) << i;
   // The random copies were kept whole (no smaller than themselves).
   EXPECT_GE(interner.max_waiting_bytes(), 3 * 16384u);
 }
@@ -242,8 +240,8 @@ TEST_F(StackInternerTest, ASampleThatCanBeReadAgainWaitsAsItsPlaceInTheFile) {
   EXPECT_EQ(rereads, 2);
   EXPECT_EQ(interner.reread(), 1u);
   EXPECT_EQ(interner.reread_failed(), 1u);
-  EXPECT_THAT(Ips(table_.Get(id)), ElementsAre(kLeaf, kCode + 0x200));
-  EXPECT_THAT(Ips(table_.Get(lost_id)), IsEmpty());
+  EXPECT_THAT(table_.Ips(id), ElementsAre(kLeaf, kCode + 0x200));
+  EXPECT_THAT(table_.Ips(lost_id), IsEmpty());
   // Without a Reread function a record is no use: the sample is copied.
   StackInterner copying(&table_, &unwinder_);
   DwarfSample d(9, {kCode + 0x200}, 16384);
@@ -270,11 +268,11 @@ TEST_F(StackInternerTest, PastTheWaitingLimitTheOldestAreUnwoundAtOnce) {
   EXPECT_EQ(interner.waited(), n);
   EXPECT_LE(interner.max_waiting_bytes(), StackInterner::kMaxWaitingBytes + kStack + 4096);
   // The oldest were unwound with what was known (no mapping: the leaf).
-  EXPECT_THAT(Ips(table_.Get(ids[0])), ElementsAre(kLeaf));
-  EXPECT_THAT(Ips(table_.Get(ids[n - 1])), IsEmpty());  // the newest still waits
+  EXPECT_THAT(table_.Ips(ids[0]), ElementsAre(kLeaf));
+  EXPECT_THAT(table_.Ips(ids[n - 1]), IsEmpty());  // the newest still waits
   MapCode(7);
   interner.FinishedRound();
-  EXPECT_THAT(Ips(table_.Get(ids[n - 1])), ElementsAre(kLeaf, kCode + 0x200 + n - 1));
+  EXPECT_THAT(table_.Ips(ids[n - 1]), ElementsAre(kLeaf, kCode + 0x200 + n - 1));
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "processor/session/libc_cut.h"
 
 #include <algorithm>
-#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -28,9 +31,22 @@ bool IsRoot(absl::string_view symbol) {
 namespace {
 
 // One unique stack's verdict, and its leaf function's name if it is cut.
+// 8 bytes a stack (judged once per stack, and a recording can hold
+// millions): a cut stack's leaf name is kept once, in `names`.
 struct StackVerdict {
   enum Kind : int8_t { kUnknown, kNoStack, kWhole, kCut } kind = kUnknown;
-  std::string leaf;
+  uint32_t leaf = 0;  // kCut: its index in the leaf names
+};
+
+// The cut stacks' leaf names, each once, with their calls.
+struct LeafNames {
+  absl::flat_hash_map<std::string, uint32_t> ids;
+  std::vector<std::pair<std::string, uint64_t>> counts;  // by id
+  uint32_t Id(const std::string& name) {
+    auto [it, fresh] = ids.try_emplace(name, static_cast<uint32_t>(counts.size()));
+    if (fresh) counts.emplace_back(name, 0);
+    return it->second;
+  }
 };
 
 // Symbolizes the outermost and the leaf frame of every stack alike, cut or
@@ -38,7 +54,7 @@ struct StackVerdict {
 // whether the symbols were found. An outermost frame in libc that cannot
 // be named is not taken for a cut (no symbols, no evidence).
 StackVerdict Judge(symbols::Symbolizer& sym, const index::CallEvent& ev,
-                   absl::Span<const uint64_t> ips) {
+                   absl::Span<const uint64_t> ips, LeafNames* names) {
   StackVerdict v;
   if (ips.empty()) {
     v.kind = StackVerdict::kNoStack;
@@ -49,7 +65,7 @@ StackVerdict Judge(symbols::Symbolizer& sym, const index::CallEvent& ev,
   const bool cut = IsLibc(symbols::ToAbsl(outer.dso)) && outer.symbol &&
                    !IsRoot(symbols::ToAbsl(*outer.symbol));
   v.kind = cut ? StackVerdict::kCut : StackVerdict::kWhole;
-  if (cut) v.leaf = leaf.symbol.value_or("[unknown]");
+  if (cut) v.leaf = names->Id(leaf.symbol.value_or("[unknown]"));
   return v;
 }
 
@@ -57,20 +73,22 @@ StackVerdict Judge(symbols::Symbolizer& sym, const index::CallEvent& ev,
 
 LibcCut FindLibcCut(const index::TraceIndex& idx, symbols::Symbolizer& sym) {
   std::vector<StackVerdict> verdicts(idx.stacks().size());
-  std::map<std::string, uint64_t> leaves;
+  LeafNames names;
   LibcCut out;
   for (size_t i = 0; i < idx.num_events(); ++i) {
     const index::CallEvent& ev = idx.event(EventId(static_cast<uint32_t>(i)));
     if (!ev.stack.valid() || ev.stack.value() >= verdicts.size()) continue;
     StackVerdict& v = verdicts[ev.stack.value()];
-    if (v.kind == StackVerdict::kUnknown) v = Judge(sym, ev, idx.stacks().Get(ev.stack));
+    if (v.kind == StackVerdict::kUnknown) v = Judge(sym, ev, idx.stacks().Ips(ev.stack), &names);
     if (v.kind == StackVerdict::kNoStack) continue;
     ++out.calls;
     if (v.kind != StackVerdict::kCut) continue;
     ++out.cut;
-    ++leaves[v.leaf];
+    ++names.counts[v.leaf].second;
   }
-  std::vector<std::pair<std::string, uint64_t>> sorted(leaves.begin(), leaves.end());
+  // By name, then the most calls first (a tie keeps the name order).
+  std::vector<std::pair<std::string, uint64_t>> sorted = std::move(names.counts);
+  std::sort(sorted.begin(), sorted.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   for (size_t i = 0; i < sorted.size() && i < 3; ++i) out.leaves.push_back(sorted[i].first);

@@ -15,13 +15,22 @@ void AppendFrames(symbols::Symbolizer& sym, const index::CallEvent& ev, absl::Sp
 
 const StackFrames::Stack& StackFrames::Of(const index::CallEvent& ev) {
   keys_.clear();
-  const absl::Span<const uint64_t> ips = idx_.stacks().Get(ev.stack);
+  ips_.clear();
+  idx_.stacks().AppendIps(ev.stack, &ips_);
+  const absl::Span<const uint64_t> ips = ips_;
   for (size_t i = 0; i < ips.size(); ++i) {
     // A recursive frame repeats the ip before it: same pid, time and ip, same
     // key, without the lookup (half the frames of some stacks).
     keys_.push_back(i > 0 && ips[i] == ips[i - 1] ? keys_.back() : sym_.FrameKey(ev.pid, ev.time, ips[i]));
   }
-  auto [it, inserted] = stacks_.try_emplace({ev.stack.value(), ev.pid});
+  const std::pair<uint32_t, uint32_t> key(ev.stack.value(), ev.pid);
+  // Bounded: a symbolized stack is ~100 B a frame with its names, and a
+  // command that names every stack of a recording with millions of them
+  // (growth's methods) would keep them all. Past kMaxStacks the cache
+  // starts again; the frames made again get a new serial, so what was
+  // derived from them is made again too (same frames, same answers).
+  if (stacks_.size() >= kMaxStacks && !stacks_.contains(key)) stacks_.clear();
+  auto [it, inserted] = stacks_.try_emplace(key);
   Stack& c = it->second;
   if (!inserted && c.keys == keys_) return c;
   c.keys = keys_;

@@ -11,7 +11,8 @@
 // frame, Symbolizer::FrameKey): the same stack symbolizes differently in
 // another process, or after a library was mapped elsewhere. Symbolizing
 // stacks again for each region was most of the time of printing a big map
-// or attribution.
+// or attribution. The cache keeps at most kMaxStacks stacks (then starts
+// again), so its memory does not grow with a recording's distinct stacks.
 #ifndef PAGEBLAME_SESSION_STACK_FRAMES_H_
 #define PAGEBLAME_SESSION_STACK_FRAMES_H_
 
@@ -49,6 +50,10 @@ class StackFrames {
     uint64_t serial = 0;
   };
 
+  // The most (stack, process) entries kept: ~100 B a frame, so 16 Ki
+  // stacks of 30 frames are ~50 MB at most.
+  static constexpr size_t kMaxStacks = 16 << 10;
+
   StackFrames(const index::TraceIndex& idx, symbols::Symbolizer& sym) : idx_(idx), sym_(sym) {}
   StackFrames(const StackFrames&) = delete;
   StackFrames& operator=(const StackFrames&) = delete;
@@ -60,13 +65,16 @@ class StackFrames {
 
   const index::TraceIndex& index() const { return idx_; }
   symbols::Symbolizer& symbolizer() const { return sym_; }
+  // Entries kept now (at most kMaxStacks).
+  size_t cached() const { return stacks_.size(); }
 
  private:
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
-  // By (StackId, pid).
+  // By (StackId, pid), at most kMaxStacks.
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, Stack> stacks_;
   std::vector<const void*> keys_;  // scratch
+  std::vector<uint64_t> ips_;      // scratch: the stack's ips
   uint64_t serial_ = 0;
 };
 

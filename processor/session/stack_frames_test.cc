@@ -97,5 +97,30 @@ TEST_F(StackFramesTest, ARepeatedIpHasTheSameKey) {
   EXPECT_EQ(s.frames.size(), 4u);
 }
 
+// A recording with more distinct stacks than the cache keeps: it starts
+// again instead of growing, and a stack made again says the same frames
+// under a new serial (what was derived from the old ones is made again).
+TEST_F(StackFramesTest, TheCacheIsBoundedAndAStackMadeAgainIsTheSame) {
+  sym_.maps().AddMapping(1, 1, kLib, 0x10000, 0, "/nonexistent/libfoo.so", "");
+  std::vector<EventId> calls;
+  for (uint64_t i = 0; i < StackFrames::kMaxStacks + 10; ++i) {
+    const uint64_t ips[] = {kLib + (i % 0x10000), kCode + i};
+    calls.push_back(Mmap(10 + i, 1, 0x10000000 + 4096 * i, idx_.stacks().Intern(ips)));
+  }
+  StackFrames frames(idx_, sym_);
+  const StackFrames::Stack& first = frames.Of(idx_.event(calls[0]));
+  const uint64_t serial = first.serial;
+  const std::vector<std::string> dsos = Dsos(first);
+  for (EventId id : calls) {
+    frames.Of(idx_.event(id));
+    ASSERT_LE(frames.cached(), StackFrames::kMaxStacks);
+  }
+  const StackFrames::Stack& again = frames.Of(idx_.event(calls[0]));
+  EXPECT_NE(again.serial, serial);
+  EXPECT_EQ(Dsos(again), dsos);
+  EXPECT_EQ(again.frames[0].dso, "/nonexistent/libfoo.so");
+  EXPECT_EQ(again.frames[1].ip, kCode);
+}
+
 }  // namespace
 }  // namespace pageblame::session

@@ -5,7 +5,7 @@
 // Symbolizer::Preload while the replay thread finishes.
 //
 //   PreloadPlan plan = PreloadPlan::Of(history);
-//   for (const PreloadPlan::Dso& d : plan.Needed(stacks.all_ips())) sym.Preload(d.path, d.build_id);
+//   for (const PreloadPlan::Dso& d : plan.Needed(stacks.DistinctIps())) sym.Preload(d.path, d.build_id);
 //
 // A guess, never an answer: mappings of every process are taken together and
 // without their times, so a DSO may be named that no printed frame is in
