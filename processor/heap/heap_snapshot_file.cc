@@ -53,7 +53,7 @@ class BodyReader {
     return r_.Read(v) ? absl::OkStatus() : Bad(absl::StrCat("truncated ", what));
   }
   absl::Status String(std::string* s, absl::string_view what) {
-    uint64_t n;
+    uint64_t n = 0;
     RETURN_IF_ERROR(Varint(&n, what));
     absl::Span<const uint8_t> b;
     if (n > kMaxHeapString) return Bad(absl::StrCat(what, " of ", n, " bytes (at most ", kMaxHeapString, ")"));
