@@ -41,11 +41,9 @@ std::string GlibcVersionIn(const std::string& bytes) {
     const size_t line = bytes.rfind('\n', at);
     const size_t from = line == std::string::npos ? 0 : line;
     if (bytes.find("GNU C Library", from) > at) continue;
-    size_t i = at + sizeof(kBanner) - 1, dots = 0, start = i;
-    while (i < bytes.size() && (std::isdigit(static_cast<unsigned char>(bytes[i])) || bytes[i] == '.')) {
-      dots += bytes[i] == '.';
-      ++i;
-    }
+    const size_t start = at + sizeof(kBanner) - 1;
+    size_t i = start;
+    while (i < bytes.size() && (std::isdigit(static_cast<unsigned char>(bytes[i])) || bytes[i] == '.')) ++i;
     std::string v = bytes.substr(start, i - start);
     while (!v.empty() && v.back() == '.') v.pop_back();
     if (!v.empty() && v.find('.') != std::string::npos) return v;

@@ -53,7 +53,7 @@ class BodyReader {
     return r_.Read(v) ? absl::OkStatus() : Bad(absl::StrCat("truncated ", what));
   }
   absl::Status String(std::string* s, absl::string_view what) {
-    uint64_t n;
+    uint64_t n = 0;
     RETURN_IF_ERROR(Varint(&n, what));
     absl::Span<const uint8_t> b;
     if (n > kMaxHeapString) return Bad(absl::StrCat(what, " of ", n, " bytes (at most ", kMaxHeapString, ")"));
@@ -70,7 +70,7 @@ class BodyReader {
 };
 
 absl::Status ParseArena(BodyReader* r, ArenaStats* a) {
-  uint8_t flags;
+  uint8_t flags = 0;
   RETURN_IF_ERROR(r->Varint(&a->address, "arena address"));
   RETURN_IF_ERROR(r->Byte(&flags, "arena flags"));
   if (flags & ~(kMain | kTorn | kResident)) return r->Bad(absl::StrCat("unknown arena flags ", flags));
@@ -84,7 +84,7 @@ absl::Status ParseArena(BodyReader* r, ArenaStats* a) {
       f.in_use_bytes > f.system_bytes)
     return r->Bad("arena figures that do not add up (a part larger than its whole)");
   if (flags & kResident) {
-    uint64_t fr, rr;
+    uint64_t fr = 0, rr = 0;
     RETURN_IF_ERROR(r->Varint(&fr, "resident bytes"));
     RETURN_IF_ERROR(r->Varint(&rr, "resident bytes"));
     if (fr > f.free_bytes || rr > f.releasable_bytes) return r->Bad("more resident bytes than bytes");
@@ -124,10 +124,10 @@ absl::Status ParseRanges(BodyReader* r, HeapSnapshot* s) {
 absl::StatusOr<HeapSnapshot> ParseBody(BodyReader* r, uint32_t pid) {
   HeapSnapshot s;
   s.pid = pid;
-  uint8_t flags, allocator, layout;
+  uint8_t flags = 0, allocator = 0, layout = 0;
   RETURN_IF_ERROR(r->Byte(&flags, "snapshot flags"));
   if (flags & ~(kHasTime | kHasThreads | kHasCpus)) return r->Bad(absl::StrCat("unknown snapshot flags ", flags));
-  uint64_t v;
+  uint64_t v = 0;
   for (auto [bit, field] : {std::pair{kHasTime, &s.time}, {kHasThreads, &s.threads}, {kHasCpus, &s.cpus}}) {
     if ((flags & bit) == 0) continue;
     RETURN_IF_ERROR(r->Varint(&v, "snapshot numbers"));
@@ -147,7 +147,7 @@ absl::StatusOr<HeapSnapshot> ParseBody(BodyReader* r, uint32_t pid) {
   RETURN_IF_ERROR(r->String(&s.note, "note"));
   for (uint64_t* p : {&s.mmapped_count, &s.mmapped_bytes, &s.arena_max, &s.arena_test})
     RETURN_IF_ERROR(r->Varint(p, "mp_ figures"));
-  uint64_t arenas;
+  uint64_t arenas = 0;
   RETURN_IF_ERROR(r->Varint(&arenas, "arena count"));
   if (arenas > kMaxHeapArenas) return r->Bad(absl::StrCat(arenas, " arenas (at most ", kMaxHeapArenas, ")"));
   for (uint64_t i = 0; i < arenas; ++i) {

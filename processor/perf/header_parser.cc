@@ -175,7 +175,7 @@ absl::Status ParseBuildIds(absl::Span<const uint8_t> bytes, std::vector<BuildIdE
     const size_t start = r.pos();
     uint32_t type;
     uint16_t misc, size;
-    int32_t pid;
+    int32_t pid = 0;
     absl::Span<const uint8_t> id;
     if (!r.Read(&type) || !r.Read(&misc) || !r.Read(&size)) return Short("build id record");
     if (size < format::kBuildIdRecordFixedSize || size - format::kEventHeaderSize > r.remaining()) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "processor/base/shared_dir_for_test.h"
@@ -19,6 +20,16 @@ using testing::WriteTestElf;
 const std::string kIdA(20, '\xaa');
 const std::string kIdB(20, '\xbb');
 
+// Options with the three search roots set and nothing beside a trace; set
+// field by field (gcc warns on positional braces that leave beside_dir out).
+DsoLocator::Options Roots(std::string symfs, std::string debug_dir, std::string system_debug_dir) {
+  DsoLocator::Options o;
+  o.symfs = std::move(symfs);
+  o.debug_dir = std::move(debug_dir);
+  o.system_debug_dir = std::move(system_debug_dir);
+  return o;
+}
+
 std::string WriteElf(const std::string& path, const std::string& build_id) {
   TestElf spec;
   spec.build_id = build_id;
@@ -30,7 +41,7 @@ std::string WriteElf(const std::string& path, const std::string& build_id) {
 TEST(DsoLocatorTest, PathItselfWhenNoBuildIdKnown) {
   TempDir dir;
   std::string lib = WriteElf(dir.path() + "/lib/liba.so", kIdA);
-  DsoLocator locator({"", dir.path() + "/cache", ""});
+  DsoLocator locator(Roots("", dir.path() + "/cache", ""));
   DsoLocation loc = locator.Locate(lib, "");
   EXPECT_EQ(loc.elf_path, lib);
   EXPECT_EQ(loc.build_id, kIdA);  // read from the file
@@ -40,7 +51,7 @@ TEST(DsoLocatorTest, PathItselfWhenNoBuildIdKnown) {
 TEST(DsoLocatorTest, PathChecksTheBuildId) {
   TempDir dir;
   std::string lib = WriteElf(dir.path() + "/lib/liba.so", kIdA);
-  DsoLocator locator({"", dir.path() + "/cache", ""});
+  DsoLocator locator(Roots("", dir.path() + "/cache", ""));
   EXPECT_EQ(locator.Locate(lib, kIdA).elf_path, lib);
   // perf's 24-byte zero-padded form matches too.
   EXPECT_EQ(locator.Locate(lib, kIdA + std::string(4, '\0')).elf_path, lib);
@@ -52,14 +63,14 @@ TEST(DsoLocatorTest, PathChecksTheBuildId) {
 TEST(DsoLocatorTest, DeletedSuffixIsIgnoredForLookup) {
   TempDir dir;
   std::string lib = WriteElf(dir.path() + "/liba.so", kIdA);
-  DsoLocator locator({"", "", ""});
+  DsoLocator locator(Roots("", "", ""));
   EXPECT_EQ(locator.Locate(lib + " (deleted)", kIdA).elf_path, lib);
 }
 
 TEST(DsoLocatorTest, SymfsPrefixesThePath) {
   TempDir dir;
   std::string in_symfs = WriteElf(dir.path() + "/root/usr/lib/liba.so", kIdA);
-  DsoLocator locator({dir.path() + "/root", "", ""});
+  DsoLocator locator(Roots(dir.path() + "/root", "", ""));
   EXPECT_EQ(locator.Locate("/usr/lib/liba.so", kIdA).elf_path, in_symfs);
   EXPECT_EQ(locator.Locate("/usr/lib/liba.so", "").elf_path, in_symfs);
   EXPECT_EQ(locator.Locate("/usr/lib/libmissing.so", "").elf_path, "");
@@ -68,7 +79,9 @@ TEST(DsoLocatorTest, SymfsPrefixesThePath) {
 TEST(DsoLocatorTest, BinariesBesideTheTraceAreFoundByTheirName) {
   TempDir dir;
   std::string beside = WriteElf(dir.path() + "/traces/liba.so", kIdA);
-  DsoLocator locator({"", "", "", dir.path() + "/traces"});
+  DsoLocator::Options options;
+  options.beside_dir = dir.path() + "/traces";
+  DsoLocator locator(options);
   // Recorded elsewhere: found beside the trace, with or without a build id.
   EXPECT_EQ(locator.Locate("/build/out/liba.so", "").elf_path, beside);
   EXPECT_EQ(locator.Locate("/build/out/liba.so", kIdA).elf_path, beside);
@@ -108,7 +121,7 @@ TEST(DsoLocatorTest, BuildIdCacheLayouts) {
   std::string cached = WriteElf(cache + "/gone/liba.so/" + hex + "/elf", kIdA);
   testing::MakeSymlink("../../gone/liba.so/" + hex,
                        cache + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
-  DsoLocator locator({"", cache, ""});
+  DsoLocator locator(Roots("", cache, ""));
   EXPECT_EQ(locator.Locate("/gone/liba.so", kIdA).elf_path,
             cache + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + "/elf");
   // Without a build id the cache cannot be used.
@@ -128,7 +141,7 @@ TEST(DsoLocatorTest, CacheByPathAndVdso) {
   const std::string hex = BuildIdToHex(kIdA);
   std::string by_path = WriteElf(cache + "/gone/liba.so/" + hex + "/elf", kIdA);
   std::string vdso = WriteElf(cache + "/[vdso]/" + BuildIdToHex(kIdB) + "/vdso", kIdB);
-  DsoLocator locator({"", cache, ""});
+  DsoLocator locator(Roots("", cache, ""));
   EXPECT_EQ(locator.Locate("/gone/liba.so", kIdA).elf_path, by_path);
   EXPECT_EQ(locator.Locate("[vdso]", kIdB).elf_path, vdso);
   EXPECT_EQ(locator.Locate("[vdso]", "").elf_path, "");
@@ -139,7 +152,7 @@ TEST(DsoLocatorTest, PathFirstThenCacheWhenThePathIsAnotherBuild) {
   const std::string cache = dir.path() + "/debug";
   std::string lib = WriteElf(dir.path() + "/liba.so", kIdB);  // upgraded since recording
   std::string cached = WriteElf(cache + lib + "/" + BuildIdToHex(kIdA) + "/elf", kIdA);
-  DsoLocator locator({"", cache, ""});
+  DsoLocator locator(Roots("", cache, ""));
   DsoLocation loc = locator.Locate(lib, kIdA);
   EXPECT_EQ(loc.elf_path, cached);
   EXPECT_EQ(loc.build_id_mismatches, 1);
@@ -153,7 +166,7 @@ TEST(DsoLocatorTest, SeparateDebugFileByBuildId) {
   std::string debug = WriteElf(dir.path() + "/root/usr/lib/debug/.build-id/" + hex.substr(0, 2) +
                                    "/" + hex.substr(2) + ".debug",
                                kIdA);
-  DsoLocator locator({dir.path() + "/root", "", ""});
+  DsoLocator locator(Roots(dir.path() + "/root", "", ""));
   // Build id from the trace, or read from the binary when the trace has none.
   EXPECT_EQ(locator.Locate("/usr/lib/liba.so", kIdA).debug_path, debug);
   EXPECT_EQ(locator.Locate("/usr/lib/liba.so", "").debug_path, debug);
@@ -170,7 +183,7 @@ TEST(DsoLocatorTest, DebugFileOfAnotherBuildIsRejected) {
   // A stale debug file under the right name but with another build id.
   WriteElf(dir.path() + "/dbg/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug",
            kIdB);
-  DsoLocator locator({"", "", dir.path() + "/dbg"});
+  DsoLocator locator(Roots("", "", dir.path() + "/dbg"));
   DsoLocation loc = locator.Locate(lib, kIdA);
   EXPECT_EQ(loc.elf_path, lib);
   EXPECT_EQ(loc.debug_path, "");
@@ -179,7 +192,7 @@ TEST(DsoLocatorTest, DebugFileOfAnotherBuildIsRejected) {
 
 TEST(DsoLocatorTest, NonFilesAreNotFound) {
   TempDir dir;
-  DsoLocator locator({"", dir.path(), ""});
+  DsoLocator locator(Roots("", dir.path(), ""));
   EXPECT_EQ(locator.Locate("//anon", "").elf_path, "");
   EXPECT_EQ(locator.Locate("[vsyscall]", "").elf_path, "");
   EXPECT_EQ(locator.Locate(dir.path(), "").elf_path, "");  // a directory

@@ -276,7 +276,7 @@ TEST(ElfSymbolTableTest, DynsymAndSymtabMerge) {
 TEST(ElfSymbolTableTest, LibcWithSeparateDebugInfo) {
   auto table = ElfSymbolTable::Load(LibcPath());
   ASSERT_TRUE(table.ok());
-  DsoLocator locator({"", "", ""});
+  DsoLocator locator(DsoLocator::Options{});
   DsoLocation loc = locator.Locate(LibcPath(), (*table)->build_id());
   if (loc.debug_path.empty()) GTEST_SKIP() << "no debug file for libc installed";
   auto debug = ElfSymbolTable::Load(loc.debug_path);

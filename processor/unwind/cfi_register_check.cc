@@ -104,7 +104,7 @@ bool RegisterOk(uint64_t reg) { return reg <= x86_64::kMaxCfiRegister; }
 // range, else why not. Operands as DWARF 5 section 6.4.2 and the GNU
 // extensions libdw knows.
 std::string CheckInstructions(Cursor c, const CieInfo& info, int addr_size) {
-  uint64_t reg, v;
+  uint64_t reg = 0, v = 0;
   while (c.p != c.end) {
     const uint8_t op = *c.p++;
     bool ok = true;

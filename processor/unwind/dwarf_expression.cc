@@ -136,7 +136,7 @@ class Evaluator {
   // What reads registers, memory or the CFA, branches, ends the expression,
   // or takes two operands.
   EvalStatus OtherOp(const Dwarf_Op& op, size_t* i, bool* is_value) {
-    uint64_t a, b, c;
+    uint64_t a = 0, b = 0, c = 0;
     switch (op.atom) {
       case DW_OP_bregx: return PushRegister(static_cast<int>(op.number), op.number2);
       case DW_OP_call_frame_cfa:
