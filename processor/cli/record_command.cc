@@ -681,6 +681,53 @@ absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
   return plan;
 }
 
+// --dry-run: the perf command, and where snapshots would go.
+int DryRun(const RecordPlan& plan) {
+  std::printf("%s\n", absl::StrJoin(plan.PerfArgv(), " ").c_str());
+  if (!plan.SnapshotPath().empty()) {
+    std::fprintf(stderr, "pageblame record: and residency snapshots every %g s into %s\n", plan.rss_every,
+                 plan.SnapshotPath().c_str());
+  }
+  return 0;
+}
+
+// What the recorded runtime needs to be named (a perf map, node's flags),
+// from its command line and, for node, NODE_OPTIONS.
+void SayRuntimeHints(const RecordPlan& plan) {
+  std::vector<std::string> cmdline = plan.pid ? CommandLineOf(*plan.pid) : plan.command;
+  const char* own_node_options = std::getenv("NODE_OPTIONS");
+  const std::string node_options = plan.pid ? ValueOf(EnvironmentOf(*plan.pid), "NODE_OPTIONS")
+                                            : std::string(own_node_options ? own_node_options : "");
+  for (absl::string_view opt : absl::StrSplit(node_options, ' ', absl::SkipEmpty())) cmdline.emplace_back(opt);
+  for (const std::string& hint : RecordPlan::RuntimeHints(cmdline)) {
+    std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
+  }
+}
+
+// How perf runs beside the snapshots, for `plan` (files: null for -o -).
+recorder::PerfRunOptions RunOptionsFor(const RecordPlan& plan, const PerfAbilities& perf,
+                                       recorder::RecordingFiles* files, RuntimeTableSaver* tables) {
+  recorder::PerfRunOptions o;
+  o.argv = plan.PerfArgv();
+  o.env = plan.ExtraEnvironment();
+  o.files = files;
+  o.attach = plan.pid;
+  o.keep_stderr = plan.pid.has_value();
+  o.stop_when_attached_ends = !plan.cgroup.empty();
+  o.on_snapshot = [tables](const std::vector<uint32_t>& pids, residency::SnapshotReason reason) {
+    tables->OnSnapshot(pids, reason);
+  };
+  o.rss_every = plan.SnapshotPath().empty() ? 0 : plan.rss_every;
+  // --max-size: an eighth of it for the snapshots (a half is the index's, a
+  // quarter perf's chunk and the one being folded).
+  o.snapshot_budget = plan.max_size / 16;
+  // Pings also say when perf records (recorder/perf_control.h): snapshots
+  // and the table at the attach wait for that.
+  o.control = perf.ping;
+  if (plan.pid && plan.cgroup.empty()) o.preload = PerfPollFixFor(plan);
+  return o;
+}
+
 }  // namespace
 
 int RunRecord(const std::vector<std::string>& argv) {
@@ -702,24 +749,9 @@ int RunRecord(const std::vector<std::string>& argv) {
   plan->compress = perf.zstd;
   plan->no_bpf_event = perf.no_bpf_event;
   if (plan->pid && !args->Has("--per-thread")) ChooseCgroup(&*plan);
-  if (args->Has("--dry-run")) {
-    std::printf("%s\n", absl::StrJoin(plan->PerfArgv(), " ").c_str());
-    if (!plan->SnapshotPath().empty()) {
-      std::fprintf(stderr, "pageblame record: and residency snapshots every %g s into %s\n", plan->rss_every,
-                   plan->SnapshotPath().c_str());
-    }
-    return 0;
-  }
+  if (args->Has("--dry-run")) return DryRun(*plan);
   if (absl::Status s = CheckPermission(); !s.ok()) return ReportError(s);
-  std::vector<std::string> cmdline = plan->pid ? CommandLineOf(*plan->pid) : plan->command;
-  // node also takes its flags from NODE_OPTIONS.
-  const char* own_node_options = std::getenv("NODE_OPTIONS");
-  const std::string node_options = plan->pid ? ValueOf(EnvironmentOf(*plan->pid), "NODE_OPTIONS")
-                                             : std::string(own_node_options ? own_node_options : "");
-  for (absl::string_view opt : absl::StrSplit(node_options, ' ', absl::SkipEmpty())) cmdline.emplace_back(opt);
-  for (const std::string& hint : RecordPlan::RuntimeHints(cmdline)) {
-    std::fprintf(stderr, "pageblame record: hint: %s\n", hint.c_str());
-  }
+  SayRuntimeHints(*plan);
   if (absl::Status s = RefuseKilledRecording(*plan); !s.ok()) return ReportError(s);
   std::unique_ptr<recorder::RecordingFiles> files;
   if (plan->output != "-") {
@@ -740,24 +772,7 @@ int RunRecord(const std::vector<std::string>& argv) {
     folder = *std::move(started);
   }
   RuntimeTableSaver tables(files.get());
-  recorder::PerfRunOptions run_options;
-  run_options.argv = plan->PerfArgv();
-  run_options.env = plan->ExtraEnvironment();
-  run_options.files = files.get();
-  run_options.attach = plan->pid;
-  run_options.keep_stderr = plan->pid.has_value();
-  run_options.stop_when_attached_ends = !plan->cgroup.empty();
-  run_options.on_snapshot = [&tables](const std::vector<uint32_t>& pids, residency::SnapshotReason reason) {
-    tables.OnSnapshot(pids, reason);
-  };
-  run_options.rss_every = plan->SnapshotPath().empty() ? 0 : plan->rss_every;
-  // --max-size: an eighth of it for the snapshots (a half is the index's, a
-  // quarter perf's chunk and the one being folded).
-  run_options.snapshot_budget = plan->max_size / 16;
-  // Pings also say when perf records (recorder/perf_control.h): snapshots
-  // and the table at the attach wait for that.
-  run_options.control = perf.ping;
-  if (plan->pid && plan->cgroup.empty()) run_options.preload = PerfPollFixFor(*plan);
+  const recorder::PerfRunOptions run_options = RunOptionsFor(*plan, perf, files.get(), &tables);
   const std::optional<recorder::DotnetIpcClient> dotnet =
       plan->pid ? TurnOnDotnetPerfMap(*plan->pid) : std::nullopt;
   const recorder::PerfRunResult run = recorder::RunPerf(run_options);
