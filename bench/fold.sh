@@ -12,12 +12,14 @@
 # at its most). Run by hand as root (perf needs the tracepoints); not part of
 # scripts/test.
 #
-#   bench/fold.sh [SECONDS] [SIZE] [CHECKPOINT_EVERY]     (default 20 s, 4M, 60)
+#   bench/fold.sh [SECONDS] [SIZE] [CHECKPOINT_EVERY] [MAX_MEMORY]
+#   (default 20 s, 4M, 60, and --max-memory's default: SIZE)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_=${1:-20}
 SIZE=${2:-4M}
 EVERY=${3:-60}
+MEMORY=${4:-$SIZE}
 OUT=$ROOT/bench/out/fold
 PB=$ROOT/build/bin/pageblame
 mkdir -p "$OUT"
@@ -32,7 +34,7 @@ echo 0 >"$OUT/rss_peak"
    sleep 0.01
  done) &
 watcher=$!
-"$PB" record --max-size "$SIZE" --checkpoint-every "$EVERY" -o "$OUT/t.data" -- "$ROOT/build/tests/rotate" "$OUT" \
+"$PB" record --max-size "$SIZE" --checkpoint-every "$EVERY" --max-memory "$MEMORY" -o "$OUT/t.data" -- "$ROOT/build/tests/rotate" "$OUT" \
   "$SECONDS_" 2>"$OUT/record.log" &
 recorder=$!
 # The recorder's resident memory every 10 ms: at 1 s, half way, 1 s before
@@ -67,6 +69,7 @@ printf 'index %.2f MiB (%.2f MiB per million calls); folding %.2f s over %s s: %
   "$(echo "$index_bytes / 1048576" | bc -l)" "$(echo "$index_bytes / 1048576 * 1000000 / $calls" | bc -l)" \
   "$(echo "$avg_ms * $folded / 1000" | bc -l)" "$SECONDS_" "$(echo "$avg_ms * $folded / 10 / $SECONDS_" | bc -l)"
 grep -- 'checkpoints of' "$OUT/record.log" | sed 's/^pageblame record: //' || echo "no checkpoint while recording"
+grep -- 'folded calls and versions' "$OUT/record.log" | sed 's/^pageblame record: //' || true
 read -r rss_1 rss_mid rss_late rss_peak <"$OUT/rss_peak"
 printf 'recorder RSS: %.1f MiB at 1 s, %.1f MiB half way, %.1f MiB 1 s before the end, %.1f MiB at most\n' \
   "$(echo "$rss_1 / 1024" | bc -l)" "$(echo "$rss_mid / 1024" | bc -l)" "$(echo "$rss_late / 1024" | bc -l)" \

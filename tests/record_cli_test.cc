@@ -54,6 +54,12 @@ TEST(RecordCliTest, UsageMistakes) {
     EXPECT_EQ(Pageblame(std::string("record --max-size ") + bad + " -- /bin/true").exit_code, 2);
   }
   ExpectOneLineError(Pageblame("record --max-size 4M -o - -- /bin/true"), "--max-size needs a file");
+  for (const char* bad : {"0", "512K", "lots"}) {
+    CliRun r = Pageblame(std::string("record --max-size 4M --max-memory ") + bad + " -o t.data -- /bin/true");
+    ExpectOneLineError(r, "bad --max-memory");
+    EXPECT_EQ(r.exit_code, 2);
+  }
+  ExpectOneLineError(Pageblame("record --max-memory 64M -o t.data -- /bin/true"), "--max-memory goes with --max-size");
   // perf cuts its output into eighths of the bound.
   EXPECT_THAT(Pageblame("record --dry-run --max-size 4M -o t.data -- /bin/true").out,
               HasSubstr("--switch-output=512K -o t.data"));

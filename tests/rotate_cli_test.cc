@@ -8,7 +8,8 @@
 // bound). Afterwards only the index and the snapshots are left, and they
 // answer: every kept block is named by `query` and `attribute` with the
 // function that made it, and `maps` is the kernel's /proc/PID/maps the
-// program wrote as its last act.
+// program wrote as its last act — after the folded state was thinned in
+// memory (--max-memory) while it recorded.
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -75,8 +76,10 @@ TEST(RotateCliTest, AMaxSizeRecordingStaysWithinItAndStillNamesItsFirstSecond) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   });
-  CliRun rec = Pageblame(absl::StrCat("record --max-size 2M -o ", trace, " -- ", PAGEBLAME_BINARY_DIR,
-                                      "/tests/rotate ", dir, " 4"));
+  // Checkpoints twice a second and a small memory bound: the folded state
+  // is thinned in memory too while it records, and still names everything.
+  CliRun rec = Pageblame(absl::StrCat("record --max-size 2M --checkpoint-every 0.5 --max-memory 1M -o ", trace,
+                                      " -- ", PAGEBLAME_BINARY_DIR, "/tests/rotate ", dir, " 4"));
   done = true;
   watch.join();
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
@@ -88,6 +91,7 @@ TEST(RotateCliTest, AMaxSizeRecordingStaysWithinItAndStillNamesItsFirstSecond) {
   EXPECT_LE(peak.load(), kBound) << rec.err;
   EXPECT_GT(peak.load(), 0u);
   EXPECT_THAT(rec.err, HasSubstr("--max-size 2.0 MiB: perf wrote")) << rec.err;
+  EXPECT_THAT(rec.err, HasSubstr("(--max-memory 1.0 MiB); thinned in memory ")) << rec.err;
   // What is left: the index and the snapshots (residency and heap), no raw
   // chunk.
   std::vector<std::string> left;

@@ -68,6 +68,16 @@ class ChunkedVector {
     return size_++;
   }
 
+  // Keeps the first `n` elements (n <= size()) and gives back the blocks
+  // past them (to the system: the memory is returned, not kept ready).
+  void Truncate(size_t n) {
+    for (size_t i = n; i < size_; ++i) (*this)[i].~T();
+    size_ = n;
+    const size_t keep = (n + kBlock - 1) / kBlock;
+    for (size_t b = keep; b < blocks_.size(); ++b) ::munmap(blocks_[b], kBlockBytes);
+    blocks_.resize(keep);
+  }
+
   T& operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
   const T& operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
 

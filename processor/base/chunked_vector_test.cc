@@ -71,6 +71,30 @@ TEST(ChunkedVectorTest, ReserveMakesTheBlocksAheadAndNothingMoves) {
   EXPECT_EQ(v.bytes(), 4 * 8 * sizeof(uint64_t));
 }
 
+TEST(ChunkedVectorTest, TruncateDestroysTheRestAndGivesBackTheirBlocks) {
+  auto token = std::make_shared<int>(7);
+  using Elem = std::pair<uint64_t, std::shared_ptr<int>>;
+  ChunkedVector<Elem, 4 * sizeof(Elem)> v;  // blocks of 4
+  for (uint64_t i = 0; i < 10; ++i) v.push_back({i, token});
+  EXPECT_EQ(v.bytes(), 3 * 4 * sizeof(Elem));
+  v.Truncate(5);  // 2 blocks still needed
+  EXPECT_EQ(v.size(), 5u);
+  EXPECT_EQ(token.use_count(), 6) << "the elements past 5 were not destroyed";
+  EXPECT_EQ(v.bytes(), 2 * 4 * sizeof(Elem));
+  // Appending goes on where the kept ones end, over the destroyed slots.
+  for (uint64_t i = 5; i < 9; ++i) EXPECT_EQ(v.push_back({i * 10, token}), i);
+  EXPECT_EQ(v[4].first, 4u);
+  EXPECT_EQ(v[5].first, 50u);
+  EXPECT_EQ(v[8].first, 80u);
+  EXPECT_EQ(v.bytes(), 3 * 4 * sizeof(Elem));
+  v.Truncate(0);
+  EXPECT_TRUE(v.empty());
+  EXPECT_EQ(v.bytes(), 0u);
+  EXPECT_EQ(token.use_count(), 1);
+  v.push_back({1, nullptr});
+  EXPECT_EQ(v.size(), 1u);
+}
+
 TEST(ChunkedVectorTest, ABlockHoldsTheWholeElementsThatFitItsBytes) {
   // 24-byte elements in 100-byte blocks: 4 per block, 4 bytes unused.
   struct Elem {

@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "processor/base/format.h"
+#include "processor/base/status_macros.h"
 #include "processor/base/text_escape.h"
 #include "processor/cli/child_process.h"
 #include "processor/cli/command_spec.h"
@@ -101,13 +102,17 @@ const CommandSpec& RecordSpec() {
         "                        folded; 0: at the stop only), so that a recorder\n"
         "                        killed (kill -9, the OOM killer) leaves the recording\n"
         "                        up to its last checkpoint\n"
+        "  --max-memory SIZE     with --max-size: keep the calls and versions folded\n"
+        "                        in memory within SIZE (default: --max-size's SIZE),\n"
+        "                        thinning the oldest history at each checkpoint\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 and\n"
         "DOTNET_PerfMapStubGranularity=2, unless set (.NET then writes the perf map\n"
         "and jitdump that name its JIT and ReadyToRun frames); an attached .NET 8+\n"
         "process gets them turned on through its diagnostics socket while it is\n"
         "recorded. Run node with --perf-basic-prof --interpreted-frames-native-stack.\n";
-    s.value_flags = {"--output", "--pid", "--call-graph", "--rss-every", "--max-size", "--checkpoint-every"};
+    s.value_flags = {"--output", "--pid",           "--call-graph",      "--rss-every",
+                     "--max-size", "--max-memory", "--checkpoint-every"};
     s.bool_flags = {"--dry-run", "--per-thread", "--force"};
     s.aliases = {{"-o", "--output"}, {"-p", "--pid"}};
     s.many_positional = true;
@@ -577,7 +582,7 @@ absl::StatusOr<std::unique_ptr<recorder::ChunkFolder>> StartFolding(const Record
                                                       " (a chunk of an earlier recording) is there: move it away"));
   }
   auto folder = std::make_unique<recorder::ChunkFolder>(std::move(store), plan.output, plan.max_size / 2,
-                                                        plan.checkpoint_every);
+                                                        plan.checkpoint_every, plan.MemoryBound());
   folder->Start();
   return folder;
 }
@@ -607,6 +612,19 @@ void FinishFolding(recorder::ChunkFolder* folder) {
                             std::string(s.message()).c_str());
 }
 
+// What the folding held in memory: the calls and versions against
+// --max-memory, and where it thinned them.
+void SummarizeFoldingMemory(const RecordPlan& plan, const recorder::ChunkFolder::Stats& st) {
+  std::fprintf(stderr,
+               "pageblame record: the folded calls and versions took %s of memory at most (--max-memory %s)%s\n",
+               HumanBytes(st.peak_memory).c_str(), HumanBytes(plan.MemoryBound()).c_str(),
+               st.memory_thinnings == 0
+                   ? ""
+                   : absl::StrCat("; thinned in memory ", st.memory_thinnings, " times, the last before ",
+                                  FormatTime(st.memory_cut))
+                         .c_str());
+}
+
 // What --max-size kept: the disk at its most, what perf wrote, the folding's cost.
 void SummarizeFolding(const RecordPlan& plan, const recorder::ChunkFolder& folder,
                       const recorder::RecordingFiles& files) {
@@ -622,7 +640,10 @@ void SummarizeFolding(const RecordPlan& plan, const recorder::ChunkFolder& folde
                HumanBytes(st.peak_disk).c_str(), HumanBytes(now).c_str(), HumanBytes(st.index_bytes).c_str(),
                st.thinned_before == 0
                    ? "every call kept"
-                   : absl::StrCat("thinned to fit half of it: the history before ", FormatTime(st.thinned_before),
+                   : absl::StrCat(st.memory_cut != 0 && st.thinned_before <= st.memory_cut
+                                      ? "thinned in memory to fit --max-memory"
+                                      : "thinned to fit half of it",
+                                  ": the history before ", FormatTime(st.thinned_before),
                                   " is not kept, the regions alive then and after are, whole")
                          .c_str(),
                st.peak_disk > plan.max_size ? "; warning: more than --max-size" : "");
@@ -636,6 +657,32 @@ void SummarizeFolding(const RecordPlan& plan, const recorder::ChunkFolder& folde
                  st.checkpoint_error.empty() ? "" : "; warning: not all written: ",
                  EscapeName(st.checkpoint_error).c_str());
   }
+  SummarizeFoldingMemory(plan, st);
+}
+
+// --max-size and the flags that go with it.
+absl::Status FoldingFlags(const Args& args, RecordPlan* plan) {
+  if (auto size = args.Value("--max-size")) {
+    if (!RecordPlan::ParseSize(*size, &plan->max_size) || plan->max_size < (uint64_t{1} << 20)) {
+      return UsageError(absl::StrCat("bad --max-size '", *size, "': expected bytes with K, M or G, at least 1M"));
+    }
+    if (plan->output == "-") return UsageError("--max-size needs a file (-o FILE), not standard output");
+  }
+  if (auto every = args.Value("--checkpoint-every")) {
+    if (plan->max_size == 0) return UsageError("--checkpoint-every goes with --max-size");
+    if (!absl::SimpleAtod(*every, &plan->checkpoint_every) ||
+        !(plan->checkpoint_every == 0 || plan->checkpoint_every >= 0.01) || plan->checkpoint_every > 86400) {
+      return UsageError(absl::StrCat("bad --checkpoint-every '", *every,
+                                     "': expected seconds (0.01 to 86400), or 0 for none"));
+    }
+  }
+  if (auto size = args.Value("--max-memory")) {
+    if (plan->max_size == 0) return UsageError("--max-memory goes with --max-size");
+    if (!RecordPlan::ParseSize(*size, &plan->max_memory) || plan->max_memory < (uint64_t{1} << 20)) {
+      return UsageError(absl::StrCat("bad --max-memory '", *size, "': expected bytes with K, M or G, at least 1M"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
@@ -664,20 +711,7 @@ absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
       return UsageError(absl::StrCat("bad --rss-every '", *every, "': expected seconds (0.01 to 86400), or 0 for no snapshots"));
     }
   }
-  if (auto size = args.Value("--max-size")) {
-    if (!RecordPlan::ParseSize(*size, &plan.max_size) || plan.max_size < (uint64_t{1} << 20)) {
-      return UsageError(absl::StrCat("bad --max-size '", *size, "': expected bytes with K, M or G, at least 1M"));
-    }
-    if (plan.output == "-") return UsageError("--max-size needs a file (-o FILE), not standard output");
-  }
-  if (auto every = args.Value("--checkpoint-every")) {
-    if (plan.max_size == 0) return UsageError("--checkpoint-every goes with --max-size");
-    if (!absl::SimpleAtod(*every, &plan.checkpoint_every) ||
-        !(plan.checkpoint_every == 0 || plan.checkpoint_every >= 0.01) || plan.checkpoint_every > 86400) {
-      return UsageError(absl::StrCat("bad --checkpoint-every '", *every,
-                                     "': expected seconds (0.01 to 86400), or 0 for none"));
-    }
-  }
+  RETURN_IF_ERROR(FoldingFlags(args, &plan));
   return plan;
 }
 

@@ -8,6 +8,7 @@
 #include "processor/base/byte_reader.h"
 #include "processor/base/byte_writer.h"
 #include "processor/base/status_macros.h"
+#include "processor/index/index_thinning.h"
 
 namespace pageblame::index {
 namespace {
@@ -85,15 +86,7 @@ void PutEvent(std::string* out, const CallEvent& e) {
   PutId(out, e.comm);
 }
 
-// What a thinned index keeps (EncodeThinned): for each call and version
-// its new id, or invalid when it is left out. Without one, every id stays.
-struct Renumbering {
-  std::vector<uint32_t> events, versions;
-  EventId Event(EventId e) const { return e.valid() && !events.empty() ? EventId(events[e.value()]) : e; }
-  VersionId Version(VersionId v) const { return v.valid() && !versions.empty() ? VersionId(versions[v.value()]) : v; }
-};
-
-void PutVersion(std::string* out, const Version& v, const Renumbering& n) {
+void PutVersion(std::string* out, const Version& v, const IndexThinning& n) {
   for (uint64_t x : {v.start, v.end, v.t_from, v.t_to}) PutFixed(out, x);
   PutFixed(out, v.process);
   PutFixed<uint8_t>(out, static_cast<uint8_t>(v.begin));
@@ -139,7 +132,7 @@ class IndexCodecAccess {
     PutFixed<uint8_t>(out, m.have_peak_);
   }
 
-  static void PutProcess(std::string* out, const Process& p, const Renumbering& n) {
+  static void PutProcess(std::string* out, const Process& p, const IndexThinning& n) {
     PutFixed(out, p.pid);
     PutFixed(out, p.ppid);
     for (uint64_t v : {p.t_start, p.t_exit, p.t_exec}) PutFixed(out, v);
@@ -165,19 +158,17 @@ class IndexCodecAccess {
     PutTally(out, p.mapped);
   }
 
-  static void Encode(const TraceIndex& idx, const Renumbering& n, const TraceStats& stats, std::string* out) {
+  static void Encode(const TraceIndex& idx, const IndexThinning& n, const TraceStats& stats, std::string* out) {
     PutFixed<uint64_t>(out, idx.strings().size());
     for (uint32_t i = 0; i < idx.strings().size(); ++i) PutString(out, idx.strings().Get(StringId(i)));
     PutStacks(out, idx.stacks_);
-    PutFixed<uint64_t>(out, Kept(n.events, idx.num_events()));
+    PutFixed<uint64_t>(out, n.KeptEvents(idx.num_events()));
     for (size_t i = 0; i < idx.num_events(); ++i) {
-      if (n.events.empty() || n.events[i] != EventId::kInvalidValue) {
-        PutEvent(out, idx.event(EventId(static_cast<uint32_t>(i))));
-      }
+      if (n.KeepsEvent(i)) PutEvent(out, idx.event(EventId(static_cast<uint32_t>(i))));
     }
-    PutFixed<uint64_t>(out, Kept(n.versions, idx.num_versions()));
+    PutFixed<uint64_t>(out, n.KeptVersions(idx.num_versions()));
     for (size_t i = 0; i < idx.num_versions(); ++i) {
-      if (n.versions.empty() || n.versions[i] != VersionId::kInvalidValue) {
+      if (n.KeepsVersion(i)) {
         PutVersion(out, idx.version(VersionId(static_cast<uint32_t>(i))), n);
       }
     }
@@ -185,64 +176,20 @@ class IndexCodecAccess {
     for (size_t i = 0; i < idx.num_processes(); ++i) PutProcess(out, idx.process(static_cast<uint32_t>(i)), n);
     PutStats(out, stats);
   }
-  static void Encode(const TraceIndex& idx, std::string* out) { Encode(idx, Renumbering{}, idx.stats_, out); }
-
-  static size_t Kept(const std::vector<uint32_t>& ids, size_t all) {
-    if (ids.empty()) return all;
-    size_t n = 0;
-    for (uint32_t v : ids) n += v != EventId::kInvalidValue;
-    return n;
-  }
+  static void Encode(const TraceIndex& idx, std::string* out) { Encode(idx, IndexThinning{}, idx.stats_, out); }
 
   // EncodeThinned: the versions that outlive `cutoff`, and the calls they
-  // name or made after it (every call after it changed a version that
-  // outlives it: they are kept anyway), numbered in their old order.
+  // name or made after it (index_thinning.h), numbered in their old order.
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out) {
-    Renumbering n;
     TraceStats stats = idx.stats_;
-    Renumber(idx, cutoff, &n, &stats);
+    const IndexThinning n = IndexThinning::At(idx, cutoff, &stats);
     Encode(idx, n, stats, out);
   }
 
   static size_t KeptByThinning(const TraceIndex& idx, uint64_t cutoff) {
-    Renumbering n;
     TraceStats stats;
-    Renumber(idx, cutoff, &n, &stats);
-    return idx.num_events() - stats.thinned_calls + idx.num_versions() - stats.thinned_versions;
-  }
-
-  // The renumbering of EncodeThinned at `cutoff`, and what it leaves out
-  // added to `stats`.
-  static void Renumber(const TraceIndex& idx, uint64_t cutoff, Renumbering* n, TraceStats* stats) {
-    n->versions.assign(idx.num_versions(), VersionId::kInvalidValue);
-    n->events.assign(idx.num_events(), EventId::kInvalidValue);
-    std::vector<bool> named(idx.num_events(), false);
-    auto name = [&](EventId e) {
-      if (e.valid()) named[e.value()] = true;
-    };
-    for (size_t i = 0; i < idx.num_versions(); ++i) {
-      const Version& v = idx.version(VersionId(static_cast<uint32_t>(i)));
-      if (v.t_to <= cutoff) continue;
-      for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) name(e);
-    }
-    for (size_t i = 0; i < idx.num_processes(); ++i) name(idx.process(static_cast<uint32_t>(i)).unknown_break_event);
-    uint32_t next = 0;
-    for (size_t i = 0; i < idx.num_events(); ++i) {
-      if (named[i] || idx.event(EventId(static_cast<uint32_t>(i))).time > cutoff) {
-        n->events[i] = next++;
-      } else {
-        ++stats->thinned_calls;
-      }
-    }
-    next = 0;
-    for (size_t i = 0; i < idx.num_versions(); ++i) {
-      if (idx.version(VersionId(static_cast<uint32_t>(i))).t_to > cutoff) {
-        n->versions[i] = next++;
-      } else {
-        ++stats->thinned_versions;
-      }
-    }
-    stats->thinned_before = std::max(stats->thinned_before, cutoff);
+    const IndexThinning n = IndexThinning::At(idx, cutoff, &stats);
+    return n.KeptEvents(idx.num_events()) + n.KeptVersions(idx.num_versions());
   }
 
   // ---------------------------------------------------------------- decoding

@@ -33,7 +33,8 @@ class IndexCodec {
   // it (regions unmapped, replaced or changed by then) and the calls that
   // only they name are left out, ids renumbered in order; every version
   // alive after `cutoff` is kept whole, with its creating and committing
-  // calls and stacks. A kept version whose `prev` was left out loses it.
+  // calls and stacks. A kept version whose `prev` was left out loses it
+  // (index_thinning.h: the same rule TraceIndex::ThinBefore applies in memory).
   // stats().thinned_* say what went (added to an earlier thinning's). The
   // stack and string tables are kept whole. Decode() reads it back.
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out);

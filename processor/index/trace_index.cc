@@ -1,6 +1,7 @@
 #include "processor/index/trace_index.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace pageblame::index {
 
@@ -34,6 +35,38 @@ void TraceIndex::BuildIntervals() const {
   }
   by_process_.resize(processes_.size());
   for (size_t p = 0; p < per.size(); ++p) by_process_[p].Build(std::move(per[p]));
+}
+
+IndexThinning TraceIndex::ThinBefore(uint64_t cutoff) {
+  assert(!finalized_);  // the interval indexes would name the old ids
+  IndexThinning n = IndexThinning::At(*this, cutoff, &stats_);
+  // Kept entries keep their order, so each moves to a slot at or before its
+  // own: one pass from the front, then the tail's blocks are given back.
+  size_t kept = 0;
+  for (size_t i = 0; i < events_.size(); ++i) {
+    if (n.KeepsEvent(i)) events_[kept++] = events_[i];
+  }
+  events_.Truncate(kept);
+  kept = 0;
+  for (size_t i = 0; i < versions_.size(); ++i) {
+    if (!n.KeepsVersion(i)) continue;
+    Version v = versions_[i];
+    for (EventId* e : {&v.origin, &v.commit, &v.begin_event, &v.end_event}) *e = n.Event(*e);
+    v.prev = n.Version(v.prev);  // a prev left out is lost, as in a thinned file
+    versions_[kept++] = v;
+  }
+  versions_.Truncate(kept);
+  for (Process& p : processes_) {
+    p.unknown_break_event = n.Event(p.unknown_break_event);
+    for (auto& entry : p.live) entry.second.version = n.Version(entry.second.version);
+    // The madvise calls kept are those whose call is.
+    p.advice.erase(std::remove_if(p.advice.begin(), p.advice.end(),
+                                  [&](const Advice& a) { return !n.Event(a.event).valid(); }),
+                   p.advice.end());
+    for (Advice& a : p.advice) a.event = n.Event(a.event);
+    p.advice.shrink_to_fit();
+  }
+  return n;
 }
 
 size_t TraceIndex::MemoryBytes() const {

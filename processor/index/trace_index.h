@@ -21,6 +21,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "processor/base/block_pool.h"
 #include "processor/base/chunked_vector.h"
+#include "processor/index/index_thinning.h"
 #include "processor/index/interval_index.h"
 #include "processor/index/stack_table.h"
 #include "processor/index/string_table.h"
@@ -65,6 +66,12 @@ class TraceIndex {
   Version& mutable_version(VersionId id) { return versions_[id.value()]; }
   uint32_t AddProcess(const Process& p);
   Process& mutable_process(uint32_t i) { return processes_[i]; }
+  // Thins the index in place at `cutoff` (index_thinning.h): the calls and
+  // versions thinning leaves out are dropped, the rest renumbered in order
+  // and every id the index holds rewritten; stats() count what went. While
+  // building only (the recorder's folding, paused between events). Returns
+  // the renumbering, for the ids the caller holds (replay's threads).
+  IndexThinning ThinBefore(uint64_t cutoff);
   // Ends building. Call once, after replay. The per-process interval indexes
   // that answer questions about past times are built on the first such
   // question (thread-safe), so `maps`/`query` of the end state never pay for

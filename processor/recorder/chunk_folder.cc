@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
 #include "processor/index/index_codec.h"
+#include "processor/index/index_thinning.h"
 #include "processor/replay/recording_file.h"
 
 namespace pageblame::recorder {
@@ -25,19 +26,22 @@ double Now() {
 }  // namespace
 
 ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes,
-                         double checkpoint_every)
+                         double checkpoint_every, uint64_t max_memory_bytes)
     : store_(std::move(store)),
       max_index_bytes_(max_index_bytes),
       result_(absl::UnknownError("not folded")),
-      checkpoint_every_(checkpoint_every) {
+      checkpoint_every_(checkpoint_every),
+      max_memory_bytes_(max_memory_bytes),
+      // The first look after one chunk: from it on, the growth per chunk is known.
+      memory_pause_at_(max_memory_bytes > 0 ? 1 : UINT64_MAX) {
   load_.path = trace;
   load_.symbols.trace_path = trace;
   load_.preload_symbols = false;
   load_.next_chunk = [this] { return NextChunk(); };
   load_.chunk_done = [this](const std::string& path) { ChunkDone(path); };
-  if (checkpoint_every_ > 0) {
+  if (checkpoint_every_ > 0 || max_memory_bytes_ > 0) {
     load_.checkpoint_due = [this] { return CheckpointDue(); };
-    load_.checkpoint = [this](const replay::LoadedView& t) { WriteCheckpoint(t); };
+    load_.checkpoint = [this](const replay::LoadedView& t) { return AtPause(t); };
   }
 }
 
@@ -79,9 +83,10 @@ std::string ChunkFolder::Fitted(const replay::LoadedView& t, const replay::Recor
   const bool bounded = limit > 0 && s.last_time > s.first_time;
   // Thinned before, the whole will not fit now (the index only grows): a
   // checkpoint starts at the last cut (it keeps at most what the earliest
-  // cut would).
-  const uint64_t from =
-      checkpoint != nullptr && last_cut_ > s.first_time && last_cut_ < s.last_time ? last_cut_ : 0;
+  // cut would); the stop at the cut the memory was thinned at (what it
+  // left out is gone).
+  const uint64_t floor = checkpoint != nullptr ? last_cut_ : stats_.memory_cut;
+  const uint64_t from = floor > s.first_time && floor < s.last_time ? floor : 0;
   std::string bytes = replay::RecordingFile::Encode(t, id, bounded ? from : 0, checkpoint);
   if (!bounded || bytes.size() <= limit) {
     if (from != 0) stats_.thinned_before = from;
@@ -155,11 +160,65 @@ std::string ChunkFolder::Thinned(const replay::LoadedView& t, const replay::Reco
 
 bool ChunkFolder::CheckpointDue() const {
   // Asked after every record: the clock only once a chunk more was folded.
-  return stats_.chunks > checkpoint_chunks_ && (last_checkpoint_ < 0 || Now() - last_checkpoint_ >= checkpoint_every_);
+  return stats_.chunks > pause_chunks_ && (stats_.chunks >= memory_pause_at_ || CheckpointTime());
+}
+
+bool ChunkFolder::CheckpointTime() const {
+  return checkpoint_every_ > 0 && (last_checkpoint_ < 0 || Now() - last_checkpoint_ >= checkpoint_every_);
+}
+
+uint64_t ChunkFolder::AtPause(const replay::LoadedView& t) {
+  if (CheckpointTime()) {
+    const double start = Now();
+    WriteCheckpoint(t);
+    last_checkpoint_ = Now();
+    const double took = last_checkpoint_ - start;
+    stats_.checkpoint_seconds += took;
+    stats_.max_checkpoint_seconds = std::max(stats_.max_checkpoint_seconds, took);
+    if (started_ >= 0) started_ += took;  // the chunk's folding time is its own
+    NoteDisk();
+  }
+  // (Thinning in memory is folding work: its time counts in the chunk's.)
+  const uint64_t cut = MemoryCut(*t.index);
+  pause_chunks_ = stats_.chunks;
+  return cut;
+}
+
+uint64_t ChunkFolder::MemoryCut(const index::TraceIndex& idx) {
+  // The calls and versions: what grows with the calls folded (the stacks
+  // and strings grow with the distinct ones, the live maps with the state).
+  const uint64_t tables = idx.num_events() * sizeof(index::CallEvent) + idx.num_versions() * sizeof(index::Version);
+  stats_.peak_memory = std::max(stats_.peak_memory, tables);
+  uint64_t cut = last_cut_;  // what the checkpoints no longer keep
+  const index::TraceStats& s = idx.stats();
+  uint64_t after = tables;
+  if (max_memory_bytes_ > 0 && tables > max_memory_bytes_ && s.last_time > s.first_time) {
+    // To 3/4 of the bound: not thinned again at every pause.
+    const uint64_t from = std::max(stats_.memory_cut, s.first_time);
+    cut = std::max(cut, index::IndexThinning::EarliestCutWithin(idx, from, s.last_time, max_memory_bytes_ / 4 * 3));
+    after = max_memory_bytes_ / 4 * 3;
+  }
+  PlanMemoryPause(tables, after);
+  if (cut <= stats_.memory_cut || cut <= s.first_time) return 0;
+  stats_.memory_cut = cut;
+  ++stats_.memory_thinnings;
+  last_cut_ = std::max(last_cut_, cut);  // a checkpoint after it cannot keep more
+  return cut;
+}
+
+void ChunkFolder::PlanMemoryPause(uint64_t tables, uint64_t after) {
+  if (max_memory_bytes_ == 0) return;
+  // The growth per chunk since the last pause; the next pause a chunk
+  // before the bound would be passed at that pace (every chunk at worst).
+  const uint64_t chunks = stats_.chunks - pause_chunks_;
+  const uint64_t per_chunk = chunks > 0 && tables > memory_after_ ? (tables - memory_after_) / chunks : 0;
+  const uint64_t room = max_memory_bytes_ > after ? max_memory_bytes_ - after : 0;
+  const uint64_t ahead = per_chunk == 0 ? kMaxChunksBetweenLooks : std::min(room / per_chunk, kMaxChunksBetweenLooks);
+  memory_pause_at_ = stats_.chunks + std::max<uint64_t>(ahead, 1);
+  memory_after_ = std::min(tables, after);
 }
 
 void ChunkFolder::WriteCheckpoint(const replay::LoadedView& t) {
-  const double start = Now();
   replay::LoadOptions o;
   o.path = load_.path;
   o.folded = true;
@@ -180,13 +239,6 @@ void ChunkFolder::WriteCheckpoint(const replay::LoadedView& t) {
   // Not written is no failure of the recording (a full disk): the next may be.
   if (!s.ok() && stats_.checkpoint_error.empty()) stats_.checkpoint_error = std::string(s.message());
   if (s.ok()) ++stats_.checkpoints;
-  last_checkpoint_ = Now();
-  checkpoint_chunks_ = stats_.chunks;
-  const double took = last_checkpoint_ - start;
-  stats_.checkpoint_seconds += took;
-  stats_.max_checkpoint_seconds = std::max(stats_.max_checkpoint_seconds, took);
-  if (started_ >= 0) started_ += took;  // the chunk's folding time is its own
-  NoteDisk();
 }
 
 void ChunkFolder::NoteDisk() { stats_.peak_disk = std::max(stats_.peak_disk, store_.DiskBytes()); }

@@ -27,13 +27,21 @@
 // A recorder killed with SIGKILL leaves the last one, which the commands
 // read (session/checkpoint_note.h); the index at the stop replaces it.
 //
-// Limits (issue 42): the folded state is thinned as it is written (each
-// checkpoint, the stop), never in memory: the recorder's memory grows with
-// the calls folded until the stop (thinning it in place would renumber the
-// calls and versions the replay's address spaces hold). What was folded
-// after the last checkpoint is lost with a kill. The stack and string
-// tables are never thinned. A chunk that cannot be read stops the folding
-// (Finish says why; the chunks from it on are kept).
+// Memory: at each pause of the replay the folded state in memory is thinned
+// (TraceIndex::ThinBefore): at the last checkpoint's cut (what it left out
+// no later index would keep), and further when the calls and versions pass
+// `max_memory_bytes` (to 3/4 of it, at the earliest cut that fits:
+// IndexThinning::EarliestCutWithin). Besides the checkpoints, the replay
+// pauses for that alone when the calls and versions would pass the bound:
+// each pause measures their growth per chunk and plans the next one a
+// chunk before it (a pause that writes nothing is one pass over the
+// tables). So the recorder holds at most the bound and a chunk's calls.
+//
+// Limits (issue 42): what was folded after the last checkpoint is lost
+// with a kill. The stack and string tables are never thinned (a stack is
+// ~56 B: many millions of distinct stacks pass a small bound alone; the
+// summary says so). A chunk that cannot be read stops the folding (Finish
+// says why; the chunks from it on are kept).
 #ifndef PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
 #define PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
 
@@ -69,6 +77,12 @@ class ChunkFolder {
     double max_checkpoint_seconds = 0;  // the slowest's
     uint64_t checkpoint_bytes = 0;      // the largest written
     std::string checkpoint_error;       // the first that could not be written ("" if none)
+    // Thinning in memory (see above).
+    uint64_t memory_thinnings = 0;  // times the state in memory was thinned
+    uint64_t memory_cut = 0;        // the latest cut it was thinned at (0: never)
+    // The calls and versions in memory at their most, seen at each pause
+    // before it thinned them (count x size: what max_memory_bytes bounds).
+    uint64_t peak_memory = 0;
   };
 
   // A checkpoint this long after the one before, at the first round's end
@@ -77,8 +91,9 @@ class ChunkFolder {
 
   // `max_index_bytes`: the index's share of --max-size (0: no bound).
   // `checkpoint_every`: seconds between checkpoints (0: none).
+  // `max_memory_bytes`: the bound of the index in memory (0: none).
   ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes,
-              double checkpoint_every = kCheckpointEvery);
+              double checkpoint_every = kCheckpointEvery, uint64_t max_memory_bytes = 0);
   ~ChunkFolder();
 
   void Start();
@@ -114,9 +129,21 @@ class ChunkFolder {
   // `limit` (at the end if none does).
   std::string Thinned(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
                       const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early);
+  // Whether the replay is to pause now: a checkpoint or the memory is due.
   bool CheckpointDue() const;
-  // Writes the recording so far as TRACE.index (the replay waits meanwhile).
+  bool CheckpointTime() const;
+  // The replay is paused: writes the recording so far as TRACE.index if a
+  // checkpoint is due; returns where to thin the state in memory (0: not).
+  uint64_t AtPause(const replay::LoadedView& t);
   void WriteCheckpoint(const replay::LoadedView& t);
+  // Where the state in memory is to be thinned now (0: nowhere new), and
+  // when (in chunks) the memory is to be looked at again.
+  uint64_t MemoryCut(const index::TraceIndex& idx);
+  // `tables`: the calls and versions now; `after`: at most what they will be
+  // once thinned.
+  void PlanMemoryPause(uint64_t tables, uint64_t after);
+  // A look at the memory at least this often (the pace may change).
+  static constexpr uint64_t kMaxChunksBetweenLooks = 64;
 
   ChunkStore store_;
   replay::LoadOptions load_;
@@ -130,8 +157,11 @@ class ChunkFolder {
   std::string last_done_;  // the last chunk read to its end and removed
   double started_ = -1;    // when the chunk being read was handed out
   double checkpoint_every_;
-  double last_checkpoint_ = -1;     // when the last was written (-1: none yet)
-  uint64_t checkpoint_chunks_ = 0;  // chunks folded into it
+  uint64_t max_memory_bytes_;
+  double last_checkpoint_ = -1;     // when the last checkpoint was written (-1: none yet)
+  uint64_t pause_chunks_ = 0;       // chunks folded at the last pause
+  uint64_t memory_pause_at_;        // the chunks folded at which the memory is due
+  uint64_t memory_after_ = 0;       // the calls and versions after the last pause (at most)
   uint64_t last_cut_ = 0;           // where Thinned last cut (0: never)
   Stats stats_;
 };

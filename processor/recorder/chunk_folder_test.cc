@@ -65,7 +65,7 @@ struct Folded {
 // Cuts `name` into 3 chunks made in `dir` (named t.data.<stamp>) one after
 // another while a folder runs, as perf closes them; then folds the rest.
 Folded FoldWhileClosing(const std::string& name, const TempDir& dir, uint64_t max_index_bytes,
-                        double checkpoint_every = 0) {
+                        double checkpoint_every = 0, uint64_t max_memory_bytes = 0) {
   TempDir staging("pb_fold_staging");
   const std::vector<std::string> cut = perf::testing::Split(Trace(name), staging.path(), 3);
   EXPECT_EQ(cut.size(), 3u);
@@ -73,7 +73,8 @@ Folded FoldWhileClosing(const std::string& name, const TempDir& dir, uint64_t ma
   const std::string trace = dir.path() + "/t.data";
   Folded out;
   {
-    ChunkFolder folder(ChunkStore(dir_fd, "t.data", trace), trace, max_index_bytes, checkpoint_every);
+    ChunkFolder folder(ChunkStore(dir_fd, "t.data", trace), trace, max_index_bytes, checkpoint_every,
+                       max_memory_bytes);
     folder.Start();
     for (size_t i = 0; i < cut.size(); ++i) {
       // A chunk appears whole under its name, as perf's rename makes it.
@@ -121,6 +122,32 @@ TEST(ChunkFolderTest, EachChunkIsFoldedAndRemovedAndTheIndexIsTheWholeRecording)
     ASSERT_TRUE(expected.ok()) << expected.status();
     EXPECT_EQ(Tables(f.trace->index()), Tables((*expected)->index()));
   }
+}
+
+// A memory bound below what the calls and versions take: the folder
+// pauses the replay after a chunk (no checkpoint asked for), thins the
+// state in memory, and the index at the stop is the whole recording
+// thinned at that cut — nothing else lost, nothing made up.
+TEST(ChunkFolderTest, AMemoryBoundThinsTheFoldedStateWhileItFolds) {
+  replay::LoadOptions o;
+  o.path = Trace("rules-lost.data");  // many rounds: the replay can pause early
+  o.preload_symbols = false;
+  o.perf_rounds_only = true;  // the folder's order
+  absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> whole = replay::LoadTrace(o);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  const index::TraceIndex& w = (*whole)->index();
+  const uint64_t tables = w.num_events() * sizeof(index::CallEvent) + w.num_versions() * sizeof(index::Version);
+  TempDir dir("pb_fold");
+  Folded f = FoldWhileClosing("rules-lost.data", dir, 0, 0, tables / 4);
+  ASSERT_NE(f.trace, nullptr);
+  EXPECT_EQ(f.stats.checkpoints, 0u);
+  EXPECT_GT(f.stats.memory_thinnings, 0u);
+  ASSERT_GT(f.stats.memory_cut, 0u);
+  EXPECT_LE(f.stats.peak_memory, tables);
+  EXPECT_EQ(f.trace->index().stats().thinned_before, f.stats.memory_cut);
+  std::string expected;
+  index::IndexCodec::EncodeThinned(w, f.stats.memory_cut, &expected);
+  EXPECT_EQ(Tables(f.trace->index()), expected);
 }
 
 TEST(ChunkFolderTest, AnIndexOverItsShareIsThinnedToFit) {

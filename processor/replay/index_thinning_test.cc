@@ -2,12 +2,16 @@
 // at a moment answers every question about that moment and later as the
 // whole one does (the regions alive, their extents, prot, creating and
 // committing calls and stacks), holds fewer calls and versions, and says
-// what went.
+// what went. And thinning in memory while the replay goes on (the
+// recorder's folding) ends where thinning the whole replay's file does.
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "processor/base/temp_dir_for_test.h"
 #include "processor/index/index_codec.h"
+#include "processor/index/index_thinning.h"
+#include "processor/perf/chunk_split_for_test.h"
 #include "processor/replay/trace_loader.h"
 
 namespace pageblame::replay {
@@ -84,6 +88,92 @@ TEST(IndexThinningTest, TheStateFromTheCutOnIsWhole) {
     for (uint32_t p = 0; p < whole.num_processes(); ++p) {
       EXPECT_EQ(StateAt(thinner, p, index::kEndOfTrace), StateAt(whole, p, index::kEndOfTrace));
     }
+  }
+}
+
+// Bytes of the calls and versions `n` keeps, as the tables hold them.
+size_t KeptBytes(const index::TraceIndex& idx, const index::IndexThinning& n) {
+  return n.KeptEvents(idx.num_events()) * sizeof(index::CallEvent) +
+         n.KeptVersions(idx.num_versions()) * sizeof(index::Version);
+}
+
+// The replay of `name` cut into 3 chunks, paused after the first (and the
+// second) and thinned in memory at the time of the call that far (a
+// fraction) into the calls replayed so far; the cuts made are put in `cuts`.
+std::string ThinnedWhileReplaying(const std::string& name, const std::vector<double>& at, std::vector<uint64_t>* cuts) {
+  TempDir dir("pb_thin_chunks");
+  const std::vector<std::string> chunks = perf::testing::Split(std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name,
+                                                               dir.path(), 3);
+  EXPECT_EQ(chunks.size(), 3u);
+  size_t next = 0, done = 0;
+  LoadOptions o;
+  o.path = dir.path() + "/T";
+  o.preload_symbols = false;
+  o.next_chunk = [&]() -> absl::StatusOr<std::string> { return next < chunks.size() ? chunks[next++] : ""; };
+  o.chunk_done = [&](const std::string&) { ++done; };
+  o.checkpoint_due = [&] { return done > cuts->size() && cuts->size() < at.size(); };
+  o.checkpoint = [&](const LoadedView& v) {
+    const size_t n = v.index->num_events();
+    const uint64_t cut = n == 0 ? 0 : v.index->event(EventId(static_cast<uint32_t>(at[cuts->size()] * static_cast<double>(n)))).time;
+    cuts->push_back(cut);
+    return cut;
+  };
+  absl::StatusOr<std::unique_ptr<LoadedTrace>> t = LoadTrace(o);
+  EXPECT_TRUE(t.ok()) << t.status();
+  std::string bytes;
+  if (t.ok()) index::IndexCodec::Encode((*t)->index(), &bytes);
+  return bytes;
+}
+
+TEST(IndexThinningTest, ThinningInMemoryWhileReplayingIsThinningTheWholeFile) {
+  for (const char* name : {"rules-lost.data"}) {
+    SCOPED_TRACE(name);
+    LoadOptions o;
+    o.path = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name;
+    o.preload_symbols = false;
+    o.perf_rounds_only = true;  // a chunk chain's order
+    absl::StatusOr<std::unique_ptr<LoadedTrace>> whole = LoadTrace(o);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    // Once, and twice (the second cut later): the replay after each goes on
+    // over the renumbered state, and ends as the whole thinned once at the last.
+    for (const std::vector<double>& at : {std::vector<double>{0.8}, std::vector<double>{0.6, 0.9}}) {
+      std::vector<uint64_t> cuts;
+      const std::string thinned = ThinnedWhileReplaying(name, at, &cuts);
+      ASSERT_EQ(cuts.size(), at.size()) << "not paused after each chunk";
+      std::string expected;
+      index::IndexCodec::EncodeThinned((*whole)->index(), cuts.back(), &expected);
+      EXPECT_EQ(thinned, expected);
+      index::TraceIndex back;
+      ASSERT_TRUE(index::IndexCodec::Decode(thinned, &back).ok());
+      EXPECT_GT(back.stats().thinned_calls, 0u) << "nothing was thinned: the test would show nothing";
+      EXPECT_LT(back.num_events(), (*whole)->index().num_events());
+    }
+  }
+}
+
+TEST(IndexThinningTest, TheEarliestCutWithinABoundKeepsNoMoreThanIt) {
+  for (const char* name : {"rules-record.data", "alloc-dwarf.data", "phases-fp.data"}) {
+    SCOPED_TRACE(name);
+    std::unique_ptr<LoadedTrace> t = Load(name);
+    ASSERT_NE(t, nullptr);
+    const index::TraceIndex& idx = t->index();
+    const uint64_t first = idx.stats().first_time, last = idx.stats().last_time;
+    const uint64_t step = std::max<uint64_t>((last - first + 4095) / 4096, 1);
+    for (double f : {0.1, 0.5, 0.9}) {
+      index::TraceStats scratch;
+      const uint64_t c = first + static_cast<uint64_t>(f * static_cast<double>(last - first));
+      const size_t bound = KeptBytes(idx, index::IndexThinning::At(idx, c, &scratch));
+      const uint64_t cut = index::IndexThinning::EarliestCutWithin(idx, first, last, bound);
+      EXPECT_LE(cut, c + step) << "a later cut than one that fits";
+      EXPECT_LE(KeptBytes(idx, index::IndexThinning::At(idx, cut, &scratch)), bound);
+      if (cut >= first + step) {
+        EXPECT_GT(KeptBytes(idx, index::IndexThinning::At(idx, cut - step, &scratch)), bound)
+            << "an earlier cut fits too";
+      }
+    }
+    // Nothing fits a bound of 0 but the end; everything fits a huge one.
+    EXPECT_EQ(index::IndexThinning::EarliestCutWithin(idx, first, last, 0), last);
+    EXPECT_EQ(index::IndexThinning::EarliestCutWithin(idx, first, last, size_t{1} << 40), first);
   }
 }
 

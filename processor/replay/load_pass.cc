@@ -463,7 +463,8 @@ void LoadPass::Checkpoint() {
     v.mappings = mappings_.get();
     v.dso_lookups = &lookups;
     v.attach_maps = &attach;
-    options_.checkpoint(v);
+    const uint64_t cut = options_.checkpoint(v);
+    if (cut != 0) worker_->ThinWhilePaused(cut);
   });
 }
 

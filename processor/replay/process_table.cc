@@ -60,6 +60,10 @@ void ProcessTable::ThreadExited(uint32_t pid, uint32_t tid, uint64_t time) {
   if (threads.empty() && p.t_exit == index::kEndOfTrace) p.t_exit = time;
 }
 
+void ProcessTable::Renumber(const index::IndexThinning& n) {
+  for (auto& entry : threads_) entry.second.last_event = n.Event(entry.second.last_event);
+}
+
 uint64_t ProcessTable::WaitingCalls() const {
   uint64_t n = 0;
   for (const auto& [tid, th] : threads_) n += th.call.waiting();

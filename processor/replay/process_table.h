@@ -83,6 +83,9 @@ class ProcessTable {
   void MembershipChanged() { ++membership_; }
   // Enters still waiting for their exit.
   uint64_t WaitingCalls() const;
+  // The index was thinned (TraceIndex::ThinBefore): the calls the threads
+  // name take their new ids (a thread whose last call went forgets it).
+  void Renumber(const index::IndexThinning& n);
 
  private:
   index::TraceIndex* idx_;

@@ -101,6 +101,8 @@ void ReplayWorker::Paused(absl::FunctionRef<void()> fn) {
   wake_worker_.notify_one();
 }
 
+void ReplayWorker::ThinWhilePaused(uint64_t cutoff) { replayer_->ThinBefore(cutoff); }
+
 void ReplayWorker::Run() {
   // Whichever way it ends (the caller's Finish looks).
   struct Done {

@@ -135,6 +135,9 @@ class ReplayWorker {
   // may read the index (the recorder's checkpoints). Does not run `fn` if
   // the replay ended or diverged.
   void Paused(absl::FunctionRef<void()> fn);
+  // Inside Paused's `fn` only (the replay thread waits): thins the index and
+  // the replay's state at `cutoff` (Replayer::ThinBefore).
+  void ThinWhilePaused(uint64_t cutoff);
   // kLanes only: the trace broke the lane rule; the index is incomplete.
   bool diverged() const { return diverged_.load(std::memory_order_relaxed); }
 

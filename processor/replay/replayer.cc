@@ -231,6 +231,8 @@ void Replayer::OnLateRawDuplicate(const TraceEvent& e) {
   if (ev.syscall == e.syscall) ev.last_time = std::max(ev.last_time, e.time);
 }
 
+void Replayer::ThinBefore(uint64_t cutoff) { procs_.Renumber(idx_->ThinBefore(cutoff)); }
+
 void Replayer::OnLost(const TraceEvent& e) {
   index::TraceStats& st = idx_->mutable_stats();
   st.lost_records += e.lost().count;

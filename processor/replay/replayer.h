@@ -37,6 +37,10 @@ class Replayer {
   void Apply(const TraceEvent& e, bool exit_part = false);
   // End of trace: counts enters still waiting for their exit.
   void Finish();
+  // Between events: thins the index at `cutoff` (TraceIndex::ThinBefore)
+  // and renumbers the calls this replay's threads still name; the replay
+  // goes on as if the index had always been so (index_thinning.h).
+  void ThinBefore(uint64_t cutoff);
 
  private:
   // What a call's exit says (from a kExit event or a kCall's exit half).

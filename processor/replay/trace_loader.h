@@ -46,9 +46,11 @@ struct LoadOptions {
   // perf's round order lets go so far, and `checkpoint` is given the
   // recording as it is then: a prefix in time (valid during the call only:
   // the replay waits for it to return). Perf's round order only (a chunk
-  // chain is read so).
+  // chain is read so). It returns a time at which the replay's state is
+  // then thinned in memory (TraceIndex::ThinBefore; the recorder's memory
+  // bound), or 0 to keep it all.
   std::function<bool()> checkpoint_due;
-  std::function<void(const LoadedView&)> checkpoint;
+  std::function<uint64_t(const LoadedView&)> checkpoint;
   // No trace and no chunks: the recording is its index alone (the recorder
   // folded every chunk into it and removed them; RecordingFile::kFolded).
   bool folded = false;

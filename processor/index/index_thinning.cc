@@ -1,0 +1,90 @@
+#include "processor/index/index_thinning.h"
+
+#include <algorithm>
+
+#include "processor/index/trace_index.h"
+
+namespace pageblame::index {
+
+IndexThinning IndexThinning::At(const TraceIndex& idx, uint64_t cutoff, TraceStats* stats) {
+  IndexThinning n;
+  n.versions_.assign(idx.num_versions(), VersionId::kInvalidValue);
+  n.events_.assign(idx.num_events(), EventId::kInvalidValue);
+  std::vector<bool> named(idx.num_events(), false);
+  auto name = [&](EventId e) {
+    if (e.valid()) named[e.value()] = true;
+  };
+  for (size_t i = 0; i < idx.num_versions(); ++i) {
+    const index::Version& v = idx.version(VersionId(static_cast<uint32_t>(i)));
+    if (v.t_to <= cutoff) continue;
+    for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) name(e);
+  }
+  for (size_t i = 0; i < idx.num_processes(); ++i) name(idx.process(static_cast<uint32_t>(i)).unknown_break_event);
+  uint32_t next = 0;
+  for (size_t i = 0; i < idx.num_events(); ++i) {
+    if (named[i] || idx.event(EventId(static_cast<uint32_t>(i))).time > cutoff) {
+      n.events_[i] = next++;
+    } else {
+      ++stats->thinned_calls;
+    }
+  }
+  n.kept_events_ = next;
+  next = 0;
+  for (size_t i = 0; i < idx.num_versions(); ++i) {
+    if (idx.version(VersionId(static_cast<uint32_t>(i))).t_to > cutoff) {
+      n.versions_[i] = next++;
+    } else {
+      ++stats->thinned_versions;
+    }
+  }
+  n.kept_versions_ = next;
+  stats->thinned_before = std::max(stats->thinned_before, cutoff);
+  return n;
+}
+
+uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes) {
+  if (until <= from) return until;
+  // Each call and version is kept by a cut before its key: a version's end,
+  // a call's time or the latest end of the versions naming it.
+  std::vector<uint64_t> call_key(idx.num_events());
+  for (size_t i = 0; i < idx.num_events(); ++i) call_key[i] = idx.event(EventId(static_cast<uint32_t>(i))).time;
+  auto name = [&](EventId e, uint64_t until_t) {
+    if (e.valid()) call_key[e.value()] = std::max(call_key[e.value()], until_t);
+  };
+  for (size_t i = 0; i < idx.num_versions(); ++i) {
+    const index::Version& v = idx.version(VersionId(static_cast<uint32_t>(i)));
+    for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) name(e, v.t_to);
+  }
+  for (size_t i = 0; i < idx.num_processes(); ++i) {
+    name(idx.process(static_cast<uint32_t>(i)).unknown_break_event, kEndOfTrace);
+  }
+  // Cut j is from + j * step (the last at `until`); an entry whose key is
+  // past cut j is kept by it and by every earlier one: kept[j] sums the
+  // entries whose last keeping cut is j, `always` those kept by every cut.
+  constexpr size_t kCuts = 4096;
+  const uint64_t step = std::max<uint64_t>((until - from + kCuts - 1) / kCuts, 1);
+  const size_t cuts = static_cast<size_t>((until - from + step - 1) / step) + 1;
+  std::vector<size_t> kept(cuts, 0);
+  size_t always = 0;
+  auto add = [&](uint64_t key, size_t size) {
+    if (key <= from) return;  // left out by every cut
+    if (key > until) {
+      always += size;
+      return;
+    }
+    kept[static_cast<size_t>((key - from + step - 1) / step) - 1] += size;
+  };
+  for (uint64_t k : call_key) add(k, sizeof(CallEvent));
+  for (size_t i = 0; i < idx.num_versions(); ++i) add(idx.version(VersionId(static_cast<uint32_t>(i))).t_to, sizeof(index::Version));
+  // From the last cut back: the earliest whose kept bytes fit.
+  size_t total = always;
+  size_t best = cuts;
+  for (size_t j = cuts; j-- > 0;) {
+    total += kept[j];
+    if (total > bytes) break;
+    best = j;
+  }
+  return best == cuts ? until : std::min(until, from + best * step);
+}
+
+}  // namespace pageblame::index
