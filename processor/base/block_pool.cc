@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 
@@ -63,6 +64,11 @@ void* BlockPool::Take() {
     ++made_;
   }
   return MakeBlock(block_bytes_);
+}
+
+void BlockPool::Unmapped(size_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  made_ -= std::min(n, made_);
 }
 
 void BlockPool::Prepare(size_t total, size_t max_ready) {

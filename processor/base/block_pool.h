@@ -50,6 +50,10 @@ class BlockPool {
   void Prepare(size_t total, size_t max_ready);
   size_t ready() const;
   size_t made() const;  // taken and ready
+  // A taker unmapped `n` blocks it took: they no longer count as made, so
+  // that Prepare's `total` (the blocks wanted now) makes them again only
+  // when they are wanted again.
+  void Unmapped(size_t n);
 
  private:
   const size_t block_bytes_;

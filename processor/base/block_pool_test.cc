@@ -75,6 +75,21 @@ TEST(BlockPoolTest, ChunkedVectorTakesTheReadyBlocks) {
   EXPECT_EQ(pool.ready(), 0u);
 }
 
+TEST(BlockPoolTest, BlocksAVectorGivesBackAreNoLongerCountedAsMade) {
+  using Vec = ChunkedVector<uint64_t, /*kBytesPerBlock=*/8192>;
+  BlockPool pool(Vec::kBlockBytes);
+  Vec v(&pool);
+  for (uint64_t i = 0; i < 3 * Vec::kBlock; ++i) v.push_back(i);  // three blocks
+  EXPECT_EQ(pool.made(), 3u);
+  v.Truncate(Vec::kBlock - 1);  // one block kept, two unmapped
+  EXPECT_EQ(pool.made(), 1u);
+  // Wanted again: made again (before, the pool counted them and made none).
+  pool.Prepare(/*total=*/3, /*max_ready=*/8);
+  EXPECT_EQ(pool.ready(), 2u);
+  pool.Unmapped(5);  // never below zero
+  EXPECT_EQ(pool.made(), 0u);
+}
+
 TEST(BlockPoolTest, HugePageSizedBlocksAreAlignedResidentAndZeroed) {
   // Whether the kernel gives huge pages depends on the system (THP); the
   // block's alignment and contents do not.

@@ -69,12 +69,14 @@ class ChunkedVector {
   }
 
   // Keeps the first `n` elements (n <= size()) and gives back the blocks
-  // past them (to the system: the memory is returned, not kept ready).
+  // past them (to the system: the memory is returned, not kept ready; the
+  // pool no longer counts them as made).
   void Truncate(size_t n) {
     for (size_t i = n; i < size_; ++i) (*this)[i].~T();
     size_ = n;
     const size_t keep = (n + kBlock - 1) / kBlock;
     for (size_t b = keep; b < blocks_.size(); ++b) ::munmap(blocks_[b], kBlockBytes);
+    if (pool_ != nullptr && blocks_.size() > keep) pool_->Unmapped(blocks_.size() - keep);
     blocks_.resize(keep);
   }
 

@@ -46,6 +46,7 @@ IndexThinning TraceIndex::ThinBefore(uint64_t cutoff) {
   for (size_t i = 0; i < events_.size(); ++i) {
     if (n.KeepsEvent(i)) events_[kept++] = events_[i];
   }
+  thinned_events_ += events_.size() - kept;
   events_.Truncate(kept);
   kept = 0;
   for (size_t i = 0; i < versions_.size(); ++i) {
@@ -55,6 +56,7 @@ IndexThinning TraceIndex::ThinBefore(uint64_t cutoff) {
     v.prev = n.Version(v.prev);  // a prev left out is lost, as in a thinned file
     versions_[kept++] = v;
   }
+  thinned_versions_ += versions_.size() - kept;
   versions_.Truncate(kept);
   for (Process& p : processes_) {
     p.unknown_break_event = n.Event(p.unknown_break_event);

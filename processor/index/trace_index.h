@@ -14,6 +14,8 @@
 #ifndef PAGEBLAME_INDEX_TRACE_INDEX_H_
 #define PAGEBLAME_INDEX_TRACE_INDEX_H_
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -58,10 +60,14 @@ class TraceIndex {
   // A call is made of an enter, so the count of enters read bounds the
   // calls; the cap bounds the memory made for nothing when many enters
   // change nothing, or a trace has fewer versions than calls.
+  // `calls` counts every call read, those thinned away (ThinBefore)
+  // included: they are taken off, so blocks are made for the calls kept.
   static constexpr size_t kMaxReadyBlocks = 4;
   void PrepareBlocks(size_t calls) {
-    event_blocks_.Prepare(BlocksFor<CallEvent>(calls), kMaxReadyBlocks);
-    version_blocks_.Prepare(BlocksFor<Version>(calls), kMaxReadyBlocks);
+    const size_t events = calls - std::min(calls, thinned_events_.load(std::memory_order_relaxed));
+    const size_t versions = calls - std::min(calls, thinned_versions_.load(std::memory_order_relaxed));
+    event_blocks_.Prepare(BlocksFor<CallEvent>(events), kMaxReadyBlocks);
+    version_blocks_.Prepare(BlocksFor<Version>(versions), kMaxReadyBlocks);
   }
   Version& mutable_version(VersionId id) { return versions_[id.value()]; }
   uint32_t AddProcess(const Process& p);
@@ -122,6 +128,8 @@ class TraceIndex {
   ChunkedVector<CallEvent> events_{&event_blocks_};
   ChunkedVector<Version> versions_{&version_blocks_};
   std::vector<Process> processes_;
+  // What ThinBefore dropped in all (PrepareBlocks reads them on another thread).
+  std::atomic<size_t> thinned_events_{0}, thinned_versions_{0};
   // The interval indexes, built by BuildIntervals() on first use.
   const std::vector<IntervalIndex>& intervals() const;
   void BuildIntervals() const;
