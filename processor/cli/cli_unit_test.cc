@@ -176,6 +176,21 @@ TEST(RecordPlanTest, AMaxSizeCutsPerfsOutputIntoEighths) {
   }
 }
 
+// --max-size: perf's cuts stall it (record_plan.cc), so it gets the CPU
+// before the command, the folding and the rest of the machine once it
+// records; without, perf runs as it always did.
+TEST(RecordPlanTest, AMaxSizeRaisesPerfsPriority) {
+  RecordPlan plan;
+  plan.command = {"./a.out"};
+  EXPECT_EQ(plan.PerfNice(), 0);
+  plan.max_size = uint64_t{8} << 20;
+  EXPECT_EQ(plan.PerfNice(), RecordPlan::kMaxSizePerfNice);
+  EXPECT_LT(plan.PerfNice(), 0);
+  plan.pid = 4242;  // attached too
+  plan.command.clear();
+  EXPECT_EQ(plan.PerfNice(), RecordPlan::kMaxSizePerfNice);
+}
+
 // A process alone in its cgroup is recorded per CPU, limited to the cgroup:
 // no per-thread descriptors for perf to spin on once a thread ends.
 TEST(RecordPlanTest, AnAttachedProcessAloneInItsCgroupIsRecordedPerCpu) {

@@ -101,6 +101,19 @@ const char* RecordPlan::BufferSize() const {
   return pid ? "32M" : "128M";
 }
 
+// With --max-size perf cuts its output every chunk: it finishes the file,
+// renames it and synthesizes again, parsing all of /proc/kallsyms for BPF
+// images whatever --no-bpf-event says (perf 6.1's record__synthesize), and
+// then compresses what piled up meanwhile in one batch. It reads no ring
+// buffer all that while, and it needs the CPU for it at once: at nice 0 on a
+// busy 2-core machine (the command churning on one core, builds and the
+// folding on the other) a cut took 250-350 ms and perf lost 64-78 % of a
+// benchmark loop's events (bench/lost.sh, bench/HISTORY.md); at nice -10 or
+// -5 none. The folding thread stays at nice 0: at nice 10 it fell behind and
+// the chunks waiting for it took the disk far past --max-size, and folding
+// put off to the end did not save perf either.
+int RecordPlan::PerfNice() const { return max_size > 0 ? kMaxSizePerfNice : 0; }
+
 uint64_t RecordPlan::ChunkSize() const { return std::max<uint64_t>(max_size / 8, 64 << 10); }
 
 bool RecordPlan::ParseSize(const std::string& text, uint64_t* bytes) {

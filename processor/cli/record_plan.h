@@ -77,6 +77,11 @@ struct RecordPlan {
   static bool KnowsNoBpfEvent(const std::string& perf_version_line);
   // perf's -m: the ring buffer per CPU, by stack mode and attach.
   const char* BufferSize() const;
+  // perf's nice once it records (recorder/perf_run.h: its command, forked
+  // before, keeps its own): kMaxSizePerfNice with --max-size, else 0 (left
+  // as it is).
+  int PerfNice() const;
+  static constexpr int kMaxSizePerfNice = -10;
   // Where the residency snapshots go: OUTPUT.rss; "" when there are none
   // (--rss-every 0, or the trace goes to standard output).
   std::string SnapshotPath() const;
