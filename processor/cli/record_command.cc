@@ -17,7 +17,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -407,29 +406,9 @@ int PerfFailed(int perf_rc, const recorder::PerfRunResult& run, const std::strin
                     : !load_error.empty() ? absl::StrCat(" (", load_error, ")") : "")));
 }
 
-// What helps when perf lost events. With --max-size (`chunks` cut) it is
-// mostly the cuts: perf reads no ring buffer while it cuts (record_plan.cc,
-// RecordPlan::PerfNice), so fewer cuts (a larger bound) and the CPU for
-// perf at once help more than a buffer the user cannot set.
-std::string LostHint(const RecordPlan& plan, const recorder::PerfRunResult& run, uint64_t chunks) {
-  if (plan.max_size == 0 || chunks == 0) {
-    return absl::StrCat("a bigger buffer helps: perf record -m (", plan.BufferSize(), " here)");
-  }
-  std::string hint = absl::StrCat(
-      "with --max-size perf cut its output ", chunks, " times (every ",
-      absl::StrFormat("%.2f", run.wall_seconds / static_cast<double>(chunks)),
-      " s on average) and reads none of its ", plan.BufferSize(),
-      " buffer while it cuts: a larger --max-size (fewer cuts) or a less busy machine helps");
-  if (!run.perf_nice_error.empty()) {
-    absl::StrAppend(&hint, ", and perf's priority, which could not be raised (", run.perf_nice_error,
-                    "): run record as root");
-  }
-  return hint;
-}
-
 // What the recording holds, and the commands to run next.
 int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const RuntimeTableSaver& tables,
-              uint64_t chunks) {
+              const recorder::ChunkFolder::Stats* folded) {
   const int runtime_tables = tables.saved();
   session::SessionOptions o;
   o.path = plan.output;
@@ -454,7 +433,9 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const 
     std::fprintf(stderr,
                  "pageblame record: warning: perf lost %llu events; pages changed then may be "
                  "misattributed (pageblame says which spans); %s\n",
-                 (unsigned long long)s.lost_records, LostHint(plan, run, chunks).c_str());
+                 (unsigned long long)s.lost_records, plan.LostHint(folded != nullptr ? folded->chunks : 0, folded != nullptr ? folded->chunk_bytes : 0,
+                               run.wall_seconds, run.perf_nice_error)
+                     .c_str());
   } else {
     std::fprintf(stderr, "pageblame record: no events lost\n");
   }
@@ -820,7 +801,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   }
   if (folder) FinishFolding(folder.get());
   if (files->RemoveTraceIfEmpty()) return PerfFailed(perf_rc, run, absl::StrCat("it wrote nothing into ", plan->output));
-  const int summarized = Summarize(*plan, run, tables, folder ? folder->stats().chunks : 0);
+  const int summarized = Summarize(*plan, run, tables, folder ? &folder->stats() : nullptr);
   if (folder && summarized == 0) SummarizeFolding(*plan, *folder, *files);
   return summarized;
 }
