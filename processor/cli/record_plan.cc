@@ -109,9 +109,11 @@ const char* RecordPlan::BufferSize() const {
 // then compresses what piled up meanwhile in one batch. It reads no ring
 // buffer all that while, and it needs the CPU for it at once: at nice 0 on a
 // busy 2-core machine (the command churning on one core, builds and the
-// folding on the other) a cut took 250-350 ms and perf lost 64-78 % of a
-// benchmark loop's events (bench/lost.sh, bench/HISTORY.md); at nice -10 or
-// -5 none. The folding thread stays at nice 0: at nice 10 it fell behind and
+// folding on the other) a cut took 250-350 ms and perf lost 37-64 % of a
+// benchmark loop's events with --max-size 8M (bench/lost.sh,
+// bench/HISTORY.md); at nice -10 none in 5 runs of 9, 3-15 % in the others
+// (when plain recordings lost up to 2 %). The folding thread stays at nice
+// 0: at nice 10 it fell behind and
 // the chunks waiting for it took the disk far past --max-size, and folding
 // put off to the end did not save perf either.
 int RecordPlan::PerfNice() const { return max_size > 0 ? kMaxSizePerfNice : 0; }
