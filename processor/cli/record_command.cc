@@ -406,6 +406,13 @@ int PerfFailed(int perf_rc, const recorder::PerfRunResult& run, const std::strin
                     : !load_error.empty() ? absl::StrCat(" (", load_error, ")") : "")));
 }
 
+// RecordPlan::LostHint for this recording (`folded`: --max-size's chunks, or null).
+std::string LostHintFor(const RecordPlan& plan, const recorder::PerfRunResult& run,
+                        const recorder::ChunkFolder::Stats* folded) {
+  return plan.LostHint(folded != nullptr ? folded->chunks : 0, folded != nullptr ? folded->chunk_bytes : 0,
+                       run.wall_seconds, run.perf_nice_error);
+}
+
 // What the recording holds, and the commands to run next.
 int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const RuntimeTableSaver& tables,
               const recorder::ChunkFolder::Stats* folded) {
@@ -433,9 +440,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const 
     std::fprintf(stderr,
                  "pageblame record: warning: perf lost %llu events; pages changed then may be "
                  "misattributed (pageblame says which spans); %s\n",
-                 (unsigned long long)s.lost_records, plan.LostHint(folded != nullptr ? folded->chunks : 0, folded != nullptr ? folded->chunk_bytes : 0,
-                               run.wall_seconds, run.perf_nice_error)
-                     .c_str());
+                 (unsigned long long)s.lost_records, LostHintFor(plan, run, folded).c_str());
   } else {
     std::fprintf(stderr, "pageblame record: no events lost\n");
   }

@@ -113,9 +113,9 @@ const char* RecordPlan::BufferSize() const {
 // benchmark loop's events with --max-size 8M (bench/lost.sh,
 // bench/HISTORY.md); at nice -10 none in 5 runs of 9, 3-15 % in the others
 // (when plain recordings lost up to 2 %). The folding thread stays at nice
-// 0: at nice 10 it fell behind and
-// the chunks waiting for it took the disk far past --max-size, and folding
-// put off to the end did not save perf either.
+// 0: at nice 10 it fell behind and the chunks waiting for it took the disk
+// far past --max-size; folding put off to the end did not save perf either.
+// The cost: perf's cuts now take the CPU before the command (HISTORY).
 int RecordPlan::PerfNice() const { return max_size > 0 ? kMaxSizePerfNice : 0; }
 
 // With --max-size perf loses events mostly at its cuts (PerfNice above), so

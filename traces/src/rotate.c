@@ -10,7 +10,7 @@
 //
 // PAUSE_US: the pause after each churn call pair (default 600: ~1500 pairs
 // a second, a busy service); 0 churns as fast as the machine goes, a
-// benchmark loop (bench/fold.sh's rate, perf's lost events).
+// benchmark loop (bench/lost.sh: perf's lost events under --max-size).
 //
 // Every memory call is a raw syscall in a named (noinline) function (sys.h),
 // so both frame-pointer and DWARF stacks name it as their leaf. Last acts:
@@ -105,8 +105,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const double seconds = atof(argv[2]);
-  const long pause_us = argc == 4 ? atol(argv[3]) : 600;
-  if (pause_us < 0 || pause_us >= 1000000) {
+  char* end = 0;
+  const long pause_us = argc == 4 ? strtol(argv[3], &end, 10) : 600;
+  if ((argc == 4 && (end == argv[3] || *end != '\0')) || pause_us < 0 || pause_us >= 1000000) {
     write_str(2, "rotate: PAUSE_US: expected 0 to 999999\n");
     return 2;
   }
