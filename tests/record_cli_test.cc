@@ -61,8 +61,11 @@ TEST(RecordCliTest, UsageMistakes) {
   }
   ExpectOneLineError(Pageblame("record --max-memory 64M -o t.data -- /bin/true"), "--max-memory goes with --max-size");
   // perf cuts its output into eighths of the bound.
-  EXPECT_THAT(Pageblame("record --dry-run --max-size 4M -o t.data -- /bin/true").out,
-              HasSubstr("--switch-output=512K -o t.data"));
+  CliRun bounded = Pageblame("record --dry-run --max-size 4M -o t.data -- /bin/true");
+  EXPECT_THAT(bounded.out, HasSubstr("--switch-output=512K -o t.data"));
+  // ... and perf gets the CPU first (its cuts stall it), which --dry-run says.
+  EXPECT_THAT(bounded.err, HasSubstr("perf at nice -10 once it records"));
+  EXPECT_THAT(Pageblame("record --dry-run -o t.data -- /bin/true").err, ::testing::Not(HasSubstr("nice")));
 }
 
 // A command that cannot run, or a pid no process has, is said in the

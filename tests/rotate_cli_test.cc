@@ -78,8 +78,12 @@ TEST(RotateCliTest, AMaxSizeRecordingStaysWithinItAndStillNamesItsFirstSecond) {
   });
   // Checkpoints twice a second and a small memory bound: the folded state
   // is thinned in memory too while it records, and still names everything.
+  // Twice rotate's default rate (300 us between call pairs, ~5 k calls/s),
+  // far below where perf loses events: with perf at nice -10 (record
+  // --max-size) the churn slows on a busy machine, and at the default rate
+  // 4 s wrote only 2.4-3x the bound there.
   CliRun rec = Pageblame(absl::StrCat("record --max-size 2M --checkpoint-every 0.5 --max-memory 1M -o ", trace,
-                                      " -- ", PAGEBLAME_BINARY_DIR, "/tests/rotate ", dir, " 4"));
+                                      " -- ", PAGEBLAME_BINARY_DIR, "/tests/rotate ", dir, " 4 300"));
   done = true;
   watch.join();
   ASSERT_EQ(rec.exit_code, 0) << rec.err;

@@ -176,6 +176,41 @@ TEST(RecordPlanTest, AMaxSizeCutsPerfsOutputIntoEighths) {
   }
 }
 
+// --max-size: perf's cuts stall it (record_plan.cc), so it gets the CPU
+// before the command, the folding and the rest of the machine once it
+// records; without, perf runs as it always did.
+TEST(RecordPlanTest, AMaxSizeRaisesPerfsPriority) {
+  RecordPlan plan;
+  plan.command = {"./a.out"};
+  EXPECT_EQ(plan.PerfNice(), 0);
+  plan.max_size = uint64_t{8} << 20;
+  EXPECT_EQ(plan.PerfNice(), RecordPlan::kMaxSizePerfNice);
+  EXPECT_LT(plan.PerfNice(), 0);
+  plan.pid = 4242;  // attached too
+  plan.command.clear();
+  EXPECT_EQ(plan.PerfNice(), RecordPlan::kMaxSizePerfNice);
+}
+
+// perf lost events: without --max-size a bigger buffer is the remedy; with
+// it the cuts are, so the hint counts them and names a bound that cuts about
+// once a second (eight chunks' worth of what perf wrote a second).
+TEST(RecordPlanTest, TheLostEventsHintNamesTheCutsUnderAMaxSize) {
+  RecordPlan plan;
+  plan.command = {"./a.out"};
+  EXPECT_EQ(plan.LostHint(0, 0, 6, ""), "a bigger buffer helps: perf record -m (128M here)");
+  plan.max_size = uint64_t{8} << 20;
+  // 60 chunks, 120 MiB in 6 s: 20 MiB a second, 160 MiB for one cut a second.
+  const std::string hint = plan.LostHint(60, uint64_t{120} << 20, 6, "");
+  EXPECT_EQ(hint,
+            "with --max-size perf cut its output 60 times (every 0.10 s) and reads none of its 128M buffer while it "
+            "cuts: a larger --max-size cuts less often (161.0 MiB or more: about once a second at this rate); a "
+            "less busy machine helps too");
+  EXPECT_THAT(plan.LostHint(60, uint64_t{120} << 20, 6, "Permission denied"),
+              HasSubstr("; so would perf's priority, which could not be raised (Permission denied): run record as root"));
+  // Nothing cut (perf ended before its first chunk closed): the buffer.
+  EXPECT_THAT(plan.LostHint(0, 0, 6, ""), HasSubstr("perf record -m"));
+}
+
 // A process alone in its cgroup is recorded per CPU, limited to the cgroup:
 // no per-thread descriptors for perf to spin on once a thread ends.
 TEST(RecordPlanTest, AnAttachedProcessAloneInItsCgroupIsRecordedPerCpu) {

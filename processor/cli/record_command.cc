@@ -411,8 +411,16 @@ int PerfFailed(int perf_rc, const recorder::PerfRunResult& run, const std::strin
                     : !load_error.empty() ? absl::StrCat(" (", load_error, ")") : "")));
 }
 
+// RecordPlan::LostHint for this recording (`folded`: --max-size's chunks, or null).
+std::string LostHintFor(const RecordPlan& plan, const recorder::PerfRunResult& run,
+                        const recorder::ChunkFolder::Stats* folded) {
+  return plan.LostHint(folded != nullptr ? folded->chunks : 0, folded != nullptr ? folded->chunk_bytes : 0,
+                       run.wall_seconds, run.perf_nice_error);
+}
+
 // What the recording holds, and the commands to run next.
-int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const RuntimeTableSaver& tables) {
+int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const RuntimeTableSaver& tables,
+              const recorder::ChunkFolder::Stats* folded) {
   const int runtime_tables = tables.saved();
   session::SessionOptions o;
   o.path = plan.output;
@@ -436,8 +444,8 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const 
   if (s.lost_records > 0) {
     std::fprintf(stderr,
                  "pageblame record: warning: perf lost %llu events; pages changed then may be "
-                 "misattributed (pageblame says which spans); a bigger buffer helps: perf record -m (%s here)\n",
-                 (unsigned long long)s.lost_records, plan.BufferSize());
+                 "misattributed (pageblame says which spans); %s\n",
+                 (unsigned long long)s.lost_records, LostHintFor(plan, run, folded).c_str());
   } else {
     std::fprintf(stderr, "pageblame record: no events lost\n");
   }
@@ -524,10 +532,16 @@ std::string PerfPollFixFor(const RecordPlan& plan) {
   return *fix;
 }
 
-// What became of the fix for perf's spin and of the kernel's table of the
-// mappings at the attach.
+// What became of perf's priority (--max-size), the fix for perf's spin and
+// the kernel's table of the mappings at the attach.
 void SayAttachMaps(const recorder::PerfRunOptions& o, const recorder::PerfRunResult& run) {
   if (!run.perf_recorded) return;
+  if (!run.perf_nice_error.empty()) {
+    std::fprintf(stderr,
+                 "pageblame record: warning: perf's priority could not be raised to nice %d (%s): at a high rate "
+                 "it may lose events at --max-size's cuts\n",
+                 o.perf_nice, run.perf_nice_error.c_str());
+  }
   if (!o.preload.empty() && !run.preload_loaded) {
     std::fprintf(stderr,
                  "pageblame record: warning: perf did not load %s (is it setuid, or linked statically?): it spins on "
@@ -718,6 +732,10 @@ absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {
 // --dry-run: the perf command, and where snapshots would go.
 int DryRun(const RecordPlan& plan) {
   std::printf("%s\n", absl::StrJoin(plan.PerfArgv(), " ").c_str());
+  if (plan.PerfNice() != 0) {
+    std::fprintf(stderr, "pageblame record: perf at nice %d once it records (--max-size: a cut must not lose events)\n",
+                 plan.PerfNice());
+  }
   if (!plan.SnapshotPath().empty()) {
     std::fprintf(stderr, "pageblame record: and residency snapshots every %g s into %s\n", plan.rss_every,
                  plan.SnapshotPath().c_str());
@@ -758,6 +776,7 @@ recorder::PerfRunOptions RunOptionsFor(const RecordPlan& plan, const PerfAbiliti
   // Pings also say when perf records (recorder/perf_control.h): snapshots
   // and the table at the attach wait for that.
   o.control = perf.ping;
+  o.perf_nice = plan.PerfNice();
   if (plan.pid && plan.cgroup.empty()) o.preload = PerfPollFixFor(plan);
   return o;
 }
@@ -821,7 +840,7 @@ int RunRecord(const std::vector<std::string>& argv) {
   }
   if (folder) FinishFolding(folder.get());
   if (files->RemoveTraceIfEmpty()) return PerfFailed(perf_rc, run, absl::StrCat("it wrote nothing into ", plan->output));
-  const int summarized = Summarize(*plan, run, tables);
+  const int summarized = Summarize(*plan, run, tables, folder ? &folder->stats() : nullptr);
   if (folder && summarized == 0) SummarizeFolding(*plan, *folder, *files);
   return summarized;
 }

@@ -6,6 +6,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "processor/base/format.h"
 #include "processor/decode/memory_event_kind.h"
 #include "processor/residency/snapshot_file.h"
 
@@ -99,6 +101,45 @@ bool RecordPlan::KnowsNoBpfEvent(const std::string& perf_version_line) {
 const char* RecordPlan::BufferSize() const {
   if (call_graph == CallGraph::kFp) return "16M";
   return pid ? "32M" : "128M";
+}
+
+// With --max-size perf cuts its output every chunk: it finishes the file,
+// renames it and synthesizes again, parsing all of /proc/kallsyms for BPF
+// images whatever --no-bpf-event says (perf 6.1's record__synthesize), and
+// then compresses what piled up meanwhile in one batch. It reads no ring
+// buffer all that while, and it needs the CPU for it at once: at nice 0 on a
+// busy 2-core machine (the command churning on one core, builds and the
+// folding on the other) a cut took 250-350 ms and perf lost 37-64 % of a
+// benchmark loop's events with --max-size 8M (bench/lost.sh,
+// bench/HISTORY.md); at nice -10 none in 5 runs of 9, 3-15 % in the others
+// (when plain recordings lost up to 2 %). The folding thread stays at nice
+// 0: at nice 10 it fell behind and the chunks waiting for it took the disk
+// far past --max-size; folding put off to the end did not save perf either.
+// The cost: perf's cuts now take the CPU before the command (HISTORY).
+int RecordPlan::PerfNice() const { return max_size > 0 ? kMaxSizePerfNice : 0; }
+
+// With --max-size perf loses events mostly at its cuts (PerfNice above), so
+// fewer cuts help more than a buffer the user cannot set: a bound of eight
+// times what perf wrote a second has it cut about once a second
+// (bench/lost.sh lost nothing with cuts every 0.3 s at nice -10).
+std::string RecordPlan::LostHint(uint64_t chunks, uint64_t chunk_bytes, double wall_seconds,
+                                 const std::string& nice_error) const {
+  if (max_size == 0 || chunks == 0 || !(wall_seconds > 0)) {
+    return absl::StrCat("a bigger buffer helps: perf record -m (", BufferSize(), " here)");
+  }
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  const double per_second = static_cast<double>(chunk_bytes) / wall_seconds;
+  const uint64_t once_a_second = (static_cast<uint64_t>(8 * per_second) / kMiB + 1) * kMiB;
+  std::string hint = absl::StrCat(
+      "with --max-size perf cut its output ", chunks, " times (every ",
+      absl::StrFormat("%.2f", wall_seconds / static_cast<double>(chunks)), " s) and reads none of its ",
+      BufferSize(), " buffer while it cuts: a larger --max-size cuts less often (", HumanBytes(once_a_second),
+      " or more: about once a second at this rate); a less busy machine helps too");
+  if (!nice_error.empty()) {
+    absl::StrAppend(&hint, "; so would perf's priority, which could not be raised (", nice_error,
+                    "): run record as root");
+  }
+  return hint;
 }
 
 uint64_t RecordPlan::ChunkSize() const { return std::max<uint64_t>(max_size / 8, 64 << 10); }

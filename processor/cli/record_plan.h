@@ -81,6 +81,18 @@ struct RecordPlan {
   static bool KnowsNoBpfEvent(const std::string& perf_version_line);
   // perf's -m: the ring buffer per CPU, by stack mode and attach.
   const char* BufferSize() const;
+  // perf's nice once it records (recorder/perf_run.h: its command, forked
+  // before, keeps its own): kMaxSizePerfNice with --max-size, else 0 (left
+  // as it is).
+  int PerfNice() const;
+  static constexpr int kMaxSizePerfNice = -10;
+  // What the summary advises when perf lost events, from what the
+  // recording did: with --max-size, perf cut `chunks` chunks holding
+  // `chunk_bytes` in `wall_seconds` (its cuts, and a bound that has it cut
+  // about once a second), and why its nice could not be raised ("" if it
+  // was); else a bigger buffer.
+  std::string LostHint(uint64_t chunks, uint64_t chunk_bytes, double wall_seconds,
+                       const std::string& nice_error) const;
   // Where the residency snapshots go: OUTPUT.rss; "" when there are none
   // (--rss-every 0, or the trace goes to standard output).
   std::string SnapshotPath() const;

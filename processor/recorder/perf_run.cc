@@ -200,6 +200,9 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   if (o.on_snapshot) loop.OnSnapshot(o.on_snapshot);
   loop.WaitForPerf(PerfRecords(control.get(), o.files), [&result, &o, perf] {
     result.perf_recorded = true;
+    if (o.perf_nice != 0 && ::setpriority(PRIO_PROCESS, static_cast<id_t>(perf), o.perf_nice) != 0) {
+      result.perf_nice_error = std::strerror(errno);
+    }
     if (!o.preload.empty()) result.preload_loaded = PerfPollFix::LoadedIn(perf, o.preload);
     if (!o.attach || o.files == nullptr) return;
     absl::Status s = SaveAttachMaps(o.files, RecordedProcesses::ForAttach(*o.attach).Update(), o.clockid);

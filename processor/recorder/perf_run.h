@@ -63,6 +63,11 @@ struct PerfRunOptions {
   // A library perf gets preloaded (LD_PRELOAD, before any the user set):
   // recorder/perf_poll_fix.h. "": none.
   std::string preload;
+  // perf's nice once it records (setpriority on its pid, its main thread,
+  // which reads the ring buffers): the command it runs was forked before and
+  // keeps its own. 0: left as it is. A raise that is not permitted (no
+  // CAP_SYS_NICE) is no failure: PerfRunResult::perf_nice_error says so.
+  int perf_nice = 0;
   // perf's standard error passes through a pipe whose end is kept
   // (stderr_tail.h), to quote when perf fails. Only with `attach`: a
   // command perf runs would inherit the pipe.
@@ -85,6 +90,8 @@ struct PerfRunResult {
   // or perf never recorded).
   std::string attach_maps;
   std::string attach_maps_error;
+  // Why `perf_nice` could not be set ("" if it was, or was 0).
+  std::string perf_nice_error;
   // pageblame's own CPU time meanwhile (its threads: snapshots, pings).
   double self_cpu_seconds = 0;
 };

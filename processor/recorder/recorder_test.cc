@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <fstream>
@@ -20,6 +22,7 @@
 #include "processor/heap/heap_snapshot_file.h"
 #include "processor/recorder/debugger_watch.h"
 #include "processor/recorder/exit_tracer.h"
+#include "processor/recorder/perf_run.h"
 #include "processor/recorder/recorded_processes.h"
 #include "processor/recorder/snapshot_taker.h"
 #include "processor/recorder/snapshot_writer.h"
@@ -437,6 +440,35 @@ TEST(ExitTracerTest, WithoutAHookItOnlyWaits) {
   const int status = ExitTracer::Supervise(perf, nullptr, &note);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 7);
+}
+
+// record --max-size gives perf a priority of its own once it records
+// (RecordPlan::PerfNice): a shell plays perf and writes down the nice the
+// kernel gives it (/proc/self/stat's 19th field) after the recorder had
+// time to set it. A lower priority than this test's own, which anyone may
+// ask for; 0 leaves it as it was.
+std::string NiceOfFakePerf(const TempDir& dir, int perf_nice) {
+  const std::string out = dir.path() + "/nice";
+  PerfRunOptions o;
+  o.argv = {"/bin/sh", "-c", "sleep 0.3; cut -d' ' -f19 /proc/$$/stat > " + out};
+  o.rss_every = 0;
+  o.perf_nice = perf_nice;
+  const PerfRunResult r = RunPerf(o);
+  EXPECT_EQ(r.perf_exit, 0);
+  EXPECT_TRUE(r.perf_recorded);
+  EXPECT_EQ(r.perf_nice_error, "");
+  return ReadFile(out);
+}
+
+TEST(RunPerfTest, PerfGetsItsNiceOnceItRecords) {
+  TempDir dir("pb_recorder");
+  errno = 0;
+  const int own = ::getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  if (own >= 19) GTEST_SKIP() << "this test runs at nice 19 already: no lower priority to give";
+  const int lower = std::min(own + 5, 19);
+  EXPECT_EQ(NiceOfFakePerf(dir, lower), std::to_string(lower) + "\n");
+  EXPECT_EQ(NiceOfFakePerf(dir, 0), std::to_string(own) + "\n");
 }
 
 }  // namespace

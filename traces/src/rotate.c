@@ -6,7 +6,11 @@
 // --max-size; what the recording must still name after that are the kept
 // blocks, made long before the churn's chunks were folded and removed.
 //
-//   usage: rotate DIR SECONDS
+//   usage: rotate DIR SECONDS [PAUSE_US]
+//
+// PAUSE_US: the pause after each churn call pair (default 600: ~1500 pairs
+// a second, a busy service); 0 churns as fast as the machine goes, a
+// benchmark loop (bench/lost.sh: perf's lost events under --max-size).
 //
 // Every memory call is a raw syscall in a named (noinline) function (sys.h),
 // so both frame-pointer and DWARF stacks name it as their leaf. Last acts:
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "truth.h"
@@ -95,17 +100,26 @@ __attribute__((noinline)) static int churn_deeper(int depth) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    write_str(2, "usage: rotate DIR SECONDS\n");
+  if (argc != 3 && argc != 4) {
+    write_str(2, "usage: rotate DIR SECONDS [PAUSE_US]\n");
     return 2;
   }
   const double seconds = atof(argv[2]);
+  char* end = 0;
+  const long pause_us = argc == 4 ? strtol(argv[3], &end, 10) : 600;
+  if ((argc == 4 && (end == argv[3] || *end != '\0')) || pause_us < 0 || pause_us >= 1000000) {
+    write_str(2, "rotate: PAUSE_US: expected 0 to 999999\n");
+    return 2;
+  }
+  // A pause asked for is slept as asked: the kernel's default 50 us of
+  // timer slack would make every pause below it the same.
+  if (argc == 4) prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   const double start = now_seconds();
   early_cache();
   early_table();
-  // About 1500 calls a second: a busy service, not a benchmark loop
-  // (perf keeps up, even while it cuts chunks).
-  const struct timespec pause = {0, 600 * 1000};
+  // By default about 1500 call pairs a second: a busy service, not a
+  // benchmark loop (perf keeps up, even while it cuts chunks).
+  const struct timespec pause = {0, pause_us * 1000};
   int midway = 0;
   while (now_seconds() - start < seconds) {
     if (churn_deeper(CHURN_DEPTH) != 0) fail("churn_map");
@@ -113,7 +127,7 @@ int main(int argc, char** argv) {
       midway_buffer();
       midway = 1;
     }
-    nanosleep(&pause, 0);
+    if (pause_us > 0) nanosleep(&pause, 0);
   }
   final_block();
   const long pid = RAW_GETPID();
