@@ -90,11 +90,12 @@ bool StreamReader::Pull(size_t n) {
       return false;
     }
     if (*got == 0) {
-      status_ = absl::DataLossError(absl::StrCat("it ends at byte ", pulled, " of the ", size_, " it declares"));
+      status_ =
+          absl::DataLossError(absl::StrCat("the stream ends at byte ", pulled, " of the ", size_, " it declares"));
       return false;
     }
     if (*got > want) {
-      status_ = absl::InternalError(absl::StrCat("its source gave ", *got, " bytes for ", want));
+      status_ = absl::InternalError(absl::StrCat("the stream's source gave ", *got, " bytes for ", want));
       return false;
     }
     tail_ += *got;

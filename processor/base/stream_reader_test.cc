@@ -101,7 +101,7 @@ TEST(StreamReaderTest, AStreamCutAtEveryPieceBoundarySaysWhereItEnds) {
     EXPECT_NE(ReadTable(&r, 50), "") << "cut at " << cut;
     EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss) << "cut at " << cut;
     EXPECT_THAT(std::string(r.status().message()),
-                HasSubstr("ends at byte " + std::to_string(cut) + " of the " + std::to_string(bytes.size())));
+                HasSubstr("stream ends at byte " + std::to_string(cut) + " of the " + std::to_string(bytes.size())));
   }
 }
 

@@ -17,7 +17,7 @@ absl::StatusOr<size_t> ZstdSource::Read(char* dst, size_t n) {
       std::string_view piece;
       if (!in_->ReadSome(StreamReader::kPiece, &piece)) {
         if (!in_->status().ok()) return in_->status();
-        return absl::DataLossError(absl::StrCat("its zstd frame is cut (", in_->pos(), " bytes in)"));
+        return absl::DataLossError(absl::StrCat("the zstd frame is cut (", in_->pos(), " bytes in)"));
       }
       piece_ = piece.data();
       piece_size_ = piece.size();
@@ -27,7 +27,7 @@ absl::StatusOr<size_t> ZstdSource::Read(char* dst, size_t n) {
     ZSTD_outBuffer out{dst, n, 0};
     const size_t left = ZSTD_decompressStream(dctx_, &out, &in);
     if (ZSTD_isError(left)) {
-      return absl::DataLossError(absl::StrCat("it does not decompress (", ZSTD_getErrorName(left), ")"));
+      return absl::DataLossError(absl::StrCat("the zstd frame does not decompress: ", ZSTD_getErrorName(left)));
     }
     piece_pos_ = in.pos;
     ended_ = left == 0;  // the frame is whole, its checksum checked
@@ -40,8 +40,8 @@ absl::Status ZstdSource::Finish() {
   char more = 0;
   absl::StatusOr<size_t> got = ended_ ? size_t{0} : Read(&more, 1);
   if (!got.ok()) return got.status();
-  if (*got != 0) return absl::DataLossError("its zstd frame holds more than its size says");
-  if (piece_pos_ != piece_size_ || !in_->empty()) return absl::DataLossError("bytes follow its zstd frame");
+  if (*got != 0) return absl::DataLossError("the zstd frame holds more than its size says");
+  if (piece_pos_ != piece_size_ || !in_->empty()) return absl::DataLossError("bytes follow the zstd frame");
   return absl::OkStatus();
 }
 
