@@ -556,8 +556,13 @@ std::optional<RecordingFile::Folded> RecordingFile::PeekFolded(std::string_view 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::DecodeBody(std::string_view body, const std::string& name,
                                                                        const symbols::SymbolizerOptions& symbols) {
   StreamReader r(body);
+  return DecodeBody(&r, name, symbols);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::DecodeBody(StreamReader* body, const std::string& name,
+                                                                       const symbols::SymbolizerOptions& symbols) {
   BodyParts parts;
-  RETURN_IF_ERROR(ReadBody(&r, name, &parts));
+  RETURN_IF_ERROR(ReadBody(body, name, &parts));
   return Assemble(std::move(parts), name, symbols);
 }
 

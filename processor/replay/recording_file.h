@@ -45,6 +45,7 @@
 #include "absl/status/statusor.h"
 #include "processor/base/byte_sink.h"
 #include "processor/base/input_file.h"
+#include "processor/base/stream_reader.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/symbols/dso_lookup.h"
 #include "processor/symbols/symbolizer.h"
@@ -114,6 +115,9 @@ class RecordingFile {
   // The part after the header and its zstd frame, decompressed: what Decode
   // reads once the file is known current (tests/fuzz feeds it directly).
   static absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeBody(std::string_view body, const std::string& name,
+                                                                 const symbols::SymbolizerOptions& symbols);
+  // The same from `body` to its end, a piece at a time.
+  static absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeBody(StreamReader* body, const std::string& name,
                                                                  const symbols::SymbolizerOptions& symbols);
 };
 
