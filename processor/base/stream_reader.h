@@ -4,8 +4,8 @@
 // recording's index) holds a piece of it at a time. It can also read a
 // buffer that is there whole (the same code for both).
 //
-//   FileSource file(fd);                                 // a Source
-//   StreamReader r(&file, declared_size);
+//   ZstdSource frame(&file_reader);                      // any Source
+//   StreamReader r(&frame, declared_size);
 //   uint64_t n = 0;
 //   if (!r.Read(&n) || n > r.remaining() / kMinEntry) return Damaged("count");
 //   std::string_view name;
