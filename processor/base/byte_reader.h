@@ -1,7 +1,8 @@
 // Bounds-checked reads over a byte span. Every binary read in pageblame goes
-// through this class: a read past the end fails (returns false / an error)
-// instead of touching memory outside the span, as perf's header.c does by
-// checking sizes before each access.
+// through this class (or StreamReader, stream_reader.h, the same reads over
+// bytes that arrive in pieces): a read past the end fails (returns false /
+// an error) instead of touching memory outside the span, as perf's header.c
+// does by checking sizes before each access.
 //
 //   ByteReader r(record_bytes);
 //   uint32_t pid, tid;

@@ -5,9 +5,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "processor/base/byte_reader.h"
+#include "processor/base/byte_sink.h"
 #include "processor/base/byte_writer.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/stream_reader.h"
 #include "processor/index/index_thinning.h"
 
 namespace pageblame::index {
@@ -32,7 +33,7 @@ void PutId(std::string* out, Id id) {
 }
 
 template <typename Id>
-bool ReadId(ByteReader* r, Id* id) {
+bool ReadId(StreamReader* r, Id* id) {
   uint32_t v = 0;
   if (!r->Read(&v)) return false;
   *id = Id(v);
@@ -41,7 +42,7 @@ bool ReadId(ByteReader* r, Id* id) {
 
 // A count of entries of at least `min_size` bytes each, that the bytes left
 // can hold.
-absl::StatusOr<uint64_t> ReadCount(ByteReader* r, size_t min_size, absl::string_view what) {
+absl::StatusOr<uint64_t> ReadCount(StreamReader* r, size_t min_size, absl::string_view what) {
   uint64_t n = 0;
   if (!r->Read(&n)) return Damaged(absl::StrCat("it ends before the count of ", what));
   if (n > r->remaining() / min_size) return Damaged(absl::StrCat(n, " ", what, " cannot fit in what is left"));
@@ -111,11 +112,13 @@ class IndexCodecAccess {
   // ip, its parent, an earlier node), then every id (its leaf node, whether
   // unwound, whether it is the id its node interns to: Bind's aliases and
   // unbound reserved ids are not).
-  static void PutStacks(std::string* out, const StackTable& t) {
+  static void PutStacks(PieceWriter* w, const StackTable& t) {
+    std::string* out = w->buf();
     PutFixed<uint64_t>(out, t.nodes_.size() - 1);
     for (size_t i = 1; i < t.nodes_.size(); ++i) {
       PutFixed(out, t.nodes_[i].ip);
       PutFixed(out, t.nodes_[i].parent);
+      w->Next();
     }
     PutFixed<uint64_t>(out, t.entries_.size());
     for (size_t i = 0; i < t.entries_.size(); ++i) {
@@ -123,6 +126,7 @@ class IndexCodecAccess {
       PutFixed(out, node);
       const bool owns = t.nodes_[node].stack == i;
       PutFixed<uint8_t>(out, ((t.entries_[i] & StackTable::kUnwoundBit) != 0 ? 1 : 0) | (owns ? 2 : 0));
+      w->Next();
     }
   }
 
@@ -132,7 +136,8 @@ class IndexCodecAccess {
     PutFixed<uint8_t>(out, m.have_peak_);
   }
 
-  static void PutProcess(std::string* out, const Process& p, const IndexThinning& n) {
+  static void PutProcess(PieceWriter* w, const Process& p, const IndexThinning& n) {
+    std::string* out = w->buf();
     PutFixed(out, p.pid);
     PutFixed(out, p.ppid);
     for (uint64_t v : {p.t_start, p.t_exit, p.t_exec}) PutFixed(out, v);
@@ -145,6 +150,7 @@ class IndexCodecAccess {
       PutFixed(out, r.end);
       PutId(out, n.Version(r.version));  // live: never left out
       PutFixed(out, r.t_from);
+      w->Next();
     }
     // The madvise calls kept are those whose call is.
     size_t kept = 0;
@@ -154,33 +160,44 @@ class IndexCodecAccess {
       if (!n.Event(a.event).valid()) continue;
       for (uint64_t v : {a.start, a.end, a.time}) PutFixed(out, v);
       PutId(out, n.Event(a.event));
+      w->Next();
     }
     PutTally(out, p.mapped);
   }
 
-  static void Encode(const TraceIndex& idx, const IndexThinning& n, const TraceStats& stats, std::string* out) {
+  // Into `sink` a piece at a time (PieceWriter): never the whole in memory.
+  static void Encode(const TraceIndex& idx, const IndexThinning& n, const TraceStats& stats, ByteSink* sink) {
+    PieceWriter w(sink);
+    std::string* out = w.buf();
     PutFixed<uint64_t>(out, idx.strings().size());
-    for (uint32_t i = 0; i < idx.strings().size(); ++i) PutString(out, idx.strings().Get(StringId(i)));
-    PutStacks(out, idx.stacks_);
+    for (uint32_t i = 0; i < idx.strings().size(); ++i) {
+      PutString(out, idx.strings().Get(StringId(i)));
+      w.Next();
+    }
+    PutStacks(&w, idx.stacks_);
     PutFixed<uint64_t>(out, n.KeptEvents(idx.num_events()));
     for (size_t i = 0; i < idx.num_events(); ++i) {
-      if (n.KeepsEvent(i)) PutEvent(out, idx.event(EventId(static_cast<uint32_t>(i))));
+      if (n.KeepsEvent(i)) {
+        PutEvent(out, idx.event(EventId(static_cast<uint32_t>(i))));
+        w.Next();
+      }
     }
     PutFixed<uint64_t>(out, n.KeptVersions(idx.num_versions()));
     for (size_t i = 0; i < idx.num_versions(); ++i) {
       if (n.KeepsVersion(i)) {
         PutVersion(out, idx.version(VersionId(static_cast<uint32_t>(i))), n);
+        w.Next();
       }
     }
     PutFixed<uint64_t>(out, idx.num_processes());
-    for (size_t i = 0; i < idx.num_processes(); ++i) PutProcess(out, idx.process(static_cast<uint32_t>(i)), n);
+    for (size_t i = 0; i < idx.num_processes(); ++i) PutProcess(&w, idx.process(static_cast<uint32_t>(i)), n);
     PutStats(out, stats);
   }
-  static void Encode(const TraceIndex& idx, std::string* out) { Encode(idx, IndexThinning{}, idx.stats_, out); }
+  static void Encode(const TraceIndex& idx, ByteSink* out) { Encode(idx, IndexThinning{}, idx.stats_, out); }
 
   // EncodeThinned: the versions that outlive `cutoff`, and the calls they
   // name or made after it (index_thinning.h), numbered in their old order.
-  static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out) {
+  static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, ByteSink* out) {
     TraceStats stats = idx.stats_;
     const IndexThinning n = IndexThinning::At(idx, cutoff, &stats);
     Encode(idx, n, stats, out);
@@ -194,7 +211,7 @@ class IndexCodecAccess {
 
   // ---------------------------------------------------------------- decoding
 
-  static absl::Status ReadStrings(ByteReader* r, TraceIndex* idx) {
+  static absl::Status ReadStrings(StreamReader* r, TraceIndex* idx) {
     ASSIGN_OR_RETURN(uint64_t n, ReadCount(r, kMinString, "strings"));
     for (uint64_t i = 0; i < n; ++i) {
       std::string_view s;
@@ -210,14 +227,15 @@ class IndexCodecAccess {
   // so every walk to the root ends; no two nodes are the same frame under
   // the same caller, and no node is owned twice, so interning more (a
   // folded recording goes on) finds what the replay found.
-  static absl::Status ReadStacks(ByteReader* r, StackTable* t) {
+  static absl::Status ReadStacks(StreamReader* r, StackTable* t) {
     ASSIGN_OR_RETURN(uint64_t n_nodes, ReadCount(r, kMinStackFrame, "stack frames"));
     if (n_nodes >= StackTable::kNodeMask) return Damaged(absl::StrCat(n_nodes, " stack frames are too many"));
     t->set_.reserve(n_nodes);
     for (uint64_t i = 1; i <= n_nodes; ++i) {
       StackTable::Node n;
-      r->Read(&n.ip);  // the count was checked against the bytes left
-      r->Read(&n.parent);
+      // The count was checked against the bytes the stream declares; a
+      // stream cut short still fails here.
+      if (!r->Read(&n.ip) || !r->Read(&n.parent)) return Damaged(absl::StrCat("stack frame ", i, " runs past the end"));
       if (n.parent >= i) return Damaged(absl::StrCat("stack frame ", i, " has no earlier caller frame"));
       const uint32_t node = static_cast<uint32_t>(t->nodes_.push_back(n));
       if (!t->set_.insert(node).second) {
@@ -241,7 +259,7 @@ class IndexCodecAccess {
     return absl::OkStatus();
   }
 
-  static bool ReadEvent(ByteReader* r, CallEvent* e) {
+  static bool ReadEvent(StreamReader* r, CallEvent* e) {
     uint8_t syscall = 0;
     bool ok = r->Read(&e->time) && r->Read(&e->first_time) && r->Read(&e->last_time) && r->Read(&e->pid) &&
               r->Read(&e->tid) && r->Read(&syscall);
@@ -251,7 +269,7 @@ class IndexCodecAccess {
     return ok && syscall < static_cast<uint8_t>(decode::Syscall::kCount);
   }
 
-  static bool ReadVersion(ByteReader* r, Version* v) {
+  static bool ReadVersion(StreamReader* r, Version* v) {
     uint8_t begin = 0, end_kind = 0, prot_known = 0;
     bool ok = r->Read(&v->start) && r->Read(&v->end) && r->Read(&v->t_from) && r->Read(&v->t_to) &&
               r->Read(&v->process) && r->Read(&begin) && r->Read(&end_kind);
@@ -264,7 +282,7 @@ class IndexCodecAccess {
     return ok && begin <= static_cast<uint8_t>(Begin::kProtected) && end_kind <= static_cast<uint8_t>(End::kChanged);
   }
 
-  static bool ReadTally(ByteReader* r, MappedTally* m) {
+  static bool ReadTally(StreamReader* r, MappedTally* m) {
     uint8_t have = 0;
     const bool ok = r->Read(&m->now_) && r->Read(&m->instant_) && r->Read(&m->since_) && r->Read(&m->peak_.time) &&
                     r->Read(&m->peak_.bytes) && r->Read(&have);
@@ -272,7 +290,7 @@ class IndexCodecAccess {
     return ok;
   }
 
-  static absl::Status ReadProcess(ByteReader* r, uint32_t i, Process* p) {
+  static absl::Status ReadProcess(StreamReader* r, uint32_t i, Process* p) {
     uint8_t flags[3] = {0, 0, 0};
     bool ok = r->Read(&p->pid) && r->Read(&p->ppid) && r->Read(&p->t_start) && r->Read(&p->t_exit) &&
               r->Read(&p->t_exec) && r->Read(&flags[0]) && r->Read(&flags[1]) && r->Read(&flags[2]) &&
@@ -301,7 +319,7 @@ class IndexCodecAccess {
     return absl::OkStatus();
   }
 
-  static absl::Status ReadStats(ByteReader* r, TraceStats* s) {
+  static absl::Status ReadStats(StreamReader* r, TraceStats* s) {
     bool ok = true;
     for (
         uint64_t* v :
@@ -314,13 +332,11 @@ class IndexCodecAccess {
       ok = ok && r->Read(v);
     }
     uint8_t rounds = 0, data = 0;
-    std::string_view unparsed, impossible;
-    ok = ok && r->Read(&rounds) && r->Read(&data) && r->ReadString(&unparsed) && r->ReadString(&impossible);
+    ok = ok && r->Read(&rounds) && r->Read(&data) && r->ReadString(&s->first_unparsed) &&
+         r->ReadString(&s->first_impossible);
     if (!ok) return Damaged("the load's counters run past the end");
     s->time_order_by_rounds = rounds != 0;
     s->data_mappings = data != 0;
-    s->first_unparsed = std::string(unparsed);
-    s->first_impossible = std::string(impossible);
     ASSIGN_OR_RETURN(uint64_t n_unparsed, ReadCount(r, 32, "unparsed spans"));
     s->unparsed.resize(n_unparsed);
     for (UnparsedSpan& u : s->unparsed) {
@@ -340,7 +356,7 @@ class IndexCodecAccess {
     return absl::OkStatus();
   }
 
-  static absl::Status ReadTables(ByteReader* r, TraceIndex* idx) {
+  static absl::Status ReadTables(StreamReader* r, TraceIndex* idx) {
     RETURN_IF_ERROR(ReadStrings(r, idx));
     RETURN_IF_ERROR(ReadStacks(r, &idx->stacks_));
     ASSIGN_OR_RETURN(uint64_t n_events, ReadCount(r, kMinEvent, "calls"));
@@ -429,9 +445,19 @@ class Checker {
 
 }  // namespace
 
-void IndexCodec::Encode(const TraceIndex& idx, std::string* out) { IndexCodecAccess::Encode(idx, out); }
+void IndexCodec::Encode(const TraceIndex& idx, std::string* out) {
+  StringSink sink(out);
+  Encode(idx, &sink);
+}
+
+void IndexCodec::Encode(const TraceIndex& idx, ByteSink* out) { IndexCodecAccess::Encode(idx, out); }
 
 void IndexCodec::EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out) {
+  StringSink sink(out);
+  EncodeThinned(idx, cutoff, &sink);
+}
+
+void IndexCodec::EncodeThinned(const TraceIndex& idx, uint64_t cutoff, ByteSink* out) {
   IndexCodecAccess::EncodeThinned(idx, cutoff, out);
 }
 
@@ -440,9 +466,19 @@ size_t IndexCodec::KeptByThinning(const TraceIndex& idx, uint64_t cutoff) {
 }
 
 absl::Status IndexCodec::Decode(std::string_view bytes, TraceIndex* idx) {
-  ByteReader r(bytes.data(), bytes.size());
-  RETURN_IF_ERROR(IndexCodecAccess::ReadTables(&r, idx));
-  if (!r.empty()) return Damaged(absl::StrCat(r.remaining(), " bytes follow its tables"));
+  StreamReader r(bytes);
+  return Decode(&r, idx);
+}
+
+absl::Status IndexCodec::Decode(StreamReader* r, TraceIndex* idx) {
+  if (absl::Status s = IndexCodecAccess::ReadTables(r, idx); !s.ok()) {
+    // A stream that failed or ended early: that is what was wrong.
+    if (!r->status().ok()) {
+      return absl::DataLossError(absl::StrCat(s.message(), " (", r->status().message(), ")"));
+    }
+    return s;
+  }
+  if (!r->empty()) return Damaged(absl::StrCat(r->remaining(), " bytes follow its tables"));
   RETURN_IF_ERROR(Checker(*idx).Check());
   idx->Finalize();
   return absl::OkStatus();

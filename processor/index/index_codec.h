@@ -7,6 +7,11 @@
 //   TraceIndex copy;
 //   RETURN_IF_ERROR(IndexCodec::Decode(bytes, &copy));   // copy answers as idx did
 //
+// Either way a piece at a time if need be: Encode into a ByteSink (a zstd
+// frame going to a file) holds about a PieceWriter::kPiece of the bytes,
+// Decode from a StreamReader (a zstd frame read from a file) about a
+// StreamReader::kPiece, so a large index is never whole in memory as bytes.
+//
 // Everything replay made is kept as it was (ids included: a decoded index
 // numbers its calls, versions, stacks and strings as the original did), so
 // every answer from the copy is byte for byte the original's. Decode checks
@@ -21,6 +26,8 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "processor/base/byte_sink.h"
+#include "processor/base/stream_reader.h"
 #include "processor/index/trace_index.h"
 
 namespace pageblame::index {
@@ -28,6 +35,7 @@ namespace pageblame::index {
 class IndexCodec {
  public:
   static void Encode(const TraceIndex& idx, std::string* out);
+  static void Encode(const TraceIndex& idx, ByteSink* out);
   // The same index thinned at `cutoff` (record --max-size, when the index
   // would pass its share of the disk): the versions that ended at or before
   // it (regions unmapped, replaced or changed by then) and the calls that
@@ -38,12 +46,16 @@ class IndexCodec {
   // stats().thinned_* say what went (added to an earlier thinning's). The
   // stack and string tables are kept whole. Decode() reads it back.
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out);
+  static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, ByteSink* out);
   // How many calls and versions EncodeThinned at `cutoff` keeps, counted
   // without encoding (a fraction of its time): for a caller that looks for
   // a cut that fits a size.
   static size_t KeptByThinning(const TraceIndex& idx, uint64_t cutoff);
   // Into a fresh TraceIndex (nothing added yet), finalized.
   static absl::Status Decode(std::string_view bytes, TraceIndex* idx);
+  // The same from `r` to its end (or Limit()); a stream that fails or ends
+  // before its declared size is DataLoss saying so, and where.
+  static absl::Status Decode(StreamReader* r, TraceIndex* idx);
 };
 
 }  // namespace pageblame::index

@@ -13,9 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "processor/base/byte_reader.h"
+#include "processor/base/byte_sink.h"
 #include "processor/base/byte_writer.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/stream_reader.h"
+#include "processor/base/zstd_sink.h"
+#include "processor/base/zstd_source.h"
 #include "processor/index/index_codec.h"
 #include "processor/replay/attach_maps.h"
 #include "processor/replay/replay_version.h"
@@ -29,6 +32,9 @@ constexpr size_t kHashedBytes = 64 * 1024;  // at each end of the trace
 // Far above any recording's index (a fraction of its trace), far below what
 // would exhaust a machine if a damaged header claimed it.
 constexpr uint64_t kMaxRawBytes = uint64_t{64} << 30;
+// The most a zstd frame's header takes (ZSTD_FRAMEHEADERSIZE_MAX, which
+// zstd.h declares only for static linking): enough to read its content size.
+constexpr size_t kFrameHeaderMax = 18;
 
 absl::Status Damaged(const std::string& name, absl::string_view what) {
   return absl::DataLossError(absl::StrCat(name, ": the index is damaged: ", what));
@@ -36,6 +42,12 @@ absl::Status Damaged(const std::string& name, absl::string_view what) {
 
 absl::Status Stale(const std::string& name, absl::string_view why) {
   return absl::FailedPreconditionError(absl::StrCat(name, ": stale: ", why));
+}
+
+// Damaged: `what` is cut, and why when the stream itself failed (a frame
+// that does not decompress, a file that ends early).
+absl::Status Cut(const std::string& name, absl::string_view what, const StreamReader& r) {
+  return Damaged(name, r.status().ok() ? std::string(what) : absl::StrCat(what, " (", r.status().message(), ")"));
 }
 
 uint64_t Fnv(const char* data, size_t n, uint64_t h) {
@@ -111,14 +123,19 @@ void PutAttachMaps(std::string* out, const AttachMapsUse& a) {
   for (uint64_t v : {a.added_pages, a.removed_pages, a.mismatched_pages}) PutFixed(out, v);
 }
 
-std::string Body(const LoadedView& t, uint64_t thin_cutoff) {
-  std::string out, idx;
+// The body: the index (its length, then its bytes: IndexCodec), then the
+// facts (below).
+void PutIndex(const LoadedView& t, uint64_t thin_cutoff, ByteSink* out) {
   if (thin_cutoff > 0) {
-    index::IndexCodec::EncodeThinned(*t.index, thin_cutoff, &idx);
+    index::IndexCodec::EncodeThinned(*t.index, thin_cutoff, out);
   } else {
-    index::IndexCodec::Encode(*t.index, &idx);
+    index::IndexCodec::Encode(*t.index, out);
   }
-  PutString(&out, idx);
+}
+
+// What the body holds after the index (small: no table of calls or stacks).
+std::string Facts(const LoadedView& t) {
+  std::string out;
   PutInfo(&out, *t.info);
   PutString(&out, *t.sources);
   PutFixed<uint64_t>(&out, t.format_warnings->size());
@@ -142,18 +159,12 @@ void PutCheckpoint(std::string* out, const FoldCheckpoint* c) {
 
 // ---------------------------------------------------------------- reading it
 
-// The reads of one body, each false when it runs past the end.
+// The reads of one body's facts, each false when it runs past the end.
 class BodyReader {
  public:
-  explicit BodyReader(std::string_view bytes) : r_(bytes.data(), bytes.size()) {}
-  ByteReader& r() { return r_; }
+  explicit BodyReader(StreamReader* r) : r_(*r) {}
 
-  bool String(std::string* s) {
-    std::string_view v;
-    if (!r_.ReadString(&v)) return false;
-    *s = std::string(v);
-    return true;
-  }
+  bool String(std::string* s) { return r_.ReadString(s); }
   // A count of entries of at least `min` bytes that can fit.
   bool Count(size_t min, uint64_t* n) { return r_.Read(n) && *n <= r_.remaining() / min; }
 
@@ -197,16 +208,19 @@ class BodyReader {
   bool Mappings(symbols::MappingHistory* m) {
     uint64_t n = 0;
     if (!Count(43, &n)) return false;
+    std::string path, build_id;  // a view lasts until the next read: copied
     for (uint64_t i = 0; i < n; ++i) {
       symbols::MappingHistory::Op op;
       uint8_t kind = 0;
       if (!r_.Read(&kind) || kind > static_cast<uint8_t>(symbols::MappingHistory::Op::Kind::kExec) ||
           !r_.Read(&op.pid) || !r_.Read(&op.parent) || !r_.Read(&op.time) || !r_.Read(&op.start) || !r_.Read(&op.len) ||
-          !r_.Read(&op.pgoff) || !r_.ReadString(&op.path) || !r_.ReadString(&op.build_id)) {
+          !r_.Read(&op.pgoff) || !r_.ReadString(&path) || !r_.ReadString(&build_id)) {
         return false;
       }
       op.kind = static_cast<symbols::MappingHistory::Op::Kind>(kind);
-      m->Apply(op);  // interns the strings: the views into the bytes do not outlive them
+      op.path = path;
+      op.build_id = build_id;
+      m->Apply(op);  // interns the strings: the views do not outlive them
     }
     return true;
   }
@@ -231,13 +245,13 @@ class BodyReader {
   }
 
  private:
-  ByteReader r_;
+  StreamReader& r_;
 };
 
 // The header as written: its format, build, identity and checkpoint.
 struct Header {
   uint32_t version = 0;
-  std::string_view replay_version;
+  std::string replay_version;
   RecordingFile::Identity id;
   bool checkpoint = false;
   FoldCheckpoint progress;
@@ -245,34 +259,32 @@ struct Header {
 
 // The header's fields; DataLoss if they are not there. A header of another
 // format version stops after the version (what follows may differ).
-absl::Status ReadHeader(ByteReader* r, const std::string& name, Header* h) {
-  absl::Span<const uint8_t> magic;
-  if (!r->ReadSpan(sizeof(kMagic), &magic) || std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0) {
+absl::Status ReadHeader(StreamReader* r, const std::string& name, Header* h) {
+  std::string_view magic;
+  if (!r->ReadView(sizeof(kMagic), &magic) || std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0) {
     return absl::DataLossError(absl::StrCat(name, ": not a pageblame index (no PBINDEX magic)"));
   }
   if (!r->Read(&h->version)) return Damaged(name, "its header is cut");
   if (h->version != RecordingFile::kFormatVersion) return absl::OkStatus();
   RecordingFile::Identity& id = h->id;
   uint8_t checkpoint = 0;
-  std::string_view last_chunk;
   if (!r->ReadString(&h->replay_version) || !r->Read(&id.size) || !r->Read(&id.mtime_ns) ||
       !r->Read(&id.sample_hash) || !r->Read(&id.options) || !r->Read(&id.attach_maps.size) ||
       !r->Read(&id.attach_maps.mtime_ns) || !r->Read(&checkpoint) || checkpoint > 1 ||
       !r->Read(&h->progress.wall_ns) || !r->Read(&h->progress.chunks) || !r->Read(&h->progress.until) ||
-      !r->ReadString(&last_chunk)) {
-    return Damaged(name, "its header is cut");
+      !r->ReadString(&h->progress.last_chunk)) {
+    return Cut(name, "its header is cut", *r);
   }
   h->checkpoint = checkpoint == 1;
-  h->progress.last_chunk = std::string(last_chunk);
   return absl::OkStatus();
 }
 
 // The header's identity, checked against the trace's now.
-absl::Status CheckHeader(ByteReader* r, const std::string& name, const RecordingFile::Identity& expected,
+absl::Status CheckHeader(StreamReader* r, const std::string& name, const RecordingFile::Identity& expected,
                          Header* h) {
   RETURN_IF_ERROR(ReadHeader(r, name, h));
   const uint32_t version = h->version;
-  const std::string_view replay_version = h->replay_version;
+  const std::string& replay_version = h->replay_version;
   const RecordingFile::Identity& id = h->id;
   if (version != RecordingFile::kFormatVersion) return Stale(name, absl::StrCat("format ", version));
   if (replay_version != kReplayVersion) return Stale(name, "made by another build of pageblame");
@@ -286,22 +298,19 @@ absl::Status CheckHeader(ByteReader* r, const std::string& name, const Recording
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> Decompress(ByteReader* r, const std::string& name) {
-  uint64_t raw_size = 0, stored = 0;
-  absl::Span<const uint8_t> frame;
-  if (!r->Read(&raw_size) || !r->Read(&stored) || stored != r->remaining() || !r->ReadSpan(stored, &frame)) {
-    return Damaged(name, "its body's sizes do not match the file");
+// The file's frame, from its sizes to its content's first byte: `frame`
+// decompresses it (the file reader at the frame, its end the frame's).
+absl::Status OpenFrame(StreamReader* file, const std::string& name, uint64_t* raw_size) {
+  uint64_t stored = 0;
+  if (!file->Read(raw_size) || !file->Read(&stored) || stored != file->remaining()) {
+    return Cut(name, "its body's sizes do not match the file", *file);
   }
-  if (raw_size > kMaxRawBytes || ZSTD_getFrameContentSize(frame.data(), frame.size()) != raw_size) {
-    return Damaged(name, "its body's size is not its frame's");
+  std::string_view head;
+  if (*raw_size > kMaxRawBytes || !file->Peek(std::min<uint64_t>(stored, kFrameHeaderMax), &head) ||
+      ZSTD_getFrameContentSize(head.data(), head.size()) != *raw_size) {
+    return Cut(name, "its body's size is not its frame's", *file);
   }
-  std::string body(raw_size, '\0');
-  const size_t got = ZSTD_decompress(body.data(), body.size(), frame.data(), frame.size());
-  if (ZSTD_isError(got) || got != raw_size) {
-    return Damaged(name, absl::StrCat("its body does not decompress (",
-                                      ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short", ")"));
-  }
-  return body;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -363,50 +372,178 @@ std::string RecordingFile::PathFor(const std::string& trace, bool raw_duplicate_
   return trace + (raw_duplicate_times ? ".plugin.index" : ".index");
 }
 
-std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id, uint64_t thin_cutoff) {
-  return Encode(LoadedView::Of(trace), id, thin_cutoff, nullptr);
-}
+namespace {
 
-std::string RecordingFile::Encode(const LoadedView& trace, const Identity& id, uint64_t thin_cutoff,
-                                  const FoldCheckpoint* checkpoint) {
+// The header up to the checkpoint (the sizes of the body follow it).
+std::string HeaderBytes(const RecordingFile::Identity& id, const FoldCheckpoint* checkpoint) {
   std::string out(kMagic, sizeof(kMagic));
-  PutFixed<uint32_t>(&out, kFormatVersion);
+  PutFixed<uint32_t>(&out, RecordingFile::kFormatVersion);
   PutString(&out, kReplayVersion);
   for (uint64_t v : {id.size, id.mtime_ns, id.sample_hash}) PutFixed(&out, v);
   PutFixed<uint8_t>(&out, id.options);
   PutFixed(&out, id.attach_maps.size);
   PutFixed(&out, id.attach_maps.mtime_ns);
   PutCheckpoint(&out, checkpoint);
-  const std::string body = Body(trace, thin_cutoff);
-  std::string frame(ZSTD_compressBound(body.size()), '\0');
-  // With zstd's checksum of the content: a byte changed inside the frame
-  // otherwise decompresses, unnoticed, to other numbers (a time, an
-  // address) that no check of the tables can tell from true ones.
-  std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
-  size_t n = cctx ? ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 3) : 1;
-  if (cctx && !ZSTD_isError(n)) n = ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
-  if (cctx && !ZSTD_isError(n)) n = ZSTD_compress2(cctx.get(), frame.data(), frame.size(), body.data(), body.size());
-  frame.resize(!cctx || ZSTD_isError(n) ? 0 : n);
-  PutFixed<uint64_t>(&out, body.size());
-  PutFixed<uint64_t>(&out, frame.size());
-  out += frame;
   return out;
+}
+
+// The index file's bytes in order (pread: the descriptor's offset is not used).
+class FileSource : public StreamReader::Source {
+ public:
+  FileSource(int fd, const std::string& name) : fd_(fd), name_(name) {}
+  absl::StatusOr<size_t> Read(char* dst, size_t n) override {
+    while (true) {
+      const ssize_t got = ::pread(fd_, dst, n, static_cast<off_t>(at_));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return absl::UnavailableError(absl::StrCat("cannot read ", name_, ": ", std::strerror(errno)));
+      at_ += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+  }
+
+ private:
+  int fd_;
+  const std::string& name_;
+  uint64_t at_ = 0;
+};
+
+// What a body holds: read whole (ReadBody) before the frame's checksum is
+// known good and the binaries it names are checked (Assemble).
+struct BodyParts {
+  std::unique_ptr<index::TraceIndex> idx = std::make_unique<index::TraceIndex>();
+  perf::FileInfo info;
+  std::string sources;
+  std::vector<std::string> warnings;
+  std::optional<unwind::UnwindStats> unwind;
+  std::shared_ptr<symbols::MappingHistory> mappings = std::make_shared<symbols::MappingHistory>();
+  std::vector<symbols::DsoLookup> lookups;
+  AttachMapsUse attach;
+};
+
+// The body from `r` (a piece at a time when it streams), to its end.
+absl::Status ReadBody(StreamReader* r, const std::string& name, BodyParts* b) {
+  uint64_t idx_bytes = 0;
+  if (!r->ReadVarint(&idx_bytes) || idx_bytes > r->remaining()) return Cut(name, "its index runs past the end", *r);
+  const uint64_t end = r->Limit(idx_bytes);
+  if (absl::Status s = index::IndexCodec::Decode(r, b->idx.get()); !s.ok()) {
+    return absl::DataLossError(absl::StrCat(name, ": ", s.message()));
+  }
+  r->Unlimit(end);
+  BodyReader facts(r);
+  uint64_t n_warnings = 0;
+  if (!facts.Info(&b->info) || !facts.String(&b->sources) || !facts.Count(1, &n_warnings)) {
+    return Cut(name, "its trace facts are cut", *r);
+  }
+  b->warnings.resize(n_warnings);
+  for (std::string& w : b->warnings) {
+    if (!facts.String(&w)) return Cut(name, "its warnings are cut", *r);
+  }
+  if (!facts.Unwind(&b->unwind) || !facts.Mappings(b->mappings.get()) || !facts.Lookups(&b->lookups) ||
+      !facts.AttachMaps(&b->attach) || !r->empty()) {
+    return Cut(name, "its unwinding, mappings, binaries or attach table are cut, or bytes follow them", *r);
+  }
+  return absl::OkStatus();
+}
+
+// The trace the parts make, unless a binary the replay read changed since.
+absl::StatusOr<std::unique_ptr<LoadedTrace>> Assemble(BodyParts b, const std::string& name,
+                                                      const symbols::SymbolizerOptions& symbols) {
+  const symbols::DsoLocator locator(symbols::Symbolizer::LocatorOptions(symbols));
+  for (const symbols::DsoLookup& l : b.lookups) {
+    if (std::string why = l.Changed(locator); !why.empty()) return Stale(name, why);
+  }
+  auto trace = std::make_unique<LoadedTrace>(std::move(b.idx),
+                                             std::make_unique<symbols::Symbolizer>(symbols, b.mappings),
+                                             std::move(b.info), std::move(b.sources));
+  trace->set_format_warnings(std::move(b.warnings));
+  if (b.unwind) trace->set_unwind_stats(*b.unwind);
+  trace->set_dso_lookups(std::move(b.lookups));
+  trace->set_attach_maps(std::move(b.attach));
+  return trace;
+}
+
+// A whole index file from `file`: the header checked, then its frame read
+// a piece at a time into the tables.
+absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeFile(StreamReader* file, const std::string& name,
+                                                        const RecordingFile::Identity& expected,
+                                                        const symbols::SymbolizerOptions& symbols) {
+  Header h;
+  RETURN_IF_ERROR(CheckHeader(file, name, expected, &h));
+  uint64_t raw_size = 0;
+  RETURN_IF_ERROR(OpenFrame(file, name, &raw_size));
+  ZstdSource frame(file);
+  StreamReader body(&frame, raw_size);
+  BodyParts parts;
+  RETURN_IF_ERROR(ReadBody(&body, name, &parts));
+  if (absl::Status s = frame.Finish(); !s.ok()) {
+    return Damaged(name, absl::StrCat("its body is refused at its frame's end (", s.message(), ")"));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> trace, Assemble(std::move(parts), name, symbols));
+  if (h.checkpoint) trace->set_checkpoint(std::move(h.progress));
+  return trace;
+}
+
+}  // namespace
+
+std::string RecordingFile::Encode(const LoadedTrace& trace, const Identity& id, uint64_t thin_cutoff) {
+  return Encode(LoadedView::Of(trace), id, thin_cutoff, nullptr);
+}
+
+std::string RecordingFile::Encode(const LoadedView& trace, const Identity& id, uint64_t thin_cutoff,
+                                  const FoldCheckpoint* checkpoint) {
+  std::string out;
+  StringSink sink(&out);
+  // Only zstd can fail here (memory): the frame is then cut short, which
+  // Decode finds damaged.
+  Write(trace, id, thin_cutoff, checkpoint, &sink).IgnoreError();
+  return out;
+}
+
+absl::Status RecordingFile::Write(const LoadedView& trace, const Identity& id, uint64_t thin_cutoff,
+                                  const FoldCheckpoint* checkpoint, PatchableSink* out) {
+  // The body is the index's length, the index, the facts; its length goes
+  // before the frame and into the frame's header: so the index is encoded
+  // twice, counted, then compressed as it is encoded (never whole).
+  CountingSink counted;
+  PutIndex(trace, thin_cutoff, &counted);
+  std::string length;
+  PutVarint(&length, counted.written());
+  const std::string facts = Facts(trace);
+  const uint64_t raw_size = length.size() + counted.written() + facts.size();
+  std::string head = HeaderBytes(id, checkpoint);
+  PutFixed<uint64_t>(&head, raw_size);
+  const uint64_t stored_at = out->written() + head.size();
+  PutFixed<uint64_t>(&head, 0);  // the frame's size, once it is known
+  out->Append(head);
+  const uint64_t frame_at = out->written();
+  ZstdSink frame(out, 3, raw_size);
+  frame.Append(length);
+  PutIndex(trace, thin_cutoff, &frame);
+  frame.Append(facts);
+  RETURN_IF_ERROR(frame.Finish());
+  std::string stored;
+  PutFixed<uint64_t>(&stored, out->written() - frame_at);
+  out->Overwrite(stored_at, stored);
+  return out->status();
 }
 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::Decode(std::string_view bytes, const std::string& name,
                                                                    const Identity& expected,
                                                                    const symbols::SymbolizerOptions& symbols) {
-  ByteReader header(bytes.data(), bytes.size());
-  Header h;
-  RETURN_IF_ERROR(CheckHeader(&header, name, expected, &h));
-  ASSIGN_OR_RETURN(std::string body, Decompress(&header, name));
-  ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> trace, DecodeBody(body, name, symbols));
-  if (h.checkpoint) trace->set_checkpoint(std::move(h.progress));
-  return trace;
+  StreamReader file(bytes);
+  return DecodeFile(&file, name, expected, symbols);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::Decode(const InputFile& file, const std::string& name,
+                                                                   const Identity& expected,
+                                                                   const symbols::SymbolizerOptions& symbols) {
+  FileSource source(file.fd(), name);
+  StreamReader r(&source, file.size());
+  return DecodeFile(&r, name, expected, symbols);
 }
 
 std::optional<RecordingFile::Folded> RecordingFile::PeekFolded(std::string_view head) {
-  ByteReader r(head.data(), head.size());
+  StreamReader r(head);
   Header h;
   if (!ReadHeader(&r, "", &h).ok() || h.version != kFormatVersion || (h.id.options & kFolded) == 0) {
     return std::nullopt;
@@ -418,41 +555,15 @@ std::optional<RecordingFile::Folded> RecordingFile::PeekFolded(std::string_view 
 
 absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::DecodeBody(std::string_view body, const std::string& name,
                                                                        const symbols::SymbolizerOptions& symbols) {
-  BodyReader r(body);
-  std::string_view idx_bytes;
-  if (!r.r().ReadString(&idx_bytes)) return Damaged(name, "its index runs past the end");
-  auto idx = std::make_unique<index::TraceIndex>();
-  if (absl::Status s = index::IndexCodec::Decode(idx_bytes, idx.get()); !s.ok()) {
-    return absl::DataLossError(absl::StrCat(name, ": ", s.message()));
-  }
-  perf::FileInfo info;
-  std::string sources;
-  uint64_t n_warnings = 0;
-  if (!r.Info(&info) || !r.String(&sources) || !r.Count(1, &n_warnings))
-    return Damaged(name, "its trace facts are cut");
-  std::vector<std::string> warnings(n_warnings);
-  for (std::string& w : warnings) {
-    if (!r.String(&w)) return Damaged(name, "its warnings are cut");
-  }
-  std::optional<unwind::UnwindStats> unwind;
-  auto mappings = std::make_shared<symbols::MappingHistory>();
-  std::vector<symbols::DsoLookup> lookups;
-  AttachMapsUse attach;
-  if (!r.Unwind(&unwind) || !r.Mappings(mappings.get()) || !r.Lookups(&lookups) || !r.AttachMaps(&attach) ||
-      !r.r().empty()) {
-    return Damaged(name, "its unwinding, mappings, binaries or attach table are cut, or bytes follow them");
-  }
-  const symbols::DsoLocator locator(symbols::Symbolizer::LocatorOptions(symbols));
-  for (const symbols::DsoLookup& l : lookups) {
-    if (std::string why = l.Changed(locator); !why.empty()) return Stale(name, why);
-  }
-  auto trace = std::make_unique<LoadedTrace>(std::move(idx), std::make_unique<symbols::Symbolizer>(symbols, mappings),
-                                             std::move(info), std::move(sources));
-  trace->set_format_warnings(std::move(warnings));
-  if (unwind) trace->set_unwind_stats(*unwind);
-  trace->set_dso_lookups(std::move(lookups));
-  trace->set_attach_maps(std::move(attach));
-  return trace;
+  StreamReader r(body);
+  return DecodeBody(&r, name, symbols);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::DecodeBody(StreamReader* body, const std::string& name,
+                                                                       const symbols::SymbolizerOptions& symbols) {
+  BodyParts parts;
+  RETURN_IF_ERROR(ReadBody(body, name, &parts));
+  return Assemble(std::move(parts), name, symbols);
 }
 
 }  // namespace pageblame::replay

@@ -4,9 +4,11 @@
 //
 //   const std::string index = RecordingFile::PathFor("app.data", false);   // "app.data.index"
 //   ASSIGN_OR_RETURN(RecordingFile::Identity id, RecordingFile::Identity::Of(load_options));
-//   std::string bytes = RecordingFile::Encode(*loaded, id);          // after a replay
+//   ASSIGN_OR_RETURN(std::unique_ptr<AtomicFile> out, AtomicFile::Create(index, 0600));
+//   RETURN_IF_ERROR(RecordingFile::Write(LoadedView::Of(*loaded), id, 0, nullptr, out.get()));
+//   RETURN_IF_ERROR(out->Commit());                                  // after a replay
 //   absl::StatusOr<std::unique_ptr<LoadedTrace>> again =
-//       RecordingFile::Decode(bytes, index, id, symbolizer_options); // a later command
+//       RecordingFile::Decode(*input_file, index, id, symbolizer_options); // a later command
 //
 // What it keeps is what the replay made, whole: the index (index_codec.h),
 // the trace's code mappings (for symbols, looked up lazily as before), what
@@ -28,6 +30,9 @@
 // a checkpoint of a recording still under way (FoldCheckpoint), then one zstd
 // frame of the rest; every count and id is checked as it is read
 // (DataLoss naming what is wrong); fuzzed (tests/fuzz).
+// Memory: written and read a piece at a time (the frame compressed as the
+// tables are encoded, decompressed as they are read), so either way it
+// takes the tables and a few MiB, never the file's body whole.
 #ifndef PAGEBLAME_REPLAY_RECORDING_FILE_H_
 #define PAGEBLAME_REPLAY_RECORDING_FILE_H_
 
@@ -38,6 +43,9 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "processor/base/byte_sink.h"
+#include "processor/base/input_file.h"
+#include "processor/base/stream_reader.h"
 #include "processor/replay/trace_loader.h"
 #include "processor/symbols/dso_lookup.h"
 #include "processor/symbols/symbolizer.h"
@@ -79,10 +87,20 @@ class RecordingFile {
   // then carries it (LoadedTrace::checkpoint()).
   static std::string Encode(const LoadedView& trace, const Identity& id, uint64_t thin_cutoff,
                             const FoldCheckpoint* checkpoint);
+  // The same into `out` a piece at a time (a file: AtomicFile), the one
+  // field of the header that waits for the frame's size written last; the
+  // index is encoded twice (its length comes first), never held whole.
+  // The error of zstd or of `out` (a full disk).
+  static absl::Status Write(const LoadedView& trace, const Identity& id, uint64_t thin_cutoff,
+                            const FoldCheckpoint* checkpoint, PatchableSink* out);
   // The recording kept in `bytes` (read from `name`). FailedPrecondition
   // saying why when it is stale (another build, another trace, other load
   // options, a binary that changed); DataLoss when it is damaged.
   static absl::StatusOr<std::unique_ptr<LoadedTrace>> Decode(std::string_view bytes, const std::string& name,
+                                                             const Identity& expected,
+                                                             const symbols::SymbolizerOptions& symbols);
+  // The same read from `file` (a regular file, from its start) a piece at a time.
+  static absl::StatusOr<std::unique_ptr<LoadedTrace>> Decode(const InputFile& file, const std::string& name,
                                                              const Identity& expected,
                                                              const symbols::SymbolizerOptions& symbols);
   // What the start of an index file (its first kHeaderBytes or fewer) says
@@ -97,6 +115,9 @@ class RecordingFile {
   // The part after the header and its zstd frame, decompressed: what Decode
   // reads once the file is known current (tests/fuzz feeds it directly).
   static absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeBody(std::string_view body, const std::string& name,
+                                                                 const symbols::SymbolizerOptions& symbols);
+  // The same from `body` to its end, a piece at a time.
+  static absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeBody(StreamReader* body, const std::string& name,
                                                                  const symbols::SymbolizerOptions& symbols);
 };
 

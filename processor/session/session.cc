@@ -59,17 +59,16 @@ std::unique_ptr<replay::LoadedTrace> FromIndex(const replay::LoadOptions& o, con
                                                std::string* note) {
   const std::string path = replay::RecordingFile::PathFor(o.path, o.raw_duplicate_times);
   if (::access(path.c_str(), F_OK) != 0) return nullptr;
-  absl::StatusOr<std::string> bytes = [&]() -> absl::StatusOr<std::string> {
+  using Loaded = absl::StatusOr<std::unique_ptr<replay::LoadedTrace>>;
+  Loaded t = [&]() -> Loaded {
     ASSIGN_OR_RETURN(std::unique_ptr<InputFile> f, OpenSideFile(path, "index", o.symbols.force));
     // It decides every answer, and pageblame writes it 0600: one that
     // another user owns or could have rewritten is not used, wherever it
     // lies (replayed instead; -f does not change that, the replay is there).
     RETURN_IF_ERROR(TrustedInSharedDir(f->fd(), path));
-    return f->ReadAll();
+    // Read a piece at a time: never the whole file, nor its body, in memory.
+    return replay::RecordingFile::Decode(*f, path, id, o.symbols);
   }();
-  absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> t =
-      bytes.ok() ? replay::RecordingFile::Decode(*bytes, path, id, o.symbols)
-                 : absl::StatusOr<std::unique_ptr<replay::LoadedTrace>>(bytes.status());
   if (t.ok()) {
     *note = absl::StrCat("loaded from ", path,
                          (*t)->checkpoint() ? " (the checkpoint of a recording that was not stopped: every answer warns how far it goes)" : "");
@@ -85,9 +84,16 @@ std::unique_ptr<replay::LoadedTrace> FromIndex(const replay::LoadOptions& o, con
 bool WriteIndex(const replay::LoadedTrace& t, const replay::LoadOptions& o, const replay::RecordingFile::Identity& id,
                 std::string* note) {
   const std::string path = replay::RecordingFile::PathFor(o.path, o.raw_duplicate_times);
-  const std::string bytes = replay::RecordingFile::Encode(t, id);
-  absl::Status s = WriteFileAtomically(path, bytes, 0600);
-  *note = s.ok() ? absl::StrCat(path, " written (", bytes.size(), " bytes)") : std::string(s.message());
+  // Into the file as it is encoded and compressed: the index's tables are
+  // the memory it takes, not its bytes as well.
+  uint64_t size = 0;
+  absl::Status s = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::unique_ptr<AtomicFile> f, AtomicFile::Create(path, 0600));
+    RETURN_IF_ERROR(replay::RecordingFile::Write(replay::LoadedView::Of(t), id, 0, nullptr, f.get()));
+    size = f->written();
+    return f->Commit();
+  }();
+  *note = s.ok() ? absl::StrCat(path, " written (", size, " bytes)") : std::string(s.message());
   return s.ok();
 }
 
