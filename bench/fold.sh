@@ -14,6 +14,9 @@
 #
 #   bench/fold.sh [SECONDS] [SIZE] [CHECKPOINT_EVERY] [MAX_MEMORY]
 #   (default 20 s, 4M, 60, and --max-memory's default: SIZE)
+#   bench/fold.sh SECONDS none      the same recording without --max-size:
+#   pageblame's own CPU then is the baseline the folding's is measured on
+#   (the summary's "pageblame used X s of CPU", every thread of it).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_=${1:-20}
@@ -34,8 +37,9 @@ echo 0 >"$OUT/rss_peak"
    sleep 0.01
  done) &
 watcher=$!
-"$PB" record --max-size "$SIZE" --checkpoint-every "$EVERY" --max-memory "$MEMORY" -o "$OUT/t.data" -- "$ROOT/build/tests/rotate" "$OUT" \
-  "$SECONDS_" 2>"$OUT/record.log" &
+FOLD=(--max-size "$SIZE" --checkpoint-every "$EVERY" --max-memory "$MEMORY")
+[ "$SIZE" = none ] && FOLD=()
+"$PB" record "${FOLD[@]}" -o "$OUT/t.data" -- "$ROOT/build/tests/rotate" "$OUT" "$SECONDS_" 2>"$OUT/record.log" &
 recorder=$!
 # The recorder's resident memory every 10 ms: at 1 s, half way, 1 s before
 # the program ends (the folded state while it records), and the most (the
@@ -56,6 +60,13 @@ wait "$recorder" || { touch "$OUT/stop"; tail -5 "$OUT/record.log"; exit 1; }
 wait "$rss_watcher" || true
 # (a chunk removed between find's listing and its stat is no failure)
 touch "$OUT/stop"; wait "$watcher" || true; rm -f "$OUT/stop"
+grep -- 'pageblame used' "$OUT/record.log" | sed 's/^pageblame record: //' || true
+if [ "$SIZE" = none ]; then
+  read -r rss_1 rss_mid rss_late rss_peak <"$OUT/rss_peak"
+  printf 'recorder RSS: %.1f MiB at most; calls %s\n' "$(echo "$rss_peak / 1024" | bc -l)" \
+    "$(grep -o '[0-9]* memory calls' "$OUT/record.log" | cut -d' ' -f1)"
+  exit 0
+fi
 summary=$(grep -- '^pageblame record: --max-size' "$OUT/record.log")
 calls=$(grep -o '[0-9]* memory calls' "$OUT/record.log" | cut -d' ' -f1)
 chunks=$(grep -c 'perf record: Dump' "$OUT/record.log" || true)

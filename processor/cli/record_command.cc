@@ -381,12 +381,17 @@ void SummarizeHeap(const recorder::PerfRunResult& run) {
   }
 }
 
-// What recording cost the machine, for an attached recording (under
-// `-- CMD` perf's CPU time includes the command's): perf's and pageblame's
-// own (snapshots, pings), without the .NET table helper's runs, which are
-// said when they happen.
-void SummarizeRecorderCost(const recorder::PerfRunResult& run, double helper_cpu_seconds) {
+// What recording cost the machine: attached, perf's and pageblame's own
+// (snapshots, pings, the folding of --max-size), without the .NET table
+// helper's runs, which are said when they happen; under `-- CMD` perf's CPU
+// time includes the command's, so pageblame's alone.
+void SummarizeRecorderCost(const RecordPlan& plan, const recorder::PerfRunResult& run, double helper_cpu_seconds) {
   if (run.wall_seconds <= 0) return;
+  if (!plan.pid) {
+    std::fprintf(stderr, "pageblame record: pageblame used %.2f s of CPU in %.1f s (%.1f%% of a core)\n",
+                 run.self_cpu_seconds, run.wall_seconds, 100 * run.self_cpu_seconds / run.wall_seconds);
+    return;
+  }
   const double perf = std::max(0.0, run.perf_cpu_seconds - helper_cpu_seconds);
   std::fprintf(stderr,
                "pageblame record: the recorder used %.2f s of CPU in %.1f s (%.1f%% of a core: perf %.2f s, "
@@ -462,7 +467,7 @@ int Summarize(const RecordPlan& plan, const recorder::PerfRunResult& run, const 
                      : "");
   }
   const std::string pid = traced ? absl::StrCat(" --pid ", *traced) : "";
-  if (plan.pid) SummarizeRecorderCost(run, tables.helper_cpu_seconds());
+  SummarizeRecorderCost(plan, run, tables.helper_cpu_seconds());
   SummarizeResidency(run);
   SummarizeHeap(run);
   std::fprintf(stderr,
