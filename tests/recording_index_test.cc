@@ -275,5 +275,45 @@ TEST(RecordingIndexTest, AKilledRecordingsCheckpointAnswersAndSaysWhereItStopped
   EXPECT_THAT(damaged.out, Not(HasSubstr("0x")));
 }
 
+// A folded recording (record --max-size) has no trace to replay again: when
+// a binary its replay read changed since (a running .NET service's jitdump
+// grows as long as it runs; a rebuild rewrites a dll), its index is still
+// the answer, with a warning saying what changed — never "stale", which
+// would leave nothing to answer from.
+TEST(RecordingIndexTest, AFoldedRecordingWhoseBinaryChangedSinceStillAnswers) {
+  TempDir dir;
+  // A copy (MakeSymfs links to the bundled binary, which must not change).
+  const std::string symfs = dir.path() + "/symfs";
+  std::filesystem::create_directories(symfs + "/tmp/unseen/w");
+  std::filesystem::copy_file(SourceDir() + "/traces/bin/c32", symfs + "/tmp/unseen/w/c32");
+  replay::LoadOptions whole = TraceLoadOptions("c32-raw.data");
+  whole.preload_symbols = false;
+  whole.symbols.symfs = symfs;
+  auto loaded = replay::LoadTrace(whole);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_FALSE((*loaded)->dso_lookups().empty()) << "the replay read no binary: the test would show nothing";
+  const std::string trace = dir.path() + "/t.data";
+  replay::LoadOptions o;
+  o.path = trace;
+  o.folded = true;
+  o.symbols = whole.symbols;
+  auto id = replay::RecordingFile::Identity::Of(o);
+  ASSERT_TRUE(id.ok()) << id.status();
+  Spit(trace + ".index", replay::RecordingFile::Encode(replay::LoadedView::Of(**loaded), *id, 0, nullptr));
+  ASSERT_EQ(::chmod((trace + ".index").c_str(), 0600), 0);
+  const std::string args = absl::StrCat("maps -i ", trace, " --symfs ", symfs);
+  CliRun before = Pageblame(args);
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_THAT(before.err, Not(HasSubstr("since the recording was folded")));
+  // The binary grows by a byte.
+  std::ofstream(symfs + "/tmp/unseen/w/c32", std::ios::binary | std::ios::app) << '\0';
+  CliRun after = Pageblame(args);
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, before.out);
+  EXPECT_THAT(after.err, HasSubstr("since the recording was folded: its stacks are as they were unwound then"));
+  EXPECT_THAT(after.err, HasSubstr("c32"));
+  EXPECT_THAT(after.err, Not(HasSubstr("stale")));
+}
+
 }  // namespace
 }  // namespace pageblame::testing

@@ -285,6 +285,64 @@ bool Alive(pid_t pid) {
 }
 
 // The checkpoint TRACE.index holds now, if it is one.
+std::optional<replay::FoldCheckpoint> CheckpointAt(const std::string& index);
+
+// `systemctl stop` (SIGTERM) and `kill -INT` of a recorder started as a
+// script's background job (`nohup pageblame record ... &`: SIGINT ignored
+// from the start) stop a --max-size recording as Ctrl-C does: the summary,
+// the folded index written, nothing left of the chunks. (Its folding thread
+// once took the signal and the recorder died of it; an inherited SIG_IGN
+// once kept SIGINT from it.)
+TEST(RotateCliTest, SigintOrSigtermStopsABackgroundMaxSizeRecording) {
+  if (geteuid() != 0) GTEST_SKIP() << "recording syscall tracepoints needs root";
+  for (int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig == SIGINT ? "SIGINT" : "SIGTERM");
+    const std::string dir = ScratchPath(sig == SIGINT ? "rotate-int" : "rotate-term");
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    const std::string trace = dir + "/t.data";
+    const std::string pageblame = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame";
+    const std::string rotate = std::string(PAGEBLAME_BINARY_DIR) + "/tests/rotate";
+    const pid_t recorder = fork();
+    if (recorder == 0) {
+      signal(SIGINT, SIG_IGN);  // as a non-interactive shell starts a background job
+      freopen((dir + "/record.err").c_str(), "w", stderr);
+      freopen("/dev/null", "w", stdout);
+      execl(pageblame.c_str(), pageblame.c_str(), "record", "--max-size", "2M", "--checkpoint-every", "0.2", "-o",
+            trace.c_str(), "--", rotate.c_str(), dir.c_str(), "60", nullptr);
+      _exit(127);
+    }
+    ASSERT_GT(recorder, 0);
+    // Folding under way: a checkpoint with a chunk in it.
+    std::optional<replay::FoldCheckpoint> last;
+    for (int i = 0; i < 600 && !(last && last->chunks >= 1); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      last = CheckpointAt(trace + ".index");
+    }
+    ASSERT_TRUE(last && last->chunks >= 1) << ReadText(dir + "/record.err");
+    ASSERT_EQ(::kill(recorder, sig), 0);
+    int status = 0;
+    pid_t ended = 0;
+    for (int i = 0; i < 600 && ended == 0; ++i) {
+      ended = waitpid(recorder, &status, WNOHANG);
+      if (ended == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (ended == 0) {
+      ::kill(recorder, SIGKILL);
+      waitpid(recorder, &status, 0);
+      FAIL() << "the recorder did not stop within 30 s: " << ReadText(dir + "/record.err");
+    }
+    const std::string err = ReadText(dir + "/record.err");
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << "\n" << err;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << err;
+    EXPECT_THAT(err, HasSubstr("--max-size 2.0 MiB: perf wrote")) << err;
+    EXPECT_FALSE(CheckpointAt(trace + ".index").has_value()) << "the stop's index did not replace the checkpoint";
+    CliRun maps = Pageblame("maps -i " + trace);
+    EXPECT_EQ(maps.exit_code, 0) << maps.err;
+    EXPECT_THAT(maps.err, ::testing::Not(HasSubstr("without a stop"))) << maps.err;
+  }
+}
+
+// The checkpoint TRACE.index holds now, if it is one.
 std::optional<replay::FoldCheckpoint> CheckpointAt(const std::string& index) {
   std::ifstream in(index, std::ios::binary);
   std::string head(replay::RecordingFile::kHeaderBytes, '\0');

@@ -1,5 +1,7 @@
 #include "processor/recorder/chunk_folder.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,7 +56,16 @@ ChunkFolder::~ChunkFolder() {
 }
 
 void ChunkFolder::Start() {
+  // The recorder reads SIGINT, SIGTERM and SIGUSR1 from a signalfd, having
+  // blocked them in every thread (recorder/perf_run.h), but this thread is
+  // made before that: made with every signal blocked, it and the replay's
+  // threads it makes take none (a SIGTERM taken here killed the recorder:
+  // no stop, no index).
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   thread_ = std::thread([this] { result_ = replay::LoadTrace(load_); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 std::string ChunkFolder::IndexPath() const { return replay::RecordingFile::PathFor(load_.path, false); }
@@ -62,6 +73,9 @@ std::string ChunkFolder::IndexPath() const { return replay::RecordingFile::PathF
 absl::Status ChunkFolder::Finish() {
   if (thread_.joinable()) thread_.join();
   if (!result_.ok()) return result_.status();
+  const index::TraceIndex& idx = (*result_)->index();
+  stats_.peak_memory = std::max<uint64_t>(
+      stats_.peak_memory, idx.num_events() * sizeof(index::CallEvent) + idx.num_versions() * sizeof(index::Version));
   replay::LoadOptions o;
   o.path = load_.path;
   o.folded = true;

@@ -81,7 +81,8 @@ class ChunkFolder {
     uint64_t memory_thinnings = 0;  // times the state in memory was thinned
     uint64_t memory_cut = 0;        // the latest cut it was thinned at (0: never)
     // The calls and versions in memory at their most, seen at each pause
-    // before it thinned them (count x size: what max_memory_bytes bounds).
+    // before it thinned them and at the stop (count x size: what
+    // max_memory_bytes bounds).
     uint64_t peak_memory = 0;
   };
 

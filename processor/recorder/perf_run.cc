@@ -99,14 +99,28 @@ std::function<bool()> PerfRecords(PerfControl* control, RecordingFiles* files) {
   };
 }
 
+// The signal dispositions RunPerf changes, as they were: perf and the
+// command it runs get them back.
+struct OldSignals {
+  struct sigaction usr1 = {}, intr = {}, term = {};
+};
+
+void RestoreSignals(const OldSignals& old, const sigset_t& old_mask) {
+  sigaction(SIGINT, &old.intr, nullptr);
+  sigaction(SIGTERM, &old.term, nullptr);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+}
+
 [[noreturn]] void ExecPerf(const PerfRunOptions& o, const StderrTail* tail, const sigset_t& old_mask,
-                          const struct sigaction& old_usr1, pid_t recorder) {
+                          const OldSignals& old, pid_t recorder) {
   // A recorder killed with SIGKILL (the OOM killer, kill -9) would leave
   // perf recording, its files growing, for ever: perf gets SIGTERM then
   // and stops as at Ctrl-C. (Already gone before this line: stop now.)
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != recorder) _exit(128 + SIGTERM);
-  sigaction(SIGUSR1, &old_usr1, nullptr);
+  sigaction(SIGUSR1, &old.usr1, nullptr);
+  sigaction(SIGINT, &old.intr, nullptr);
+  sigaction(SIGTERM, &old.term, nullptr);
   if (tail != nullptr) tail->InChild();
   // perf opens /proc/self/fd/N: the trace made for it must stay open.
   if (o.files != nullptr && o.files->perf_fd() >= 0) ::fcntl(o.files->perf_fd(), F_SETFD, 0);
@@ -170,20 +184,27 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   sigemptyset(&signals);
   for (int sig : {SIGINT, SIGTERM, SIGUSR1}) sigaddset(&signals, sig);
   sigprocmask(SIG_BLOCK, &signals, &old_mask);
-  struct sigaction ignore = {}, old_usr1 = {};
+  OldSignals old;
+  struct sigaction ignore = {}, by_default = {};
   ignore.sa_handler = SIG_IGN;
-  sigaction(SIGUSR1, &ignore, &old_usr1);  // once unblocked: a late request does nothing
+  sigaction(SIGUSR1, &ignore, &old.usr1);  // once unblocked: a late request does nothing
+  // A script's background job (nohup ... &) starts with SIGINT ignored, and
+  // an ignored signal never reaches the signalfd: `kill -INT` would not stop
+  // the recording. Blocked, the default action never runs either.
+  by_default.sa_handler = SIG_DFL;
+  sigaction(SIGINT, &by_default, &old.intr);
+  sigaction(SIGTERM, &by_default, &old.term);
   const int signal_fd = ::signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
   std::unique_ptr<StderrTail> tail = o.keep_stderr ? std::make_unique<StderrTail>() : nullptr;
   const double cpu_before = CpuSeconds(RUSAGE_CHILDREN), self_before = CpuSeconds(RUSAGE_SELF);
   const double start = MonotonicSeconds();
   const pid_t recorder = ::getpid();
   const pid_t perf = fork();
-  if (perf == 0) ExecPerf(o, tail.get(), old_mask, old_usr1, recorder);
+  if (perf == 0) ExecPerf(o, tail.get(), old_mask, old, recorder);
   if (tail) tail->Start();
   if (perf < 0 || signal_fd < 0) {
     if (signal_fd >= 0) ::close(signal_fd);
-    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    RestoreSignals(old, old_mask);
     return result;
   }
   if (control) control->Start();
@@ -221,7 +242,7 @@ PerfRunResult RunPerf(const PerfRunOptions& options) {
   loop.Finish(status >= 0 && ExitCode(status) == 0);
   Drain(signal_fd);
   ::close(signal_fd);
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  RestoreSignals(old, old_mask);
   result.perf_exit = status < 0 ? -1 : ExitCode(status);
   if (tail) result.perf_stderr = tail->Finish();
   if (taker) result.summary = taker->Summary();

@@ -445,12 +445,19 @@ absl::Status ReadBody(StreamReader* r, const std::string& name, BodyParts* b) {
   return absl::OkStatus();
 }
 
-// The trace the parts make, unless a binary the replay read changed since.
-absl::StatusOr<std::unique_ptr<LoadedTrace>> Assemble(BodyParts b, const std::string& name,
+// The trace the parts make, unless a binary the replay read changed since
+// (then the trace is replayed again). A folded recording has no trace: its
+// index is used anyway, the changes said (a running .NET service's jitdump
+// grows as long as it runs).
+absl::StatusOr<std::unique_ptr<LoadedTrace>> Assemble(BodyParts b, const std::string& name, bool folded,
                                                       const symbols::SymbolizerOptions& symbols) {
   const symbols::DsoLocator locator(symbols::Symbolizer::LocatorOptions(symbols));
+  std::vector<std::string> changed;
   for (const symbols::DsoLookup& l : b.lookups) {
-    if (std::string why = l.Changed(locator); !why.empty()) return Stale(name, why);
+    if (std::string why = l.Changed(locator); !why.empty()) {
+      if (!folded) return Stale(name, why);
+      changed.push_back(std::move(why));
+    }
   }
   auto trace = std::make_unique<LoadedTrace>(std::move(b.idx),
                                              std::make_unique<symbols::Symbolizer>(symbols, b.mappings),
@@ -459,6 +466,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> Assemble(BodyParts b, const std::st
   if (b.unwind) trace->set_unwind_stats(*b.unwind);
   trace->set_dso_lookups(std::move(b.lookups));
   trace->set_attach_maps(std::move(b.attach));
+  trace->set_changed_binaries(std::move(changed));
   return trace;
 }
 
@@ -478,7 +486,8 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeFile(StreamReader* file, cons
   if (absl::Status s = frame.Finish(); !s.ok()) {
     return Damaged(name, absl::StrCat("its body is refused at its frame's end (", s.message(), ")"));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> trace, Assemble(std::move(parts), name, symbols));
+  ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> trace,
+                   Assemble(std::move(parts), name, (h.id.options & RecordingFile::kFolded) != 0, symbols));
   if (h.checkpoint) trace->set_checkpoint(std::move(h.progress));
   return trace;
 }
@@ -563,7 +572,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::DecodeBody(StreamRea
                                                                        const symbols::SymbolizerOptions& symbols) {
   BodyParts parts;
   RETURN_IF_ERROR(ReadBody(body, name, &parts));
-  return Assemble(std::move(parts), name, symbols);
+  return Assemble(std::move(parts), name, /*folded=*/false, symbols);
 }
 
 }  // namespace pageblame::replay

@@ -123,6 +123,12 @@ class LoadedTrace {
   // The table of mappings at the attach the replay was reconciled with.
   const AttachMapsUse& attach_maps() const { return attach_maps_; }
   void set_attach_maps(AttachMapsUse u) { attach_maps_ = std::move(u); }
+  // A folded recording's binaries (perf maps and jitdumps included) that
+  // changed since the recorder read them: its index is used as it is (there
+  // is no trace to replay again), its stacks as they were unwound then; each
+  // says what changed, for a warning (RecordingFile).
+  const std::vector<std::string>& changed_binaries() const { return changed_binaries_; }
+  void set_changed_binaries(std::vector<std::string> c) { changed_binaries_ = std::move(c); }
   // Set when the trace is a folded recording's checkpoint (not its final index).
   const std::optional<FoldCheckpoint>& checkpoint() const { return checkpoint_; }
   void set_checkpoint(FoldCheckpoint c) { checkpoint_ = std::move(c); }
@@ -137,6 +143,7 @@ class LoadedTrace {
   std::vector<symbols::DsoLookup> dso_lookups_;
   AttachMapsUse attach_maps_;
   std::optional<FoldCheckpoint> checkpoint_;
+  std::vector<std::string> changed_binaries_;
 };
 
 // The parts of a replayed recording that its index file keeps

@@ -1,5 +1,7 @@
 #include "processor/session/load_warnings.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "processor/session/libc_cut.h"
 #include "processor/base/format.h"
@@ -62,6 +64,20 @@ void WarnImpossible(const index::TraceStats& s, std::vector<std::string>* out) {
                               "); pages changed then may be misattributed"));
 }
 
+// A folded recording read although binaries it read changed since.
+void WarnChangedBinaries(const replay::LoadedTrace& trace, std::vector<std::string>* out) {
+  const std::vector<std::string>& c = trace.changed_binaries();
+  if (c.empty()) return;
+  constexpr size_t kSaid = 3;
+  std::string what = c.front();
+  for (size_t i = 1; i < std::min(c.size(), kSaid); ++i) absl::StrAppend(&what, "; ", c[i]);
+  if (c.size() > kSaid) absl::StrAppend(&what, "; and ", c.size() - kSaid, " more");
+  out->push_back(absl::StrCat("warning: ", what,
+                              " since the recording was folded: its stacks are as they were unwound then (a folded "
+                              "recording cannot be replayed again), their names are read from the files as they "
+                              "are now"));
+}
+
 }  // namespace
 
 std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
@@ -80,6 +96,7 @@ std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
                                " of regions gone by then are not kept (the state from then on is whole; before, "
                                "not kept)"));
   }
+  WarnChangedBinaries(trace, &out);
   // A frame-pointer trace whose stacks stop in libc names no caller.
   if (trace.unwind_stats() == nullptr) {
     if (LibcCut cut = FindLibcCut(trace.index(), trace.symbolizer()); cut.Mostly()) out.push_back(LibcCutHint(cut));
