@@ -18,27 +18,14 @@
 # `growth -i` on the recording: exit status, seconds, peak memory.
 # Run by hand as root; not part of scripts/test.
 #
-# Two things the recorder does today shape how this runs it (issue 42's
-# report has the evidence):
-# - With --max-size, SIGINT and SIGTERM sent to the recorder can be taken by
-#   its folding thread, started before the signals are blocked: a SIGINT the
-#   shell set to be ignored (a background job of a script) is lost there, a
-#   SIGTERM (or a SIGINT not ignored) kills the recorder before it writes the
-#   index. So the stop is a SIGINT sent to the threads that wait on the
-#   recorder's signalfd (tgkill), which is what a process-wide SIGINT should do.
-# - The folded index is tied to the size and mtime of every file its stacks
-#   were symbolized from, /tmp/jit-PID.dump included, as they were when the
-#   folding first read them: the service's jitdump grows after that (the
-#   runtime adds precompiled methods as they first run, finalizers and
-#   ArrayPool trimming after a GC, and stubs, tiered compilation or not; and
-#   when the recorder turns the perf map off at the stop), so the recording
-#   is stale, its summary fails ("stale: /tmp/jit-PID.dump changed", exit 1)
-#   and no command can read it: a folded recording cannot be replayed
-#   instead. MAP=0 runs the service with DOTNET_EnableDiagnostics=0: the
-#   recorder cannot turn its perf map on, the JIT frames are not named, the
-#   recording stays readable (same calls, stacks and chunks). The service is
-#   warmed on the load's own path for 10 s before the attach; the commands
-#   run before it is stopped.
+# Written when two recorder bugs shaped it (both fixed since, 442463c): the
+# stop is a SIGINT sent to the threads that wait on the recorder's signalfd
+# (tgkill; a plain kill -INT works as well now), and MAP=0 runs the service
+# with DOTNET_EnableDiagnostics=0 (no perf map: the JIT frames are not named),
+# which a folded recording no longer needs (its jitdump growing after the
+# folding read it is now a warning, not "stale"). The service is warmed on
+# the load's own path for 10 s before the attach; the commands run before it
+# is stopped.
 #
 #   bench/service_fold.sh [SECONDS] [K] [SIZE] [MAX_MEMORY]
 #   (default 300 s, K=5: ~1k calls/s at RATE=100; K=50: ~10k; 64M; SIZE)
