@@ -285,7 +285,43 @@ bool Alive(pid_t pid) {
 }
 
 // The checkpoint TRACE.index holds now, if it is one.
-std::optional<replay::FoldCheckpoint> CheckpointAt(const std::string& index);
+std::optional<replay::FoldCheckpoint> CheckpointAt(const std::string& index) {
+  std::ifstream in(index, std::ios::binary);
+  std::string head(replay::RecordingFile::kHeaderBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const std::optional<replay::RecordingFile::Folded> f = replay::RecordingFile::PeekFolded(head);
+  return f ? f->checkpoint : std::nullopt;
+}
+
+// `record --max-size 2M --checkpoint-every 0.2` of rotate for up to 60 s
+// into DIR/t.data, its stderr in DIR/record.err, started in the background
+// (SIGINT ignored if asked, as a script's `&` does).
+pid_t StartRecorder(const std::string& dir, bool ignore_sigint) {
+  const std::string trace = dir + "/t.data";
+  const std::string pageblame = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame";
+  const std::string rotate = std::string(PAGEBLAME_BINARY_DIR) + "/tests/rotate";
+  const pid_t recorder = fork();
+  if (recorder == 0) {
+    if (ignore_sigint) signal(SIGINT, SIG_IGN);
+    freopen((dir + "/record.err").c_str(), "w", stderr);
+    freopen("/dev/null", "w", stdout);
+    execl(pageblame.c_str(), pageblame.c_str(), "record", "--max-size", "2M", "--checkpoint-every", "0.2", "-o",
+          trace.c_str(), "--", rotate.c_str(), dir.c_str(), "60", nullptr);
+    _exit(127);
+  }
+  return recorder;
+}
+
+// Whether TRACE.index becomes a checkpoint holding `chunks` chunks or more
+// within 30 s.
+bool WaitForCheckpoint(const std::string& trace, uint64_t chunks) {
+  for (int i = 0; i < 600; ++i) {
+    if (std::optional<replay::FoldCheckpoint> c = CheckpointAt(trace + ".index"); c && c->chunks >= chunks) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
 
 // `systemctl stop` (SIGTERM) and `kill -INT` of a recorder started as a
 // script's background job (`nohup pageblame record ... &`: SIGINT ignored
@@ -300,25 +336,11 @@ TEST(RotateCliTest, SigintOrSigtermStopsABackgroundMaxSizeRecording) {
     const std::string dir = ScratchPath(sig == SIGINT ? "rotate-int" : "rotate-term");
     ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
     const std::string trace = dir + "/t.data";
-    const std::string pageblame = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame";
-    const std::string rotate = std::string(PAGEBLAME_BINARY_DIR) + "/tests/rotate";
-    const pid_t recorder = fork();
-    if (recorder == 0) {
-      signal(SIGINT, SIG_IGN);  // as a non-interactive shell starts a background job
-      freopen((dir + "/record.err").c_str(), "w", stderr);
-      freopen("/dev/null", "w", stdout);
-      execl(pageblame.c_str(), pageblame.c_str(), "record", "--max-size", "2M", "--checkpoint-every", "0.2", "-o",
-            trace.c_str(), "--", rotate.c_str(), dir.c_str(), "60", nullptr);
-      _exit(127);
-    }
+    // As a non-interactive shell starts a background job: SIGINT ignored.
+    const pid_t recorder = StartRecorder(dir, /*ignore_sigint=*/true);
     ASSERT_GT(recorder, 0);
     // Folding under way: a checkpoint with a chunk in it.
-    std::optional<replay::FoldCheckpoint> last;
-    for (int i = 0; i < 600 && !(last && last->chunks >= 1); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      last = CheckpointAt(trace + ".index");
-    }
-    ASSERT_TRUE(last && last->chunks >= 1) << ReadText(dir + "/record.err");
+    ASSERT_TRUE(WaitForCheckpoint(trace, 1)) << ReadText(dir + "/record.err");
     ASSERT_EQ(::kill(recorder, sig), 0);
     int status = 0;
     pid_t ended = 0;
@@ -342,15 +364,6 @@ TEST(RotateCliTest, SigintOrSigtermStopsABackgroundMaxSizeRecording) {
   }
 }
 
-// The checkpoint TRACE.index holds now, if it is one.
-std::optional<replay::FoldCheckpoint> CheckpointAt(const std::string& index) {
-  std::ifstream in(index, std::ios::binary);
-  std::string head(replay::RecordingFile::kHeaderBytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  const std::optional<replay::RecordingFile::Folded> f = replay::RecordingFile::PeekFolded(head);
-  return f ? f->checkpoint : std::nullopt;
-}
 
 // A recorder killed with SIGKILL after a few checkpoints (the OOM killer, a
 // careless kill -9): perf stops by itself (it is told when its parent dies)
@@ -364,24 +377,10 @@ TEST(RotateCliTest, ARecorderKilledLeavesItsLastCheckpointReadable) {
   const std::string dir = ScratchPath("rotate-kill");
   ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
   const std::string trace = dir + "/t.data";
-  const std::string pageblame = std::string(PAGEBLAME_BINARY_DIR) + "/bin/pageblame";
-  const std::string rotate = std::string(PAGEBLAME_BINARY_DIR) + "/tests/rotate";
-  const pid_t recorder = fork();
-  if (recorder == 0) {
-    freopen((dir + "/record.err").c_str(), "w", stderr);
-    freopen("/dev/null", "w", stdout);
-    execl(pageblame.c_str(), pageblame.c_str(), "record", "--max-size", "2M", "--checkpoint-every", "0.2", "-o",
-          trace.c_str(), "--", rotate.c_str(), dir.c_str(), "60", nullptr);
-    _exit(127);
-  }
+  const pid_t recorder = StartRecorder(dir, /*ignore_sigint=*/false);
   ASSERT_GT(recorder, 0);
   // A few checkpoints, perf's chunks folded into each.
-  std::optional<replay::FoldCheckpoint> last;
-  for (int i = 0; i < 600 && !(last && last->chunks >= 3); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    last = CheckpointAt(trace + ".index");
-  }
-  ASSERT_TRUE(last && last->chunks >= 3) << ReadText(dir + "/record.err");
+  ASSERT_TRUE(WaitForCheckpoint(trace, 3)) << ReadText(dir + "/record.err");
   const std::vector<std::pair<pid_t, std::string>> children = ChildrenOf(recorder);
   pid_t perf = 0;
   for (const auto& [pid, comm] : children) {

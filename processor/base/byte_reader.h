@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "absl/types/span.h"
+#include "processor/base/varint.h"
 
 namespace pageblame {
 
@@ -75,18 +76,7 @@ class ByteReader {
   // An unsigned LEB128 varint of at most 10 bytes (64 bits). False if it runs
   // past the end or past 64 bits.
   bool ReadVarint(uint64_t* out) {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      uint8_t b;
-      if (!Read(&b)) return false;
-      if (shift == 63 && b > 1) return false;
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) {
-        *out = v;
-        return true;
-      }
-    }
-    return false;
+    return ReadVarintWith([this](uint8_t* b) { return Read(b); }, out);
   }
 
   // A varint length, then that many bytes (ByteWriter's PutString). False

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "processor/base/varint.h"
 
 namespace pageblame {
 
@@ -34,18 +35,7 @@ bool StreamReader::Peek(size_t n, std::string_view* out) {
 }
 
 bool StreamReader::ReadVarint(uint64_t* out) {
-  uint64_t v = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    uint8_t b;
-    if (!Read(&b)) return false;
-    if (shift == 63 && b > 1) return false;
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) {
-      *out = v;
-      return true;
-    }
-  }
-  return false;
+  return ReadVarintWith([this](uint8_t* b) { return Read(b); }, out);
 }
 
 bool StreamReader::ReadString(std::string_view* out) {

@@ -1,6 +1,7 @@
 // StreamReader over sources that hand out bytes in pieces of every size,
 // ZstdSink and ZstdSource through it, and AtomicFile written in pieces.
 #include "processor/base/stream_reader.h"
+#include "processor/base/piece_source_for_test.h"
 
 #include <sys/stat.h>
 #include <zstd.h>
@@ -27,25 +28,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// `bytes` given out at most `piece` bytes a read; says how far it was asked to go.
-class PieceSource : public StreamReader::Source {
- public:
-  PieceSource(std::string bytes, size_t piece) : bytes_(std::move(bytes)), piece_(piece) {}
-  absl::StatusOr<size_t> Read(char* dst, size_t n) override {
-    furthest_ = std::max<uint64_t>(furthest_, at_ + n);
-    const size_t k = std::min({n, piece_, bytes_.size() - at_});
-    std::memcpy(dst, bytes_.data() + at_, k);
-    at_ += k;
-    return k;
-  }
-  uint64_t furthest() const { return furthest_; }
-
- private:
-  std::string bytes_;
-  size_t piece_;
-  size_t at_ = 0;
-  uint64_t furthest_ = 0;
-};
 
 // A table as the index writes one: a count, then rows of a u64, a u32 and a string.
 std::string Table(int rows) {

@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "processor/base/atomic_file.h"
+#include "processor/base/piece_source_for_test.h"
 #include "processor/base/byte_sink.h"
 #include "processor/base/byte_writer.h"
 #include "processor/base/status_macros.h"
@@ -42,23 +43,6 @@ std::unique_ptr<LoadedTrace> Load(const std::string& name) {
   return t.ok() ? *std::move(t) : nullptr;
 }
 
-// `bytes` given out at most `piece` bytes a read.
-class PieceSource : public StreamReader::Source {
- public:
-  PieceSource(std::string_view bytes, size_t piece) : bytes_(bytes), piece_(piece) {}
-  absl::StatusOr<size_t> Read(char* dst, size_t n) override {
-    const size_t k = std::min({n, piece_, bytes_.size() - at_});
-    std::memcpy(dst, bytes_.data() + at_, k);
-    at_ += k;
-    return k;
-  }
-
- private:
-  std::string_view bytes_;
-  size_t piece_;
-  size_t at_ = 0;
-};
-
 std::string Encoded(const index::TraceIndex& idx) {
   std::string bytes;
   index::IndexCodec::Encode(idx, &bytes);
@@ -67,7 +51,7 @@ std::string Encoded(const index::TraceIndex& idx) {
 
 // `bytes` (declared `declared` long) decoded from pieces of `piece` bytes.
 absl::Status DecodeInPieces(std::string_view bytes, uint64_t declared, size_t piece, index::TraceIndex* idx) {
-  PieceSource src(bytes, piece);
+  PieceSource src(std::string(bytes), piece);
   StreamReader r(&src, declared, piece);
   return index::IndexCodec::Decode(&r, idx);
 }

@@ -11,32 +11,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
+#include "processor/base/piece_source_for_test.h"
 #include "processor/base/stream_reader.h"
 #include "processor/replay/recording_file.h"
 #include "tests/fuzz/trace_invariants.h"
-
-namespace {
-
-// The input handed out a few bytes at a time (1 to 16, as its length says).
-class PieceSource : public pageblame::StreamReader::Source {
- public:
-  explicit PieceSource(std::string_view bytes) : bytes_(bytes), piece_(1 + bytes.size() % 16) {}
-  absl::StatusOr<size_t> Read(char* dst, size_t n) override {
-    const size_t k = std::min({n, piece_, bytes_.size() - at_});
-    std::memcpy(dst, bytes_.data() + at_, k);
-    at_ += k;
-    return k;
-  }
-
- private:
-  std::string_view bytes_;
-  size_t piece_;
-  size_t at_ = 0;
-};
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pageblame::symbols::SymbolizerOptions symbols;
@@ -46,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
   auto trace = pageblame::replay::RecordingFile::DecodeBody(body, "fuzz", symbols);
   if (trace.ok()) pageblame::fuzz::CheckRegions((*trace)->index());
-  PieceSource pieces(body);
+  // The input handed out a few bytes at a time (1 to 16, as its length says).
+  pageblame::PieceSource pieces(std::string(body), 1 + size % 16);
   pageblame::StreamReader r(&pieces, size, 16);
   auto streamed = pageblame::replay::RecordingFile::DecodeBody(&r, "fuzz", symbols);
   // Read whole or in pieces, the same bytes are the same verdict.
