@@ -104,7 +104,7 @@ const CommandSpec& RecordSpec() {
         "                        up to its last checkpoint\n"
         "  --max-memory SIZE     with --max-size: keep the calls and versions folded\n"
         "                        in memory within SIZE (default: --max-size's SIZE),\n"
-        "                        thinning the oldest history at each checkpoint\n"
+        "                        thinning the oldest history as it goes\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 and\n"
         "DOTNET_PerfMapStubGranularity=2, unless set (.NET then writes the perf map\n"
@@ -679,13 +679,20 @@ void SummarizeFolding(const RecordPlan& plan, const recorder::ChunkFolder& folde
   SummarizeFoldingMemory(plan, st);
 }
 
+// A size flag (`name`), if given, into `bytes`: at least 1M.
+absl::Status SizeFlag(const Args& args, const char* name, uint64_t* bytes) {
+  const std::optional<std::string> size = args.Value(name);
+  if (size && (!RecordPlan::ParseSize(*size, bytes) || *bytes < (uint64_t{1} << 20))) {
+    return UsageError(absl::StrCat("bad ", name, " '", *size, "': expected bytes with K, M or G, at least 1M"));
+  }
+  return absl::OkStatus();
+}
+
 // --max-size and the flags that go with it.
 absl::Status FoldingFlags(const Args& args, RecordPlan* plan) {
-  if (auto size = args.Value("--max-size")) {
-    if (!RecordPlan::ParseSize(*size, &plan->max_size) || plan->max_size < (uint64_t{1} << 20)) {
-      return UsageError(absl::StrCat("bad --max-size '", *size, "': expected bytes with K, M or G, at least 1M"));
-    }
-    if (plan->output == "-") return UsageError("--max-size needs a file (-o FILE), not standard output");
+  RETURN_IF_ERROR(SizeFlag(args, "--max-size", &plan->max_size));
+  if (plan->max_size > 0 && plan->output == "-") {
+    return UsageError("--max-size needs a file (-o FILE), not standard output");
   }
   if (auto every = args.Value("--checkpoint-every")) {
     if (plan->max_size == 0) return UsageError("--checkpoint-every goes with --max-size");
@@ -695,13 +702,8 @@ absl::Status FoldingFlags(const Args& args, RecordPlan* plan) {
                                      "': expected seconds (0.01 to 86400), or 0 for none"));
     }
   }
-  if (auto size = args.Value("--max-memory")) {
-    if (plan->max_size == 0) return UsageError("--max-memory goes with --max-size");
-    if (!RecordPlan::ParseSize(*size, &plan->max_memory) || plan->max_memory < (uint64_t{1} << 20)) {
-      return UsageError(absl::StrCat("bad --max-memory '", *size, "': expected bytes with K, M or G, at least 1M"));
-    }
-  }
-  return absl::OkStatus();
+  if (args.Has("--max-memory") && plan->max_size == 0) return UsageError("--max-memory goes with --max-size");
+  return SizeFlag(args, "--max-memory", &plan->max_memory);
 }
 
 absl::StatusOr<RecordPlan> PlanFrom(const Args& args) {

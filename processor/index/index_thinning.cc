@@ -5,21 +5,34 @@
 #include "processor/index/trace_index.h"
 
 namespace pageblame::index {
+namespace {
+
+// Every call a version or a process names, with how long it is named:
+// until the naming version ends, or for ever (a process's unknown break).
+// A call so named is kept by every cut before that.
+template <typename Fn>
+void ForEachNamedCall(const TraceIndex& idx, Fn fn) {
+  for (size_t i = 0; i < idx.num_versions(); ++i) {
+    const Version& v = idx.version(VersionId(static_cast<uint32_t>(i)));
+    for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) {
+      if (e.valid()) fn(e, v.t_to);
+    }
+  }
+  for (size_t i = 0; i < idx.num_processes(); ++i) {
+    if (EventId e = idx.process(static_cast<uint32_t>(i)).unknown_break_event; e.valid()) fn(e, kEndOfTrace);
+  }
+}
+
+}  // namespace
 
 IndexThinning IndexThinning::At(const TraceIndex& idx, uint64_t cutoff, TraceStats* stats) {
   IndexThinning n;
   n.versions_.assign(idx.num_versions(), VersionId::kInvalidValue);
   n.events_.assign(idx.num_events(), EventId::kInvalidValue);
   std::vector<bool> named(idx.num_events(), false);
-  auto name = [&](EventId e) {
-    if (e.valid()) named[e.value()] = true;
-  };
-  for (size_t i = 0; i < idx.num_versions(); ++i) {
-    const index::Version& v = idx.version(VersionId(static_cast<uint32_t>(i)));
-    if (v.t_to <= cutoff) continue;
-    for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) name(e);
-  }
-  for (size_t i = 0; i < idx.num_processes(); ++i) name(idx.process(static_cast<uint32_t>(i)).unknown_break_event);
+  ForEachNamedCall(idx, [&](EventId e, uint64_t until) {
+    if (until > cutoff) named[e.value()] = true;
+  });
   uint32_t next = 0;
   for (size_t i = 0; i < idx.num_events(); ++i) {
     if (named[i] || idx.event(EventId(static_cast<uint32_t>(i))).time > cutoff) {
@@ -48,16 +61,9 @@ uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, 
   // a call's time or the latest end of the versions naming it.
   std::vector<uint64_t> call_key(idx.num_events());
   for (size_t i = 0; i < idx.num_events(); ++i) call_key[i] = idx.event(EventId(static_cast<uint32_t>(i))).time;
-  auto name = [&](EventId e, uint64_t until_t) {
-    if (e.valid()) call_key[e.value()] = std::max(call_key[e.value()], until_t);
-  };
-  for (size_t i = 0; i < idx.num_versions(); ++i) {
-    const index::Version& v = idx.version(VersionId(static_cast<uint32_t>(i)));
-    for (EventId e : {v.origin, v.commit, v.begin_event, v.end_event}) name(e, v.t_to);
-  }
-  for (size_t i = 0; i < idx.num_processes(); ++i) {
-    name(idx.process(static_cast<uint32_t>(i)).unknown_break_event, kEndOfTrace);
-  }
+  ForEachNamedCall(idx, [&](EventId e, uint64_t until_t) {
+    call_key[e.value()] = std::max(call_key[e.value()], until_t);
+  });
   // Cut j is from + j * step (the last at `until`); an entry whose key is
   // past cut j is kept by it and by every earlier one: kept[j] sums the
   // entries whose last keeping cut is j, `always` those kept by every cut.

@@ -100,6 +100,11 @@ class TraceIndex {
   // while another thread may be asking the first past-time question (that
   // builds the interval indexes this counts).
   size_t MemoryBytes() const;
+  // The calls and versions as the tables hold them (count x size): what
+  // grows with every call replayed, and what record --max-memory bounds.
+  uint64_t CallAndVersionBytes() const {
+    return events_.size() * sizeof(CallEvent) + versions_.size() * sizeof(Version);
+  }
 
   // Process entries (generations) with this pid, oldest first.
   std::vector<uint32_t> ProcessesWithPid(uint32_t pid) const;

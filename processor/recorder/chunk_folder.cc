@@ -73,9 +73,7 @@ std::string ChunkFolder::IndexPath() const { return replay::RecordingFile::PathF
 absl::Status ChunkFolder::Finish() {
   if (thread_.joinable()) thread_.join();
   if (!result_.ok()) return result_.status();
-  const index::TraceIndex& idx = (*result_)->index();
-  stats_.peak_memory = std::max<uint64_t>(
-      stats_.peak_memory, idx.num_events() * sizeof(index::CallEvent) + idx.num_versions() * sizeof(index::Version));
+  stats_.peak_memory = std::max(stats_.peak_memory, (*result_)->index().CallAndVersionBytes());
   replay::LoadOptions o;
   o.path = load_.path;
   o.folded = true;
@@ -201,16 +199,16 @@ uint64_t ChunkFolder::AtPause(const replay::LoadedView& t) {
 uint64_t ChunkFolder::MemoryCut(const index::TraceIndex& idx) {
   // The calls and versions: what grows with the calls folded (the stacks
   // and strings grow with the distinct ones, the live maps with the state).
-  const uint64_t tables = idx.num_events() * sizeof(index::CallEvent) + idx.num_versions() * sizeof(index::Version);
+  const uint64_t tables = idx.CallAndVersionBytes();
   stats_.peak_memory = std::max(stats_.peak_memory, tables);
   uint64_t cut = last_cut_;  // what the checkpoints no longer keep
   const index::TraceStats& s = idx.stats();
   uint64_t after = tables;
   if (max_memory_bytes_ > 0 && tables > max_memory_bytes_ && s.last_time > s.first_time) {
     // To 3/4 of the bound: not thinned again at every pause.
-    const uint64_t from = std::max(stats_.memory_cut, s.first_time);
-    cut = std::max(cut, index::IndexThinning::EarliestCutWithin(idx, from, s.last_time, max_memory_bytes_ / 4 * 3));
     after = max_memory_bytes_ / 4 * 3;
+    const uint64_t from = std::max(stats_.memory_cut, s.first_time);
+    cut = std::max(cut, index::IndexThinning::EarliestCutWithin(idx, from, s.last_time, after));
   }
   PlanMemoryPause(tables, after);
   if (cut <= stats_.memory_cut || cut <= s.first_time) return 0;

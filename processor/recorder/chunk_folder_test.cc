@@ -136,7 +136,7 @@ TEST(ChunkFolderTest, AMemoryBoundThinsTheFoldedStateWhileItFolds) {
   absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> whole = replay::LoadTrace(o);
   ASSERT_TRUE(whole.ok()) << whole.status();
   const index::TraceIndex& w = (*whole)->index();
-  const uint64_t tables = w.num_events() * sizeof(index::CallEvent) + w.num_versions() * sizeof(index::Version);
+  const uint64_t tables = w.CallAndVersionBytes();
   TempDir dir("pb_fold");
   Folded f = FoldWhileClosing("rules-lost.data", dir, 0, 0, tables / 4);
   ASSERT_NE(f.trace, nullptr);
