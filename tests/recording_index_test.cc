@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "processor/base/build_info.h"
 #include "processor/base/temp_dir_for_test.h"
 #include "processor/replay/recording_file.h"
 #include "processor/replay/trace_loader.h"
@@ -241,7 +242,7 @@ TEST(RecordingIndexTest, AKilledRecordingsCheckpointAnswersAndSaysWhereItStopped
   c.until = (*loaded)->index().stats().last_time;
   const std::string bytes =
       replay::RecordingFile::Encode(replay::LoadedView::Of(**loaded), *id, 0, &c);
-  const std::optional<replay::RecordingFile::Folded> peek = replay::RecordingFile::PeekFolded(bytes.substr(0, 200));
+  const std::optional<replay::RecordingFile::Folded> peek = replay::RecordingFile::PeekFolded(bytes.substr(0, replay::RecordingFile::kHeaderBytes));
   ASSERT_TRUE(peek.has_value());
   ASSERT_TRUE(peek->checkpoint.has_value());
   EXPECT_EQ(peek->checkpoint->last_chunk, c.last_chunk);
@@ -313,6 +314,85 @@ TEST(RecordingIndexTest, AFoldedRecordingWhoseBinaryChangedSinceStillAnswers) {
   EXPECT_THAT(after.err, HasSubstr("since the recording was folded: its stacks are as they were unwound then"));
   EXPECT_THAT(after.err, HasSubstr("c32"));
   EXPECT_THAT(after.err, Not(HasSubstr("stale")));
+}
+
+// An index file's bytes with another header: its format and maker replaced
+// (a format before 5 has none: "" leaves it out), its replay version made
+// another build's when `other_replay`. The body is as it was.
+std::string WithHeader(const std::string& bytes, uint32_t format, const std::string& maker, bool other_replay) {
+  // "PBINDEX\1", u32 format, the maker (a one-byte length: < 128), the replay.
+  const size_t maker_length = static_cast<unsigned char>(bytes.at(12));
+  EXPECT_LT(maker_length, 128u);
+  std::string rest = bytes.substr(13 + maker_length);
+  if (other_replay) rest.at(1) = rest.at(1) == 'f' ? '0' : 'f';  // the first hex digit of the replay's hash
+  std::string out = bytes.substr(0, 8);
+  out.append(reinterpret_cast<const char*>(&format), 4);
+  if (!maker.empty()) out += std::string(1, static_cast<char>(maker.size())) + maker;
+  return out + rest;
+}
+
+// A folded recording (record --max-size) outlives the build that made it: a
+// later pageblame reads it (there is no trace to replay again) and says
+// which build made it, the answers as they were; from an earlier format too
+// (4, before the header named its maker). A format this build does not read
+// is refused, naming it and the maker. An index of a trace made by another
+// build is stale instead (the trace is replayed).
+TEST(RecordingIndexTest, AFoldedRecordingMadeByAnotherBuildAnswersAndSaysWhich) {
+  TempDir dir;
+  replay::LoadOptions whole = TraceLoadOptions("rules-record.data");
+  whole.preload_symbols = false;
+  auto loaded = replay::LoadTrace(whole);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const std::string trace = dir.path() + "/t.data";
+  replay::LoadOptions o;
+  o.path = trace;
+  o.folded = true;
+  auto id = replay::RecordingFile::Identity::Of(o);
+  ASSERT_TRUE(id.ok()) << id.status();
+  const std::string bytes = replay::RecordingFile::Encode(replay::LoadedView::Of(**loaded), *id, 0, nullptr);
+  ASSERT_EQ(bytes.substr(13, ThisBuild().size()), ThisBuild()) << "the header names its maker after the format";
+  const auto answer = [&](const std::string& index) {
+    Spit(trace + ".index", index);
+    EXPECT_EQ(::chmod((trace + ".index").c_str(), 0600), 0);
+    return Pageblame(absl::StrCat("maps -i ", trace));
+  };
+  const CliRun own = answer(bytes);
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_THAT(own.err, Not(HasSubstr("folded by")));
+  EXPECT_THAT(own.out, HasSubstr("0x"));
+
+  const std::string older = "pageblame 0.3.9 (git 1a2b3c4)";
+  const CliRun other = answer(WithHeader(bytes, 5, older, true));
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_EQ(other.out, own.out);
+  EXPECT_THAT(other.err, HasSubstr("warning: this recording was folded by " + older + ", read by " + ThisBuild() +
+                                   ": its calls and stacks are as that build replayed them"));
+  const CliRun format4 = answer(WithHeader(bytes, 4, "", true));
+  EXPECT_EQ(format4.exit_code, 0) << format4.err;
+  EXPECT_EQ(format4.out, own.out);
+  EXPECT_THAT(format4.err, HasSubstr("folded by an earlier pageblame (index format 4), read by " + ThisBuild()));
+
+  const CliRun format3 = answer(WithHeader(bytes, 3, "", true));
+  EXPECT_EQ(format3.exit_code, 1) << format3.err;
+  EXPECT_EQ(format3.out, "");
+  EXPECT_THAT(format3.err, HasSubstr("t.data.index: stale: index format 3; this build (" + ThisBuild() +
+                                     ") reads formats 4 to 5"));
+  EXPECT_THAT(format3.err, HasSubstr("read it with the pageblame that made it"));
+  const CliRun later = answer(WithHeader(bytes, 6, "pageblame 0.9.0 (git 7e8f9a0)", true));
+  EXPECT_EQ(later.exit_code, 1) << later.err;
+  EXPECT_THAT(later.err, HasSubstr("made by pageblame 0.9.0 (git 7e8f9a0) with index format 6; this build"));
+
+  // An index of a trace: another build's is stale, whatever its format.
+  auto trace_id = replay::RecordingFile::Identity::Of(whole);
+  ASSERT_TRUE(trace_id.ok()) << trace_id.status();
+  const std::string of_trace = replay::RecordingFile::Encode(**loaded, *trace_id);
+  ASSERT_TRUE(replay::RecordingFile::Decode(of_trace, "index", *trace_id, whole.symbols).ok());
+  auto stale = replay::RecordingFile::Decode(WithHeader(of_trace, 5, ThisBuild(), true), "index", *trace_id,
+                                             whole.symbols);
+  EXPECT_EQ(stale.status().code(), absl::StatusCode::kFailedPrecondition) << stale.status();
+  EXPECT_THAT(std::string(stale.status().message()), HasSubstr("stale: made by another build of pageblame"));
+  stale = replay::RecordingFile::Decode(WithHeader(of_trace, 4, "", false), "index", *trace_id, whole.symbols);
+  EXPECT_THAT(std::string(stale.status().message()), HasSubstr("stale: index format 4; this build"));
 }
 
 }  // namespace

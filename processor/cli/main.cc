@@ -11,16 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "processor/base/build_info.h"
 #include "processor/cli/command_registry.h"
 #include "processor/cli/trace_options.h"
 #include "processor/cli/usage.h"
-
-#ifndef PAGEBLAME_VERSION
-#define PAGEBLAME_VERSION "unknown"
-#endif
-#ifndef PAGEBLAME_GIT_REVISION
-#define PAGEBLAME_GIT_REVISION "unknown"
-#endif
 
 namespace {
 
@@ -94,7 +88,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "--version" || cmd == "version") {
-    std::printf("pageblame %s (git %s)\n", PAGEBLAME_VERSION, PAGEBLAME_GIT_REVISION);
+    std::printf("%s\n", pageblame::ThisBuild().c_str());
     return 0;
   }
   const pageblame::cli::Command* c = pageblame::cli::FindCommand(cmd);

@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "processor/base/build_info.h"
 #include "processor/base/byte_sink.h"
 #include "processor/base/byte_writer.h"
 #include "processor/base/status_macros.h"
 #include "processor/base/stream_reader.h"
 #include "processor/base/zstd_sink.h"
+#include "processor/base/text_escape.h"
 #include "processor/base/zstd_source.h"
 #include "processor/index/index_codec.h"
 #include "processor/replay/attach_maps.h"
@@ -29,6 +31,10 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'B', 'I', 'N', 'D', 'E', 'X', '\1'};
 constexpr size_t kHashedBytes = 64 * 1024;  // at each end of the trace
+// The first format whose header names the pageblame that made it; longer
+// than kMaxMaker is a damaged header, not a name.
+constexpr uint32_t kMakerFormat = 5;
+constexpr size_t kMaxMaker = 256;
 // Far above any recording's index (a fraction of its trace), far below what
 // would exhaust a machine if a damaged header claimed it.
 constexpr uint64_t kMaxRawBytes = uint64_t{64} << 30;
@@ -248,24 +254,33 @@ class BodyReader {
   StreamReader& r_;
 };
 
-// The header as written: its format, build, identity and checkpoint.
+// The header as written: its format, the pageblame that made it, the
+// replay's version, identity and checkpoint.
 struct Header {
   uint32_t version = 0;
+  std::string maker;  // from kMakerFormat on
   std::string replay_version;
   RecordingFile::Identity id;
   bool checkpoint = false;
   FoldCheckpoint progress;
 };
 
-// The header's fields; DataLoss if they are not there. A header of another
-// format version stops after the version (what follows may differ).
+bool Readable(uint32_t version) {
+  return version >= RecordingFile::kOldestFoldedFormat && version <= RecordingFile::kFormatVersion;
+}
+
+// The header's fields; DataLoss if they are not there. A header of a format
+// this build does not read stops after its maker (what follows may differ).
 absl::Status ReadHeader(StreamReader* r, const std::string& name, Header* h) {
   std::string_view magic;
   if (!r->ReadView(sizeof(kMagic), &magic) || std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0) {
     return absl::DataLossError(absl::StrCat(name, ": not a pageblame index (no PBINDEX magic)"));
   }
   if (!r->Read(&h->version)) return Damaged(name, "its header is cut");
-  if (h->version != RecordingFile::kFormatVersion) return absl::OkStatus();
+  if (h->version >= kMakerFormat && (!r->ReadString(&h->maker) || h->maker.size() > kMaxMaker)) {
+    return Cut(name, "its header's maker is cut or too long", *r);
+  }
+  if (!Readable(h->version)) return absl::OkStatus();
   RecordingFile::Identity& id = h->id;
   uint8_t checkpoint = 0;
   if (!r->ReadString(&h->replay_version) || !r->Read(&id.size) || !r->Read(&id.mtime_ns) ||
@@ -279,15 +294,27 @@ absl::Status ReadHeader(StreamReader* r, const std::string& name, Header* h) {
   return absl::OkStatus();
 }
 
-// The header's identity, checked against the trace's now.
+// Why an index of another format is not read as it is.
+std::string OtherFormat(const Header& h) {
+  std::string who = h.maker.empty() ? "" : absl::StrCat("made by ", EscapeName(h.maker), " with ");
+  return absl::StrCat(who, "index format ", h.version, "; this build (", ThisBuild(), ") ",
+                      Readable(h.version) ? absl::StrCat("writes format ", RecordingFile::kFormatVersion)
+                                          : absl::StrCat("reads formats ", RecordingFile::kOldestFoldedFormat,
+                                                         " to ", RecordingFile::kFormatVersion));
+}
+
+bool IsFolded(const Header& h) { return (h.id.options & RecordingFile::kFolded) != 0; }
+
+// The header's identity, checked against the trace's now. An index of a
+// trace must be this build's; a folded recording's, of a format it reads.
 absl::Status CheckHeader(StreamReader* r, const std::string& name, const RecordingFile::Identity& expected,
                          Header* h) {
   RETURN_IF_ERROR(ReadHeader(r, name, h));
-  const uint32_t version = h->version;
-  const std::string& replay_version = h->replay_version;
   const RecordingFile::Identity& id = h->id;
-  if (version != RecordingFile::kFormatVersion) return Stale(name, absl::StrCat("format ", version));
-  if (replay_version != kReplayVersion) return Stale(name, "made by another build of pageblame");
+  if (!Readable(h->version) || (!IsFolded(*h) && h->version != RecordingFile::kFormatVersion)) {
+    return Stale(name, OtherFormat(*h));
+  }
+  if (!IsFolded(*h) && h->replay_version != kReplayVersion) return Stale(name, "made by another build of pageblame");
   if (id.size != expected.size || id.mtime_ns != expected.mtime_ns || id.sample_hash != expected.sample_hash) {
     return Stale(name, "the trace changed since it was made");
   }
@@ -296,6 +323,12 @@ absl::Status CheckHeader(StreamReader* r, const std::string& name, const Recordi
     return Stale(name, "the table of the mappings at the attach beside the trace changed since it was made");
   }
   return absl::OkStatus();
+}
+
+// A folded recording's maker when it is not this build ("" when it is).
+std::string OtherMaker(const Header& h) {
+  if (!IsFolded(h) || h.replay_version == kReplayVersion) return "";
+  return h.maker.empty() ? absl::StrCat("an earlier pageblame (index format ", h.version, ")") : EscapeName(h.maker);
 }
 
 // The file's frame, from its sizes to its content's first byte: `frame`
@@ -378,6 +411,7 @@ namespace {
 std::string HeaderBytes(const RecordingFile::Identity& id, const FoldCheckpoint* checkpoint) {
   std::string out(kMagic, sizeof(kMagic));
   PutFixed<uint32_t>(&out, RecordingFile::kFormatVersion);
+  PutString(&out, ThisBuild());
   PutString(&out, kReplayVersion);
   for (uint64_t v : {id.size, id.mtime_ns, id.sample_hash}) PutFixed(&out, v);
   PutFixed<uint8_t>(&out, id.options);
@@ -486,9 +520,9 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> DecodeFile(StreamReader* file, cons
   if (absl::Status s = frame.Finish(); !s.ok()) {
     return Damaged(name, absl::StrCat("its body is refused at its frame's end (", s.message(), ")"));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> trace,
-                   Assemble(std::move(parts), name, (h.id.options & RecordingFile::kFolded) != 0, symbols));
+  ASSIGN_OR_RETURN(std::unique_ptr<LoadedTrace> trace, Assemble(std::move(parts), name, IsFolded(h), symbols));
   if (h.checkpoint) trace->set_checkpoint(std::move(h.progress));
+  trace->set_made_by(OtherMaker(h));
   return trace;
 }
 
@@ -554,7 +588,7 @@ absl::StatusOr<std::unique_ptr<LoadedTrace>> RecordingFile::Decode(const InputFi
 std::optional<RecordingFile::Folded> RecordingFile::PeekFolded(std::string_view head) {
   StreamReader r(head);
   Header h;
-  if (!ReadHeader(&r, "", &h).ok() || h.version != kFormatVersion || (h.id.options & kFolded) == 0) {
+  if (!ReadHeader(&r, "", &h).ok() || !Readable(h.version) || !IsFolded(h)) {
     return std::nullopt;
   }
   Folded f;

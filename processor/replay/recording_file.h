@@ -16,8 +16,8 @@
 // each syscall was replayed from, the load's format warnings and unwinding
 // counters. Answers from it are byte for byte those of a replay.
 //
-// It is used only while it matches its inputs, else it is stale and the
-// trace is replayed again (never a wrong answer):
+// An index of a trace is used only while it matches its inputs, else it is
+// stale and the trace is replayed again (never a wrong answer):
 //   - made by the same replay code: kReplayVersion, a hash of the sources of
 //     every stage up to the index (cmake/replay_version.cmake);
 //   - of the same trace: its size, modification time and a hash of its
@@ -26,7 +26,12 @@
 //   - with the same binaries: every lookup the unwinder made for a DSO's
 //     files (symbols/dso_lookup.h) finds the same files, unchanged, with
 //     today's --symfs, --buildid-dir and -f.
-// Its format: "PBINDEX\1", u32 format version, the identity, whether it is
+// A folded recording's index (record --max-size) has no trace left to
+// replay: it is read by any build that reads its format (kOldestFoldedFormat
+// on), with a warning naming the build that made it and the binaries that
+// changed since; a format this build does not read is refused, saying which.
+// Its format: "PBINDEX\1", u32 format version, the pageblame that made it
+// ("pageblame 0.4.0 (git 20308c8)"), the replay's version, the identity, whether it is
 // a checkpoint of a recording still under way (FoldCheckpoint), then one zstd
 // frame of the rest; every count and id is checked as it is read
 // (DataLoss naming what is wrong); fuzzed (tests/fuzz).
@@ -57,7 +62,15 @@ class RecordingFile {
   // 2: the index's counters say what thinning left out (TraceStats::thinned_*).
   // 3: the header says whether it is a checkpoint (FoldCheckpoint).
   // 4: stacks as the stack table's prefix tree (frames, then ids).
-  static constexpr uint32_t kFormatVersion = 4;
+  // 5: the header names the pageblame that made it, right after the format
+  //    (from 5 on every format starts so: a build reading a later format
+  //    can still say which pageblame made it).
+  static constexpr uint32_t kFormatVersion = 5;
+  // A folded recording (kFolded) has no trace to replay: any build reads
+  // one of these formats whatever build made it (the body is the same from
+  // 4 on), and says so (LoadedTrace::made_by). An index of a trace is
+  // rebuilt instead, as soon as the replay's code changed at all.
+  static constexpr uint32_t kOldestFoldedFormat = 4;
   // Identity::options bits.
   // kFolded: the index of a recording the recorder folded chunk by chunk
   // (record --max-size), whose raw chunks are gone: there is no trace to

@@ -129,6 +129,11 @@ class LoadedTrace {
   // says what changed, for a warning (RecordingFile).
   const std::vector<std::string>& changed_binaries() const { return changed_binaries_; }
   void set_changed_binaries(std::vector<std::string> c) { changed_binaries_ = std::move(c); }
+  // A folded recording made by another build of pageblame: which
+  // ("pageblame 0.4.0 (git 20308c8)"), for a warning; empty when this build
+  // made it, or the trace was replayed.
+  const std::string& made_by() const { return made_by_; }
+  void set_made_by(std::string m) { made_by_ = std::move(m); }
   // Set when the trace is a folded recording's checkpoint (not its final index).
   const std::optional<FoldCheckpoint>& checkpoint() const { return checkpoint_; }
   void set_checkpoint(FoldCheckpoint c) { checkpoint_ = std::move(c); }
@@ -144,6 +149,7 @@ class LoadedTrace {
   AttachMapsUse attach_maps_;
   std::optional<FoldCheckpoint> checkpoint_;
   std::vector<std::string> changed_binaries_;
+  std::string made_by_;
 };
 
 // The parts of a replayed recording that its index file keeps

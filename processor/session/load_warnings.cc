@@ -3,8 +3,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "processor/session/libc_cut.h"
+#include "processor/base/build_info.h"
 #include "processor/base/format.h"
+#include "processor/session/libc_cut.h"
 
 namespace pageblame::session {
 namespace {
@@ -78,6 +79,14 @@ void WarnChangedBinaries(const replay::LoadedTrace& trace, std::vector<std::stri
                               "are now"));
 }
 
+// A folded recording read by another build than the one that made it.
+void WarnOtherBuild(const replay::LoadedTrace& trace, std::vector<std::string>* out) {
+  if (trace.made_by().empty()) return;
+  out->push_back(absl::StrCat("warning: this recording was folded by ", trace.made_by(), ", read by ", ThisBuild(),
+                              ": its calls and stacks are as that build replayed them (a folded recording cannot "
+                              "be replayed again)"));
+}
+
 }  // namespace
 
 std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
@@ -96,6 +105,7 @@ std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
                                " of regions gone by then are not kept (the state from then on is whole; before, "
                                "not kept)"));
   }
+  WarnOtherBuild(trace, &out);
   WarnChangedBinaries(trace, &out);
   // A frame-pointer trace whose stacks stop in libc names no caller.
   if (trace.unwind_stats() == nullptr) {
