@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -393,6 +397,70 @@ TEST(RecordingIndexTest, AFoldedRecordingMadeByAnotherBuildAnswersAndSaysWhich) 
   EXPECT_THAT(std::string(stale.status().message()), HasSubstr("stale: made by another build of pageblame"));
   stale = replay::RecordingFile::Decode(WithHeader(of_trace, 4, "", false), "index", *trace_id, whole.symbols);
   EXPECT_THAT(std::string(stale.status().message()), HasSubstr("stale: index format 4; this build"));
+}
+
+// traces/folded/ (traces/make-folded.sh): what `record --max-size` left of
+// 15 s of traces/src/rotate.c, folded and thinned in memory by a build of
+// an earlier commit — an index made by another build, of a format this one
+// reads. It must still answer: `maps` is the kernel's at the end, `query`
+// names the function that made each block the program kept (its first
+// second's too), and stderr names the build that made it. A change of the
+// index's layout without a new format version fails here.
+TEST(RecordingIndexTest, ABundledFoldedRecordingOfAnEarlierBuildStillAnswers) {
+  TempDir dir;
+  std::string maps_file, truth_file;
+  uint32_t pid = 0;
+  for (const auto& e : std::filesystem::directory_iterator(TracePath("folded"))) {
+    const std::string name = e.path().filename();
+    std::filesystem::copy_file(e.path(), dir.path() + "/" + name);
+    if (absl::StartsWith(name, "rotate.data.")) ASSERT_EQ(::chmod((dir.path() + "/" + name).c_str(), 0600), 0);
+    if (absl::EndsWith(name, ".maps")) {
+      maps_file = e.path();
+      ASSERT_TRUE(absl::SimpleAtoi(name.substr(7, name.size() - 12), &pid)) << name;
+    }
+    if (absl::EndsWith(name, ".tsv")) truth_file = e.path();
+  }
+  ASSERT_NE(pid, 0u);
+  // perf recorded the program as the checkout's traces/bin/rotate.
+  const std::string exe = "/work/main/traces/bin/rotate";
+  const std::string symfs = MakeSymfs("folded-symfs", {exe});
+  const std::string common = absl::StrCat(" -i ", dir.path(), "/rotate.data --pid ", pid, " --symfs ", symfs);
+  // Which build made it, as this build reads the header ("" while the
+  // replay's code is still that build's, as on the commit that made it).
+  replay::LoadOptions o;
+  o.path = dir.path() + "/rotate.data";
+  o.folded = true;
+  o.symbols.symfs = symfs;
+  auto id = replay::RecordingFile::Identity::Of(o);
+  ASSERT_TRUE(id.ok()) << id.status();
+  auto decoded = replay::RecordingFile::Decode(Slurp(o.path + ".index"), "index", *id, o.symbols);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const std::string made_by = (*decoded)->made_by();
+
+  CliRun maps = Pageblame("maps --json" + common);
+  ASSERT_EQ(maps.exit_code, 0) << maps.err;
+  if (!made_by.empty()) {
+    EXPECT_THAT(made_by, ::testing::StartsWith("pageblame "));
+    EXPECT_THAT(maps.err, HasSubstr("warning: this recording was folded by " + made_by + ", read by " + ThisBuild()));
+  }
+  EXPECT_THAT(maps.err, HasSubstr("record --max-size thinned this recording's history at"));
+  PageSet created;
+  for (const auto& r : nlohmann::json::parse(maps.out)) {
+    if (r["origin"].is_null()) continue;
+    created.Add(std::stoull(r["start"].get<std::string>(), nullptr, 16),
+                std::stoull(r["end"].get<std::string>(), nullptr, 16));
+  }
+  const PageSet expected = ProcessMadePages(ReadMapsFile(maps_file), exe);
+  EXPECT_TRUE(created == expected) << "created but not in maps:" << created.Minus(expected).Describe()
+                                   << "\nin maps but not created:" << expected.Minus(created).Describe();
+  const std::vector<TruthRow> truth = ReadTruth(truth_file);
+  ASSERT_EQ(truth.size(), 4u);
+  for (const TruthRow& row : truth) {
+    SCOPED_TRACE(row.origin);
+    CliRun q = Pageblame(absl::StrCat("query", common, " 0x", absl::Hex(row.start)));
+    ASSERT_EQ(q.exit_code, 0) << q.err;
+    EXPECT_THAT(q.out, HasSubstr(row.origin));
+  }
 }
 
 }  // namespace
