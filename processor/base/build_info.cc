@@ -1,11 +1,12 @@
 #include "processor/base/build_info.h"
 
 #include "absl/strings/str_cat.h"
+#include "processor/base/build_revision.h"
 
 namespace pageblame {
 
-// PAGEBLAME_VERSION and PAGEBLAME_GIT_REVISION are this file's alone
-// (processor/base/CMakeLists.txt): a new revision recompiles only it.
+// build_revision.h is this file's alone (processor/base/CMakeLists.txt): a
+// new revision recompiles only it.
 std::string ThisBuild() { return absl::StrCat("pageblame ", PAGEBLAME_VERSION, " (git ", PAGEBLAME_GIT_REVISION, ")"); }
 
 }  // namespace pageblame
