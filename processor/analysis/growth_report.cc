@@ -13,9 +13,11 @@ namespace pageblame::analysis {
 namespace {
 
 // One call's bytes in one process.
+// A call's bytes at either end. What it made in between is apart (a
+// MadeMap): most calls of a long recording have nothing left at either end,
+// only churn, and need 8 bytes, not a CallGrowth.
 struct CallGrowth {
   BytesAt from, to;
-  uint64_t made = 0;  // made between `from` and `to` (versions it began)
   KindTally from_kinds, to_kinds;
 };
 
@@ -24,6 +26,9 @@ bool Wanted(const GrowthOptions& o, const index::Version& v) {
   return std::find(o.kinds.begin(), o.kinds.end(), o.kind_of(v)) != o.kinds.end();
 }
 using CallKey = std::pair<uint32_t, EventId>;  // (process entry, credited call)
+using EndsMap = absl::flat_hash_map<CallKey, CallGrowth>;
+// Bytes each call made between `from` and `to` (versions it began).
+using MadeMap = absl::flat_hash_map<CallKey, uint64_t>;
 
 // Resident bytes into a sum over processes: once bytes of a process
 // without a snapshot are in it, the sum is unknown for good.
@@ -87,8 +92,7 @@ bool EarlierCall(const index::TraceIndex& idx, EventId a, EventId b) {
 }
 
 // The bytes at `from` and `to` of every (process, call), and of no call.
-void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
-             absl::flat_hash_map<CallKey, CallGrowth>* calls) {
+void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g, EndsMap* calls) {
   const ResidentView rss(o.rss, idx);
   const HeapView heap(o.heap, idx);
   g->snapshots = rss.has_snapshots();
@@ -125,8 +129,7 @@ void AddEnds(const index::TraceIndex& idx, const GrowthOptions& o, Growth* g,
 // What each call began between `from` and `to` that is credited to it: the
 // pages it created (or, by commit, committed). Splits, moves and prot
 // changes begin versions too, but of pages made earlier.
-void AddMade(const index::TraceIndex& idx, const GrowthOptions& o,
-             absl::flat_hash_map<CallKey, CallGrowth>* calls) {
+void AddMade(const index::TraceIndex& idx, const GrowthOptions& o, MadeMap* made) {
   std::vector<bool> selected(idx.num_processes(), false);
   for (uint32_t p : o.processes) {
     if (p < selected.size()) selected[p] = true;
@@ -137,7 +140,47 @@ void AddMade(const index::TraceIndex& idx, const GrowthOptions& o,
     if (v.begin != index::Begin::kCreated && v.begin != index::Begin::kCommitted) continue;
     if (!v.begin_event.valid() || CreditedCall(v, o.by) != v.begin_event) continue;
     if (!Wanted(o, v)) continue;
-    (*calls)[{v.process, v.begin_event}].made += v.end - v.start;
+    (*made)[{v.process, v.begin_event}] += v.end - v.start;
+  }
+}
+
+// Each call's growth into its stack's (a slot per stack, sized once: a
+// million-stack recording's rows are the bulk of growth's memory). A call
+// that only made bytes gone by `to` counts as one with nothing at either end.
+void AddStacks(const index::TraceIndex& idx, const Growth& g, const EndsMap& ends, const MadeMap& made,
+               std::vector<StackGrowth>* stacks) {
+  absl::flat_hash_map<StackId, size_t> slot;
+  for (const auto& [key, c] : ends) slot.try_emplace(idx.event(key.second).stack, slot.size());
+  for (const auto& [key, m] : made) slot.try_emplace(idx.event(key.second).stack, slot.size());
+  stacks->resize(slot.size());
+  CallGrowth nothing;
+  NothingIsNoneResident(g.snapshots, g.heap_snapshots, &nothing.from);
+  NothingIsNoneResident(g.snapshots, g.heap_snapshots, &nothing.to);
+  const auto credit = [&](const CallKey& key, const CallGrowth& c, uint64_t made_bytes) {
+    const EventId call = key.second;
+    const StackId stack = idx.event(call).stack;
+    StackGrowth& s = (*stacks)[slot[stack]];
+    if (!s.first_call.valid()) {
+      s.stack = stack;
+      s.first_call = call;
+    }
+    Add(&s.from, c.from);
+    Add(&s.to, c.to);
+    const uint64_t kept = std::min(c.from.mapped, c.to.mapped);
+    s.added += c.to.mapped - kept;
+    s.removed += c.from.mapped - kept;
+    if (made_bytes > c.to.mapped) s.made_gone += made_bytes - c.to.mapped;
+    if (c.from.mapped || c.to.mapped) ++s.calls;
+    s.from_kinds.Add(c.from_kinds);
+    s.to_kinds.Add(c.to_kinds);
+    if (EarlierCall(idx, call, s.first_call)) s.first_call = call;
+  };
+  for (const auto& [key, c] : ends) {
+    const auto m = made.find(key);
+    credit(key, c, m == made.end() ? 0 : m->second);
+  }
+  for (const auto& [key, m] : made) {
+    if (!ends.contains(key)) credit(key, nothing, m);
   }
 }
 
@@ -155,40 +198,18 @@ absl::StatusOr<Growth> ComputeGrowth(const index::TraceIndex& idx, const GrowthO
   g.to = o.to;
   g.by = o.by;
   g.kinds = o.kinds;
-  absl::flat_hash_map<CallKey, CallGrowth> calls;
-  AddEnds(idx, o, &g, &calls);
-  AddMade(idx, o, &calls);
+  EndsMap ends;
+  MadeMap made;
+  AddEnds(idx, o, &g, &ends);
+  AddMade(idx, o, &made);
   for (BytesAt* b : {&g.total_from, &g.total_to, &g.before_from, &g.before_to}) {
     NothingIsNoneResident(g.snapshots, g.heap_snapshots, b);
   }
-  for (auto& [key, c] : calls) {
+  for (auto& [key, c] : ends) {
     NothingIsNoneResident(g.snapshots, g.heap_snapshots, &c.from);
     NothingIsNoneResident(g.snapshots, g.heap_snapshots, &c.to);
   }
-
-  absl::flat_hash_map<StackId, size_t> slot;
-  for (const auto& [key, c] : calls) {
-    const EventId call = key.second;
-    const StackId stack = idx.event(call).stack;
-    auto [it, inserted] = slot.try_emplace(stack, g.stacks.size());
-    if (inserted) {
-      StackGrowth fresh;
-      fresh.stack = stack;
-      fresh.first_call = call;
-      g.stacks.push_back(std::move(fresh));
-    }
-    StackGrowth& s = g.stacks[it->second];
-    Add(&s.from, c.from);
-    Add(&s.to, c.to);
-    const uint64_t kept = std::min(c.from.mapped, c.to.mapped);
-    s.added += c.to.mapped - kept;
-    s.removed += c.from.mapped - kept;
-    if (c.made > c.to.mapped) s.made_gone += c.made - c.to.mapped;
-    if (c.from.mapped || c.to.mapped) ++s.calls;
-    s.from_kinds.Add(c.from_kinds);
-    s.to_kinds.Add(c.to_kinds);
-    if (EarlierCall(idx, call, s.first_call)) s.first_call = call;
-  }
+  AddStacks(idx, g, ends, made, &g.stacks);
   // Resident growth with an unknown end counts that end as 0.
   auto key = [by = o.rank_by](const StackGrowth& s) -> int64_t {
     if (by == RankBy::kResident) {

@@ -161,7 +161,6 @@ absl::StatusOr<std::string> Render(const GrowthRequest& r, const session::Sessio
     return render::GrowthText(trace, g, r.text);
   }
   const std::vector<analysis::MethodGrowth> methods = analysis::GrowthByMethod(trace.frames(), g, r.text.frames);
-  if (r.format == AnswerFormat::kJson) return render::DumpJson(render::GrowthJson(trace, g, methods)) + "\n";
   if (r.format == AnswerFormat::kPprof) return render::GrowthPprof(trace, g, methods);
   render::TextOptions text = r.text;
   text.width = width;
@@ -184,6 +183,13 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   options->kinds = request.kinds;
   auto g = analysis::ComputeGrowth((*trace)->index(), *options);
   if (!g.ok()) return g.status();
+  if (request.format == AnswerFormat::kJson) {
+    // Streamed: a stack's object at a time, as maps --json writes its regions.
+    const std::vector<analysis::MethodGrowth> methods =
+        analysis::GrowthByMethod((*trace)->frames(), *g, request.text.frames);
+    if (!render::WriteGrowthJson(**trace, *g, methods, (*out)->stream())) return (*out)->WriteError();
+    return (*out)->Close();
+  }
   auto text = Render(request, **trace, *g, TextWidth((*out)->is_stdout()));
   if (!text.ok()) return text.status();
   if (absl::Status s = IsText(request.format) ? (*out)->WriteText(*std::move(text)) : (*out)->Write(*text); !s.ok()) {

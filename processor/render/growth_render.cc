@@ -18,6 +18,7 @@
 #include "processor/render/folded_stacks.h"
 #include "processor/render/method_text.h"
 #include "processor/render/heap_use_text.h"
+#include "processor/render/json_stream.h"
 #include "processor/render/rss_text.h"
 #include "processor/render/text_table.h"
 
@@ -336,37 +337,22 @@ double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
   return TimeSeconds(t == index::kEndOfTrace ? idx.stats().last_time : t);
 }
 
-Json GrowthJson(const session::Session& trace, const analysis::Growth& g) {
-  const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(trace.frames());
-  const char* key = g.by == analysis::CreditBy::kCommit ? "commit" : "origin";
-  Json out;
-  out["from"] = GrowthTimeSeconds(idx, g.from);
-  out["to"] = GrowthTimeSeconds(idx, g.to);
-  out["total"] = BytesJson(g.total_from, g.total_to);
-  HeapGrowthJson(g.total_from, g.total_to, std::nullopt, g.heap_snapshots, &out["total"]);
-  out["before_trace"] = BytesJson(g.before_from, g.before_to);
-  Json stacks = Json::array();
-  for (const analysis::StackGrowth& s : g.stacks) {
-    Json j = BytesJson(s.from, s.to);
-    j["added_bytes"] = s.added;
-    j["removed_bytes"] = s.removed;
-    j["made_gone_bytes"] = s.made_gone;
-    j["calls"] = s.calls;
-    const std::optional<analysis::RegionKind> kind = s.kind();
-    j["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
-    HeapGrowthJson(s.from, s.to, kind, false, &j);
-    j[key] = r.OriginJson(s.first_call);
-    stacks.push_back(std::move(j));
-  }
-  out["stacks"] = std::move(stacks);
-  out["notes"] = RssNotes(idx, g);
-  return out;
+namespace {
+
+Json StackJson(OriginRenderer& r, const char* key, const analysis::StackGrowth& s) {
+  Json j = BytesJson(s.from, s.to);
+  j["added_bytes"] = s.added;
+  j["removed_bytes"] = s.removed;
+  j["made_gone_bytes"] = s.made_gone;
+  j["calls"] = s.calls;
+  const std::optional<analysis::RegionKind> kind = s.kind();
+  j["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
+  HeapGrowthJson(s.from, s.to, kind, false, &j);
+  j[key] = r.OriginJson(s.first_call);
+  return j;
 }
 
-Json GrowthJson(const session::Session& trace, const analysis::Growth& g,
-                const std::vector<analysis::MethodGrowth>& methods) {
-  Json out = GrowthJson(trace, g);
+Json MethodsJson(const std::vector<analysis::MethodGrowth>& methods) {
   Json list = Json::array();
   for (const analysis::MethodGrowth& m : methods) {
     const analysis::StackGrowth& s = m.total;
@@ -386,12 +372,50 @@ Json GrowthJson(const session::Session& trace, const analysis::Growth& g,
     j["stacks"] = m.group.stacks;
     list.push_back(std::move(j));
   }
-  // Before "notes", which stays last.
-  Json notes = std::move(out["notes"]);
-  out.erase("notes");
-  out["methods"] = std::move(list);
-  out["notes"] = std::move(notes);
+  return list;
+}
+
+// All of the answer but the stacks' objects: "stacks" is [], in its place;
+// "methods" (when given) before "notes", which stays last.
+Json Head(const session::Session& trace, const analysis::Growth& g,
+          const std::vector<analysis::MethodGrowth>* methods) {
+  const index::TraceIndex& idx = trace.index();
+  Json out;
+  out["from"] = GrowthTimeSeconds(idx, g.from);
+  out["to"] = GrowthTimeSeconds(idx, g.to);
+  out["total"] = BytesJson(g.total_from, g.total_to);
+  HeapGrowthJson(g.total_from, g.total_to, std::nullopt, g.heap_snapshots, &out["total"]);
+  out["before_trace"] = BytesJson(g.before_from, g.before_to);
+  out["stacks"] = Json::array();
+  if (methods != nullptr) out["methods"] = MethodsJson(*methods);
+  out["notes"] = RssNotes(idx, g);
   return out;
+}
+
+const char* OriginKey(const analysis::Growth& g) { return g.by == analysis::CreditBy::kCommit ? "commit" : "origin"; }
+
+Json Whole(const session::Session& trace, const analysis::Growth& g,
+           const std::vector<analysis::MethodGrowth>* methods) {
+  Json out = Head(trace, g, methods);
+  OriginRenderer r(trace.frames());
+  for (const analysis::StackGrowth& s : g.stacks) out["stacks"].push_back(StackJson(r, OriginKey(g), s));
+  return out;
+}
+
+}  // namespace
+
+Json GrowthJson(const session::Session& trace, const analysis::Growth& g) { return Whole(trace, g, nullptr); }
+
+Json GrowthJson(const session::Session& trace, const analysis::Growth& g,
+                const std::vector<analysis::MethodGrowth>& methods) {
+  return Whole(trace, g, &methods);
+}
+
+bool WriteGrowthJson(const session::Session& trace, const analysis::Growth& g,
+                     const std::vector<analysis::MethodGrowth>& methods, std::FILE* out) {
+  OriginRenderer r(trace.frames());
+  return WriteJsonStreamed(Head(trace, g, &methods), "stacks", g.stacks.size(),
+                           [&](size_t i) { return StackJson(r, OriginKey(g), g.stacks[i]); }, out);
 }
 
 namespace {

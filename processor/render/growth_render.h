@@ -19,6 +19,7 @@
 #ifndef PAGEBLAME_RENDER_GROWTH_RENDER_H_
 #define PAGEBLAME_RENDER_GROWTH_RENDER_H_
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ Json GrowthJson(const session::Session& trace, const analysis::Growth& g);
 //                "removed_bytes", "made_gone_bytes", "calls", "kind", "stacks": [indexes into "stacks"]}]
 Json GrowthJson(const session::Session& trace, const analysis::Growth& g,
                 const std::vector<analysis::MethodGrowth>& methods);
+// The same written to `out` as DumpJson(GrowthJson(trace, g, methods)) +
+// "\n", a stack's object at a time (render/json_stream.h): never held whole.
+// False when a write failed.
+bool WriteGrowthJson(const session::Session& trace, const analysis::Growth& g,
+                     const std::vector<analysis::MethodGrowth>& methods, std::FILE* out);
 // A header with the totals, the first screen (a table of the stacks ranked
 // by committed growth, a total, the PROT_NONE reservations apart); with
 // TextOptions::detail then the table of every stack's mapped bytes at both

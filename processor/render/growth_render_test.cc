@@ -5,6 +5,9 @@
 // snapshot cannot speak for are "?" in text and null in JSON, never 0.
 #include "processor/render/growth_render.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <regex>
 #include <string>
@@ -181,6 +184,32 @@ TEST(GrowthJsonTest, TheContractsFieldsAndTheirSumsAtBothEnds) {
   ASSERT_FALSE(c["stacks"].empty());
   EXPECT_TRUE(c["stacks"][0].contains("commit"));
   EXPECT_FALSE(c["stacks"][0].contains("origin"));
+}
+
+// `growth --json` is written a stack's object at a time (a million-stack
+// recording's JSON is never held whole): byte for byte the document's dump,
+// with stacks, methods, notes and an empty range alike.
+TEST(GrowthJsonTest, WrittenAStackAtATimeItIsTheDocumentsDump) {
+  for (const char* trace : {"phases-fp.data", "residency.data", "rules-dwarf-zstd.data"}) {
+    SCOPED_TRACE(trace);
+    const session::Session& s = OpenTrace(trace, /*inlines=*/false);
+    for (const auto& [from, to] : {std::pair{"+0", "end"}, std::pair{"-0.01", "end"}, std::pair{"peak", "end"}, std::pair{"end", "end"}}) {
+      SCOPED_TRACE(absl::StrCat(from, " to ", to));
+      for (const analysis::CreditBy by : {analysis::CreditBy::kCreate, analysis::CreditBy::kCommit}) {
+        const analysis::Growth g = GrowthOf(s, Select(s, std::nullopt), from, to, by);
+        const std::vector<analysis::MethodGrowth> methods = analysis::GrowthByMethod(s.frames(), g, {});
+        char* buf = nullptr;
+        size_t size = 0;
+        std::FILE* out = open_memstream(&buf, &size);
+        ASSERT_NE(out, nullptr);
+        EXPECT_TRUE(WriteGrowthJson(s, g, methods, out));
+        std::fclose(out);
+        const std::string streamed(buf, size);
+        std::free(buf);
+        EXPECT_EQ(streamed, DumpJson(GrowthJson(s, g, methods)) + "\n");
+      }
+    }
+  }
 }
 
 // residency.data: two processes with snapshots taken at different moments.
