@@ -101,12 +101,23 @@ std::vector<pid_t> DebuggerWatch::Execs() {
     // the ones after still come.
     if (got < 0 && errno == ENOBUFS) continue;
     if (got <= 0) return out;
-    int left = static_cast<int>(got);
-    for (auto* h = reinterpret_cast<nlmsghdr*>(buf); NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-      const auto* msg = static_cast<const cn_msg*>(NLMSG_DATA(h));
-      if (msg->len < sizeof(proc_event)) continue;
-      const auto* ev = reinterpret_cast<const proc_event*>(msg->data);
-      if (ev->what == proc_event::PROC_EVENT_EXEC) out.push_back(ev->event_data.exec.process_tgid);
+    // The messages in order, each checked to lie within what was read
+    // (NLMSG_OK's own checks mix signed and unsigned lengths).
+    size_t left = static_cast<size_t>(got);
+    for (const char* at = buf; left >= sizeof(nlmsghdr);) {
+      const auto* h = reinterpret_cast<const nlmsghdr*>(at);
+      if (h->nlmsg_len < sizeof(nlmsghdr) || h->nlmsg_len > left) break;
+      if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(cn_msg) + sizeof(proc_event))) {
+        const auto* msg = static_cast<const cn_msg*>(NLMSG_DATA(h));
+        const auto* ev = reinterpret_cast<const proc_event*>(msg->data);
+        if (msg->len >= sizeof(proc_event) && ev->what == proc_event::PROC_EVENT_EXEC) {
+          out.push_back(ev->event_data.exec.process_tgid);
+        }
+      }
+      const size_t step = NLMSG_ALIGN(h->nlmsg_len);
+      if (step >= left) break;
+      at += step;
+      left -= step;
     }
   }
 }

@@ -339,15 +339,22 @@ double GrowthTimeSeconds(const index::TraceIndex& idx, uint64_t t) {
 
 namespace {
 
-Json StackJson(OriginRenderer& r, const char* key, const analysis::StackGrowth& s) {
-  Json j = BytesJson(s.from, s.to);
-  j["added_bytes"] = s.added;
-  j["removed_bytes"] = s.removed;
-  j["made_gone_bytes"] = s.made_gone;
-  j["calls"] = s.calls;
+// A stack's (or a method's) growth fields, after what `j` holds.
+void AddGrowthFields(const analysis::StackGrowth& s, Json* j) {
+  const Json bytes = BytesJson(s.from, s.to);  // kept: items() does not own it
+  for (const auto& [key, value] : bytes.items()) (*j)[key] = value;
+  (*j)["added_bytes"] = s.added;
+  (*j)["removed_bytes"] = s.removed;
+  (*j)["made_gone_bytes"] = s.made_gone;
+  (*j)["calls"] = s.calls;
   const std::optional<analysis::RegionKind> kind = s.kind();
-  j["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
-  HeapGrowthJson(s.from, s.to, kind, false, &j);
+  (*j)["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
+  HeapGrowthJson(s.from, s.to, kind, false, j);
+}
+
+Json StackJson(OriginRenderer& r, const char* key, const analysis::StackGrowth& s) {
+  Json j = Json::object();
+  AddGrowthFields(s, &j);
   j[key] = r.OriginJson(s.first_call);
   return j;
 }
@@ -355,20 +362,11 @@ Json StackJson(OriginRenderer& r, const char* key, const analysis::StackGrowth& 
 Json MethodsJson(const std::vector<analysis::MethodGrowth>& methods) {
   Json list = Json::array();
   for (const analysis::MethodGrowth& m : methods) {
-    const analysis::StackGrowth& s = m.total;
     Json j;
     j["method"] = m.group.method.name;
     j["app_frame"] = m.group.method.app;
     j["context"] = m.group.method.context;
-    const Json bytes = BytesJson(s.from, s.to);  // kept: items() does not own it
-    for (const auto& [key, value] : bytes.items()) j[key] = value;
-    j["added_bytes"] = s.added;
-    j["removed_bytes"] = s.removed;
-    j["made_gone_bytes"] = s.made_gone;
-    j["calls"] = s.calls;
-    const std::optional<analysis::RegionKind> kind = s.kind();
-    j["kind"] = kind ? Json(std::string(analysis::KindName(*kind))) : Json(nullptr);
-    HeapGrowthJson(s.from, s.to, kind, false, &j);
+    AddGrowthFields(m.total, &j);
     j["stacks"] = m.group.stacks;
     list.push_back(std::move(j));
   }
