@@ -30,6 +30,7 @@ double Now() {
 ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes,
                          double checkpoint_every, uint64_t max_memory_bytes)
     : store_(std::move(store)),
+      watch_(store_.dir_fd()),
       max_index_bytes_(max_index_bytes),
       result_(absl::UnknownError("not folded")),
       checkpoint_every_(checkpoint_every),
@@ -49,7 +50,7 @@ ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t ma
 
 ChunkFolder::~ChunkFolder() {
   if (thread_.joinable()) {
-    perf_ended_ = true;
+    PerfEnded();
     thread_.join();
   }
   for (auto& [path, file] : open_) ::close(file.second);
@@ -279,7 +280,7 @@ absl::StatusOr<std::string> ChunkFolder::NextChunk() {
       return path;
     }
     if (ended) return std::string();
-    ::usleep(50 * 1000);
+    watch_.Wait(kIdleWaitMs);
   }
 }
 
