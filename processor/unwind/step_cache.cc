@@ -5,32 +5,28 @@ namespace pageblame::unwind {
 StepCache::StepCache(const symbols::MappingHistory* maps) : maps_(maps) {
   static const symbols::MappingHistory kNoMappings;
   if (maps_ == nullptr) maps_ = &kNoMappings;
-  generation_ = maps_->generation();
-}
-
-void StepCache::Sync() {
-  if (maps_->generation() == generation_) return;
-  entries_.clear();
-  generation_ = maps_->generation();
 }
 
 const StepCache::Entry* StepCache::Find(uint32_t pid, uint64_t time, uint64_t pc) {
-  Sync();
-  if (time < maps_->latest_time()) return nullptr;
-  auto it = entries_.find(std::make_pair(pid, pc));
-  if (it == entries_.end()) return nullptr;
+  if (slots_ == nullptr || time < maps_->latest_time()) return nullptr;
+  const Slot& s = SlotOf(pid, pc);
+  if (s.generation != maps_->generation() + 1 || s.pc != pc || s.pid != pid) return nullptr;
   ++hits_;
-  return &it->second;
+  return &s.entry;
 }
 
 const StepCache::Entry* StepCache::Put(uint32_t pid, uint64_t time, uint64_t pc, const Entry& e) {
-  Sync();
   if (time < maps_->latest_time()) {
     scratch_ = e;
     return &scratch_;
   }
-  if (entries_.size() >= kMaxEntries) entries_.clear();
-  return &entries_.insert_or_assign(std::make_pair(pid, pc), e).first->second;
+  if (slots_ == nullptr) slots_ = std::make_unique<Slot[]>(kSlots);
+  Slot& s = SlotOf(pid, pc);
+  s.pc = pc;
+  s.pid = pid;
+  s.generation = maps_->generation() + 1;
+  s.entry = e;
+  return &s.entry;
 }
 
 }  // namespace pageblame::unwind

@@ -60,6 +60,24 @@ TEST(StepCacheTest, NoHistoryIsAnEmptyOne) {
   EXPECT_EQ(steps.Find(1, 7, 0x1000)->code.vaddr, 5u);
 }
 
+// More pcs than slots: a slot keeps the last put there; every answer is
+// that pc's own or none.
+TEST(StepCacheTest, ASlotAnswersOnlyForItsOwnPc) {
+  symbols::MappingHistory maps;
+  StepCache steps(&maps);
+  const size_t n = 4 * StepCache::kSlots;
+  for (uint64_t i = 0; i < n; ++i) steps.Put(static_cast<uint32_t>(i % 3), 1, 0x400000 + 5 * i, WithVaddr(i));
+  size_t kept = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const StepCache::Entry* e = steps.Find(static_cast<uint32_t>(i % 3), 1, 0x400000 + 5 * i);
+    if (e == nullptr) continue;
+    EXPECT_EQ(e->code.vaddr, i);
+    ++kept;
+  }
+  EXPECT_GT(kept, StepCache::kSlots / 2);
+  EXPECT_LE(kept, StepCache::kSlots);
+}
+
 // What the cache rests on: with the history unchanged, Find answers the
 // same at every time from latest_time() on, through forks, execs, mappings
 // replaced and mappings added out of time order.
