@@ -87,6 +87,9 @@ class ChunkFolder {
     uint64_t peak_memory = 0;
   };
 
+  // The folding thread's name (/proc/PID/task/TID/comm).
+  static constexpr const char* kThreadName = "pb-fold";
+
   // A checkpoint this long after the one before, at the first round's end
   // after a chunk was folded (the first as soon as one was).
   static constexpr double kCheckpointEvery = 60;
