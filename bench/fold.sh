@@ -26,10 +26,14 @@ SIZE=${2:-4M}
 EVERY=${3:-60}
 MEMORY=${4:-$SIZE}
 OUT=$ROOT/bench/out/fold
-PB=${PB:-$ROOT/build/bin/pageblame}
 PAUSE=${PAUSE:-600}
 mkdir -p "$OUT"
-cmake --build "$ROOT/build" --target pageblame rotate_program >/dev/null
+if [ -z "${PB:-}" ]; then
+  PB=$ROOT/build/bin/pageblame
+  cmake --build "$ROOT/build" --target pageblame rotate_program >/dev/null
+elif [ ! -x "$ROOT/build/tests/rotate" ]; then
+  cmake --build "$ROOT/build" --target rotate_program >/dev/null
+fi
 rm -rf "$OUT"/t.data* "$OUT"/rotate.* "$OUT/stop"
 echo 0 >"$OUT/peak"
 echo 0 >"$OUT/rss_peak"
