@@ -3,8 +3,8 @@
 // The buffer-less streaming API (zstd.h: "Buffer-less streaming decompression").
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
-#include <algorithm>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -30,9 +30,8 @@ namespace {
 constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0;
 constexpr uint32_t kSkippableMagic = 0x184D2A50;
 
-// More than any piece of a compressed frame (a block and the next block's
-// header): only a skippable frame's data asks for more.
-constexpr size_t kMaxPiece = ZSTD_BLOCKSIZE_MAX + 64;
+static_assert(RecordDecompressor::kMaxFrameHeader == ZSTD_FRAMEHEADERSIZE_MAX);
+static_assert(RecordDecompressor::kMaxPiece >= ZSTD_BLOCKSIZE_MAX + 64);
 
 }  // namespace
 
@@ -86,7 +85,7 @@ absl::Status RecordDecompressor::Feed(const RawRecord& rec) {
   if (zstd_ == nullptr) {
     zstd_ = std::make_unique<Context>();
     if (zstd_->dctx == nullptr) return absl::ResourceExhaustedError("ZSTD_createDCtx failed");
-    joined_.reset(new uint64_t[(kMaxRecordSize + 7) / 8]);
+    MakeRing(kMinRingSize);
   }
   // What is left is one record cut short by the previous COMPRESSED record
   // (Next() hands out every whole one): it goes on in this one.
@@ -114,11 +113,11 @@ absl::StatusOr<bool> RecordDecompressor::Refill() {
   ZSTD_DCtx* z = zstd_->dctx;
   while (true) {
     if (!in_frame_) {
-      if (staged_.empty() && in_pos_ == in_size_) return false;
-      if (staged_.empty()) RETURN_IF_ERROR(RefuseSkippableFrame());
+      if (staged_size_ == 0 && in_pos_ == in_size_) return false;
+      if (staged_size_ == 0) RETURN_IF_ERROR(RefuseSkippableFrame());
       if (ZSTD_isError(ZSTD_decompressBegin(z))) return absl::ResourceExhaustedError("ZSTD_decompressBegin failed");
       in_frame_ = true;
-      header_.clear();
+      header_size_ = 0;
     }
     const size_t need = ZSTD_nextSrcSizeToDecompress(z);
     if (need == 0) {  // the frame ended; the next byte starts one (or the stream's end)
@@ -140,12 +139,13 @@ absl::StatusOr<bool> RecordDecompressor::Refill() {
     size_t capacity = 0;
     if (type == ZSTDnit_block || type == ZSTDnit_lastBlock) {
       dst = BlockDestination();
-      capacity = ring_size_ - static_cast<size_t>(dst - reinterpret_cast<uint8_t*>(ring_.get()));
-    } else if (type == ZSTDnit_frameHeader) {
-      header_.append(reinterpret_cast<const char*>(src), need);
+      capacity = ring_size_ - static_cast<size_t>(dst - ring());
+    } else if (type == ZSTDnit_frameHeader && header_size_ + need <= kMaxFrameHeader) {
+      std::memcpy(header_ + header_size_, src, need);
+      header_size_ += need;
     }
     const size_t got = ZSTD_decompressContinue(z, dst, capacity, src, need);
-    staged_.clear();
+    staged_size_ = 0;
     if (ZSTD_isError(got)) {
       return Error(current_offset_, produced_,
                    absl::StrFormat("corrupt zstd data (%s) in the COMPRESSED record's %u bytes",
@@ -165,20 +165,21 @@ absl::StatusOr<bool> RecordDecompressor::Refill() {
 
 const uint8_t* RecordDecompressor::Gather(size_t need) {
   const size_t left = in_size_ - in_pos_;
-  if (staged_.empty() && left >= need) {
+  if (staged_size_ == 0 && left >= need) {
     const uint8_t* p = in_ + in_pos_;
     in_pos_ += need;
     return p;
   }
-  const size_t take = std::min(need - staged_.size(), left);
-  staged_.append(reinterpret_cast<const char*>(in_ + in_pos_), take);
+  const size_t take = std::min(need - staged_size_, left);  // (need <= kMaxPiece)
+  std::memcpy(staged() + staged_size_, in_ + in_pos_, take);
+  staged_size_ += take;
   in_pos_ += take;
-  return staged_.size() == need ? reinterpret_cast<const uint8_t*>(staged_.data()) : nullptr;
+  return staged_size_ == need ? staged() : nullptr;
 }
 
 absl::Status RecordDecompressor::StartFrame() {
   ZSTD_frameHeader fh;
-  if (ZSTD_getFrameHeader(&fh, header_.data(), header_.size()) != 0) {
+  if (ZSTD_getFrameHeader(&fh, header_, header_size_) != 0) {
     return Error(current_offset_, produced_, "corrupt zstd data (a frame header zstd read and cannot read again)");
   }
   // zstd's streaming API refused such a frame before allocating its window;
@@ -197,23 +198,25 @@ absl::Status RecordDecompressor::StartFrame() {
   const size_t need = ZSTD_decodingBufferSize_min(fh.windowSize, ZSTD_CONTENTSIZE_UNKNOWN);
   if (ZSTD_isError(need)) return Error(current_offset_, produced_, "corrupt zstd data (window too large)");
   const size_t size = (std::max(need + 8, kMinRingSize) + 7) / 8 * 8;
-  if (size <= ring_size_) return absl::OkStatus();
-  // A larger ring (the first, or a frame with a larger window): what was
-  // not handed out yet moves to its front, at its stream offset mod 8.
-  std::unique_ptr<uint64_t[]> ring(new uint64_t[size / 8]);
-  const size_t unread = Unread();
-  const size_t at = head_stream_ % 8;
-  CopyUnread(unread, reinterpret_cast<uint8_t*>(ring.get()) + at);
-  ring_ = std::move(ring);
-  ring_size_ = size;
-  wrapped_ = false;
-  head_ = at;
-  tail_ = at + unread;
+  if (size > ring_size_) MakeRing(size);  // a frame with a larger window
   return absl::OkStatus();
 }
 
+void RecordDecompressor::MakeRing(size_t ring_size) {
+  // (Nothing is staged here: at the first Feed, or after a frame header.)
+  std::unique_ptr<uint64_t[]> buffer(new uint64_t[(ring_size + kMaxRecordSize + 1 + kMaxPiece + 7) / 8]);
+  const size_t unread = Unread();
+  const size_t at = head_stream_ % 8;
+  if (unread > 0) CopyUnread(unread, reinterpret_cast<uint8_t*>(buffer.get()) + at);
+  buffer_ = std::move(buffer);
+  ring_size_ = ring_size;
+  wrapped_ = false;
+  head_ = at;
+  tail_ = at + unread;
+}
+
 uint8_t* RecordDecompressor::BlockDestination() {
-  uint8_t* ring = reinterpret_cast<uint8_t*>(ring_.get());
+  uint8_t* ring = this->ring();
   if (ring_size_ - tail_ >= block_max_) return ring + tail_;
   // At the ring's start, at the stream offset mod 8 (records stay 8-byte
   // aligned). What was not handed out (less than a record: Next() takes
@@ -234,7 +237,7 @@ size_t RecordDecompressor::Unread() const {
 }
 
 void RecordDecompressor::CopyUnread(size_t n, uint8_t* out) const {
-  const uint8_t* ring = reinterpret_cast<const uint8_t*>(ring_.get());
+  const uint8_t* ring = this->ring();
   if (wrapped_) {
     const size_t first = std::min(n, wrapped_end_ - wrapped_head_);
     std::memcpy(out, ring + wrapped_head_, first);
@@ -285,7 +288,7 @@ absl::StatusOr<bool> RecordDecompressor::Next(RawRecord* out) {
     size_t avail = tail_ - head_;
     uint8_t first[format::kEventHeaderSize];
     if (ABSL_PREDICT_TRUE(!wrapped_)) {
-      p = reinterpret_cast<const uint8_t*>(ring_.get()) + head_;
+      p = ring() + head_;
     } else {
       avail = Unread();
       if (avail >= format::kEventHeaderSize) CopyUnread(format::kEventHeaderSize, first);
@@ -302,8 +305,8 @@ absl::StatusOr<bool> RecordDecompressor::Next(RawRecord* out) {
         if (p != nullptr) {
           head_ += size;
         } else {
-          p = reinterpret_cast<const uint8_t*>(joined_.get());
-          CopyUnread(size, joined_bytes());
+          p = joined();
+          CopyUnread(size, joined());
           Consume(size);
         }
         out->type = type;

@@ -31,8 +31,9 @@
 // Memory: the ring (ZSTD_decodingBufferSize_min of the frame's window, at
 // least kMinRingSize: 1 MiB at perf's default level 1, whose window is 512
 // KiB; 128 MiB and a bit at most: kMaxWindowLog, checked against the
-// frame's header before the ring is made), the 64 KiB buffer and zstd's
-// context; none grows with the trace.
+// frame's header before the ring is made), beside it in one allocation the
+// 64 KiB buffer and a 128 KiB one for the start of a block cut by a
+// COMPRESSED record's end, and zstd's context; none grows with the trace.
 //
 // zstd skippable frames are refused: perf writes none, and zstd skips their
 // stated length (up to 4 GiB) on into the following COMPRESSED records, so a
@@ -78,6 +79,12 @@ class RecordDecompressor {
   static constexpr int kMaxWindowLog = 27;
   // The largest record: its header's size is 16 bits.
   static constexpr size_t kMaxRecordSize = 65535;
+  // The most a zstd frame header takes (ZSTD_FRAMEHEADERSIZE_MAX).
+  static constexpr size_t kMaxFrameHeader = 18;
+  // More than any piece of a compressed frame (a block of at most 128 KiB
+  // and the next block's header): only a skippable frame's data asks for
+  // more.
+  static constexpr size_t kMaxPiece = (128 << 10) + 64;
   // The zstd bytes of a full COMPRESSED / COMPRESSED2 record as perf
   // writes it (record.c: PERF_SAMPLE_MAX_SIZE less the record's header, less 1).
   static constexpr size_t kPerfFullCompressed = 65536 - 8 - 1;
@@ -123,6 +130,10 @@ class RecordDecompressor {
   // The next piece's `need` bytes: in place in the input or gathered in
   // staged_; null if the input fed so far holds too few (then staged).
   const uint8_t* Gather(size_t need);
+  // The ring made `ring_size` bytes (with the joined and staged buffers
+  // after it, in one allocation), what was not handed out moved to its
+  // front at its stream offset mod 8.
+  void MakeRing(size_t ring_size);
   // Where the next block is decoded: after the last one, or at the ring's
   // start if a whole block might not fit before its end (what is left
   // unread then waits there).
@@ -136,7 +147,9 @@ class RecordDecompressor {
   void CopyUnread(size_t n, uint8_t* out) const;
   // `n` bytes handed out from the wrapped part on.
   void Consume(size_t n);
-  uint8_t* joined_bytes() { return reinterpret_cast<uint8_t*>(joined_.get()); }
+  uint8_t* ring() const { return reinterpret_cast<uint8_t*>(buffer_.get()); }
+  uint8_t* joined() const { return ring() + ring_size_; }
+  uint8_t* staged() const { return joined() + kMaxRecordSize + 1; }
   // Next()'s handling of a user-space record type found in the stream:
   // true to return it, false to skip it, or an error.
   absl::StatusOr<bool> KeepUserRecord(const RawRecord& rec) const;
@@ -151,7 +164,10 @@ class RecordDecompressor {
   std::string path_;
   struct Context;  // the zstd context, made at the first Feed()
   std::unique_ptr<Context> zstd_;
-  std::unique_ptr<uint64_t[]> ring_;  // ring_size_ bytes, 8-byte aligned
+  // The ring (ring_size_ bytes, 8-byte aligned), then a record cut by the
+  // wrap made whole (kMaxRecordSize + 1 bytes), then the start of the
+  // next piece cut by a COMPRESSED record's end (kMaxPiece bytes).
+  std::unique_ptr<uint64_t[]> buffer_;
   size_t ring_size_ = 0;
   size_t block_max_ = 0;  // the frame's largest block
   // Not handed out yet: [wrapped_head_, wrapped_end_) at the ring's end if
@@ -161,16 +177,16 @@ class RecordDecompressor {
   bool wrapped_ = false;
   size_t wrapped_head_ = 0;
   size_t wrapped_end_ = 0;
-  std::unique_ptr<uint64_t[]> joined_;  // kMaxRecordSize bytes: a record cut by the wrap, whole
   uint64_t head_stream_ = 0;  // stream offset of the first byte not handed out
   uint64_t produced_ = 0;     // stream bytes decoded so far
   bool in_frame_ = false;     // a frame begun (ZSTD_decompressBegin) and not ended
-  std::string header_;        // the frame header's bytes while it is decoded
+  uint8_t header_[kMaxFrameHeader];  // the frame header's bytes while it is decoded
+  size_t header_size_ = 0;
   // The input: the current COMPRESSED record's zstd bytes, [in_pos_, in_size_) left.
   const uint8_t* in_ = nullptr;
   size_t in_size_ = 0;
   size_t in_pos_ = 0;
-  std::string staged_;  // the start of the next piece, from earlier COMPRESSED records
+  size_t staged_size_ = 0;  // bytes of the next piece in staged(), from earlier COMPRESSED records
   uint64_t current_offset_ = 0;  // file offset of the COMPRESSED record being read
   bool current_full_ = false;    // it holds as many zstd bytes as perf puts in one
   // The stream's bytes before carried_end_ came from earlier COMPRESSED
