@@ -17,6 +17,8 @@
 #   bench/fold.sh SECONDS none      the same recording without --max-size:
 #   pageblame's own CPU then is the baseline the folding's is measured on
 #   (the summary's "pageblame used X s of CPU", every thread of it).
+#   PAUSE=US: rotate's pause after each call pair (its default 600 us:
+#   ~2.4 k calls/s; 150: ~7 k); PB=path: another pageblame binary.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_=${1:-20}
@@ -24,9 +26,14 @@ SIZE=${2:-4M}
 EVERY=${3:-60}
 MEMORY=${4:-$SIZE}
 OUT=$ROOT/bench/out/fold
-PB=$ROOT/build/bin/pageblame
+PAUSE=${PAUSE:-600}
 mkdir -p "$OUT"
-cmake --build "$ROOT/build" --target pageblame rotate_program >/dev/null
+if [ -z "${PB:-}" ]; then
+  PB=$ROOT/build/bin/pageblame
+  cmake --build "$ROOT/build" --target pageblame rotate_program >/dev/null
+elif [ ! -x "$ROOT/build/tests/rotate" ]; then
+  cmake --build "$ROOT/build" --target rotate_program >/dev/null
+fi
 rm -rf "$OUT"/t.data* "$OUT"/rotate.* "$OUT/stop"
 echo 0 >"$OUT/peak"
 echo 0 >"$OUT/rss_peak"
@@ -39,13 +46,20 @@ echo 0 >"$OUT/rss_peak"
 watcher=$!
 FOLD=(--max-size "$SIZE" --checkpoint-every "$EVERY" --max-memory "$MEMORY")
 [ "$SIZE" = none ] && FOLD=()
-"$PB" record "${FOLD[@]}" -o "$OUT/t.data" -- "$ROOT/build/tests/rotate" "$OUT" "$SECONDS_" 2>"$OUT/record.log" &
+"$PB" record "${FOLD[@]}" -o "$OUT/t.data" -- "$ROOT/build/tests/rotate" "$OUT" "$SECONDS_" "$PAUSE" 2>"$OUT/record.log" &
 recorder=$!
 # The recorder's resident memory every 10 ms: at 1 s, half way, 1 s before
 # the program ends (the folded state while it records), and the most (the
 # stop's encoding included).
-(peak=0; start=$(date +%s.%N); at1=0; mid=0; late=0
+# Meanwhile the folding's own CPU: utime+stime of the recorder's threads
+# named pb-fold (the folding thread and the replay and symbol threads it
+# starts, which inherit its name), each at its last look before it ended.
+echo 0 >"$OUT/fold_ticks"
+(peak=0; start=$(date +%s.%N); at1=0; mid=0; late=0; declare -A ticks
  while kill -0 "$recorder" 2>/dev/null; do
+   while read -r tid tk; do ticks[$tid]=$tk; done < <(awk '$2 == "(pb-fold)" {n = split(FILENAME, p, "/"); print p[n-1], $14 + $15}' \
+     /proc/"$recorder"/task/*/stat 2>/dev/null || true)
+   sum=0; for tk in "${ticks[@]}"; do sum=$((sum + tk)); done; echo "$sum" >"$OUT/fold_ticks"
    kb=$(awk '/^VmRSS/ {print $2}' "/proc/$recorder/status" 2>/dev/null || echo 0); kb=${kb:-0}
    if [ "$kb" -gt "$peak" ]; then peak=$kb; fi
    t=$(echo "$(date +%s.%N) - $start" | bc)
@@ -61,6 +75,10 @@ wait "$rss_watcher" || true
 # (a chunk removed between find's listing and its stat is no failure)
 touch "$OUT/stop"; wait "$watcher" || true; rm -f "$OUT/stop"
 grep -- 'pageblame used' "$OUT/record.log" | sed 's/^pageblame record: //' || true
+# The same per thousand calls recorded (the folding's cost is the difference
+# between this with SIZE and with none, at the same rate).
+awk '/pageblame used/ {cpu=$5} /memory calls of/ {for (i=1;i<=NF;i++) if ($i=="memory") calls=$(i-1)}
+     END {if (calls > 0) printf "pageblame CPU per 1 k calls: %.2f ms (%d calls)\n", cpu * 1e6 / calls, calls}' "$OUT/record.log"
 if [ "$SIZE" = none ]; then
   read -r rss_1 rss_mid rss_late rss_peak <"$OUT/rss_peak"
   printf 'recorder RSS: %.1f MiB at most; calls %s\n' "$(echo "$rss_peak / 1024" | bc -l)" \
@@ -79,6 +97,9 @@ printf 'calls %s in %s s; %s chunks; disk at most %.2f MiB (watched every 10 ms)
 printf 'index %.2f MiB (%.2f MiB per million calls); folding %.2f s over %s s: %.2f %% of a core\n' \
   "$(echo "$index_bytes / 1048576" | bc -l)" "$(echo "$index_bytes / 1048576 * 1000000 / $calls" | bc -l)" \
   "$(echo "$avg_ms * $folded / 1000" | bc -l)" "$SECONDS_" "$(echo "$avg_ms * $folded / 10 / $SECONDS_" | bc -l)"
+fold_s=$(echo "$(cat "$OUT/fold_ticks") / $(getconf CLK_TCK)" | bc -l)
+printf 'the folding threads used %.2f s of CPU over %s s: %.2f %% of a core, %.2f ms per 1 k calls\n' \
+  "$fold_s" "$SECONDS_" "$(echo "$fold_s * 100 / $SECONDS_" | bc -l)" "$(echo "$fold_s * 1000000 / $calls" | bc -l)"
 grep -- 'checkpoints of' "$OUT/record.log" | sed 's/^pageblame record: //' || echo "no checkpoint while recording"
 grep -- 'folded calls and versions' "$OUT/record.log" | sed 's/^pageblame record: //' || true
 read -r rss_1 rss_mid rss_late rss_peak <"$OUT/rss_peak"

@@ -1,7 +1,10 @@
 #include "processor/perf/record_decompressor.h"
 
+// The buffer-less streaming API (zstd.h: "Buffer-less streaming decompression").
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -16,8 +19,8 @@
 namespace pageblame::perf {
 
 struct RecordDecompressor::Context {
-  ZSTD_DStream* stream = ZSTD_createDStream();
-  ~Context() { ZSTD_freeDStream(stream); }
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  ~Context() { ZSTD_freeDCtx(dctx); }
 };
 
 namespace {
@@ -27,9 +30,8 @@ namespace {
 constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0;
 constexpr uint32_t kSkippableMagic = 0x184D2A50;
 
-// Larger than any hint zstd gives inside a compressed frame (a block and the
-// next block's header): only skipping a skippable frame's data asks for more.
-constexpr size_t kMaxInFrameHint = ZSTD_BLOCKSIZE_MAX + 64;
+static_assert(RecordDecompressor::kMaxFrameHeader == ZSTD_FRAMEHEADERSIZE_MAX);
+static_assert(RecordDecompressor::kMaxPiece >= ZSTD_BLOCKSIZE_MAX + 64);
 
 }  // namespace
 
@@ -53,7 +55,7 @@ absl::Status RecordDecompressor::Error(uint64_t compressed_offset, uint64_t stre
 }
 
 absl::Status RecordDecompressor::Feed(const RawRecord& rec) {
-  if (in_pos_ < in_size_ || output_pending_) {
+  if (in_pos_ < in_size_) {
     return absl::InternalError(absl::StrFormat(
         "%s: COMPRESSED record at offset 0x%x fed before the previous one was used up", path_,
         rec.offset));
@@ -82,19 +84,17 @@ absl::Status RecordDecompressor::Feed(const RawRecord& rec) {
   }
   if (zstd_ == nullptr) {
     zstd_ = std::make_unique<Context>();
-    if (zstd_->stream == nullptr) return absl::ResourceExhaustedError("ZSTD_createDStream failed");
-    // zstd checks a frame's window against this before allocating it.
-    ZSTD_DCtx_setParameter(zstd_->stream, ZSTD_d_windowLogMax, kMaxWindowLog);
-    buffer_.reset(new uint64_t[kBufferSize / sizeof(uint64_t)]);
+    if (zstd_->dctx == nullptr) return absl::ResourceExhaustedError("ZSTD_createDCtx failed");
+    MakeRing(kMinRingSize);
   }
   // What is left is one record cut short by the previous COMPRESSED record
   // (Next() hands out every whole one): it goes on in this one.
-  if (tail_ > head_) {
-    if (head_ >= carried_end_) {  // not already carried from an earlier one
+  if (produced_ > head_stream_) {
+    if (head_stream_ >= carried_end_) {  // not already carried from an earlier one
       carried_offset_ = current_offset_;
       ++stats_.straddling_records;
     }
-    carried_end_ = tail_;
+    carried_end_ = produced_;
   } else {
     carried_end_ = 0;
   }
@@ -110,57 +110,151 @@ absl::Status RecordDecompressor::Feed(const RawRecord& rec) {
 }
 
 absl::StatusOr<bool> RecordDecompressor::Refill() {
-  if (in_pos_ == in_size_ && !output_pending_) return false;
-  uint8_t* bytes = reinterpret_cast<uint8_t*>(buffer_.get());
-  if (head_ > 0) {
-    // At most one record's worth (< 64 KiB): the one cut by the buffer's end.
-    const size_t left = tail_ - head_;
-    std::memmove(bytes, bytes + head_, left);
-    buffer_stream_offset_ += head_;
-    carried_end_ = carried_end_ > head_ ? carried_end_ - head_ : 0;
-    head_ = 0;
-    tail_ = left;
+  ZSTD_DCtx* z = zstd_->dctx;
+  while (true) {
+    if (!in_frame_) {
+      if (staged_size_ == 0 && in_pos_ == in_size_) return false;
+      if (staged_size_ == 0) RETURN_IF_ERROR(RefuseSkippableFrame());
+      if (ZSTD_isError(ZSTD_decompressBegin(z))) return absl::ResourceExhaustedError("ZSTD_decompressBegin failed");
+      in_frame_ = true;
+      header_size_ = 0;
+    }
+    const size_t need = ZSTD_nextSrcSizeToDecompress(z);
+    if (need == 0) {  // the frame ended; the next byte starts one (or the stream's end)
+      in_frame_ = false;
+      continue;
+    }
+    const ZSTD_nextInputType_e type = ZSTD_nextInputType(z);
+    // A skippable frame whose magic was cut by a record's end: it wants
+    // the skipped bytes.
+    if (type == ZSTDnit_skippableFrame || need > kMaxPiece) {
+      return Error(current_offset_, produced_,
+                   absl::StrFormat("zstd wants %u more bytes without output (a skippable frame?): "
+                                   "perf writes none",
+                                   need));
+    }
+    const uint8_t* src = Gather(need);
+    if (src == nullptr) return false;  // the rest is in the next COMPRESSED record
+    uint8_t* dst = nullptr;
+    size_t capacity = 0;
+    if (type == ZSTDnit_block || type == ZSTDnit_lastBlock) {
+      dst = BlockDestination();
+      capacity = ring_size_ - static_cast<size_t>(dst - ring());
+    } else if (type == ZSTDnit_frameHeader && header_size_ + need <= kMaxFrameHeader) {
+      std::memcpy(header_ + header_size_, src, need);
+      header_size_ += need;
+    }
+    const size_t got = ZSTD_decompressContinue(z, dst, capacity, src, need);
+    staged_size_ = 0;
+    if (ZSTD_isError(got)) {
+      return Error(current_offset_, produced_,
+                   absl::StrFormat("corrupt zstd data (%s) in the COMPRESSED record's %u bytes",
+                                   ZSTD_getErrorName(got), in_size_));
+    }
+    if (type == ZSTDnit_frameHeader && ZSTD_nextInputType(z) == ZSTDnit_blockHeader) {
+      RETURN_IF_ERROR(StartFrame());
+    }
+    if (got > 0) {
+      tail_ += got;
+      produced_ += got;
+      stats_.decompressed_bytes += got;
+      return true;
+    }
   }
-  RETURN_IF_ERROR(RefuseSkippableFrame());
-  ZSTD_inBuffer in{in_, in_size_, in_pos_};
-  ZSTD_outBuffer out{bytes + tail_, kBufferSize - tail_, 0};
-  const size_t ret = ZSTD_decompressStream(zstd_->stream, &out, &in);
-  if (ZSTD_isError(ret)) {
-    return Error(current_offset_, buffer_stream_offset_ + tail_,
-                 absl::StrFormat("corrupt zstd data (%s) in the COMPRESSED record's %u bytes",
-                                 ZSTD_getErrorName(ret), in_size_));
+}
+
+const uint8_t* RecordDecompressor::Gather(size_t need) {
+  const size_t left = in_size_ - in_pos_;
+  if (staged_size_ == 0 && left >= need) {
+    const uint8_t* p = in_ + in_pos_;
+    in_pos_ += need;
+    return p;
   }
-  // 0: a frame ended; the next byte starts one (or the stream's end).
-  at_frame_start_ = ret == 0;
-  // A skippable frame whose magic was cut by a record's end, seen by zstd's
-  // hint: it wants the skipped bytes.
-  if (ret > kMaxInFrameHint) {
-    return Error(current_offset_, buffer_stream_offset_ + tail_,
-                 absl::StrFormat("zstd wants %u more bytes without output (a skippable frame?): "
-                                 "perf writes none",
-                                 ret));
+  const size_t take = std::min(need - staged_size_, left);  // (need <= kMaxPiece)
+  std::memcpy(staged() + staged_size_, in_ + in_pos_, take);
+  staged_size_ += take;
+  in_pos_ += take;
+  return staged_size_ == need ? staged() : nullptr;
+}
+
+absl::Status RecordDecompressor::StartFrame() {
+  ZSTD_frameHeader fh;
+  if (ZSTD_getFrameHeader(&fh, header_, header_size_) != 0) {
+    return Error(current_offset_, produced_, "corrupt zstd data (a frame header zstd read and cannot read again)");
   }
-  const bool progress = out.pos > 0 || in.pos > in_pos_;
-  in_pos_ = in.pos;
-  tail_ += out.pos;
-  stats_.decompressed_bytes += out.pos;
-  // A full buffer may leave decompressed bytes inside zstd.
-  output_pending_ = out.pos == out.size;
-  if (!progress && in_pos_ < in_size_) {
-    return Error(current_offset_, buffer_stream_offset_ + tail_,
-                 "zstd made no progress on the COMPRESSED record's data");
+  // zstd's streaming API refused such a frame before allocating its window;
+  // the ring is ours to refuse.
+  if (fh.windowSize > (uint64_t{1} << kMaxWindowLog)) {
+    return Error(current_offset_, produced_,
+                 absl::StrFormat("corrupt zstd data (Frame requires too much memory for decoding: a "
+                                 "window of %u bytes) in the COMPRESSED record's %u bytes",
+                                 fh.windowSize, in_size_));
   }
-  return true;
+  block_max_ = fh.blockSizeMax;
+  // The round buffer zstd asks for (whatever the frame's stated size: its
+  // blocks start where the last frame's ended), a record's alignment, and
+  // room for a record cut by the wrap at the ring's end while the next
+  // blocks are written from its start.
+  const size_t need = ZSTD_decodingBufferSize_min(fh.windowSize, ZSTD_CONTENTSIZE_UNKNOWN);
+  if (ZSTD_isError(need)) return Error(current_offset_, produced_, "corrupt zstd data (window too large)");
+  const size_t size = (std::max(need + 8, kMinRingSize) + 7) / 8 * 8;
+  if (size > ring_size_) MakeRing(size);  // a frame with a larger window
+  return absl::OkStatus();
+}
+
+void RecordDecompressor::MakeRing(size_t ring_size) {
+  // (Nothing is staged here: at the first Feed, or after a frame header.)
+  std::unique_ptr<uint64_t[]> buffer(new uint64_t[(ring_size + kMaxRecordSize + 1 + kMaxPiece + 7) / 8]);
+  const size_t unread = Unread();
+  const size_t at = head_stream_ % 8;
+  if (unread > 0) CopyUnread(unread, reinterpret_cast<uint8_t*>(buffer.get()) + at);
+  buffer_ = std::move(buffer);
+  ring_size_ = ring_size;
+  wrapped_ = false;
+  head_ = at;
+  tail_ = at + unread;
+}
+
+uint8_t* RecordDecompressor::BlockDestination() {
+  uint8_t* ring = this->ring();
+  if (ring_size_ - tail_ >= block_max_) return ring + tail_;
+  // At the ring's start, at the stream offset mod 8 (records stay 8-byte
+  // aligned). What was not handed out (less than a record: Next() takes
+  // every whole one before a block is decoded) waits at the end, joined
+  // with the rest when that is there; the next wrap is a ring's worth of
+  // records later.
+  if (head_ < tail_) {
+    wrapped_ = true;
+    wrapped_head_ = head_;
+    wrapped_end_ = tail_;
+  }
+  head_ = tail_ = static_cast<size_t>(produced_ % 8);
+  return ring + head_;
+}
+
+size_t RecordDecompressor::Unread() const {
+  return (wrapped_ ? wrapped_end_ - wrapped_head_ : 0) + (tail_ - head_);
+}
+
+void RecordDecompressor::CopyUnread(size_t n, uint8_t* out) const {
+  const uint8_t* ring = this->ring();
+  if (wrapped_) {
+    const size_t first = std::min(n, wrapped_end_ - wrapped_head_);
+    std::memcpy(out, ring + wrapped_head_, first);
+    out += first;
+    n -= first;
+  }
+  if (n > 0) std::memcpy(out, ring + head_, n);
 }
 
 absl::Status RecordDecompressor::RefuseSkippableFrame() const {
-  if (!at_frame_start_ || in_size_ - in_pos_ < 8) return absl::OkStatus();
+  if (in_size_ - in_pos_ < 8) return absl::OkStatus();
   ByteReader r(in_ + in_pos_, 8);
   uint32_t magic = 0, length = 0;
   r.Read(&magic);  // zstd's fields are little-endian, as the hosts we run on
   r.Read(&length);
   if ((magic & kSkippableMagicMask) != kSkippableMagic) return absl::OkStatus();
-  return Error(current_offset_, buffer_stream_offset_ + tail_,
+  return Error(current_offset_, produced_,
                absl::StrFormat("a zstd skippable frame (magic 0x%x, %u bytes) at byte %u of "
                                "the COMPRESSED record's %u bytes of zstd data: perf writes none, "
                                "and it would hide what follows",
@@ -189,24 +283,38 @@ absl::StatusOr<bool> RecordDecompressor::KeepUserRecord(const RawRecord& rec) co
 
 absl::StatusOr<bool> RecordDecompressor::Next(RawRecord* out) {
   while (true) {
-    const size_t avail = tail_ - head_;
+    // The next record's bytes: in place, or (cut by the ring's wrap) joined.
+    const uint8_t* p = nullptr;
+    size_t avail = tail_ - head_;
+    uint8_t first[format::kEventHeaderSize];
+    if (ABSL_PREDICT_TRUE(!wrapped_)) {
+      p = ring() + head_;
+    } else {
+      avail = Unread();
+      if (avail >= format::kEventHeaderSize) CopyUnread(format::kEventHeaderSize, first);
+    }
     if (ABSL_PREDICT_TRUE(avail >= format::kEventHeaderSize)) {
-      const uint8_t* p = reinterpret_cast<const uint8_t*>(buffer_.get()) + head_;
-      const EventHeader h = ReadEventHeader(p);
+      const EventHeader h = ReadEventHeader(p != nullptr ? p : first);
       const uint32_t type = h.type;
       const uint16_t size = h.size;
-      const uint64_t origin = head_ < carried_end_ ? carried_offset_ : current_offset_;
+      const uint64_t origin = head_stream_ < carried_end_ ? carried_offset_ : current_offset_;
       if (ABSL_PREDICT_FALSE(!h.SizeIsSane())) {
-        return Error(origin, buffer_stream_offset_ + head_,
-                     absl::StrCat("size ", size, " < 8: corrupt record"));
+        return Error(origin, head_stream_, absl::StrCat("size ", size, " < 8: corrupt record"));
       }
       if (ABSL_PREDICT_TRUE(size <= avail)) {
+        if (p != nullptr) {
+          head_ += size;
+        } else {
+          p = joined();
+          CopyUnread(size, joined());
+          Consume(size);
+        }
         out->type = type;
         out->misc = h.misc;
         out->bytes = absl::Span<const uint8_t>(p, size);
         out->offset = origin;
-        out->decompressed_offset = buffer_stream_offset_ + head_;
-        head_ += size;
+        out->decompressed_offset = head_stream_;
+        head_stream_ += size;
         if (ABSL_PREDICT_FALSE(type >= format::kRecordUserTypeStart &&
                                type != kRecordFinishedRound && type != kRecordFinishedInit)) {
           absl::StatusOr<bool> keep = KeepUserRecord(*out);
@@ -222,18 +330,29 @@ absl::StatusOr<bool> RecordDecompressor::Next(RawRecord* out) {
   }
 }
 
+void RecordDecompressor::Consume(size_t n) {
+  const size_t wrapped = wrapped_end_ - wrapped_head_;
+  if (n < wrapped) {
+    wrapped_head_ += n;
+    return;
+  }
+  wrapped_ = false;
+  head_ += n - wrapped;
+}
+
 absl::Status RecordDecompressor::Finish() const {
-  const size_t left = tail_ - head_;
+  const size_t left = Unread();
   if (left == 0) return absl::OkStatus();
-  const uint64_t origin = head_ < carried_end_ ? carried_offset_ : current_offset_;
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(buffer_.get()) + head_;
+  const uint64_t origin = head_stream_ < carried_end_ ? carried_offset_ : current_offset_;
   if (left < format::kEventHeaderSize) {
-    return Error(origin, buffer_stream_offset_ + head_,
+    return Error(origin, head_stream_,
                  absl::StrCat("the compressed data ends inside a record header (", left,
                               " of 8 bytes)", PerfLostTheRest()));
   }
-  const EventHeader h = ReadEventHeader(p);
-  return Error(origin, buffer_stream_offset_ + head_,
+  uint8_t first[format::kEventHeaderSize];
+  CopyUnread(format::kEventHeaderSize, first);
+  const EventHeader h = ReadEventHeader(first);
+  return Error(origin, head_stream_,
                absl::StrFormat("type %u, size %u runs past the end of the compressed data "
                                "(%u of its bytes are there)%s",
                                h.type, h.size, left, PerfLostTheRest()));

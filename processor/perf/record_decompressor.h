@@ -17,18 +17,29 @@
 //   }
 //   RETURN_IF_ERROR(d.Finish());  // at the end of the data: nothing left over
 //
-// Memory: one fixed 256 KiB buffer and the zstd context (whose window is
-// what perf's compression level asked for: 512 KiB at perf's default level
-// 1, 128 MiB at most: kMaxWindowLog, checked by zstd when it reads a frame's
-// header, before allocating); neither grows with the trace.
+// zstd decodes straight into a ring of our own (its buffer-less API), where
+// the records are read in place: zstd's streaming API decodes into a
+// window of its own and copies every byte out, and a DWARF recording's
+// samples are 16 KiB stack copies each (that copy was a tenth of
+// `record --max-size`'s folding). Each block goes where the one before
+// ended, or, when a whole block might not fit before the ring's end, at its
+// start (at the same offset mod 8, so that records stay 8-byte aligned);
+// the window's bytes stay where they were decoded, as zstd needs. A record
+// cut by that wrap is made whole in a 64 KiB buffer (perf's records are
+// smaller), the one copy left.
+//
+// Memory: the ring (ZSTD_decodingBufferSize_min of the frame's window, at
+// least kMinRingSize: 1 MiB at perf's default level 1, whose window is 512
+// KiB; 128 MiB and a bit at most: kMaxWindowLog, checked against the
+// frame's header before the ring is made), beside it in one allocation the
+// 64 KiB buffer and a 128 KiB one for the start of a block cut by a
+// COMPRESSED record's end, and zstd's context; none grows with the trace.
 //
 // zstd skippable frames are refused: perf writes none, and zstd skips their
 // stated length (up to 4 GiB) on into the following COMPRESSED records, so a
 // corrupt one made the rest of a trace vanish without an error. Records are
-// handed out as spans into the buffer (8-byte aligned: perf's records are
-// multiples of 8), valid until the next call; each byte is decompressed
-// once and copied at most once more (the tail of a record cut by the end of
-// the buffer moves to its front).
+// handed out as spans into the ring (8-byte aligned: perf's records are
+// multiples of 8), valid until the next call.
 //
 // Of the user-space records inside the stream (perf writes none there
 // itself), FINISHED_ROUND and FINISHED_INIT are returned, others without a
@@ -62,10 +73,18 @@ struct CompressionStats {
 
 class RecordDecompressor {
  public:
-  static constexpr size_t kBufferSize = 256 << 10;
+  static constexpr size_t kMinRingSize = 1 << 20;
   // 2^27 = 128 MiB, zstd's own default cap, which perf's highest level
   // (22) reaches; a frame asking for more is an error.
   static constexpr int kMaxWindowLog = 27;
+  // The largest record: its header's size is 16 bits.
+  static constexpr size_t kMaxRecordSize = 65535;
+  // The most a zstd frame header takes (ZSTD_FRAMEHEADERSIZE_MAX).
+  static constexpr size_t kMaxFrameHeader = 18;
+  // More than any piece of a compressed frame (a block of at most 128 KiB
+  // and the next block's header): only a skippable frame's data asks for
+  // more.
+  static constexpr size_t kMaxPiece = (128 << 10) + 64;
   // The zstd bytes of a full COMPRESSED / COMPRESSED2 record as perf
   // writes it (record.c: PERF_SAMPLE_MAX_SIZE less the record's header, less 1).
   static constexpr size_t kPerfFullCompressed = 65536 - 8 - 1;
@@ -104,10 +123,33 @@ class RecordDecompressor {
   static std::string Where(uint64_t offset, uint64_t decompressed_offset);
 
  private:
-  // Decompresses more of the current input behind the bytes left in the
-  // buffer, first moving those to its front. False if there is nothing more
-  // to decompress from what was fed.
+  // Decodes zstd's next piece of input (a frame or block header, a block,
+  // a checksum) from the input fed; false once that is used up (the start
+  // of a piece cut by a COMPRESSED record's end is staged for the next).
   absl::StatusOr<bool> Refill();
+  // The next piece's `need` bytes: in place in the input or gathered in
+  // staged_; null if the input fed so far holds too few (then staged).
+  const uint8_t* Gather(size_t need);
+  // The ring made `ring_size` bytes (with the joined and staged buffers
+  // after it, in one allocation), what was not handed out moved to its
+  // front at its stream offset mod 8.
+  void MakeRing(size_t ring_size);
+  // Where the next block is decoded: after the last one, or at the ring's
+  // start if a whole block might not fit before its end (what is left
+  // unread then waits there).
+  uint8_t* BlockDestination();
+  // The frame header just decoded (header_) checked and the ring made for
+  // its window.
+  absl::Status StartFrame();
+  // The bytes not handed out yet (the wrapped part first); the first `n`
+  // of them copied to `out`.
+  size_t Unread() const;
+  void CopyUnread(size_t n, uint8_t* out) const;
+  // `n` bytes handed out from the wrapped part on.
+  void Consume(size_t n);
+  uint8_t* ring() const { return reinterpret_cast<uint8_t*>(buffer_.get()); }
+  uint8_t* joined() const { return ring() + ring_size_; }
+  uint8_t* staged() const { return joined() + kMaxRecordSize + 1; }
   // Next()'s handling of a user-space record type found in the stream:
   // true to return it, false to skip it, or an error.
   absl::StatusOr<bool> KeepUserRecord(const RawRecord& rec) const;
@@ -120,23 +162,36 @@ class RecordDecompressor {
                      absl::string_view what) const;
 
   std::string path_;
-  struct Context;  // the zstd stream, made at the first Feed()
+  struct Context;  // the zstd context, made at the first Feed()
   std::unique_ptr<Context> zstd_;
-  std::unique_ptr<uint64_t[]> buffer_;  // kBufferSize bytes, 8-byte aligned
-  size_t head_ = 0;                     // [head_, tail_): decompressed, not handed out
+  // The ring (ring_size_ bytes, 8-byte aligned), then a record cut by the
+  // wrap made whole (kMaxRecordSize + 1 bytes), then the start of the
+  // next piece cut by a COMPRESSED record's end (kMaxPiece bytes).
+  std::unique_ptr<uint64_t[]> buffer_;
+  size_t ring_size_ = 0;
+  size_t block_max_ = 0;  // the frame's largest block
+  // Not handed out yet: [wrapped_head_, wrapped_end_) at the ring's end if
+  // wrapped_ (a record cut by the wrap), then [head_, tail_).
+  size_t head_ = 0;
   size_t tail_ = 0;
-  uint64_t buffer_stream_offset_ = 0;  // stream offset of buffer_[0]
+  bool wrapped_ = false;
+  size_t wrapped_head_ = 0;
+  size_t wrapped_end_ = 0;
+  uint64_t head_stream_ = 0;  // stream offset of the first byte not handed out
+  uint64_t produced_ = 0;     // stream bytes decoded so far
+  bool in_frame_ = false;     // a frame begun (ZSTD_decompressBegin) and not ended
+  uint8_t header_[kMaxFrameHeader];  // the frame header's bytes while it is decoded
+  size_t header_size_ = 0;
   // The input: the current COMPRESSED record's zstd bytes, [in_pos_, in_size_) left.
   const uint8_t* in_ = nullptr;
   size_t in_size_ = 0;
   size_t in_pos_ = 0;
-  bool output_pending_ = false;  // the last call filled the buffer: zstd may hold more
-  bool at_frame_start_ = true;   // the next zstd byte starts a frame
+  size_t staged_size_ = 0;  // bytes of the next piece in staged(), from earlier COMPRESSED records
   uint64_t current_offset_ = 0;  // file offset of the COMPRESSED record being read
   bool current_full_ = false;    // it holds as many zstd bytes as perf puts in one
-  // buffer_[0, carried_end_) came from earlier COMPRESSED records, the first
-  // of which was at carried_offset_.
-  size_t carried_end_ = 0;
+  // The stream's bytes before carried_end_ came from earlier COMPRESSED
+  // records, the first of which was at carried_offset_.
+  uint64_t carried_end_ = 0;
   uint64_t carried_offset_ = 0;
   CompressionStats stats_;
 };

@@ -30,6 +30,7 @@ double Now() {
 ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t max_index_bytes,
                          double checkpoint_every, uint64_t max_memory_bytes)
     : store_(std::move(store)),
+      watch_(store_.dir_fd()),
       max_index_bytes_(max_index_bytes),
       result_(absl::UnknownError("not folded")),
       checkpoint_every_(checkpoint_every),
@@ -49,7 +50,7 @@ ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t ma
 
 ChunkFolder::~ChunkFolder() {
   if (thread_.joinable()) {
-    perf_ended_ = true;
+    PerfEnded();
     thread_.join();
   }
   for (auto& [path, file] : open_) ::close(file.second);
@@ -64,7 +65,12 @@ void ChunkFolder::Start() {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
-  thread_ = std::thread([this] { result_ = replay::LoadTrace(load_); });
+  thread_ = std::thread([this] {
+    // Named (and so its replay thread, which inherits the name) for ps,
+    // top and bench/fold.sh, which reads the folding's own CPU time by it.
+    pthread_setname_np(pthread_self(), kThreadName);
+    result_ = replay::LoadTrace(load_);
+  });
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
@@ -279,7 +285,7 @@ absl::StatusOr<std::string> ChunkFolder::NextChunk() {
       return path;
     }
     if (ended) return std::string();
-    ::usleep(50 * 1000);
+    watch_.Wait(kIdleWaitMs);
   }
 }
 

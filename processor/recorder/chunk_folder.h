@@ -56,6 +56,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "processor/recorder/chunk_store.h"
+#include "processor/recorder/dir_watch.h"
 #include "processor/replay/recording_file.h"
 #include "processor/replay/trace_loader.h"
 
@@ -86,6 +87,9 @@ class ChunkFolder {
     uint64_t peak_memory = 0;
   };
 
+  // The folding thread's name (/proc/PID/task/TID/comm).
+  static constexpr const char* kThreadName = "pb-fold";
+
   // A checkpoint this long after the one before, at the first round's end
   // after a chunk was folded (the first as soon as one was).
   static constexpr double kCheckpointEvery = 60;
@@ -99,7 +103,10 @@ class ChunkFolder {
 
   void Start();
   // perf has exited: the chunks there now are the last.
-  void PerfEnded() { perf_ended_ = true; }
+  void PerfEnded() {
+    perf_ended_ = true;
+    watch_.Wake();
+  }
   // Waits for the folding to end and writes the replayed recording as
   // TRACE.index (RecordingFile::kFolded), thinned when it would pass its
   // share: at the earliest moment (to 1/4096 of the recording's span) from
@@ -112,7 +119,8 @@ class ChunkFolder {
 
  private:
   // The next closed chunk, opened checked, as /proc/self/fd/N; "" once perf
-  // ended and none is left. Polls every 50 ms.
+  // ended and none is left. Waits for perf's cut (DirWatch), looking at the
+  // directory (and the disk used) at each and every kIdleWaitMs.
   absl::StatusOr<std::string> NextChunk();
   void ChunkDone(const std::string& path);
   void NoteDisk();
@@ -145,8 +153,10 @@ class ChunkFolder {
   void PlanMemoryPause(uint64_t tables, uint64_t after);
   // A look at the memory at least this often (the pace may change).
   static constexpr uint64_t kMaxChunksBetweenLooks = 64;
+  static constexpr int kIdleWaitMs = 500;
 
   ChunkStore store_;
+  DirWatch watch_;  // on store_'s directory
   replay::LoadOptions load_;
   uint64_t max_index_bytes_;
   std::thread thread_;

@@ -46,6 +46,8 @@ class ChunkStore {
   // O_EXCL|O_NOFOLLOW), synced, renamed over TRACE.index, the directory
   // synced: the name holds a whole index at every moment, old or new.
   absl::Status WriteIndex(const std::string& bytes) const;
+  // The trace's directory (the caller's).
+  int dir_fd() const { return dir_fd_; }
   // "DIR/TRACE.<stamp>" as the user named the trace, for messages.
   std::string PathOf(const std::string& name) const;
 

@@ -105,6 +105,7 @@ const MappingHistory::Piece* MappingHistory::Epoch::FindAfter(uint64_t ip, uint6
 
 void MappingHistory::AddBuildId(std::string_view path, std::string_view build_id) {
   header_build_ids_[std::string(path)] = std::string(build_id);
+  Changed(0);
   Op op;
   op.kind = Op::Kind::kBuildId;
   op.path = *strings_.emplace(path).first;
@@ -131,6 +132,7 @@ std::string_view MappingHistory::BuildIdOf(std::string_view path,
 void MappingHistory::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uint64_t len,
                                 uint64_t pgoff, std::string_view path, std::string_view build_id) {
   if (len == 0 || start + len < start) return;  // nothing mapped, or a corrupt record
+  Changed(time);
   Mapping mapping;
   mapping.start = start;
   mapping.end = start + len;
@@ -160,6 +162,7 @@ void MappingHistory::AddMapping(uint32_t pid, uint64_t time, uint64_t start, uin
 
 void MappingHistory::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
   if (child == parent) return;  // a new thread shares the address space
+  Changed(time);
   Op op;
   op.kind = Op::Kind::kFork;
   op.pid = child;
@@ -173,6 +176,7 @@ void MappingHistory::OnFork(uint32_t child, uint32_t parent, uint64_t time) {
 }
 
 void MappingHistory::OnExec(uint32_t pid, uint64_t time) {
+  Changed(time);
   Op op;
   op.kind = Op::Kind::kExec;
   op.pid = pid;

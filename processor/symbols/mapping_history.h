@@ -44,6 +44,7 @@
 #ifndef PAGEBLAME_SYMBOLS_MAPPING_HISTORY_H_
 #define PAGEBLAME_SYMBOLS_MAPPING_HISTORY_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -103,6 +104,14 @@ class MappingHistory {
   const std::vector<Op>& ops() const { return ops_; }
   void Apply(const Op& op);
 
+  // Changes with every op added. Between two changes, Find(pid, t, ip)
+  // answers the same for every t at or after latest_time() (every epoch
+  // and piece began by then, and none was replaced after it): what the
+  // unwinder's step cache (unwind/step_cache.h) relies on.
+  uint64_t generation() const { return generation_; }
+  // The latest time of any mapping, fork or exec added (0: none).
+  uint64_t latest_time() const { return latest_time_; }
+
   size_t mapping_count() const { return mappings_.size(); }
   // Every mapping added, in the order added (file order for the loader's).
   const std::deque<Mapping>& mappings() const { return mappings_; }
@@ -147,6 +156,14 @@ class MappingHistory {
   // neighbours hold that are of its time (added before it was known).
   void AddEpoch(uint32_t pid, Epoch epoch);
 
+  // An op was added: its time may be the latest.
+  void Changed(uint64_t time) {
+    ++generation_;
+    latest_time_ = std::max(latest_time_, time);
+  }
+
+  uint64_t generation_ = 0;
+  uint64_t latest_time_ = 0;
   std::deque<Mapping> mappings_;  // stable addresses
   std::vector<Op> ops_;
   absl::node_hash_set<std::string> strings_;

@@ -68,7 +68,26 @@ bool FrameRule::Compile(Dwarf_Frame* frame, ExpressionPool* pool, FrameRule* out
   for (int reg = 0; reg < x86_64::kNumRegs; ++reg) {
     out->reg_rules[reg] = CompileRegister(frame, reg, pool);
   }
+  out->Index();
   return true;
+}
+
+void FrameRule::Index() {
+  // Most registers are the same in the caller or lost there: Apply copies
+  // the first kind at once and steps only through the others (a frame has
+  // one to four: the return address, the saved rbp, rbx...).
+  same_mask = 0;
+  num_moved = 0;
+  for (int reg = 0; reg < x86_64::kNumRegs; ++reg) {
+    if (reg == x86_64::kRip) continue;
+    const RegRule::Kind kind = reg_rules[reg].kind;
+    if (kind == RegRule::kSameValue) {
+      same_mask |= 1u << reg;
+    } else if (kind != RegRule::kUndefined) {
+      moved[num_moved++] = static_cast<uint8_t>(reg);
+    }
+  }
+  moved[num_moved++] = x86_64::kRip;
 }
 
 namespace {
@@ -142,8 +161,12 @@ StepStatus FrameRule::Apply(const RegisterSet& regs, const StackMemory& mem,
     EvalStatus s = EvalExpression(pool[cfa_expr], regs, mem, nullptr, &cfa, &is_value);
     if (s != EvalStatus::kOk) return FromEval(s);
   }
-  *caller = RegisterSet();
-  for (int reg = 0; reg < x86_64::kNumRegs; ++reg) {
+  // What reg_rules say register by register (a lost one stays unknown),
+  // the return address last, as its rule alone can stop the step.
+  *caller = regs;
+  caller->KeepOnly(same_mask);
+  for (uint8_t i = 0; i < num_moved; ++i) {
+    const int reg = moved[i];
     uint64_t v = 0;
     bool known = false;
     StepStatus s = CallerValue(reg_rules[reg], reg, cfa, regs, mem, pool, &v, &known);

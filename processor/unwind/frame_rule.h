@@ -61,10 +61,19 @@ struct FrameRule {
   uint32_t cfa_expr = 0;
   int64_t cfa_offset = 0;
   RegRule reg_rules[x86_64::kNumRegs];
+  // For Apply, from reg_rules: the registers the caller shares with this
+  // frame (kSameValue), and the others that have a value in the caller (any
+  // other rule but kUndefined), the return address always and last.
+  uint32_t same_mask = 0;
+  uint8_t num_moved = 0;
+  uint8_t moved[x86_64::kNumRegs] = {};
 
   // False if libdw cannot describe the CFA here, or the return address
   // column is not x86-64's.
   static bool Compile(Dwarf_Frame* frame, ExpressionPool* pool, FrameRule* out);
+  // Fills same_mask and moved from reg_rules (Compile does; a rule made by
+  // hand calls it once its reg_rules are set).
+  void Index();
 
   // The caller's registers from this frame's (`regs`) and the stack copy.
   // A saved register that cannot be read is left unknown in the caller

@@ -28,6 +28,8 @@ class RegisterSet {
     values_[reg] = value;
     known_ |= 1u << reg;
   }
+  // Forgets every register whose bit is clear in `mask` (bit r: register r).
+  void KeepOnly(uint32_t mask) { known_ &= mask; }
   void Forget(int reg) {
     if (reg >= 0 && reg < x86_64::kNumRegs) known_ &= ~(1u << reg);
   }

@@ -15,7 +15,9 @@ constexpr bool IsReadFailure(StepStatus s) {
 }  // namespace
 
 Unwinder::Unwinder(Options options)
-    : options_(std::move(options)), modules_(options_.locator, options_.mappings, options_.on_module_opened) {}
+    : options_(std::move(options)),
+      modules_(options_.locator, options_.mappings, options_.on_module_opened),
+      steps_(options_.mappings) {}
 
 Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips,
                                   bool may_wait) {
@@ -96,12 +98,12 @@ Unwinder::Outcome Unwinder::Step(const perf::Sample& sample, const StackMemory& 
   // and so its CFI row and mapping, is at pc - 1 (libdwfl does the same).
   const uint64_t pc = regs.pc();
   const uint64_t lookup = exact_pc ? pc : pc - 1;
-  const ModuleMap::Code code = modules_.Find(sample.pid, sample.time, lookup);
-  if (code.kind == ModuleMap::kNone) return Outcome::kNoModule;
-  if (code.kind == ModuleMap::kJit) ++d->frames_jit;
+  const StepCache::Entry& at = Lookup(sample.pid, sample.time, lookup);
+  if (at.code.kind == ModuleMap::kNone) return Outcome::kNoModule;
+  if (at.code.kind == ModuleMap::kJit) ++d->frames_jit;
   StepStatus cfi_status = StepStatus::kUnsupported;
-  if (code.kind == ModuleMap::kElf && code.module != nullptr && code.vaddr_ok) {
-    if (const FrameRule* rule = rules_.Find(code.module, code.vaddr)) {
+  if (at.rule_looked_up) {
+    if (const FrameRule* rule = at.rule) {
       cfi_status = rule->Apply(regs, mem, rules_.expressions(), caller);
       if (cfi_status == StepStatus::kOk) {
         *signal_frame = rule->signal_frame;
@@ -120,6 +122,20 @@ Unwinder::Outcome Unwinder::Step(const perf::Sample& sample, const StackMemory& 
   if (fp == StepStatus::kPastCopy || cfi_status == StepStatus::kPastCopy) return Outcome::kStackEnd;
   if (IsReadFailure(fp) || IsReadFailure(cfi_status)) return Outcome::kBadRead;
   return Outcome::kNoCfi;
+}
+
+const StepCache::Entry& Unwinder::Lookup(uint32_t pid, uint64_t time, uint64_t pc) {
+  if (const StepCache::Entry* kept = steps_.Find(pid, time, pc)) {
+    if (kept->rule_looked_up) ++rule_hits_by_steps_;  // (counted as RuleCache's hit)
+    return *kept;
+  }
+  StepCache::Entry e;
+  e.code = modules_.Find(pid, time, pc);
+  if (e.code.kind == ModuleMap::kElf && e.code.module != nullptr && e.code.vaddr_ok) {
+    e.rule_looked_up = true;
+    e.rule = rules_.Find(e.code.module, e.code.vaddr);
+  }
+  return *steps_.Put(pid, time, pc, e);
 }
 
 StepStatus Unwinder::FramePointerStep(const RegisterSet& regs, const StackMemory& mem,
@@ -151,7 +167,7 @@ StepStatus Unwinder::FramePointerStep(const RegisterSet& regs, const StackMemory
 
 UnwindStats Unwinder::stats() const {
   UnwindStats s = stats_;
-  s.rule_hits = rules_.stats().hits;
+  s.rule_hits = rules_.stats().hits + rule_hits_by_steps_;
   s.rule_misses = rules_.stats().misses;
   s.files_opened = modules_.stats().files_opened;
   s.files_missing = modules_.stats().files_missing;

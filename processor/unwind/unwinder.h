@@ -5,7 +5,9 @@
 // libdw's CFI readers under our own small step (frame_rule.h):
 //
 // - a frame in an ELF file with CFI (.eh_frame, .debug_frame) steps by its
-//   rule, computed once per (module, pc) and cached (rule_cache.h);
+//   rule, computed once per (module, pc) and cached (rule_cache.h); the
+//   mapping, module and rule of a (pid, pc) are kept too while they hold
+//   (step_cache.h), so a step is mostly one hash lookup and the rule;
 // - a frame with no CFI there (JIT code of V8, .NET or the JVM, which keep
 //   frame pointers; V8's builtins embedded in the node binary; a file that
 //   was not found, or is not ELF, like .NET's ReadyToRun .dll images) steps
@@ -33,6 +35,7 @@
 #include "processor/unwind/register_set.h"
 #include "processor/unwind/rule_cache.h"
 #include "processor/unwind/stack_memory.h"
+#include "processor/unwind/step_cache.h"
 #include "processor/unwind/unwind_stats.h"
 
 namespace pageblame::unwind {
@@ -77,6 +80,9 @@ class Unwinder {
   // signal frame, else a return address) to its caller.
   Outcome Step(const perf::Sample& sample, const StackMemory& mem, bool exact_pc,
                const RegisterSet& regs, RegisterSet* caller, bool* signal_frame, UnwindStats* d);
+  // What a step at `pc` of the sample's process needs: its code and rule,
+  // from the step cache or looked up (and kept there).
+  const StepCache::Entry& Lookup(uint32_t pid, uint64_t time, uint64_t pc);
   // The frame pointer step: the caller's pc at [rbp + 8], its rbp at [rbp],
   // its sp at rbp + 16.
   static StepStatus FramePointerStep(const RegisterSet& regs, const StackMemory& mem,
@@ -88,6 +94,8 @@ class Unwinder {
   Options options_;
   ModuleMap modules_;
   RuleCache rules_;
+  StepCache steps_;
+  uint64_t rule_hits_by_steps_ = 0;  // rule lookups the step cache answered
   UnwindStats stats_;
 };
 
