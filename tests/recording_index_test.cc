@@ -413,7 +413,9 @@ TEST(RecordingIndexTest, ABundledFoldedRecordingOfAnEarlierBuildStillAnswers) {
   for (const auto& e : std::filesystem::directory_iterator(TracePath("folded"))) {
     const std::string name = e.path().filename();
     std::filesystem::copy_file(e.path(), dir.path() + "/" + name);
-    if (absl::StartsWith(name, "rotate.data.")) ASSERT_EQ(::chmod((dir.path() + "/" + name).c_str(), 0600), 0);
+    if (absl::StartsWith(name, "rotate.data.")) {
+      ASSERT_EQ(::chmod((dir.path() + "/" + name).c_str(), 0600), 0);
+    }
     if (absl::EndsWith(name, ".maps")) {
       maps_file = e.path();
       ASSERT_TRUE(absl::SimpleAtoi(name.substr(7, name.size() - 12), &pid)) << name;
