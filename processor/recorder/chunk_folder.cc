@@ -98,7 +98,9 @@ absl::StatusOr<uint64_t> ChunkFolder::WriteFitted(const replay::LoadedView& t, c
   // left out is gone).
   const uint64_t floor = checkpoint != nullptr ? last_cut_ : stats_.memory_cut;
   const uint64_t from = floor > s.first_time && floor < s.last_time ? floor : 0;
-  ASSIGN_OR_RETURN(std::optional<uint64_t> bytes, TryWrite(t, id, bounded ? from : 0, checkpoint, bounded ? limit : 0));
+  uint64_t first_size = 0;
+  ASSIGN_OR_RETURN(std::optional<uint64_t> bytes,
+                   TryWrite(t, id, bounded ? from : 0, checkpoint, bounded ? limit : 0, &first_size));
   if (bytes.has_value()) {
     if (from != 0) stats_.thinned_before = from;
     return *bytes;
@@ -107,7 +109,7 @@ absl::StatusOr<uint64_t> ChunkFolder::WriteFitted(const replay::LoadedView& t, c
   if (checkpoint != nullptr) {
     // Each encoding pauses the folding (and perf's chunks wait on disk
     // meanwhile): a cut guessed from counts first.
-    ASSIGN_OR_RETURN(bytes, Guessed(t, id, checkpoint, limit, early, Size(t, id, early, checkpoint)));
+    ASSIGN_OR_RETURN(bytes, Guessed(t, id, checkpoint, limit, early, first_size));
     if (bytes.has_value()) return *bytes;
   }
   const uint64_t cut = Thinned(t, id, checkpoint, limit, early);
@@ -120,9 +122,10 @@ absl::StatusOr<uint64_t> ChunkFolder::WriteFitted(const replay::LoadedView& t, c
 absl::StatusOr<std::optional<uint64_t>> ChunkFolder::TryWrite(const replay::LoadedView& t,
                                                               const replay::RecordingFile::Identity& id,
                                                               uint64_t cut, const replay::FoldCheckpoint* checkpoint,
-                                                              uint64_t limit) {
+                                                              uint64_t limit, uint64_t* size) {
   ASSIGN_OR_RETURN(std::unique_ptr<ChunkStore::IndexFile> f, store_.NewIndex(limit));
   const absl::Status written = replay::RecordingFile::Write(t, id, cut, checkpoint, f.get());
+  if (size != nullptr) *size = f->written();  // counted on past the limit
   if (f->overflowed()) return std::optional<uint64_t>();  // dropped: the old index stays
   RETURN_IF_ERROR(written);
   RETURN_IF_ERROR(f->Commit());

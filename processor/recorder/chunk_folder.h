@@ -130,9 +130,11 @@ class ChunkFolder {
                                        const replay::FoldCheckpoint* checkpoint);
   // The index thinned at `cut` written as TRACE.index if it takes at most
   // `limit` bytes (0: any); nullopt (TRACE.index as it was) if not.
+  // `size` (if given): the bytes it takes, written or not.
   absl::StatusOr<std::optional<uint64_t>> TryWrite(const replay::LoadedView& t,
                                                    const replay::RecordingFile::Identity& id, uint64_t cut,
-                                                   const replay::FoldCheckpoint* checkpoint, uint64_t limit);
+                                                   const replay::FoldCheckpoint* checkpoint, uint64_t limit,
+                                                   uint64_t* size = nullptr);
   // The bytes the index thinned at `cut` would take (encoded, not kept).
   static uint64_t Size(const replay::LoadedView& t, const replay::RecordingFile::Identity& id, uint64_t cut,
                        const replay::FoldCheckpoint* checkpoint);
