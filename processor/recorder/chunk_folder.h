@@ -36,6 +36,9 @@
 // each pause measures their growth per chunk and plans the next one a
 // chunk before it (a pause that writes nothing is one pass over the
 // tables). So the recorder holds at most the bound and a chunk's calls.
+// Nothing else it holds grows with the calls (bench/HISTORY.md): each index
+// it writes goes to disk a piece at a time (WriteFitted), and what a pause
+// freed is given back to the system before the next chunk.
 //
 // Limits (issue 42): what was folded after the last checkpoint is lost
 // with a kill. The stack and string tables are never thinned (a stack is
