@@ -632,11 +632,13 @@ void FinishFolding(recorder::ChunkFolder* folder) {
 }
 
 // What the folding held in memory: the calls and versions against
-// --max-memory, and where it thinned them.
+// --max-memory, the whole index beside them, and where it thinned them.
 void SummarizeFoldingMemory(const RecordPlan& plan, const recorder::ChunkFolder::Stats& st) {
   std::fprintf(stderr,
-               "pageblame record: the folded calls and versions took %s of memory at most (--max-memory %s)%s\n",
+               "pageblame record: the folded calls and versions took %s of memory at most (--max-memory %s), "
+               "the whole index %s (their blocks, the stacks, the live regions)%s\n",
                HumanBytes(st.peak_memory).c_str(), HumanBytes(plan.MemoryBound()).c_str(),
+               HumanBytes(st.peak_index_memory).c_str(),
                st.memory_thinnings == 0
                    ? ""
                    : absl::StrCat("; thinned in memory ", st.memory_thinnings, " times, the last before ",

@@ -1,5 +1,6 @@
 #include "processor/recorder/chunk_folder.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -79,21 +80,19 @@ std::string ChunkFolder::IndexPath() const { return replay::RecordingFile::PathF
 absl::Status ChunkFolder::Finish() {
   if (thread_.joinable()) thread_.join();
   if (!result_.ok()) return result_.status();
-  stats_.peak_memory = std::max(stats_.peak_memory, (*result_)->index().CallAndVersionBytes());
+  NoteMemory((*result_)->index());
   replay::LoadOptions o;
   o.path = load_.path;
   o.folded = true;
   ASSIGN_OR_RETURN(replay::RecordingFile::Identity id, replay::RecordingFile::Identity::Of(o));
-  const std::string bytes = Fitted(replay::LoadedView::Of(**result_), id, nullptr);
-  RETURN_IF_ERROR(store_.WriteIndex(bytes));
-  stats_.index_bytes = bytes.size();
+  ASSIGN_OR_RETURN(stats_.index_bytes, WriteFitted(replay::LoadedView::Of(**result_), id, nullptr));
   result_ = absl::UnknownError("written");  // the index's memory, given back
   NoteDisk();
   return absl::OkStatus();
 }
 
-std::string ChunkFolder::Fitted(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
-                                const replay::FoldCheckpoint* checkpoint) {
+absl::StatusOr<uint64_t> ChunkFolder::WriteFitted(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                                                  const replay::FoldCheckpoint* checkpoint) {
   const index::TraceStats& s = t.index->stats();
   // A checkpoint and the index it replaces are both on disk for a moment
   // (the rename): each checkpoint takes half the share.
@@ -105,34 +104,77 @@ std::string ChunkFolder::Fitted(const replay::LoadedView& t, const replay::Recor
   // left out is gone).
   const uint64_t floor = checkpoint != nullptr ? last_cut_ : stats_.memory_cut;
   const uint64_t from = floor > s.first_time && floor < s.last_time ? floor : 0;
-  std::string bytes = replay::RecordingFile::Encode(t, id, bounded ? from : 0, checkpoint);
-  if (!bounded || bytes.size() <= limit) {
+  uint64_t first_size = 0;
+  ASSIGN_OR_RETURN(std::optional<uint64_t> bytes,
+                   TryWrite(t, id, bounded ? from : 0, checkpoint, bounded ? limit : 0, &first_size));
+  if (bytes.has_value()) {
     if (from != 0) stats_.thinned_before = from;
-    return bytes;
+    return *bytes;
   }
+  const uint64_t early = std::max(from, s.first_time);
   if (checkpoint != nullptr) {
     // Each encoding pauses the folding (and perf's chunks wait on disk
     // meanwhile): a cut guessed from counts first.
-    std::string guessed = Guessed(t, id, checkpoint, limit, std::max(from, s.first_time), bytes.size());
-    if (!guessed.empty()) return guessed;
+    ASSIGN_OR_RETURN(bytes, Guessed(t, id, checkpoint, limit, early, first_size));
+    if (bytes.has_value()) return *bytes;
   }
-  return Thinned(t, id, checkpoint, limit, std::max(from, s.first_time));
+  const uint64_t cut = Thinned(t, id, checkpoint, limit, early);
+  stats_.thinned_before = cut;
+  last_cut_ = cut;
+  ASSIGN_OR_RETURN(bytes, TryWrite(t, id, cut, checkpoint, 0));
+  return *bytes;
 }
 
-std::string ChunkFolder::Guessed(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
-                                 const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early,
-                                 uint64_t early_bytes) {
+absl::StatusOr<std::optional<uint64_t>> ChunkFolder::TryWrite(const replay::LoadedView& t,
+                                                              const replay::RecordingFile::Identity& id,
+                                                              uint64_t cut, const replay::FoldCheckpoint* checkpoint,
+                                                              uint64_t limit, uint64_t* size) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ChunkStore::IndexFile> f, store_.NewIndex(limit));
+  const absl::Status written = replay::RecordingFile::Write(t, id, cut, checkpoint, f.get());
+  if (size != nullptr) *size = f->written();  // counted on past the limit
+  if (f->overflowed()) return std::optional<uint64_t>();  // dropped: the old index stays
+  RETURN_IF_ERROR(written);
+  RETURN_IF_ERROR(f->Commit());
+  return std::optional<uint64_t>(f->written());
+}
+
+namespace {
+
+// Keeps nothing, as CountingSink, where RecordingFile::Write wants a sink
+// it can patch: a length of the index without its bytes.
+class CountingPatchableSink : public PatchableSink {
+ public:
+  void Overwrite(uint64_t, std::string_view) override {}
+
+ protected:
+  void Take(std::string_view) override {}
+};
+
+}  // namespace
+
+uint64_t ChunkFolder::Size(const replay::LoadedView& t, const replay::RecordingFile::Identity& id, uint64_t cut,
+                           const replay::FoldCheckpoint* checkpoint) {
+  CountingPatchableSink count;
+  // Only zstd can fail here (memory): then counted as too large for any bound.
+  if (!replay::RecordingFile::Write(t, id, cut, checkpoint, &count).ok()) return UINT64_MAX;
+  return count.written();
+}
+
+absl::StatusOr<std::optional<uint64_t>> ChunkFolder::Guessed(const replay::LoadedView& t,
+                                                             const replay::RecordingFile::Identity& id,
+                                                             const replay::FoldCheckpoint* checkpoint, uint64_t limit,
+                                                             uint64_t early, uint64_t early_bytes) {
   const index::TraceIndex& idx = *t.index;
   const uint64_t last = idx.stats().last_time;
-  std::string at_end = replay::RecordingFile::Encode(t, id, last, checkpoint);
+  const uint64_t at_end = Size(t, id, last, checkpoint);
   const double k_early = static_cast<double>(index::IndexCodec::KeptByThinning(idx, early));
   const double k_end = static_cast<double>(index::IndexCodec::KeptByThinning(idx, last));
-  if (at_end.size() > limit || k_early <= k_end || early_bytes <= at_end.size()) return "";
+  if (at_end > limit || k_early <= k_end || early_bytes <= at_end) return std::optional<uint64_t>();
   // bytes = fixed + per * kept (calls and versions; the stacks, strings and
   // mappings are the fixed part), through the two encodings; the earliest
   // cut whose count fits 95 % of the limit, by halving on counts alone.
-  const double per = static_cast<double>(early_bytes - at_end.size()) / (k_early - k_end);
-  const double fixed = static_cast<double>(at_end.size()) - per * k_end;
+  const double per = static_cast<double>(early_bytes - at_end) / (k_early - k_end);
+  const double fixed = static_cast<double>(at_end) - per * k_end;
   const double target = (0.95 * static_cast<double>(limit) - fixed) / per;
   uint64_t lo = early, hi = last;
   const uint64_t step = std::max<uint64_t>((last - idx.stats().first_time) / 4096, 1);
@@ -144,36 +186,31 @@ std::string ChunkFolder::Guessed(const replay::LoadedView& t, const replay::Reco
       lo = mid;
     }
   }
-  std::string bytes = hi == last ? std::move(at_end) : replay::RecordingFile::Encode(t, id, hi, checkpoint);
-  if (bytes.size() > limit) return "";
-  stats_.thinned_before = hi;
-  last_cut_ = hi;
+  ASSIGN_OR_RETURN(std::optional<uint64_t> bytes, TryWrite(t, id, hi, checkpoint, limit));
+  if (bytes.has_value()) {
+    stats_.thinned_before = hi;
+    last_cut_ = hi;
+  }
   return bytes;
 }
 
-std::string ChunkFolder::Thinned(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
-                                 const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early) {
+uint64_t ChunkFolder::Thinned(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                              const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early) {
   const index::TraceStats& s = t.index->stats();
   // The bytes shrink as the cut moves later: the earliest cut after
   // `early` (which does not fit) that fits, by halving [too early, fits).
   uint64_t late = s.last_time;
-  std::string bytes = replay::RecordingFile::Encode(t, id, late, checkpoint);
-  if (bytes.size() <= limit) {
-    const uint64_t step = std::max<uint64_t>((s.last_time - s.first_time) / 4096, 1);
-    while (late - early > step) {
-      const uint64_t mid = early + (late - early) / 2;
-      std::string b = replay::RecordingFile::Encode(t, id, mid, checkpoint);
-      if (b.size() <= limit) {
-        late = mid;
-        bytes = std::move(b);
-      } else {
-        early = mid;
-      }
+  if (Size(t, id, late, checkpoint) > limit) return late;
+  const uint64_t step = std::max<uint64_t>((s.last_time - s.first_time) / 4096, 1);
+  while (late - early > step) {
+    const uint64_t mid = early + (late - early) / 2;
+    if (Size(t, id, mid, checkpoint) <= limit) {
+      late = mid;
+    } else {
+      early = mid;
     }
   }
-  stats_.thinned_before = late;
-  last_cut_ = late;
-  return bytes;
+  return late;
 }
 
 bool ChunkFolder::CheckpointDue() const {
@@ -202,11 +239,29 @@ uint64_t ChunkFolder::AtPause(const replay::LoadedView& t) {
   return cut;
 }
 
+void ChunkFolder::NoteMemory(const index::TraceIndex& idx) {
+  stats_.peak_memory = std::max(stats_.peak_memory, idx.CallAndVersionBytes());
+  stats_.peak_index_memory = std::max<uint64_t>(stats_.peak_index_memory, idx.MemoryBytes());
+}
+
+void ChunkFolder::GiveBackFreed() {
+  // What a pause freed (a checkpoint's encoding, the thinning's renumbering:
+  // MiBs each) stays in the folding thread's malloc arena, and the heap
+  // walker's first read of libc's DWARF (~10 MiB) in its thread's: glibc
+  // gives a thread arena's free pages back only when asked. ~13 MiB of the
+  // recorder's resident memory (bench/HISTORY.md, "The recorder's memory
+  // beyond the calls and versions"). Once per pause, on this thread.
+  if (!trim_due_) return;
+  trim_due_ = false;
+  ::malloc_trim(0);
+}
+
 uint64_t ChunkFolder::MemoryCut(const index::TraceIndex& idx) {
   // The calls and versions: what grows with the calls folded (the stacks
   // and strings grow with the distinct ones, the live maps with the state).
   const uint64_t tables = idx.CallAndVersionBytes();
-  stats_.peak_memory = std::max(stats_.peak_memory, tables);
+  NoteMemory(idx);
+  trim_due_ = true;
   uint64_t cut = last_cut_;  // what the checkpoints no longer keep
   const index::TraceStats& s = idx.stats();
   uint64_t after = tables;
@@ -250,9 +305,9 @@ void ChunkFolder::WriteCheckpoint(const replay::LoadedView& t) {
   c.until = t.index->stats().last_time;
   absl::Status s = id.status();
   if (s.ok()) {
-    const std::string bytes = Fitted(t, *id, &c);
-    s = store_.WriteIndex(bytes);
-    if (s.ok()) stats_.checkpoint_bytes = std::max<uint64_t>(stats_.checkpoint_bytes, bytes.size());
+    const absl::StatusOr<uint64_t> bytes = WriteFitted(t, *id, &c);
+    s = bytes.status();
+    if (s.ok()) stats_.checkpoint_bytes = std::max(stats_.checkpoint_bytes, *bytes);
   }
   // Not written is no failure of the recording (a full disk): the next may be.
   if (!s.ok() && stats_.checkpoint_error.empty()) stats_.checkpoint_error = std::string(s.message());
@@ -262,6 +317,7 @@ void ChunkFolder::WriteCheckpoint(const replay::LoadedView& t) {
 void ChunkFolder::NoteDisk() { stats_.peak_disk = std::max(stats_.peak_disk, store_.DiskBytes()); }
 
 absl::StatusOr<std::string> ChunkFolder::NextChunk() {
+  GiveBackFreed();
   if (started_ >= 0) {
     const double took = Now() - started_;
     stats_.fold_seconds += took;

@@ -36,6 +36,9 @@
 // each pause measures their growth per chunk and plans the next one a
 // chunk before it (a pause that writes nothing is one pass over the
 // tables). So the recorder holds at most the bound and a chunk's calls.
+// Nothing else it holds grows with the calls (bench/HISTORY.md): each index
+// it writes goes to disk a piece at a time (WriteFitted), and what a pause
+// freed is given back to the system before the next chunk.
 //
 // Limits (issue 42): what was folded after the last checkpoint is lost
 // with a kill. The stack and string tables are never thinned (a stack is
@@ -50,6 +53,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -85,6 +89,10 @@ class ChunkFolder {
     // before it thinned them and at the stop (count x size: what
     // max_memory_bytes bounds).
     uint64_t peak_memory = 0;
+    // The whole index in memory at its most, seen at the same moments: the
+    // calls' and versions' blocks (made ahead too), the stacks, the live
+    // maps (TraceIndex::MemoryBytes).
+    uint64_t peak_index_memory = 0;
   };
 
   // The folding thread's name (/proc/PID/task/TID/comm).
@@ -124,20 +132,36 @@ class ChunkFolder {
   absl::StatusOr<std::string> NextChunk();
   void ChunkDone(const std::string& path);
   void NoteDisk();
-  // The recording's index bytes, thinned to fit max_index_bytes_ if need
-  // be; a checkpoint's with `checkpoint`, within half of that.
-  std::string Fitted(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
-                     const replay::FoldCheckpoint* checkpoint);
+  // Writes the recording as TRACE.index, thinned to fit max_index_bytes_
+  // if need be; a checkpoint's with `checkpoint`, within half of that.
+  // Returns its size. Streamed (ChunkStore::IndexFile): no index is ever
+  // whole in memory, a try that does not fit stops at the limit on disk,
+  // and the sizes the search compares are counted, not kept.
+  absl::StatusOr<uint64_t> WriteFitted(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                                       const replay::FoldCheckpoint* checkpoint);
+  // The index thinned at `cut` written as TRACE.index if it takes at most
+  // `limit` bytes (0: any); nullopt (TRACE.index as it was) if not.
+  // `size` (if given): the bytes it takes, written or not.
+  absl::StatusOr<std::optional<uint64_t>> TryWrite(const replay::LoadedView& t,
+                                                   const replay::RecordingFile::Identity& id, uint64_t cut,
+                                                   const replay::FoldCheckpoint* checkpoint, uint64_t limit,
+                                                   uint64_t* size = nullptr);
+  // The bytes the index thinned at `cut` would take (encoded, not kept).
+  static uint64_t Size(const replay::LoadedView& t, const replay::RecordingFile::Identity& id, uint64_t cut,
+                       const replay::FoldCheckpoint* checkpoint);
   // A checkpoint's cut, guessed: the bytes taken as linear in the calls and
   // versions kept (IndexCodec::KeptByThinning, counted without encoding),
   // through the encodings at `early` (`early_bytes`, too many) and at the
-  // end; "" if that cut does not fit after all (then Thinned searches).
-  std::string Guessed(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
-                      const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early, uint64_t early_bytes);
-  // Fitted's search: thinned at the earliest cut after `early` that fits
-  // `limit` (at the end if none does).
-  std::string Thinned(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
-                      const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early);
+  // end, and written there; nullopt if that cut does not fit after all
+  // (then Thinned searches).
+  absl::StatusOr<std::optional<uint64_t>> Guessed(const replay::LoadedView& t,
+                                                  const replay::RecordingFile::Identity& id,
+                                                  const replay::FoldCheckpoint* checkpoint, uint64_t limit,
+                                                  uint64_t early, uint64_t early_bytes);
+  // WriteFitted's search: the earliest cut after `early` whose index fits
+  // `limit` (the end if none does).
+  static uint64_t Thinned(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
+                          const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early);
   // Whether the replay is to pause now: a checkpoint or the memory is due.
   bool CheckpointDue() const;
   bool CheckpointTime() const;
@@ -145,6 +169,10 @@ class ChunkFolder {
   // checkpoint is due; returns where to thin the state in memory (0: not).
   uint64_t AtPause(const replay::LoadedView& t);
   void WriteCheckpoint(const replay::LoadedView& t);
+  // The peaks of Stats, from the index now.
+  void NoteMemory(const index::TraceIndex& idx);
+  // After a pause: the memory freed meanwhile given back to the system.
+  void GiveBackFreed();
   // Where the state in memory is to be thinned now (0: nowhere new), and
   // when (in chunks) the memory is to be looked at again.
   uint64_t MemoryCut(const index::TraceIndex& idx);
@@ -174,6 +202,7 @@ class ChunkFolder {
   uint64_t memory_pause_at_;        // the chunks folded at which the memory is due
   uint64_t memory_after_ = 0;       // the calls and versions after the last pause (at most)
   uint64_t last_cut_ = 0;           // where Thinned last cut (0: never)
+  bool trim_due_ = false;           // a pause freed memory since the last GiveBackFreed
   Stats stats_;
 };
 

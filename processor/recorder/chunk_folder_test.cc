@@ -144,6 +144,8 @@ TEST(ChunkFolderTest, AMemoryBoundThinsTheFoldedStateWhileItFolds) {
   EXPECT_GT(f.stats.memory_thinnings, 0u);
   ASSERT_GT(f.stats.memory_cut, 0u);
   EXPECT_LE(f.stats.peak_memory, tables);
+  // The whole index holds the calls' and versions' blocks and more.
+  EXPECT_GE(f.stats.peak_index_memory, f.stats.peak_memory + w.stacks().bytes());
   EXPECT_EQ(f.trace->index().stats().thinned_before, f.stats.memory_cut);
   std::string expected;
   index::IndexCodec::EncodeThinned(w, f.stats.memory_cut, &expected);
@@ -162,6 +164,18 @@ TEST(ChunkFolderTest, AnIndexOverItsShareIsThinnedToFit) {
   EXPECT_GT(thin.stats.thinned_before, 0u);
   EXPECT_EQ(thin.trace->index().stats().thinned_before, thin.stats.thinned_before);
   EXPECT_GT(thin.trace->index().stats().thinned_calls, 0u);
+  // Written a piece at a time after counted tries (never whole in memory),
+  // the index is the whole recording thinned at that cut.
+  replay::LoadOptions o;
+  o.path = Trace("rules-trace.data");
+  o.preload_symbols = false;
+  o.perf_rounds_only = true;  // the folder's order
+  absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> all = replay::LoadTrace(o);
+  ASSERT_TRUE(all.ok()) << all.status();
+  std::string expected;
+  index::IndexCodec::EncodeThinned((*all)->index(), thin.stats.thinned_before, &expected);
+  EXPECT_EQ(Tables(thin.trace->index()), expected);
+  EXPECT_EQ(thin.left, std::vector<std::string>{"t.data.index"});  // no try left behind
 }
 
 // A checkpoint is on disk beside the index it replaces while it is renamed

@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "processor/base/status_macros.h"
 #include "processor/perf/chunk_files.h"
 #include "processor/replay/recording_file.h"
 
@@ -110,31 +111,69 @@ uint64_t ChunkStore::DiskBytes() const {
   return total;
 }
 
+std::string ChunkStore::IndexName() const { return replay::RecordingFile::PathFor(base_, false); }
+
 absl::Status ChunkStore::WriteIndex(const std::string& bytes) const {
-  const std::string name = replay::RecordingFile::PathFor(base_, false);
-  const std::string path = PathOf(name);
-  const std::string tmp = name + ".new";
+  ASSIGN_OR_RETURN(std::unique_ptr<IndexFile> f, NewIndex(0));
+  f->Append(bytes);
+  return f->Commit();
+}
+
+absl::StatusOr<std::unique_ptr<ChunkStore::IndexFile>> ChunkStore::NewIndex(uint64_t limit) const {
+  const std::string tmp = IndexName() + ".new";
   ::unlinkat(dir_fd_, tmp.c_str(), 0);
   const int fd = ::openat(dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return Failed("create", PathOf(tmp));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+  return std::unique_ptr<IndexFile>(new IndexFile(this, fd, limit == 0 ? UINT64_MAX : limit));
+}
+
+ChunkStore::IndexFile::~IndexFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlinkat(store_->dir_fd_, (store_->IndexName() + ".new").c_str(), 0);
+}
+
+void ChunkStore::IndexFile::Take(std::string_view bytes) {
+  // (written() counts `bytes` already.)
+  if (!overflowed()) Write(bytes, -1);
+}
+
+void ChunkStore::IndexFile::Overwrite(uint64_t at, std::string_view bytes) {
+  if (!overflowed() && at <= written() && bytes.size() <= written() - at) Write(bytes, static_cast<int64_t>(at));
+}
+
+// All of `bytes` at `at` (pwrite) or at the end (at < 0); the first error kept.
+void ChunkStore::IndexFile::Write(std::string_view bytes, int64_t at) {
+  for (size_t done = 0; status_.ok() && done < bytes.size();) {
+    const ssize_t n = at < 0 ? ::write(fd_, bytes.data() + done, bytes.size() - done)
+                             : ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                                        static_cast<off_t>(at) + static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      status_ = Failed("write", store_->PathOf(store_->IndexName()));
+      break;
+    }
     done += static_cast<size_t>(n);
   }
-  const bool ok = done == bytes.size() && ::fsync(fd) == 0;
-  ::close(fd);
+}
+
+absl::Status ChunkStore::IndexFile::Commit() {
+  const std::string name = store_->IndexName();
+  const std::string tmp = name + ".new";
+  if (overflowed()) return absl::FailedPreconditionError(absl::StrCat(store_->PathOf(name), ": the index passed its limit"));
+  const bool ok = status_.ok() && ::fsync(fd_) == 0;
+  ::close(fd_);
+  fd_ = -1;
   // The new index takes the name at once (renameat replaces a link, never follows it).
-  if (!ok || ::renameat(dir_fd_, tmp.c_str(), dir_fd_, name.c_str()) != 0) {
-    const absl::Status s = Failed("write", path);
-    ::unlinkat(dir_fd_, tmp.c_str(), 0);
+  if (!ok || ::renameat(store_->dir_fd_, tmp.c_str(), store_->dir_fd_, name.c_str()) != 0) {
+    const absl::Status s = status_.ok() ? Failed("write", store_->PathOf(name)) : status_;
+    ::unlinkat(store_->dir_fd_, tmp.c_str(), 0);
     return s;
   }
   // The rename itself reaches the disk: after a crash or a power cut the
   // name is the old index or the new one, whole (the new one is synced).
-  ::fsync(dir_fd_);
+  ::fsync(store_->dir_fd_);
   return absl::OkStatus();
 }
 

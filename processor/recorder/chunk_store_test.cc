@@ -120,5 +120,41 @@ TEST_F(ChunkStoreTest, WriteIndexGoesThroughAFreshTempFileAndRename) {
   EXPECT_NE(::lstat(At("t.data.index.new").c_str(), &st), 0);
 }
 
+// The index written a piece at a time (the folder's checkpoints): patched
+// in place, committed whole; a try past its limit takes at most the limit
+// on disk while it runs, counts on, and is dropped: the old index stays and
+// no temporary file is left.
+TEST_F(ChunkStoreTest, AnIndexFileIsWrittenInPiecesAndOneOverItsLimitIsDropped) {
+  ASSERT_TRUE(Store().WriteIndex("old").ok());
+  {
+    absl::StatusOr<std::unique_ptr<ChunkStore::IndexFile>> f = Store().NewIndex(8);
+    ASSERT_TRUE(f.ok()) << f.status();
+    (*f)->Append("12345");
+    (*f)->Append("678");
+    (*f)->Overwrite(1, "ab");
+    (*f)->Append("9");  // past the limit: counted, not written
+    EXPECT_TRUE((*f)->overflowed());
+    EXPECT_EQ((*f)->written(), 9u);
+    struct stat st;
+    ASSERT_EQ(::stat(At("t.data.index.new").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, 8);
+    EXPECT_FALSE((*f)->Commit().ok());
+  }
+  EXPECT_NE(::access(At("t.data.index.new").c_str(), F_OK), 0);
+  std::string is;
+  std::getline(std::ifstream(At("t.data.index")), is);
+  EXPECT_EQ(is, "old");
+  absl::StatusOr<std::unique_ptr<ChunkStore::IndexFile>> f = Store().NewIndex(8);
+  ASSERT_TRUE(f.ok()) << f.status();
+  (*f)->Append("12345");
+  (*f)->Append("678");
+  (*f)->Overwrite(1, "ab");
+  EXPECT_FALSE((*f)->overflowed());
+  ASSERT_TRUE((*f)->Commit().ok());
+  std::getline(std::ifstream(At("t.data.index")), is);
+  EXPECT_EQ(is, "1ab45678");
+  EXPECT_NE(::access(At("t.data.index.new").c_str(), F_OK), 0);
+}
+
 }  // namespace
 }  // namespace pageblame::recorder
