@@ -670,9 +670,9 @@ void SummarizeFolding(const RecordPlan& plan, const recorder::ChunkFolder& folde
                st.peak_disk > plan.max_size ? "; warning: more than --max-size" : "");
   if (st.checkpoints > 0 || !st.checkpoint_error.empty()) {
     std::fprintf(stderr,
-                 "pageblame record: %llu checkpoints of %s while recording (%.1f ms each on average, %.1f ms at "
+                 "pageblame record: %llu checkpoint%s of %s while recording (%.1f ms each on average, %.1f ms at "
                  "most, the folding paused meanwhile; %s at most)%s%s\n",
-                 (unsigned long long)st.checkpoints, folder.IndexPath().c_str(),
+                 (unsigned long long)st.checkpoints, st.checkpoints == 1 ? "" : "s", folder.IndexPath().c_str(),
                  st.checkpoints ? 1e3 * st.checkpoint_seconds / static_cast<double>(st.checkpoints) : 0.0,
                  1e3 * st.max_checkpoint_seconds, HumanBytes(st.checkpoint_bytes).c_str(),
                  st.checkpoint_error.empty() ? "" : "; warning: not all written: ",
