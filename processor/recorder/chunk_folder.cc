@@ -99,7 +99,9 @@ std::string ChunkFolder::Fitted(const replay::LoadedView& t, const replay::Recor
   // left out is gone).
   const uint64_t floor = checkpoint != nullptr ? last_cut_ : stats_.memory_cut;
   const uint64_t from = floor > s.first_time && floor < s.last_time ? floor : 0;
-  std::string bytes = replay::RecordingFile::Encode(t, id, bounded ? from : 0, checkpoint);
+  // Thinned at `from` even when unbounded: the calls are those already, and
+  // the stacks and strings only the calls thinned away named go too.
+  std::string bytes = replay::RecordingFile::Encode(t, id, from, checkpoint);
   if (!bounded || bytes.size() <= limit) {
     if (from != 0) stats_.thinned_before = from;
     return bytes;
@@ -122,9 +124,10 @@ std::string ChunkFolder::Guessed(const replay::LoadedView& t, const replay::Reco
   const double k_early = static_cast<double>(index::IndexCodec::KeptByThinning(idx, early));
   const double k_end = static_cast<double>(index::IndexCodec::KeptByThinning(idx, last));
   if (at_end.size() > limit || k_early <= k_end || early_bytes <= at_end.size()) return "";
-  // bytes = fixed + per * kept (calls and versions; the stacks, strings and
-  // mappings are the fixed part), through the two encodings; the earliest
-  // cut whose count fits 95 % of the limit, by halving on counts alone.
+  // bytes = fixed + per * kept (calls and versions, with the stacks they
+  // name; the mappings are the fixed part), through the two encodings; the
+  // earliest cut whose count fits 95 % of the limit, by halving on counts
+  // alone.
   const double per = static_cast<double>(early_bytes - at_end.size()) / (k_early - k_end);
   const double fixed = static_cast<double>(at_end.size()) - per * k_end;
   const double target = (0.95 * static_cast<double>(limit) - fixed) / per;
