@@ -117,15 +117,18 @@ class IndexCodecAccess {
   static void PutStacks(PieceWriter* w, const StackTable& t, const StackTable::Kept* kept) {
     std::string* out = w->buf();
     auto node_id = [&](uint32_t node) { return kept == nullptr ? node : kept->nodes[node]; };
-    PutFixed<uint64_t>(out, kept == nullptr ? t.nodes_.size() - 1 : kept->num_frames);
-    for (size_t i = 1; i < t.nodes_.size(); ++i) {
+    // Thinned, over the tables as `kept` saw them (nothing interns meanwhile).
+    const size_t nodes = kept == nullptr ? t.nodes_.size() : kept->nodes.size();
+    const size_t ids = kept == nullptr ? t.entries_.size() : kept->stacks.size();
+    PutFixed<uint64_t>(out, kept == nullptr ? nodes - 1 : kept->num_frames);
+    for (size_t i = 1; i < nodes; ++i) {
       if (node_id(static_cast<uint32_t>(i)) == StackTable::Kept::kGone) continue;
       PutFixed(out, t.nodes_[i].ip);
       PutFixed(out, node_id(t.nodes_[i].parent));  // kept: its callers are
       w->Next();
     }
-    PutFixed<uint64_t>(out, kept == nullptr ? t.entries_.size() : kept->num_stacks);
-    for (size_t i = 0; i < t.entries_.size(); ++i) {
+    PutFixed<uint64_t>(out, kept == nullptr ? ids : kept->num_stacks);
+    for (size_t i = 0; i < ids; ++i) {
       if (kept != nullptr && kept->stacks[i] == StackTable::Kept::kGone) continue;
       const uint32_t node = t.entries_[i] & StackTable::kNodeMask;
       PutFixed(out, node_id(node));

@@ -80,7 +80,9 @@ class IndexThinning {
     if (!s.valid() || !thins_tables_) return s;
     return s.value() < strings_.size() ? StringId(strings_[s.value()]) : StringId();
   }
-  bool KeepsString(size_t i) const { return !thins_tables_ || strings_[i] != StringId::kInvalidValue; }
+  bool KeepsString(size_t i) const {
+    return !thins_tables_ || (i < strings_.size() && strings_[i] != StringId::kInvalidValue);
+  }
   size_t KeptStrings(size_t all) const { return thins_tables_ ? kept_strings_ : all; }
   // The stack table's kept ids and frames; null: all of them.
   const StackTable::Kept* stacks() const { return thins_tables_ ? &stacks_ : nullptr; }
