@@ -32,6 +32,7 @@ if [[ -n ${MAX_SIZE:-} ]]; then
     -- "$OUT/deep_stacks" "$LEVELS" 2>"$OUT/record.log" || { tail -5 "$OUT/record.log"; exit 1; }
   read -r secs kib < <(tail -1 "$OUT/record.log")
   grep -o 'perf wrote [0-9.]* [KMG]iB in [0-9]* chunks' "$OUT/record.log" || true
+  grep -o 'the recording took [0-9.]* [KMG]iB of disk at most' "$OUT/record.log" || true
   info=$("$PB" maps -i "$FOLDED" -v 2>&1 >/dev/null)
   printf 'record --max-size %s: %s s, recorder peak RSS %.1f MiB; disk now %.2f MiB; index %.2f MiB\n' \
     "$MAX_SIZE" "$secs" "$(echo "$kib / 1024" | bc -l)" \
