@@ -58,8 +58,7 @@ void PutStats(std::string* out, const TraceStats& s) {
         s.pending_at_end,  s.unknown_records, s.bad_samples,     s.bad_records,      s.impossible_calls,
         s.impossible_from, s.impossible_to,   s.out_of_order,    s.unmaps_reordered, s.calls_32bit,
         s.mmap_records,    s.comm_records,    s.fork_records,    s.exit_records,     s.lost_records,
-        s.first_time,      s.last_time,       s.thinned_before,  s.thinned_calls,    s.thinned_versions,
-        s.thinned_stacks,  s.thinned_strings}) {
+        s.first_time,      s.last_time,       s.thinned_before,  s.thinned_calls,    s.thinned_versions}) {
     PutFixed(out, v);
   }
   PutFixed<uint8_t>(out, s.time_order_by_rounds);
@@ -338,8 +337,7 @@ class IndexCodecAccess {
          &s->pending_at_end,  &s->unknown_records, &s->bad_samples,     &s->bad_records,      &s->impossible_calls,
          &s->impossible_from, &s->impossible_to,   &s->out_of_order,    &s->unmaps_reordered, &s->calls_32bit,
          &s->mmap_records,    &s->comm_records,    &s->fork_records,    &s->exit_records,     &s->lost_records,
-         &s->first_time,      &s->last_time,       &s->thinned_before,  &s->thinned_calls,   &s->thinned_versions,
-         &s->thinned_stacks,  &s->thinned_strings}) {
+         &s->first_time,      &s->last_time,       &s->thinned_before,  &s->thinned_calls,   &s->thinned_versions}) {
       ok = ok && r->Read(v);
     }
     uint8_t rounds = 0, data = 0;

@@ -47,8 +47,9 @@ class IndexCodec {
   // Of the stack and string tables only what the kept calls, versions and
   // processes name is written (the stacks with their frames, the comms and
   // paths), renumbered in their old order: a stack keeps its ips, so every
-  // answer from `cutoff` on is the same. stats().thinned_* say what went
-  // (added to an earlier thinning's). Decode() reads it back.
+  // answer from `cutoff` on is the same; the layout is the same, its tables
+  // only shorter. stats().thinned_* say what calls and versions went (added
+  // to an earlier thinning's). Decode() reads it back.
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out);
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, ByteSink* out);
   // How many calls and versions EncodeThinned at `cutoff` keeps, counted

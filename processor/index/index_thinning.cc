@@ -52,11 +52,11 @@ IndexThinning IndexThinning::At(const TraceIndex& idx, uint64_t cutoff, TraceSta
   }
   n.kept_versions_ = next;
   stats->thinned_before = std::max(stats->thinned_before, cutoff);
-  if (tables == Tables::kThinned) n.ThinTables(idx, stats);
+  if (tables == Tables::kThinned) n.ThinTables(idx);
   return n;
 }
 
-void IndexThinning::ThinTables(const TraceIndex& idx, TraceStats* stats) {
+void IndexThinning::ThinTables(const TraceIndex& idx) {
   // Every holder of a stack or string id the index file keeps: the calls'
   // stacks and comms, the versions' paths, the processes' comms (all kept).
   std::vector<bool> stacks(idx.stacks().size(), false), strings(idx.strings().size(), false);
@@ -75,13 +75,11 @@ void IndexThinning::ThinTables(const TraceIndex& idx, TraceStats* stats) {
   for (size_t i = 0; i < idx.num_processes(); ++i) name(&strings, idx.process(static_cast<uint32_t>(i)).comm);
   thins_tables_ = true;
   stacks_ = idx.stacks().Keeping(stacks);
-  stats->thinned_stacks += idx.stacks().size() - stacks_.num_stacks;
   strings_.assign(strings.size(), StringId::kInvalidValue);
   kept_strings_ = 0;
   for (size_t i = 0; i < strings.size(); ++i) {
     if (strings[i]) strings_[i] = static_cast<uint32_t>(kept_strings_++);
   }
-  stats->thinned_strings += strings.size() - kept_strings_;
 }
 
 uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes) {

@@ -48,8 +48,7 @@ class IndexThinning {
   // Whether the stack and string tables are thinned too (see above).
   enum class Tables { kWhole, kThinned };
   // The renumbering of `idx` thinned at `cutoff`; what it leaves out is
-  // added to `stats` (thinned_calls, thinned_versions, thinned_before; with
-  // kThinned thinned_stacks and thinned_strings).
+  // added to `stats` (thinned_calls, thinned_versions, thinned_before).
   static IndexThinning At(const TraceIndex& idx, uint64_t cutoff, TraceStats* stats, Tables tables = Tables::kWhole);
 
   // The earliest cut in [from, until] (to 1/4096 of that span) at which the
@@ -89,7 +88,7 @@ class IndexThinning {
 
  private:
   // Tables::kThinned: what the kept calls, versions and processes name.
-  void ThinTables(const TraceIndex& idx, TraceStats* stats);
+  void ThinTables(const TraceIndex& idx);
 
   std::vector<uint32_t> events_, versions_;  // old id -> new id (or invalid); empty: the identity
   size_t kept_events_ = 0, kept_versions_ = 0;

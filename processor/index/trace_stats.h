@@ -75,13 +75,10 @@ struct TraceStats {
   // (IndexCodec::EncodeThinned): the versions that ended at or before
   // `thinned_before` and the calls only they named are gone, so the state
   // at any moment from it on is whole and before it is not kept (0: never
-  // thinned). Counts of what went: the calls and versions, and the stacks
-  // and strings only they named (thinned in the file only, not in memory).
+  // thinned). Counts of what went.
   uint64_t thinned_before = 0;
   uint64_t thinned_calls = 0;
   uint64_t thinned_versions = 0;
-  uint64_t thinned_stacks = 0;
-  uint64_t thinned_strings = 0;
 };
 
 }  // namespace pageblame::index

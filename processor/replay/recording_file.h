@@ -57,9 +57,7 @@ class RecordingFile {
   // 2: the index's counters say what thinning left out (TraceStats::thinned_*).
   // 3: the header says whether it is a checkpoint (FoldCheckpoint).
   // 4: stacks as the stack table's prefix tree (frames, then ids).
-  // 5: the index's counters say how many stacks and strings thinning left
-  //    out (TraceStats::thinned_stacks, thinned_strings).
-  static constexpr uint32_t kFormatVersion = 5;
+  static constexpr uint32_t kFormatVersion = 4;
   // Identity::options bits.
   // kFolded: the index of a recording the recorder folded chunk by chunk
   // (record --max-size), whose raw chunks are gone: there is no trace to

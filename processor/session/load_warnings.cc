@@ -93,10 +93,8 @@ std::vector<std::string> LoadWarnings(const replay::LoadedTrace& trace) {
   if (const index::TraceStats& s = trace.index().stats(); s.thinned_before != 0) {
     out.push_back(absl::StrCat("warning: record --max-size thinned this recording's history at ",
                                FormatTime(s.thinned_before), ": ", Counted(s.thinned_calls, "call"),
-                               " of regions gone by then are not kept",
-                               s.thinned_stacks == 0 ? "" : absl::StrCat(", nor ", Counted(s.thinned_stacks, "stack"),
-                                                                        " only they named"),
-                               " (the state from then on is whole; before, not kept)"));
+                               " of regions gone by then are not kept (the state from then on is whole; before, "
+                               "not kept)"));
   }
   WarnChangedBinaries(trace, &out);
   // A frame-pointer trace whose stacks stop in libc names no caller.
