@@ -9,6 +9,10 @@
 # LEVELS match: recording 2^20 paths takes 1-2 minutes on the 2-core VM.
 #
 #   bench/stacks.sh [LEVELS]     (default 20: 2.1 M calls, 2.1 M stacks)
+#   MAX_SIZE=4M bench/stacks.sh [LEVELS]   the same program recorded with
+#   record --max-size (folded; not kept): prints the recording's disk at the
+#   end, the folded index's size, the stacks (and frames) it holds and those
+#   thinning left out, and the recorder's peak RSS.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LEVELS=${1:-20}
@@ -19,6 +23,25 @@ mkdir -p "$OUT"
 if [[ -z ${PB:-} ]]; then
   PB=$ROOT/build/bin/pageblame
   cmake --build "$ROOT/build" --target pageblame >/dev/null
+fi
+if [[ -n ${MAX_SIZE:-} ]]; then
+  cc -O1 -fno-omit-frame-pointer -o "$OUT/deep_stacks" "$ROOT/bench/deep_stacks.c"
+  FOLDED=$OUT/folded$LEVELS.data
+  rm -f "$FOLDED" "$FOLDED".*
+  /usr/bin/time -f "%e %M" "$PB" record --max-size "$MAX_SIZE" -o "$FOLDED" --call-graph fp --rss-every 0 \
+    -- "$OUT/deep_stacks" "$LEVELS" 2>"$OUT/record.log" || { tail -5 "$OUT/record.log"; exit 1; }
+  read -r secs kib < <(tail -1 "$OUT/record.log")
+  grep -o 'perf wrote [0-9.]* [KMG]iB in [0-9]* chunks' "$OUT/record.log" || true
+  grep -o 'the recording took [0-9.]* [KMG]iB of disk at most' "$OUT/record.log" || true
+  info=$("$PB" maps -i "$FOLDED" -v 2>&1 >/dev/null)
+  printf 'record --max-size %s: %s s, recorder peak RSS %.1f MiB; disk now %.2f MiB; index %.2f MiB\n' \
+    "$MAX_SIZE" "$secs" "$(echo "$kib / 1024" | bc -l)" \
+    "$(du -cb "$FOLDED".* | tail -1 | cut -f1 | awk '{printf "%.6f", $1 / 1048576}')" \
+    "$(echo "$(stat -c %s "$FOLDED.index") / 1048576" | bc -l)"
+  grep -o '[0-9]* calls (' <<<"$info" | head -1 | sed 's/ calls ($/ calls replayed/' || true
+  grep -o '[0-9]* unique stacks ([0-9]* frames)' <<<"$info" | sed 's/^/in the index: /' || true
+  grep -o 'thinned this recording.s history at [0-9.]*: [^(]*' <<<"$info" || true
+  exit 0
 fi
 if [[ ${REUSE:-1} != 1 || ! -s $TRACE ]]; then
   cc -O1 -fno-omit-frame-pointer -o "$OUT/deep_stacks" "$ROOT/bench/deep_stacks.c"

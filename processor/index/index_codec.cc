@@ -76,15 +76,15 @@ void PutStats(std::string* out, const TraceStats& s) {
   }
 }
 
-void PutEvent(std::string* out, const CallEvent& e) {
+void PutEvent(std::string* out, const CallEvent& e, const IndexThinning& n) {
   for (uint64_t v : {e.time, e.first_time, e.last_time}) PutFixed(out, v);
   PutFixed(out, e.pid);
   PutFixed(out, e.tid);
   PutFixed<uint8_t>(out, static_cast<uint8_t>(e.syscall));
   for (uint64_t a : e.args) PutFixed(out, a);
   PutFixed(out, e.ret);
-  PutId(out, e.stack);
-  PutId(out, e.comm);
+  PutId(out, n.Stack(e.stack));
+  PutId(out, n.String(e.comm));
 }
 
 void PutVersion(std::string* out, const Version& v, const IndexThinning& n) {
@@ -98,7 +98,7 @@ void PutVersion(std::string* out, const Version& v, const IndexThinning& n) {
   PutFixed(out, v.attrs.prot);
   PutFixed(out, v.attrs.flags);
   PutFixed(out, v.attrs.pgoff);
-  PutId(out, v.attrs.path);
+  PutId(out, n.String(v.attrs.path));
   PutFixed<uint8_t>(out, v.attrs.prot_known);
 }
 
@@ -108,22 +108,29 @@ void PutVersion(std::string* out, const Version& v, const IndexThinning& n) {
 // writes their private parts.
 class IndexCodecAccess {
  public:
-  // The stack table's prefix tree as it is: every node but the root (its
-  // ip, its parent, an earlier node), then every id (its leaf node, whether
+  // The stack table's prefix tree: every node but the root (its ip, its
+  // parent, an earlier node), then every id (its leaf node, whether
   // unwound, whether it is the id its node interns to: Bind's aliases and
-  // unbound reserved ids are not).
-  static void PutStacks(PieceWriter* w, const StackTable& t) {
+  // unbound reserved ids are not). Thinned (`kept`), only the ids kept and
+  // the nodes on their paths, renumbered; a node whose owner went has none.
+  static void PutStacks(PieceWriter* w, const StackTable& t, const StackTable::Kept* kept) {
     std::string* out = w->buf();
-    PutFixed<uint64_t>(out, t.nodes_.size() - 1);
-    for (size_t i = 1; i < t.nodes_.size(); ++i) {
+    auto node_id = [&](uint32_t node) { return kept == nullptr ? node : kept->nodes[node]; };
+    // Thinned, over the tables as `kept` saw them (nothing interns meanwhile).
+    const size_t nodes = kept == nullptr ? t.nodes_.size() : kept->nodes.size();
+    const size_t ids = kept == nullptr ? t.entries_.size() : kept->stacks.size();
+    PutFixed<uint64_t>(out, kept == nullptr ? nodes - 1 : kept->num_frames);
+    for (size_t i = 1; i < nodes; ++i) {
+      if (node_id(static_cast<uint32_t>(i)) == StackTable::Kept::kGone) continue;
       PutFixed(out, t.nodes_[i].ip);
-      PutFixed(out, t.nodes_[i].parent);
+      PutFixed(out, node_id(t.nodes_[i].parent));  // kept: its callers are
       w->Next();
     }
-    PutFixed<uint64_t>(out, t.entries_.size());
-    for (size_t i = 0; i < t.entries_.size(); ++i) {
+    PutFixed<uint64_t>(out, kept == nullptr ? ids : kept->num_stacks);
+    for (size_t i = 0; i < ids; ++i) {
+      if (kept != nullptr && kept->stacks[i] == StackTable::Kept::kGone) continue;
       const uint32_t node = t.entries_[i] & StackTable::kNodeMask;
-      PutFixed(out, node);
+      PutFixed(out, node_id(node));
       const bool owns = t.nodes_[node].stack == i;
       PutFixed<uint8_t>(out, ((t.entries_[i] & StackTable::kUnwoundBit) != 0 ? 1 : 0) | (owns ? 2 : 0));
       w->Next();
@@ -142,7 +149,7 @@ class IndexCodecAccess {
     PutFixed(out, p.ppid);
     for (uint64_t v : {p.t_start, p.t_exit, p.t_exec}) PutFixed(out, v);
     for (bool b : {p.existed_before_trace, p.saw_exec, p.is_32bit}) PutFixed<uint8_t>(out, b);
-    PutId(out, p.comm);
+    PutId(out, n.String(p.comm));
     PutId(out, n.Event(p.unknown_break_event));
     PutFixed<uint64_t>(out, p.live.size());
     for (const auto& [start, r] : p.live) {
@@ -169,16 +176,17 @@ class IndexCodecAccess {
   static void Encode(const TraceIndex& idx, const IndexThinning& n, const TraceStats& stats, ByteSink* sink) {
     PieceWriter w(sink);
     std::string* out = w.buf();
-    PutFixed<uint64_t>(out, idx.strings().size());
+    PutFixed<uint64_t>(out, n.KeptStrings(idx.strings().size()));
     for (uint32_t i = 0; i < idx.strings().size(); ++i) {
+      if (!n.KeepsString(i)) continue;
       PutString(out, idx.strings().Get(StringId(i)));
       w.Next();
     }
-    PutStacks(&w, idx.stacks_);
+    PutStacks(&w, idx.stacks_, n.stacks());
     PutFixed<uint64_t>(out, n.KeptEvents(idx.num_events()));
     for (size_t i = 0; i < idx.num_events(); ++i) {
       if (n.KeepsEvent(i)) {
-        PutEvent(out, idx.event(EventId(static_cast<uint32_t>(i))));
+        PutEvent(out, idx.event(EventId(static_cast<uint32_t>(i))), n);
         w.Next();
       }
     }
@@ -195,11 +203,12 @@ class IndexCodecAccess {
   }
   static void Encode(const TraceIndex& idx, ByteSink* out) { Encode(idx, IndexThinning{}, idx.stats_, out); }
 
-  // EncodeThinned: the versions that outlive `cutoff`, and the calls they
-  // name or made after it (index_thinning.h), numbered in their old order.
+  // EncodeThinned: the versions that outlive `cutoff`, the calls they
+  // name or made after it, and the stacks and strings those name
+  // (index_thinning.h), numbered in their old order.
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, ByteSink* out) {
     TraceStats stats = idx.stats_;
-    const IndexThinning n = IndexThinning::At(idx, cutoff, &stats);
+    const IndexThinning n = IndexThinning::At(idx, cutoff, &stats, IndexThinning::Tables::kThinned);
     Encode(idx, n, stats, out);
   }
 

@@ -13,7 +13,8 @@
 // StreamReader::kPiece, so a large index is never whole in memory as bytes.
 //
 // Everything replay made is kept as it was (ids included: a decoded index
-// numbers its calls, versions, stacks and strings as the original did), so
+// numbers its calls, versions, stacks and strings as the original did, but
+// for EncodeThinned's), so
 // every answer from the copy is byte for byte the original's. Decode checks
 // what it reads as every reader of a file does: each table's count against
 // the bytes left, every id against the table it names, every range and
@@ -43,8 +44,12 @@ class IndexCodec {
   // alive after `cutoff` is kept whole, with its creating and committing
   // calls and stacks. A kept version whose `prev` was left out loses it
   // (index_thinning.h: the same rule TraceIndex::ThinBefore applies in memory).
-  // stats().thinned_* say what went (added to an earlier thinning's). The
-  // stack and string tables are kept whole. Decode() reads it back.
+  // Of the stack and string tables only what the kept calls, versions and
+  // processes name is written (the stacks with their frames, the comms and
+  // paths), renumbered in their old order: a stack keeps its ips, so every
+  // answer from `cutoff` on is the same; the layout is the same, its tables
+  // only shorter. stats().thinned_* say what calls and versions went (added
+  // to an earlier thinning's). Decode() reads it back.
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, std::string* out);
   static void EncodeThinned(const TraceIndex& idx, uint64_t cutoff, ByteSink* out);
   // How many calls and versions EncodeThinned at `cutoff` keeps, counted

@@ -1,6 +1,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -66,6 +67,46 @@ TEST(StackTableTest, TheIndexFileKeepsTheTreeAndRefusesLoopsAndTwoOwners) {
   twice[ids + 9] = 2;
   TraceIndex damaged2;
   EXPECT_THAT(std::string(IndexCodec::Decode(twice, &damaged2).message()), HasSubstr("repeats stack 0"));
+}
+
+// Thinned (record --max-size), the file keeps only the stacks its calls
+// name, with the frames on their paths, and the strings they name, each
+// renumbered in its old order; an alias (Bind) kept without the stack it
+// aliases owns no frame, so interning its ips again makes a new id, as the
+// whole index would not give the alias either.
+TEST(StackTableTest, AThinnedIndexFileKeepsOnlyTheStacksAndStringsItsCallsName) {
+  TraceIndex idx;
+  StackTable& t = idx.stacks();
+  const std::vector<uint64_t> a = {1, 2, 3}, b = {4, 2, 3}, c = {5, 6};
+  const StackId sa = t.Intern(a), sb = t.Intern(b), sc = t.Intern(c);
+  const StackId alias = t.Reserve();
+  ASSERT_EQ(t.Bind(alias, c), sc);
+  idx.strings().Intern("a build id no call names");
+  const StringId early = idx.strings().Intern("early"), late = idx.strings().Intern("late");
+  uint64_t time = 0;
+  for (auto [stack, comm] : {std::pair{sa, early}, {sc, early}, {sb, late}, {alias, late}}) {
+    CallEvent e;
+    e.time = time += 10;
+    e.stack = stack;
+    e.comm = comm;
+    idx.AddEvent(e);
+  }
+  std::string bytes;
+  IndexCodec::EncodeThinned(idx, 25, &bytes);
+  TraceIndex copy;
+  ASSERT_TRUE(IndexCodec::Decode(bytes, &copy).ok());
+  ASSERT_EQ(copy.num_events(), 2u);
+  EXPECT_EQ(copy.stacks().size(), 2u);
+  EXPECT_EQ(copy.stacks().num_frames(), 5u);  // 3, 2, 4 and 6, 5: not 1
+  EXPECT_EQ(copy.event(EventId(0)).stack, StackId(0));
+  EXPECT_EQ(copy.event(EventId(1)).stack, StackId(1));
+  EXPECT_EQ(copy.stacks().Ips(StackId(0)), b);
+  EXPECT_EQ(copy.stacks().Ips(StackId(1)), c);
+  EXPECT_EQ(copy.strings().size(), 1u);
+  EXPECT_EQ(copy.strings().Get(copy.event(EventId(1)).comm), "late");
+  EXPECT_EQ(copy.stacks().Intern(b), StackId(0));  // b's own id: kept, owns its frame
+  EXPECT_EQ(copy.stacks().Intern(c), StackId(2));  // the alias owns nothing
+  EXPECT_EQ(copy.stacks().num_frames(), 5u);
 }
 
 TEST(IntervalIndexTest, StabMatchesBruteForceOnRandomIntervals) {

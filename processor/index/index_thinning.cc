@@ -25,7 +25,7 @@ void ForEachNamedCall(const TraceIndex& idx, Fn fn) {
 
 }  // namespace
 
-IndexThinning IndexThinning::At(const TraceIndex& idx, uint64_t cutoff, TraceStats* stats) {
+IndexThinning IndexThinning::At(const TraceIndex& idx, uint64_t cutoff, TraceStats* stats, Tables tables) {
   IndexThinning n;
   n.versions_.assign(idx.num_versions(), VersionId::kInvalidValue);
   n.events_.assign(idx.num_events(), EventId::kInvalidValue);
@@ -52,7 +52,34 @@ IndexThinning IndexThinning::At(const TraceIndex& idx, uint64_t cutoff, TraceSta
   }
   n.kept_versions_ = next;
   stats->thinned_before = std::max(stats->thinned_before, cutoff);
+  if (tables == Tables::kThinned) n.ThinTables(idx);
   return n;
+}
+
+void IndexThinning::ThinTables(const TraceIndex& idx) {
+  // Every holder of a stack or string id the index file keeps: the calls'
+  // stacks and comms, the versions' paths, the processes' comms (all kept).
+  std::vector<bool> stacks(idx.stacks().size(), false), strings(idx.strings().size(), false);
+  auto name = [](std::vector<bool>* named, auto id) {
+    if (id.valid() && id.value() < named->size()) (*named)[id.value()] = true;
+  };
+  for (size_t i = 0; i < idx.num_events(); ++i) {
+    if (!KeepsEvent(i)) continue;
+    const CallEvent& e = idx.event(EventId(static_cast<uint32_t>(i)));
+    name(&stacks, e.stack);
+    name(&strings, e.comm);
+  }
+  for (size_t i = 0; i < idx.num_versions(); ++i) {
+    if (KeepsVersion(i)) name(&strings, idx.version(VersionId(static_cast<uint32_t>(i))).attrs.path);
+  }
+  for (size_t i = 0; i < idx.num_processes(); ++i) name(&strings, idx.process(static_cast<uint32_t>(i)).comm);
+  thins_tables_ = true;
+  stacks_ = idx.stacks().Keeping(stacks);
+  strings_.assign(strings.size(), StringId::kInvalidValue);
+  kept_strings_ = 0;
+  for (size_t i = 0; i < strings.size(); ++i) {
+    if (strings[i]) strings_[i] = static_cast<uint32_t>(kept_strings_++);
+  }
 }
 
 uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes) {

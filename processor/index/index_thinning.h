@@ -16,6 +16,16 @@
 // a version kept at c2 was kept at c1, and so were the calls it names. The
 // recorder's folding relies on that (it thins in memory at each checkpoint,
 // trace_index.h ThinBefore), and IndexCodec::EncodeThinned on the rest.
+//
+// With Tables::kThinned (a file: IndexCodec::EncodeThinned) the stack and
+// string tables are thinned too: only the stacks the kept calls name (with
+// the frames from their leaves to the root) and the strings the kept calls,
+// versions and processes name, each renumbered in its old order.
+//   IndexThinning f = IndexThinning::At(idx, cutoff, &stats, IndexThinning::Tables::kThinned);
+//   StackId s = f.Stack(old);     // invalid if left out
+// In memory (ThinBefore) they stay whole: the replay and the loader's
+// reading thread hold ids into them (waiting stacks, calls not replayed
+// yet), so a stack no kept call names may still be named by the next one.
 #ifndef PAGEBLAME_INDEX_INDEX_THINNING_H_
 #define PAGEBLAME_INDEX_INDEX_THINNING_H_
 
@@ -23,6 +33,8 @@
 #include <vector>
 
 #include "processor/base/typed_id.h"
+#include "processor/index/stack_table.h"
+#include "processor/index/string_table.h"
 #include "processor/index/trace_stats.h"
 
 namespace pageblame::index {
@@ -33,9 +45,11 @@ class IndexThinning {
  public:
   // Keeps everything (the identity).
   IndexThinning() = default;
+  // Whether the stack and string tables are thinned too (see above).
+  enum class Tables { kWhole, kThinned };
   // The renumbering of `idx` thinned at `cutoff`; what it leaves out is
   // added to `stats` (thinned_calls, thinned_versions, thinned_before).
-  static IndexThinning At(const TraceIndex& idx, uint64_t cutoff, TraceStats* stats);
+  static IndexThinning At(const TraceIndex& idx, uint64_t cutoff, TraceStats* stats, Tables tables = Tables::kWhole);
 
   // The earliest cut in [from, until] (to 1/4096 of that span) at which the
   // calls and versions kept take at most `bytes` as the index holds them
@@ -56,9 +70,32 @@ class IndexThinning {
   size_t KeptEvents(size_t all) const { return events_.empty() ? all : kept_events_; }
   size_t KeptVersions(size_t all) const { return versions_.empty() ? all : kept_versions_; }
 
+  // The tables (identities unless At(..., Tables::kThinned)).
+  StackId Stack(StackId s) const {
+    if (!s.valid() || !thins_tables_) return s;
+    return s.value() < stacks_.stacks.size() ? StackId(stacks_.stacks[s.value()]) : StackId();
+  }
+  StringId String(StringId s) const {
+    if (!s.valid() || !thins_tables_) return s;
+    return s.value() < strings_.size() ? StringId(strings_[s.value()]) : StringId();
+  }
+  bool KeepsString(size_t i) const {
+    return !thins_tables_ || (i < strings_.size() && strings_[i] != StringId::kInvalidValue);
+  }
+  size_t KeptStrings(size_t all) const { return thins_tables_ ? kept_strings_ : all; }
+  // The stack table's kept ids and frames; null: all of them.
+  const StackTable::Kept* stacks() const { return thins_tables_ ? &stacks_ : nullptr; }
+
  private:
+  // Tables::kThinned: what the kept calls, versions and processes name.
+  void ThinTables(const TraceIndex& idx);
+
   std::vector<uint32_t> events_, versions_;  // old id -> new id (or invalid); empty: the identity
   size_t kept_events_ = 0, kept_versions_ = 0;
+  bool thins_tables_ = false;
+  StackTable::Kept stacks_;
+  std::vector<uint32_t> strings_;  // old id -> new id (or invalid)
+  size_t kept_strings_ = 0;
 };
 
 }  // namespace pageblame::index

@@ -79,6 +79,25 @@ void StackTable::AppendIps(StackId id, std::vector<uint64_t>* out) const {
   }
 }
 
+StackTable::Kept StackTable::Keeping(const std::vector<bool>& keep) const {
+  Kept k;
+  k.stacks.assign(entries_.size(), Kept::kGone);
+  k.nodes.assign(nodes_.size(), Kept::kGone);
+  k.nodes[kRoot] = kRoot;
+  for (size_t i = 0; i < entries_.size() && i < keep.size(); ++i) {
+    if (!keep[i]) continue;
+    k.stacks[i] = static_cast<uint32_t>(k.num_stacks++);
+    // Up to the first frame already marked: each frame is walked once.
+    for (uint32_t node = entries_[i] & kNodeMask; k.nodes[node] == Kept::kGone; node = nodes_[node].parent) {
+      k.nodes[node] = 0;
+    }
+  }
+  for (size_t node = 1; node < nodes_.size(); ++node) {
+    if (k.nodes[node] != Kept::kGone) k.nodes[node] = static_cast<uint32_t>(++k.num_frames);
+  }
+  return k;
+}
+
 std::vector<uint64_t> StackTable::DistinctIps() const {
   absl::flat_hash_set<uint64_t> seen;
   for (size_t i = 1; i < nodes_.size(); ++i) seen.insert(nodes_[i].ip);

@@ -74,6 +74,21 @@ class StackTable {
   size_t num_frames() const { return nodes_.size() - 1; }
   // Every distinct ip of every stack, each once, in no set order.
   std::vector<uint64_t> DistinctIps() const;
+  // A smaller table's numbering: only the stacks `keep` says (by id) and
+  // the frames from their leaves to the root, each in its old order (a
+  // frame's caller still comes before it; kept ids keep their order, so
+  // whatever sorts or groups by id does as before). For a thinned index
+  // file (index_thinning.h); this table is not changed. O(ids + frames).
+  //   StackTable::Kept k = t.Keeping(keep);
+  //   uint32_t now = k.stacks[old.value()];   // Kept::kGone if left out
+  struct Kept {
+    static constexpr uint32_t kGone = ~0u;
+    std::vector<uint32_t> stacks;  // old id -> new id, or kGone
+    std::vector<uint32_t> nodes;   // old node -> new node (the root stays 0), or kGone
+    size_t num_stacks = 0;
+    size_t num_frames = 0;  // the root aside
+  };
+  Kept Keeping(const std::vector<bool>& keep) const;
   // Bytes held (nodes, ids, hash set), for -v.
   size_t bytes() const {
     return nodes_.bytes() + entries_.bytes() + set_.capacity() * (sizeof(uint32_t) + 1);

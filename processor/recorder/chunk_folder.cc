@@ -104,9 +104,11 @@ absl::StatusOr<uint64_t> ChunkFolder::WriteFitted(const replay::LoadedView& t, c
   // left out is gone).
   const uint64_t floor = checkpoint != nullptr ? last_cut_ : stats_.memory_cut;
   const uint64_t from = floor > s.first_time && floor < s.last_time ? floor : 0;
+  // Thinned at `from` even when unbounded: the calls are those already, and
+  // the stacks and strings only the calls thinned away named go too.
   uint64_t first_size = 0;
   ASSIGN_OR_RETURN(std::optional<uint64_t> bytes,
-                   TryWrite(t, id, bounded ? from : 0, checkpoint, bounded ? limit : 0, &first_size));
+                   TryWrite(t, id, from, checkpoint, bounded ? limit : 0, &first_size));
   if (bytes.has_value()) {
     if (from != 0) stats_.thinned_before = from;
     return *bytes;
@@ -170,9 +172,10 @@ absl::StatusOr<std::optional<uint64_t>> ChunkFolder::Guessed(const replay::Loade
   const double k_early = static_cast<double>(index::IndexCodec::KeptByThinning(idx, early));
   const double k_end = static_cast<double>(index::IndexCodec::KeptByThinning(idx, last));
   if (at_end > limit || k_early <= k_end || early_bytes <= at_end) return std::optional<uint64_t>();
-  // bytes = fixed + per * kept (calls and versions; the stacks, strings and
-  // mappings are the fixed part), through the two encodings; the earliest
-  // cut whose count fits 95 % of the limit, by halving on counts alone.
+  // bytes = fixed + per * kept (calls and versions, with the stacks they
+  // name; the mappings are the fixed part), through the two encodings; the
+  // earliest cut whose count fits 95 % of the limit, by halving on counts
+  // alone.
   const double per = static_cast<double>(early_bytes - at_end) / (k_early - k_end);
   const double fixed = static_cast<double>(at_end) - per * k_end;
   const double target = (0.95 * static_cast<double>(limit) - fixed) / per;

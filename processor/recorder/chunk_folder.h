@@ -41,9 +41,9 @@
 // freed is given back to the system before the next chunk.
 //
 // Limits (issue 42): what was folded after the last checkpoint is lost
-// with a kill. The stack and string tables are never thinned (a stack is
-// ~56 B: many millions of distinct stacks pass a small bound alone; the
-// summary says so). A chunk that cannot be read stops the folding (Finish
+// with a kill. The stack and string tables are thinned in the index file
+// (only what its kept calls name), not in memory (a stack is ~56 B there:
+// many millions of distinct stacks pass --max-memory alone). A chunk that cannot be read stops the folding (Finish
 // says why; the chunks from it on are kept).
 #ifndef PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
 #define PAGEBLAME_RECORDER_CHUNK_FOLDER_H_

@@ -1,12 +1,16 @@
 // IndexCodec::EncodeThinned on replayed bundled traces: the index thinned
 // at a moment answers every question about that moment and later as the
-// whole one does (the regions alive, their extents, prot, creating and
-// committing calls and stacks), holds fewer calls and versions, and says
-// what went. And thinning in memory while the replay goes on (the
-// recorder's folding) ends where thinning the whole replay's file does.
+// whole one does (the regions alive, their extents, prot, paths, creating
+// and committing calls and their stacks' frames), holds fewer calls,
+// versions, stacks and strings, and says what went. And thinning in memory
+// while the replay goes on (the recorder's folding) ends where thinning the
+// whole replay's file does.
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "processor/base/temp_dir_for_test.h"
 #include "processor/index/index_codec.h"
@@ -26,12 +30,18 @@ std::unique_ptr<LoadedTrace> Load(const std::string& name) {
   return t.ok() ? *std::move(t) : nullptr;
 }
 
-// A call as answers show it: when, what, from which stack (ids differ).
+// A stack as answers show it: its frames (ids differ once thinned).
+std::string Stack(const index::TraceIndex& idx, StackId s) {
+  if (!s.valid()) return "none";
+  return absl::StrCat(absl::StrJoin(idx.stacks().Ips(s), ","), idx.stacks().Unwound(s) ? " unwound" : "");
+}
+
+// A call as answers show it: when, what, by whom, from which stack.
 std::string Call(const index::TraceIndex& idx, EventId e) {
   if (!e.valid()) return "-";
   const index::CallEvent& c = idx.event(e);
-  return std::to_string(c.time) + "/" + std::to_string(static_cast<int>(c.syscall)) + "/" +
-         std::to_string(c.ret) + "/" + std::to_string(c.stack.value());
+  return absl::StrCat(c.time, "/", static_cast<int>(c.syscall), "/", c.ret, "/", c.pid, "/", c.tid, "/",
+                      std::string(idx.strings().Get(c.comm)), "/", Stack(idx, c.stack));
 }
 
 // Process p's regions at t, as every answer reads them.
@@ -39,14 +49,45 @@ std::vector<std::string> StateAt(const index::TraceIndex& idx, uint32_t p, uint6
   std::vector<std::string> out;
   for (VersionId id : idx.RegionsAt(p, t)) {
     const index::Version& v = idx.version(id);
-    out.push_back(std::to_string(v.start) + "-" + std::to_string(v.end) + " " + std::to_string(v.attrs.prot) + " " +
-                  std::to_string(v.t_from) + " " + Call(idx, v.origin) + " " + Call(idx, v.commit));
+    out.push_back(absl::StrCat(v.start, "-", v.end, " ", v.attrs.prot, " ", std::string(idx.strings().Get(v.attrs.path)), " ",
+                               v.t_from, " ", Call(idx, v.origin), " ", Call(idx, v.commit)));
   }
   return out;
 }
 
+// Every stack of a thinned index is named by one of its calls (nothing
+// kept that nothing names), and it holds as many stacks and strings as the
+// whole index's calls, versions and processes kept at its cut name.
+void ExpectTablesOnlyWhatIsNamed(const index::TraceIndex& thin, const index::TraceIndex& whole) {
+  std::vector<bool> named(thin.stacks().size(), false);
+  for (size_t i = 0; i < thin.num_events(); ++i) {
+    const StackId s = thin.event(EventId(static_cast<uint32_t>(i))).stack;
+    if (s.valid()) named.at(s.value()) = true;
+  }
+  for (size_t s = 0; s < named.size(); ++s) EXPECT_TRUE(named[s]) << "stack " << s << " is named by no call";
+  index::TraceStats scratch;
+  const index::IndexThinning n = index::IndexThinning::At(whole, thin.stats().thinned_before, &scratch);
+  std::set<uint32_t> stacks, strings;
+  for (size_t i = 0; i < whole.num_events(); ++i) {
+    const index::CallEvent& e = whole.event(EventId(static_cast<uint32_t>(i)));
+    if (!n.KeepsEvent(i)) continue;
+    if (e.stack.valid()) stacks.insert(e.stack.value());
+    if (e.comm.valid()) strings.insert(e.comm.value());
+  }
+  for (size_t i = 0; i < whole.num_versions(); ++i) {
+    const StringId path = whole.version(VersionId(static_cast<uint32_t>(i))).attrs.path;
+    if (n.KeepsVersion(i) && path.valid()) strings.insert(path.value());
+  }
+  for (uint32_t p = 0; p < whole.num_processes(); ++p) {
+    if (whole.process(p).comm.valid()) strings.insert(whole.process(p).comm.value());
+  }
+  EXPECT_EQ(thin.stacks().size(), stacks.size());
+  EXPECT_EQ(thin.strings().size(), strings.size());
+}
+
 TEST(IndexThinningTest, TheStateFromTheCutOnIsWhole) {
-  for (const char* name : {"phases-fp.data", "commit-dwarf.data", "rules-record.data", "alloc-dwarf.data"}) {
+  for (const char* name :
+       {"phases-fp.data", "commit-dwarf.data", "rules-record.data", "alloc-dwarf.data", "rules-lost.data"}) {
     SCOPED_TRACE(name);
     std::unique_ptr<LoadedTrace> t = Load(name);
     ASSERT_NE(t, nullptr);
@@ -72,6 +113,18 @@ TEST(IndexThinningTest, TheStateFromTheCutOnIsWhole) {
     for (size_t i = 0; i < thin.num_versions(); ++i) {
       EXPECT_GT(thin.version(VersionId(static_cast<uint32_t>(i))).t_to, cut);
     }
+    // Each call kept is the whole index's, its stack's frames and its comm
+    // included; the stack table holds only what they name.
+    index::TraceStats scratch;
+    const index::IndexThinning n = index::IndexThinning::At(whole, cut, &scratch);
+    for (size_t i = 0; i < whole.num_events(); ++i) {
+      if (!n.KeepsEvent(i)) continue;
+      const EventId e(static_cast<uint32_t>(i));
+      ASSERT_EQ(Call(thin, n.Event(e)), Call(whole, e)) << "call " << i;
+    }
+    ExpectTablesOnlyWhatIsNamed(thin, whole);
+    EXPECT_LT(thin.stacks().size(), whole.stacks().size());
+    EXPECT_LT(thin.stacks().num_frames(), whole.stacks().num_frames());
     ASSERT_EQ(thin.num_processes(), whole.num_processes());
     for (uint32_t p = 0; p < whole.num_processes(); ++p) {
       for (uint64_t at : {cut, cut + (last - cut) / 3, cut + 2 * (last - cut) / 3, last, index::kEndOfTrace}) {
@@ -86,8 +139,14 @@ TEST(IndexThinningTest, TheStateFromTheCutOnIsWhole) {
     EXPECT_EQ(thinner.stats().thinned_before, last);
     EXPECT_EQ(thinner.num_events() + thinner.stats().thinned_calls, whole.num_events());
     for (uint32_t p = 0; p < whole.num_processes(); ++p) {
+      EXPECT_EQ(StateAt(thinner, p, last), StateAt(whole, p, last));
       EXPECT_EQ(StateAt(thinner, p, index::kEndOfTrace), StateAt(whole, p, index::kEndOfTrace));
     }
+    ExpectTablesOnlyWhatIsNamed(thinner, whole);
+    // Thinning a thinned index at its own cut leaves it as it is.
+    std::string same;
+    index::IndexCodec::EncodeThinned(thinner, last, &same);
+    EXPECT_EQ(same, again);
   }
 }
 
@@ -142,9 +201,16 @@ TEST(IndexThinningTest, ThinningInMemoryWhileReplayingIsThinningTheWholeFile) {
       ASSERT_EQ(cuts.size(), at.size()) << "not paused after each chunk";
       std::string expected;
       index::IndexCodec::EncodeThinned((*whole)->index(), cuts.back(), &expected);
-      EXPECT_EQ(thinned, expected);
+      // In memory the stack and string tables stay whole (the replay holds
+      // ids into them); the file written from it thins them as the whole's.
+      index::TraceIndex in_memory;
+      ASSERT_TRUE(index::IndexCodec::Decode(thinned, &in_memory).ok());
+      EXPECT_EQ(in_memory.stacks().size(), (*whole)->index().stacks().size());
+      std::string written;
+      index::IndexCodec::EncodeThinned(in_memory, cuts.back(), &written);
+      EXPECT_EQ(written, expected);
       index::TraceIndex back;
-      ASSERT_TRUE(index::IndexCodec::Decode(thinned, &back).ok());
+      ASSERT_TRUE(index::IndexCodec::Decode(written, &back).ok());
       EXPECT_GT(back.stats().thinned_calls, 0u) << "nothing was thinned: the test would show nothing";
       EXPECT_LT(back.num_events(), (*whole)->index().num_events());
     }
