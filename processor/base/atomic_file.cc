@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "processor/base/write_all.h"
 
 namespace pageblame {
 namespace {
@@ -21,17 +22,6 @@ absl::Status Failure(const std::string& path, int err) {
 }
 
 // All of `bytes` at `at` (pwrite) or at the end (write when `at` < 0); an errno or 0.
-int WriteAll(int fd, std::string_view bytes, off_t at) {
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = at < 0 ? ::write(fd, bytes.data() + done, bytes.size() - done)
-                             : ::pwrite(fd, bytes.data() + done, bytes.size() - done, at + static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    done += static_cast<size_t>(n);
-  }
-  return 0;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path, mode_t mode) {

@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/write_all.h"
 #include "processor/perf/chunk_files.h"
 #include "processor/replay/recording_file.h"
 
@@ -144,17 +145,10 @@ void ChunkStore::IndexFile::Overwrite(uint64_t at, std::string_view bytes) {
 
 // All of `bytes` at `at` (pwrite) or at the end (at < 0); the first error kept.
 void ChunkStore::IndexFile::Write(std::string_view bytes, int64_t at) {
-  for (size_t done = 0; status_.ok() && done < bytes.size();) {
-    const ssize_t n = at < 0 ? ::write(fd_, bytes.data() + done, bytes.size() - done)
-                             : ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
-                                        static_cast<off_t>(at) + static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = EIO;
-      status_ = Failed("write", store_->PathOf(store_->IndexName()));
-      break;
-    }
-    done += static_cast<size_t>(n);
+  if (!status_.ok()) return;
+  if (const int err = WriteAll(fd_, bytes, static_cast<off_t>(at)); err != 0) {
+    errno = err;
+    status_ = Failed("write", store_->PathOf(store_->IndexName()));
   }
 }
 
