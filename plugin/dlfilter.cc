@@ -148,8 +148,7 @@ int filter_event(void* data, const struct perf_dlfilter_sample* sample, void* ct
 int stop(void* data, void* ctx) {
   auto* session = static_cast<FilterSession*>(data);
   if (session == nullptr) return 0;
-  std::string out = session->Finish();
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  session->Finish(stdout);
   std::fflush(stdout);
   delete session;
   return 0;

@@ -112,22 +112,28 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
   }
 }
 
-std::string FilterSession::Finish() const {
-  if (options_.summary == Summary::kNone) return "";
+void FilterSession::Finish(std::FILE* out) const {
+  if (options_.summary == Summary::kNone) return;
   SummaryWriter w(*trace_, *selection_, options_.pid, at_, names_, samples_, trace_->residency());
   if (options_.summary == Summary::kJson) {
     // Only the JSON, so the output after perf's events parses as one array.
-    return options_.keep_all() ? "[]\n" : w.Json(targets_);
+    if (options_.keep_all()) {
+      std::fputs("[]\n", out);
+    } else {
+      w.WriteJson(targets_, out);  // a failed write leaves `out`'s error flag set
+    }
+    return;
   }
-  std::string out;
-  if (!options_.keep_all()) out = w.Text(targets_);
-  absl::StrAppend(&out, "\npageblame: perf printed ", printed_samples_, " of ", memory_samples_,
+  std::string text;
+  if (!options_.keep_all()) text = w.Text(targets_);
+  absl::StrAppend(&text, "\npageblame: perf printed ", printed_samples_, " of ", memory_samples_,
                   " memory-syscall samples",
                   options_.keep_all() ? "" : absl::StrCat(" (of ", keep_.size(), " calls)"), " from ",
                   EscapeName(path_), "\n");
   // Names are escaped where they enter the text (SummaryWriter); this is
   // the last line of defence, as pageblame's OutputFile::WriteText.
-  return EscapeText(std::move(out));
+  const std::string escaped = EscapeText(std::move(text));
+  std::fwrite(escaped.data(), 1, escaped.size(), out);
 }
 
 }  // namespace pageblame::plugin

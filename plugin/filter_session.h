@@ -5,7 +5,7 @@
 //   ASSIGN_OR_RETURN(auto s, FilterSession::Start(dlargs, env));   // parses, indexes the trace
 //   for each sample:  keep = s->Keep(view);             // O(log calls of the thread)
 //   for each sample perf will print:  s->Printed(view, resolve);
-//   std::fputs(s->Finish().c_str(), stdout);            // the summary
+//   s->Finish(stdout);                                  // the summary
 //
 // Start() loads the same perf.data that perf script reads with the pageblame
 // library (replay::LoadTrace), so the kept calls and the answers are the
@@ -25,6 +25,7 @@
 #define PAGEBLAME_PLUGIN_FILTER_SESSION_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,8 +76,9 @@ class FilterSession {
   // with `resolve` (which resolves ips in the context of this sample).
   void Printed(const SampleView& s, Resolve resolve);
 
-  // The summary to print after perf's events ("" with summary=none).
-  std::string Finish() const;
+  // Writes the summary to print after perf's events (nothing with
+  // summary=none) to `out`.
+  void Finish(std::FILE* out) const;
 
   const std::string& trace_path() const { return path_; }
   // Warnings to show once at start (lost events), one per line.

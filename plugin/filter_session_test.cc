@@ -1,6 +1,7 @@
 // FilterSession on a real trace (traces/rules-trace.data) with samples made
 // up here, to pin down orders of samples the recordings in traces/ lack.
 #include "plugin/filter_session.h"
+#include "plugin/summary_text_for_test.h"
 
 #include <cstring>
 
@@ -98,7 +99,7 @@ TEST_F(FilterSessionTest, TrailingRawDuplicateMustMatchTheCall) {
 
 TEST_F(FilterSessionTest, SummaryNamesTheCreator) {
   ASSERT_TRUE(Keep({kExitMmap, call_.time}));
-  std::string text = session_->Finish();
+  std::string text = SummaryTextForTest(*session_);
   EXPECT_THAT(text, ::testing::HasSubstr(absl::StrCat("0x", absl::Hex(page_), " in pid ", call_.pid)));
   EXPECT_THAT(text, ::testing::HasSubstr("created by mmap("));
 }

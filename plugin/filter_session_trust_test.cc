@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plugin/filter_session.h"
+#include "plugin/summary_text_for_test.h"
 #include "processor/base/shared_dir_for_test.h"
 
 namespace pageblame::plugin {
@@ -45,7 +46,7 @@ class FilterSessionTrustTest : public ::testing::Test {
     env.argv = std::move(argv);
     ::testing::internal::CaptureStderr();
     auto s = FilterSession::Start({kJitPage, "pid=11358", absl::StrCat("trace=", trace_)}, env);
-    std::string text = s.ok() ? (*s)->Finish() : "";
+    std::string text = s.ok() ? SummaryTextForTest(**s) : "";
     *err = ::testing::internal::GetCapturedStderr();
     EXPECT_TRUE(s.ok()) << s.status();
     return text;

@@ -166,11 +166,11 @@ std::string SummaryWriter::Text(const std::vector<Target>& targets) const {
   return out + MethodsText(versions);
 }
 
-std::string SummaryWriter::Json(const std::vector<Target>& targets) const {
+bool SummaryWriter::WriteJson(const std::vector<Target>& targets, std::FILE* out) const {
   std::vector<uint64_t> addresses;
   for (const Target& t : targets) addresses.insert(addresses.end(), t.addresses.begin(), t.addresses.end());
   const analysis::QueryOptions o = Options(addresses);
-  return absl::StrCat(render::DumpJson(render::QueryJson(trace_, o, analysis::Query(trace_.index(), o))), "\n");
+  return render::WriteQueryJson(trace_, o, analysis::Query(trace_.index(), o), out);
 }
 
 }  // namespace pageblame::plugin

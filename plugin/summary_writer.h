@@ -9,7 +9,7 @@
 //
 //   SummaryWriter w(trace, selection, names, samples_per_call);
 //   std::string text = w.Text(targets);    // human-readable, see docs/plugin.md
-//   std::string json = w.Json(targets);    // == `pageblame query --json` on the same addresses
+//   w.WriteJson(targets, stdout);          // == `pageblame query --json` on the same addresses
 //
 // The answers follow `pageblame query` (analysis/query_answers.h, printed by
 // render/query_report.h): each address, in every selected process where a
@@ -19,6 +19,7 @@
 #define PAGEBLAME_PLUGIN_SUMMARY_WRITER_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,7 +51,9 @@ class SummaryWriter {
         kinds_(std::make_unique<analysis::KindClassifier>(trace.frames())) {}
 
   std::string Text(const std::vector<Target>& targets) const;
-  std::string Json(const std::vector<Target>& targets) const;
+  // Streamed an answer at a time (a .NET region list's answers, with their
+  // histories, can be a gigabyte). False when a write failed.
+  bool WriteJson(const std::vector<Target>& targets, std::FILE* out) const;
 
   // The creating calls whose stacks Text() prints: name their frames while
   // their samples go by.

@@ -108,7 +108,8 @@ int RunQuery(const std::vector<std::string>& argv) {
   o.kind_of = classifier.Function();
   const std::vector<analysis::QueryAnswer> answers = analysis::Query((*trace)->index(), o);
   if (args->Has("--json")) {
-    std::printf("%s\n", render::DumpJson(render::QueryJson(**trace, o, answers)).c_str());
+    // A failed write sets stdout's error flag, which main's Exit reports.
+    render::WriteQueryJson(**trace, o, answers, stdout);
   } else {
     // The last line of defence, as OutputFile::WriteText.
     std::fputs(EscapeText(render::QueryText(**trace, o, answers)).c_str(), stdout);

@@ -18,6 +18,17 @@ std::string Nested(const Json& value, size_t depth) {
 
 bool Put(std::string_view text, std::FILE* out) { return std::fwrite(text.data(), 1, text.size(), out) == text.size(); }
 
+// A non-empty array nested `depth` levels deep, as Nested() would write it.
+bool PutElements(size_t count, absl::FunctionRef<Json(size_t)> element, size_t depth, std::FILE* out) {
+  if (count == 0) return Put("[]", out);
+  const std::string indent(depth + 1, ' ');
+  bool ok = true;
+  for (size_t i = 0; i < count && ok; ++i) {
+    ok &= Put(absl::StrCat(i == 0 ? "[\n" : ",\n", indent, Nested(element(i), depth + 1)), out);
+  }
+  return ok && Put(absl::StrCat("\n", std::string(depth, ' '), "]"), out);
+}
+
 }  // namespace
 
 bool WriteJsonStreamed(const Json& root, std::string_view streamed, size_t count,
@@ -28,14 +39,17 @@ bool WriteJsonStreamed(const Json& root, std::string_view streamed, size_t count
   for (const auto& [key, value] : root.items()) {
     ok &= Put(absl::StrCat(first ? "\n " : ",\n ", DumpJson(Json(key)), ": "), out);
     first = false;
-    if (key != streamed || count == 0) {
+    if (key != streamed) {
       ok &= Put(Nested(value, 1), out);
       continue;
     }
-    for (size_t i = 0; i < count && ok; ++i) ok &= Put(absl::StrCat(i == 0 ? "[\n  " : ",\n  ", Nested(element(i), 2)), out);
-    ok &= Put("\n ]", out);
+    ok &= PutElements(count, element, 1, out);
   }
   return ok && Put("\n}\n", out);
+}
+
+bool WriteJsonArrayStreamed(size_t count, absl::FunctionRef<Json(size_t)> element, std::FILE* out) {
+  return PutElements(count, element, 0, out) && Put("\n", out);
 }
 
 }  // namespace pageblame::render

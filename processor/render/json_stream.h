@@ -2,7 +2,7 @@
 // byte, but with one of its arrays made and written an element at a time,
 // so that an answer with a million rows (`growth --json` of a JIT-heavy
 // recording: ~3 KB of JSON a stack) is never held whole, as a document or
-// as text.
+// as text. WriteJsonArrayStreamed does the same for a top-level array.
 //
 //   Json root = ...;                       // its keys in order, "stacks": [] among them
 //   WriteJsonStreamed(root, "stacks", g.stacks.size(),
@@ -24,6 +24,10 @@ namespace pageblame::render {
 // failed.
 bool WriteJsonStreamed(const Json& root, std::string_view streamed, size_t count,
                        absl::FunctionRef<Json(size_t)> element, std::FILE* out);
+// An array of the `count` elements `element` makes, to `out` as
+// DumpJson(array) + "\n" would be (`query --json`: a .NET GC page's history
+// alone can be megabytes). False when a write failed.
+bool WriteJsonArrayStreamed(size_t count, absl::FunctionRef<Json(size_t)> element, std::FILE* out);
 
 }  // namespace pageblame::render
 

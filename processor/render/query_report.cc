@@ -10,6 +10,7 @@
 #include "processor/analysis/syscall_format.h"
 #include "processor/base/format.h"
 #include "processor/base/text_escape.h"
+#include "processor/render/json_stream.h"
 #include "processor/render/rss_text.h"
 
 namespace pageblame::render {
@@ -142,59 +143,74 @@ std::string ResidentText(const analysis::QueryAnswer& a, bool snapshots) {
   return absl::StrCat("  ", *a.page_state, " (snapshot at ", FormatTime(a.snapshot->time), region, ")\n");
 }
 
+namespace {
+
+Json HistoryJson(const index::TraceIndex& idx, OriginRenderer& r, const analysis::QueryAnswer& a) {
+  Json hist = Json::array();
+  if (!a.process) return hist;
+  for (const analysis::HistoryEntry& h : a.lineage) {
+    const index::Version& v = idx.version(h.version);
+    Json e;
+    e["time"] = TimeSeconds(h.time);
+    e["change"] = analysis::PageChangeName(h.change);
+    e["pid"] = idx.process(v.process).pid;
+    e["region"] = RangeJson(v.start, v.end);
+    if (h.event.valid()) {
+      const index::CallEvent& ev = idx.event(h.event);
+      e["call"] = analysis::DescribeCall(ev);
+      e["tid"] = ev.tid;
+      e["comm"] = std::string(idx.strings().Get(ev.comm));
+      e["stack"] = r.StackJson(ev);
+    } else {
+      e["call"] = nullptr;
+    }
+    if ((h.change == analysis::PageChange::kMovedIn || h.change == analysis::PageChange::kForked) && v.prev.valid()) {
+      const index::Version& from = idx.version(v.prev);
+      e["from"] = RangeJson(from.start, from.end);
+      e["from_pid"] = idx.process(from.process).pid;
+    }
+    hist.push_back(std::move(e));
+  }
+  return hist;
+}
+
+Json AnswerJson(const index::TraceIndex& idx, OriginRenderer& r, const analysis::QueryAnswer& a) {
+  Json j;
+  j["address"] = Hex(a.address);
+  j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
+  j["resident"] = a.process ? ResidentJson(a) : Json(nullptr);
+  AddHeapJson(a, &j);
+  if (a.version.valid()) {
+    const index::Version& v = idx.version(a.version);
+    j["region"] = RangeJson(v.start, v.end);
+    j["origin"] = r.OriginJson(v.origin);
+    j["commit"] = r.OriginJson(v.commit);
+  } else {
+    j["region"] = nullptr;
+    j["origin"] = nullptr;
+    j["commit"] = nullptr;
+    std::string note = UnknownBreakNote(idx, a.unknown_break);
+    if (!note.empty()) j["note"] = note;
+  }
+  j["history"] = HistoryJson(idx, r, a);
+  return j;
+}
+
+}  // namespace
+
 Json QueryJson(const session::Session& trace, const analysis::QueryOptions& options,
                const std::vector<analysis::QueryAnswer>& answers) {
-  const index::TraceIndex& idx = trace.index();
   OriginRenderer r(trace.frames());
   Json out = Json::array();
-  for (const analysis::QueryAnswer& a : answers) {
-    Json j;
-    j["address"] = Hex(a.address);
-    j["pid"] = a.process ? Json(idx.process(*a.process).pid) : Json(nullptr);
-    j["resident"] = a.process ? ResidentJson(a) : Json(nullptr);
-    AddHeapJson(a, &j);
-    if (a.version.valid()) {
-      const index::Version& v = idx.version(a.version);
-      j["region"] = RangeJson(v.start, v.end);
-      j["origin"] = r.OriginJson(v.origin);
-      j["commit"] = r.OriginJson(v.commit);
-    } else {
-      j["region"] = nullptr;
-      j["origin"] = nullptr;
-      j["commit"] = nullptr;
-      std::string note = UnknownBreakNote(idx, a.unknown_break);
-      if (!note.empty()) j["note"] = note;
-    }
-    Json hist = Json::array();
-    if (a.process) {
-      for (const analysis::HistoryEntry& h : a.lineage) {
-        const index::Version& v = idx.version(h.version);
-        Json e;
-        e["time"] = TimeSeconds(h.time);
-        e["change"] = analysis::PageChangeName(h.change);
-        e["pid"] = idx.process(v.process).pid;
-        e["region"] = RangeJson(v.start, v.end);
-        if (h.event.valid()) {
-          const index::CallEvent& ev = idx.event(h.event);
-          e["call"] = analysis::DescribeCall(ev);
-          e["tid"] = ev.tid;
-          e["comm"] = std::string(idx.strings().Get(ev.comm));
-          e["stack"] = r.StackJson(ev);
-        } else {
-          e["call"] = nullptr;
-        }
-        if ((h.change == analysis::PageChange::kMovedIn || h.change == analysis::PageChange::kForked) && v.prev.valid()) {
-          const index::Version& from = idx.version(v.prev);
-          e["from"] = RangeJson(from.start, from.end);
-          e["from_pid"] = idx.process(from.process).pid;
-        }
-        hist.push_back(std::move(e));
-      }
-    }
-    j["history"] = std::move(hist);
-    out.push_back(std::move(j));
-  }
+  for (const analysis::QueryAnswer& a : answers) out.push_back(AnswerJson(trace.index(), r, a));
   return out;
+}
+
+bool WriteQueryJson(const session::Session& trace, const analysis::QueryOptions& options,
+                    const std::vector<analysis::QueryAnswer>& answers, std::FILE* out) {
+  OriginRenderer r(trace.frames());
+  return WriteJsonArrayStreamed(
+      answers.size(), [&](size_t i) { return AnswerJson(trace.index(), r, answers[i]); }, out);
 }
 
 std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std::vector<analysis::HistoryEntry>& lineage) {

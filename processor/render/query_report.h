@@ -5,10 +5,12 @@
 //   QueryOptions o;  o.addresses = {0x78e8c18e7000};
 //   std::vector<QueryAnswer> answers = Query(trace.index(), o);   // analysis/query_answers.h
 //   Json j = QueryJson(trace, o, answers);   // [{"address","pid","region","origin","history"}, ...]
+//   WriteQueryJson(trace, o, answers, stdout);   // the same, an answer at a time
 #ifndef PAGEBLAME_RENDER_QUERY_REPORT_H_
 #define PAGEBLAME_RENDER_QUERY_REPORT_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,6 +25,11 @@ namespace pageblame::render {
 // `answers` as Query(trace.index(), options) made them (with their lineage).
 Json QueryJson(const session::Session& trace, const analysis::QueryOptions& options,
                const std::vector<analysis::QueryAnswer>& answers);
+// DumpJson(QueryJson(...)) + "\n" to `out`, made and written an answer at a
+// time: a .NET GC page's history alone can be megabytes, a region list's
+// answers a gigabyte. False when a write failed.
+bool WriteQueryJson(const session::Session& trace, const analysis::QueryOptions& options,
+                    const std::vector<analysis::QueryAnswer>& answers, std::FILE* out);
 std::string QueryText(const session::Session& trace, const analysis::QueryOptions& options,
                       const std::vector<analysis::QueryAnswer>& answers);
 // The text block for the region `v`: its range, the call that created it (or

@@ -4,6 +4,9 @@
 // tenant, an address nobody mapped.
 #include "processor/render/query_report.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <regex>
 #include <string>
@@ -213,6 +216,27 @@ TEST(QueryReportTest, ResidencyIsSaidAlikeWhereASnapshotReadThePage) {
                            a.region_rss ? HumanBytes(*a.region_rss) : "?", " of the region resident)"));
   }
   EXPECT_GT(read, 10u);
+}
+
+// `query --json` is written an answer at a time; the text is the whole
+// document's, byte for byte: live, gone and unmapped answers, and none.
+TEST(QueryReportTest, JsonWrittenAnAnswerAtATimeIsTheDocumentsDump) {
+  const session::Session& s = OpenTrace("rules-trace.data");
+  Asked q = AskRules(s);
+  ASSERT_GT(q.answers.size(), 3u);
+  for (size_t n : {q.answers.size(), size_t{1}, size_t{0}}) {
+    SCOPED_TRACE(n);
+    const std::vector<analysis::QueryAnswer> answers(q.answers.begin(), q.answers.begin() + n);
+    char* buf = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&buf, &size);
+    ASSERT_NE(out, nullptr);
+    EXPECT_TRUE(WriteQueryJson(s, q.options, answers, out));
+    std::fclose(out);
+    const std::string streamed(buf, size);
+    std::free(buf);
+    EXPECT_EQ(streamed, DumpJson(QueryJson(s, q.options, answers)) + "\n");
+  }
 }
 
 }  // namespace
