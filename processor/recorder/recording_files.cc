@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "processor/base/write_all.h"
 #include "processor/heap/heap_snapshot_file.h"
 #include "processor/regions/runtime_table_store.h"
 #include "processor/replay/attach_maps.h"
@@ -82,13 +83,8 @@ const char* KindOf(mode_t mode) {
 }
 
 absl::Status WriteAll(int fd, absl::string_view bytes, const std::string& path) {
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Failed("write", path);
-    done += static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
+  const int err = pageblame::WriteAll(fd, std::string_view(bytes.data(), bytes.size()), /*at=*/-1);
+  return err == 0 ? absl::OkStatus() : Failed("write", path, err);
 }
 
 }  // namespace

@@ -10,13 +10,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
+#include "processor/base/write_all.h"
 #include "processor/residency/snapshot_file.h"
 
 namespace pageblame::recorder {
 namespace {
 
-absl::Status FileError(absl::string_view what, const std::string& path) {
-  return absl::UnavailableError(absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(errno)));
+absl::Status FileError(absl::string_view what, const std::string& path, int err = errno) {
+  return absl::UnavailableError(absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(err)));
 }
 
 }  // namespace
@@ -145,16 +146,11 @@ absl::Status SnapshotWriter::CopyKept(int to, const SnapshotThinning::Plan& plan
   return absl::OkStatus();
 }
 
-// One write() of the whole record; a short write (a full disk) is finished
-// with more, so the record is whole or the error is said.
+// The whole record; a short write (a full disk) is finished with more, so
+// the record is whole or the error is said.
 absl::Status SnapshotWriter::WriteAll(int fd, const std::string& bytes) {
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return FileError("write", path_);
-    done += static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
+  const int err = pageblame::WriteAll(fd, bytes, /*at=*/-1);
+  return err == 0 ? absl::OkStatus() : FileError("write", path_, err);
 }
 
 }  // namespace pageblame::recorder
