@@ -223,6 +223,42 @@ std::string GoneText(const index::TraceIndex& idx, OriginRenderer& r, const std:
                       "\n");
 }
 
+namespace {
+
+std::string HistoryLine(const index::TraceIndex& idx, OriginRenderer& r, const analysis::HistoryEntry& h) {
+  const index::Version& v = idx.version(h.version);
+  return absl::StrCat("    ", FormatTime(h.time), " pid ", idx.process(v.process).pid, " ",
+                      analysis::PageChangeName(h.change), " [", Hex(v.start), "-", Hex(v.end), ")",
+                      h.event.valid() ? absl::StrCat(" by ", r.CallText(idx.event(h.event))) : "", "\n");
+}
+
+// A split is a call on another page of the region cutting it; a .NET GC
+// reservation is cut hundreds of times, which would bury the page's own
+// few changes. A run of more than kShownSplits splits shows its first and
+// last and counts the others (the JSON lists each).
+constexpr size_t kShownSplits = 3;
+
+std::string HistoryText(const index::TraceIndex& idx, OriginRenderer& r,
+                        const std::vector<analysis::HistoryEntry>& lineage) {
+  std::string out = "  history of this page:\n";
+  for (size_t i = 0; i < lineage.size();) {
+    size_t run = 0;
+    while (i + run < lineage.size() && lineage[i + run].change == analysis::PageChange::kSplit) ++run;
+    if (run <= kShownSplits) {
+      for (size_t k = 0; k < std::max<size_t>(run, 1); ++k) absl::StrAppend(&out, HistoryLine(idx, r, lineage[i + k]));
+      i += std::max<size_t>(run, 1);
+      continue;
+    }
+    absl::StrAppend(&out, HistoryLine(idx, r, lineage[i]), "    ... ", run - 2,
+                    " more splits of its region by calls on other pages (--json lists each)\n",
+                    HistoryLine(idx, r, lineage[i + run - 1]));
+    i += run;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string QueryText(const session::Session& trace, const analysis::QueryOptions& options,
                       const std::vector<analysis::QueryAnswer>& answers) {
   const index::TraceIndex& idx = trace.index();
@@ -261,16 +297,7 @@ std::string QueryText(const session::Session& trace, const analysis::QueryOption
     }
     absl::StrAppend(&out, ResidentText(a, snapshots));
     absl::StrAppend(&out, HeapText(a, heap_snapshots));
-    if (options.history) {
-      absl::StrAppend(&out, "  history of this page:\n");
-      for (const analysis::HistoryEntry& h : lineage) {
-        const index::Version& v = idx.version(h.version);
-        absl::StrAppend(&out, "    ", FormatTime(h.time), " pid ", idx.process(v.process).pid,
-                        " ", analysis::PageChangeName(h.change), " [", Hex(v.start), "-", Hex(v.end), ")");
-        if (h.event.valid()) absl::StrAppend(&out, " by ", r.CallText(idx.event(h.event)));
-        absl::StrAppend(&out, "\n");
-      }
-    }
+    if (options.history) absl::StrAppend(&out, HistoryText(idx, r, lineage));
   }
   return out;
 }

@@ -88,6 +88,31 @@ std::string Line(const std::vector<std::string>& block, const std::string& prefi
   return "";
 }
 
+// The text's history lines (their beginnings) for `lineage`: every entry,
+// but of a run of more than three splits only the first and the last, with
+// the count of the others between them.
+std::vector<std::string> ShownHistory(const index::TraceIndex& idx, const std::vector<analysis::HistoryEntry>& lineage) {
+  auto line = [&](const analysis::HistoryEntry& e) {
+    const index::Version& v = idx.version(e.version);
+    return absl::StrCat("    ", FormatTime(e.time), " pid ", idx.process(v.process).pid, " ",
+                        analysis::PageChangeName(e.change), " [", Hex(v.start), "-", Hex(v.end), ")");
+  };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < lineage.size();) {
+    size_t run = 0;
+    while (i + run < lineage.size() && lineage[i + run].change == analysis::PageChange::kSplit) ++run;
+    if (run > 3) {
+      out.push_back(line(lineage[i]));
+      out.push_back(absl::StrCat("    ... ", run - 2, " more splits of its region by calls on other pages"));
+      out.push_back(line(lineage[i + run - 1]));
+      i += run;
+    } else {
+      out.push_back(line(lineage[i++]));
+    }
+  }
+  return out;
+}
+
 TEST(QueryReportTest, TextAndJsonSayTheSameRegionOriginAndHistoryAsTheAnswer) {
   const session::Session& s = OpenTrace("rules-trace.data");
   const index::TraceIndex& idx = s.index();
@@ -116,17 +141,16 @@ TEST(QueryReportTest, TextAndJsonSayTheSameRegionOriginAndHistoryAsTheAnswer) {
     // The history: as many entries in both, the same changes and ranges.
     ASSERT_EQ(o["history"].size(), a.lineage.size());
     const size_t first_entry = std::find(b.begin(), b.end(), "  history of this page:") - b.begin() + 1;
-    ASSERT_LE(first_entry + a.lineage.size(), b.size());
+    const std::vector<std::string> shown = ShownHistory(idx, a.lineage);
+    ASSERT_LE(first_entry + shown.size(), b.size());
     for (size_t h = 0; h < a.lineage.size(); ++h) {
       const analysis::HistoryEntry& e = a.lineage[h];
       const index::Version& v = idx.version(e.version);
       EXPECT_EQ(o["history"][h]["change"], std::string(analysis::PageChangeName(e.change)));
       EXPECT_EQ(o["history"][h]["region"]["start"], Hex(v.start));
-      EXPECT_TRUE(absl::StartsWith(b[first_entry + h],
-                                   absl::StrCat("    ", FormatTime(e.time), " pid ", idx.process(v.process).pid, " ",
-                                                analysis::PageChangeName(e.change), " [", Hex(v.start), "-",
-                                                Hex(v.end), ")")))
-          << b[first_entry + h];
+    }
+    for (size_t h = 0; h < shown.size(); ++h) {
+      EXPECT_TRUE(absl::StartsWith(b[first_entry + h], shown[h])) << b[first_entry + h];
     }
     if (!a.version.valid()) {
       // Gone by the end: its last tenant, and how it went, in both.
@@ -216,6 +240,44 @@ TEST(QueryReportTest, ResidencyIsSaidAlikeWhereASnapshotReadThePage) {
                            a.region_rss ? HumanBytes(*a.region_rss) : "?", " of the region resident)"));
   }
   EXPECT_GT(read, 10u);
+}
+
+// A .NET GC page: its reservation was cut by hundreds of commits of other
+// pages. The text shows the page's own changes, each, and of the splits
+// the first, the last and how many between; the JSON lists every one.
+TEST(QueryReportTest, ALongRunOfSplitsIsCountedInTheTextAndListedInTheJson) {
+  const session::Session& s = OpenTrace("dotnet/dotnet-leak.data", /*inlines=*/false);
+  const index::TraceIndex& idx = s.index();
+  analysis::QueryOptions o;
+  o.Select(s, Select(s, std::nullopt));
+  o.history = true;
+  // The live page whose history has the most splits.
+  size_t most = 0;
+  for (uint32_t p : o.processes) {
+    for (VersionId v : idx.RegionsAt(p, index::kEndOfTrace)) {
+      analysis::QueryOptions one = o;
+      one.addresses = {idx.version(v).start};
+      const std::vector<analysis::QueryAnswer> a = analysis::Query(idx, one);
+      const size_t splits = a.empty() ? 0 : std::count_if(a[0].lineage.begin(), a[0].lineage.end(), [](const auto& e) {
+        return e.change == analysis::PageChange::kSplit;
+      });
+      if (splits > most) {
+        most = splits;
+        o.addresses = one.addresses;
+      }
+    }
+  }
+  ASSERT_GT(most, 100u) << "no page of the GC's reservation";
+  const std::vector<analysis::QueryAnswer> answers = analysis::Query(idx, o);
+  ASSERT_EQ(answers.size(), 1u);
+  const std::string text = QueryText(s, o, answers);
+  const std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  const size_t first = std::find(lines.begin(), lines.end(), "  history of this page:") - lines.begin() + 1;
+  const std::vector<std::string> shown = ShownHistory(idx, answers[0].lineage);
+  ASSERT_EQ(lines.size(), first + shown.size() + 1) << text;  // the text ends with a newline
+  for (size_t h = 0; h < shown.size(); ++h) EXPECT_TRUE(absl::StartsWith(lines[first + h], shown[h])) << lines[first + h];
+  EXPECT_LT(shown.size(), 30u);
+  EXPECT_EQ(QueryJson(s, o, answers)[0]["history"].size(), answers[0].lineage.size());
 }
 
 // `query --json` is written an answer at a time; the text is the whole
