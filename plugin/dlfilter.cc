@@ -151,6 +151,9 @@ int stop(void* data, void* ctx) {
   std::string out = session->Finish();
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
+  // The JSON alone goes to stdout; what the text would say of a chunk, to stderr.
+  const std::string note = session->StderrNote();
+  std::fputs(note.c_str(), stderr);
   delete session;
   return 0;
 }

@@ -113,15 +113,25 @@ std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
     }
   }
   absl::StrAppend(&out, render::ResidentText(a, analysis::ResidentView(rss_, idx).has_snapshots()));
-  uint64_t calls = 0, samples = 0;
+  uint64_t calls = 0, samples = 0, before = 0, after = 0;
   for (EventId id : selection_.HistoryCalls(*a.process, a.address)) {
     ++calls;
     auto it = samples_.find(id);
-    if (it != samples_.end()) samples += it->second;
+    if (it != samples_.end()) {
+      samples += it->second;
+    } else if (seen_ != nullptr) {
+      const SeenSpan::Where w = seen_->Of(idx.event(id));
+      before += w == SeenSpan::Where::kBefore;
+      after += w == SeenSpan::Where::kAfter;
+    }
   }
   absl::StrAppend(&out, "  history: ", calls, calls == 1 ? " call" : " calls",
-                  " touched this page; perf printed ", samples, " of its samples above\n");
-  return out;
+                  " touched this page; perf printed ", samples, " of its samples above");
+  if (before + after > 0) {
+    absl::StrAppend(&out, " (", before + after, before + after == 1 ? " call is" : " calls are",
+                    " in other chunks, not read by perf: ", before, " earlier, ", after, " later)");
+  }
+  return out + "\n";
 }
 
 std::string SummaryWriter::MethodsText(const std::vector<VersionId>& versions) const {

@@ -27,6 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
+#include "plugin/recording_input.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/render/query_report.h"
 #include "processor/session/session.h"
@@ -48,6 +49,10 @@ class SummaryWriter {
         samples_(samples),
         rss_(rss),
         kinds_(std::make_unique<analysis::KindClassifier>(trace.frames())) {}
+
+  // perf read one chunk of the recording, whose samples spanned `seen`:
+  // each answer's history says how many of its calls are in other chunks.
+  void SetReadSpan(const SeenSpan* seen) { seen_ = seen; }
 
   std::string Text(const std::vector<Target>& targets) const;
   std::string Json(const std::vector<Target>& targets) const;
@@ -76,6 +81,7 @@ class SummaryWriter {
   const PerfFrameNames& names_;
   const absl::flat_hash_map<EventId, uint32_t>& samples_;
   const residency::ResidencyIndex* rss_;  // TRACE.rss, or null
+  const SeenSpan* seen_ = nullptr;        // a chunk's samples, or null
   // The regions' kinds, as `pageblame query` has them (inside malloc's
   // arenas its answers split in use / free); on the heap, so that the
   // KindFunction it gives stays valid.
