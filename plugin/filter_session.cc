@@ -172,7 +172,7 @@ std::string FilterSession::Finish() const {
   absl::StrAppend(&out, "\npageblame: perf printed ", printed_samples_, " of ", memory_samples_,
                   " memory-syscall samples",
                   options_.keep_all() ? "" : absl::StrCat(" (of ", keep_.size(), " calls)"), " from ",
-                  EscapeName(input_.perf_input), "\n", ChunkNote());
+                  EscapeName(input_.is_chunk ? input_.perf_input : path_), "\n", ChunkNote());
   // Names are escaped where they enter the text (SummaryWriter); this is
   // the last line of defence, as pageblame's OutputFile::WriteText.
   return EscapeText(std::move(out));

@@ -48,5 +48,4 @@ record zstd -z
 rm -rf "$HERE/chunks"
 mkdir "$HERE/chunks"
 cp "$WORK"/plain/plain.data.* "$WORK"/plain/plain.*.tsv "$WORK"/zstd/zstd.data.* "$WORK"/zstd/zstd.*.tsv "$HERE/chunks/"
-chmod 0600 "$HERE"/chunks/*.data.*
 ls -l "$HERE/chunks"
