@@ -1163,6 +1163,12 @@ TEST(PluginChunksTest, TheLastChunkNamesAPageMadeInTheFirst) {
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_EQ(j.tail, QueryJsonOf(trace, {early, last}));
   EXPECT_THAT(j.err, HasSubstr("1 of the 2 calls are in its other chunks (1 earlier, 0 later)\n"));
+  // The text names the call perf did not read: the creator's, as the JSON has it.
+  Json answers = Json::parse(j.tail, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(answers.is_array() && answers.size() == 2u) << j.tail;
+  const Json& origin = answers[0]["address"] == early ? answers[0]["origin"] : answers[1]["origin"];
+  EXPECT_THAT(r.tail, HasSubstr(absl::StrCat("0 later)\n    not read: mmap at ", Seconds(origin["time"]), " by tid ",
+                                             origin["tid"].get<int>(), ", in an earlier chunk\n")));
 }
 
 // perf -z: perf itself reads only the first chunk (a later one continues the

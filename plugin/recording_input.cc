@@ -65,7 +65,7 @@ absl::Status CheckReadableAlone(const RecordingInput& in, const std::vector<std:
   absl::StatusOr<std::unique_ptr<perf::PerfReader>> r = perf::PerfReader::Open(in.perf_input);
   // Not readable at all: the load says why (naming file and offset).
   if (!r.ok() || !(*r)->info().compressed) return absl::OkStatus();
-  const std::string trace = TraceOfChunk(in.perf_input).empty() ? in.perf_input : TraceOfChunk(in.perf_input);
+  const std::string& trace = in.recording;
   std::string out = absl::StrCat(
       in.perf_input, " is ", in.Describe(),
       ", which perf record -z compressed as one zstd stream across its chunks: this chunk continues the stream "
@@ -81,7 +81,7 @@ absl::Status CheckReadableAlone(const RecordingInput& in, const std::vector<std:
 }  // namespace
 
 std::string RecordingInput::Describe() const {
-  const std::string trace = TraceOfChunk(perf_input).empty() ? perf_input : TraceOfChunk(perf_input);
+  const std::string& trace = recording;  // TRACE of the chunk
   const std::string where =
       chunk == 0 ? "the chunk perf is writing now"
                  : absl::StrCat("chunk ", chunk, " of the ", chunks, chunks == 1 ? " chunk" : " chunks", " on disk");
@@ -100,6 +100,7 @@ absl::StatusOr<RecordingInput> RecordingInput::Of(const std::string& perf_input,
         in.recording, " is pageblame's index of a recording, not a perf.data: perf script cannot read it; ask "
         "pageblame about the recording (pageblame query -i TRACE ADDR..., with TRACE the name before .index)"));
   }
+  in.folded = FoldedIndexBeside(in.recording);
   if (perf_input == "-") return in;
   // No stamp, but a folded index beside it: the file perf writes now, while
   // `record --max-size` records into it.
@@ -107,10 +108,7 @@ absl::StatusOr<RecordingInput> RecordingInput::Of(const std::string& perf_input,
   const std::string recording = writing ? perf_input : TraceOfChunk(perf_input);
   // Not a chunk, or --dlarg trace= names another recording than the one
   // perf's file is a chunk of: that recording, as it is.
-  if (recording.empty() || (!trace.empty() && trace != recording)) {
-    in.folded = FoldedIndexBeside(in.recording);
-    return in;
-  }
+  if (recording.empty() || (!trace.empty() && trace != recording)) return in;
   in.is_chunk = true;
   in.folded = FoldedIndexBeside(recording);
   const std::vector<std::string> on_disk = ChunkFiles::Of(recording);
@@ -118,7 +116,7 @@ absl::StatusOr<RecordingInput> RecordingInput::Of(const std::string& perf_input,
   for (size_t i = 0; i < on_disk.size() && !writing; ++i) {
     if (BaseName(on_disk[i]) == BaseName(perf_input)) in.chunk = i + 1;
   }
-  if (trace.empty()) in.recording = recording;
+  in.recording = recording;
   RETURN_IF_ERROR(CheckReadableAlone(in, on_disk));
   return in;
 }

@@ -34,7 +34,8 @@ namespace pageblame::plugin {
 
 struct RecordingInput {
   std::string perf_input;  // the file perf reads
-  std::string recording;   // what the plugin loads (== perf_input for a trace of its own)
+  std::string recording;   // what the plugin loads (== perf_input for a trace of its own;
+                           // for a chunk, TRACE)
   // For a chunk: its place among the chunks on disk (1-based; 0: the file
   // perf writes now, after them), how many there are, and whether the
   // recording is folded (TRACE.index holds the chunks folded and removed).

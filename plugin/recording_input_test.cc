@@ -109,6 +109,12 @@ TEST(RecordingInputTest, AChunkOfAFoldedRecording) {
   in = RecordingInput::Of(dir.path() + "/t.data", "");
   ASSERT_FALSE(in.ok());
   EXPECT_THAT(in.status().message(), HasSubstr("is the chunk perf is writing now of the recording"));
+
+  // perf reads a pipe, --dlarg trace= names the folded recording: its index.
+  in = RecordingInput::Of("-", dir.path() + "/t.data");
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_FALSE(in->is_chunk);
+  EXPECT_TRUE(in->folded);
 }
 
 TEST(RecordingInputTest, SeenSpanPlacesCalls) {

@@ -67,6 +67,8 @@ class SummaryWriter {
   // Query() of those options: with lineage and residency.
   std::vector<analysis::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
   std::string AnswerText(const analysis::QueryAnswer& a) const;
+  // With a read span: the history calls perf did not read, the first few.
+  std::string UnreadText(const std::vector<EventId>& unread) const;
   // "at the end of the trace" or "at 216.083882".
   std::string When() const;
   std::string StackText(const index::CallEvent& ev) const;
