@@ -96,9 +96,10 @@ std::string SummaryWriter::UnreadText(const std::vector<EventId>& unread) const 
   std::string out;
   for (size_t i = 0; i < unread.size() && i < kListed; ++i) {
     const index::CallEvent& ev = trace_.index().event(unread[i]);
-    absl::StrAppend(&out, "    not read: ", decode::SyscallName(ev.syscall), " at ", FormatTime(ev.time), " by tid ",
-                    ev.tid, seen_->Of(ev) == SeenSpan::Where::kBefore ? ", in an earlier chunk" : ", in a later chunk",
-                    "\n");
+    const bool earlier = seen_->Of(ev) == SeenSpan::Where::kBefore;
+    absl::StrAppend(&out, "    not read: ", std::string(decode::SyscallName(ev.syscall)), " at ",
+                    FormatTime(ev.time), " by tid ", ev.tid,
+                    earlier ? ", in an earlier chunk\n" : ", in a later chunk\n");
   }
   if (unread.size() > kListed) absl::StrAppend(&out, "    not read: ", unread.size() - kListed, " more\n");
   return out;
