@@ -8,8 +8,10 @@
 //   // in.recording == "rec/t.data" (session::Session::Open reads its chunks
 //   // in order, or its folded index), in.chunk == 4, in.chunks == 4
 //
-// A chunk is TRACE.<16 digits> (perf/chunk_files.h) with TRACE itself absent
-// or, while perf still records, the file it writes now. What is refused,
+// A chunk is TRACE.<16 digits> (perf/chunk_files.h), or TRACE itself while
+// `record --max-size` records into it (a folded index beside it; perf 6.1
+// refuses that file before any plugin starts: its header is written when
+// perf closes it, but another perf may read it). What is refused,
 // with a message saying what to run instead (never a silent answer from the
 // chunk alone):
 //   - a chunk after the first of a `perf record -z` recording: perf
