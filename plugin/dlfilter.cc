@@ -150,6 +150,9 @@ int stop(void* data, void* ctx) {
   if (session == nullptr) return 0;
   session->Finish(stdout);
   std::fflush(stdout);
+  // The JSON alone goes to stdout; what the text would say of a chunk, to stderr.
+  const std::string note = session->StderrNote();
+  std::fputs(note.c_str(), stderr);
   delete session;
   return 0;
 }

@@ -11,26 +11,44 @@
 
 namespace pageblame::plugin {
 
-absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
-    const std::vector<std::string>& dlargs, const PerfEnvironment& env) {
-  std::unique_ptr<FilterSession> s(new FilterSession());
-  ASSIGN_OR_RETURN(s->options_, ParseDlfilterArgs(dlargs));
-  s->path_ = !s->options_.trace.empty() ? s->options_.trace
-                                        : TraceInputFromArgv(env.argv, env.stdin_is_fifo);
-  RETURN_IF_ERROR(CheckRereadable(s->path_));
+namespace {
 
+// The recording `in` names, loaded as the CLI loads it (session/session.h):
+// a trace, the chunks of a recording in order, or a folded index.
+absl::StatusOr<std::unique_ptr<session::Session>> OpenRecording(const RecordingInput& in,
+                                                                const PerfEnvironment& env) {
   session::SessionOptions so;
-  so.path = s->path_;
+  so.path = in.recording;
   const PerfSymbolPaths perf_paths = SymbolPathsFromArgv(env.argv, std::getenv("PERF_BUILDID_DIR"));
   so.symbols.debug_dir = perf_paths.buildid_dir;
   so.symbols.symfs = perf_paths.symfs;
   // perf script -f: perf reads another user's /tmp/perf-PID.map, and so do
   // we (and the other side files beside the trace).
   so.force = ForceFromArgv(env.argv);
-  so.raw_duplicate_times = true;  // keep_set.h: a call's samples include its raw duplicates
+  // keep_set.h: a call's samples include its raw duplicates. A folded
+  // recording's index (TRACE.index) was made without their times: the
+  // recorder's perf records no raw_syscalls, so its spans are whole.
+  so.raw_duplicate_times = !in.folded;
   // TRACE.rss beside the trace, as the CLI finds it; a broken one is a
   // warning (the summary is still given, without resident bytes).
-  ASSIGN_OR_RETURN(s->trace_, session::Session::Open(so));
+  absl::StatusOr<std::unique_ptr<session::Session>> s = session::Session::Open(so);
+  if (s.ok() || !in.is_chunk) return s;
+  return absl::Status(s.status().code(), absl::StrCat(in.perf_input, " is ", in.Describe(),
+                                                      ", read as one recording: ", s.status().message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FilterSession>> FilterSession::Start(
+    const std::vector<std::string>& dlargs, const PerfEnvironment& env) {
+  std::unique_ptr<FilterSession> s(new FilterSession());
+  ASSIGN_OR_RETURN(s->options_, ParseDlfilterArgs(dlargs));
+  // A chunk of a recording: the whole recording is loaded (recording_input.h).
+  ASSIGN_OR_RETURN(s->input_,
+                   RecordingInput::Of(TraceInputFromArgv(env.argv, env.stdin_is_fifo), s->options_.trace));
+  s->path_ = s->input_.recording;
+  RETURN_IF_ERROR(CheckRereadable(s->path_));
+  ASSIGN_OR_RETURN(s->trace_, OpenRecording(s->input_, env));
   const index::TraceIndex& idx = s->trace_->index();
 
   auto numbers = EventClassifier::NumbersForArch(s->trace_->info().arch);
@@ -83,6 +101,7 @@ EventId FilterSession::CallOf(const SampleView& s) {
 }
 
 bool FilterSession::Keep(const SampleView& s) {
+  seen_.Add(s.time);
   if (!classifier_->IsMemorySyscall(s.event, s.raw)) return false;
   ++memory_samples_;
   if (options_.keep_all()) return !options_.pid || s.pid == *options_.pid;
@@ -112,9 +131,38 @@ void FilterSession::Printed(const SampleView& s, Resolve resolve) {
   }
 }
 
+std::string FilterSession::ChunkNote() const {
+  if (!input_.is_chunk || options_.keep_all()) return "";
+  uint64_t before = 0, after = 0;
+  for (EventId id : keep_.Ids()) {
+    if (samples_.contains(id)) continue;
+    const SeenSpan::Where w = seen_.Of(trace_->index().event(id));
+    before += w == SeenSpan::Where::kBefore;
+    after += w == SeenSpan::Where::kAfter;
+  }
+  std::string out = absl::StrCat(
+      "pageblame: ", EscapeName(input_.perf_input), " is ", EscapeName(input_.Describe()),
+      ": the answers are the whole recording's (pageblame query -i ", EscapeName(path_),
+      "); perf printed the samples of the calls in this chunk only");
+  if (before + after == 0) return absl::StrCat(out, ": all of the ", keep_.size(), " calls are in it\n");
+  absl::StrAppend(&out, ": ", before + after, " of the ", keep_.size(), " calls are in its other chunks (", before,
+                  " earlier", input_.folded ? ", folded" : "", ", ", after, " later)\n");
+  if (input_.folded) {
+    // Nothing perf reads here is in the index: the chunk came after it.
+    absl::StrAppend(&out, "pageblame: the calls of this chunk are not in the answers: ",
+                    "they came after what the recorder folded (see its warning above)\n");
+  }
+  return out;
+}
+
+std::string FilterSession::StderrNote() const {
+  return options_.summary == Summary::kText ? "" : ChunkNote();
+}
+
 void FilterSession::Finish(std::FILE* out) const {
   if (options_.summary == Summary::kNone) return;
   SummaryWriter w(*trace_, *selection_, options_.pid, at_, names_, samples_, trace_->residency());
+  if (input_.is_chunk) w.SetReadSpan(&seen_);
   if (options_.summary == Summary::kJson) {
     // Only the JSON, so the output after perf's events parses as one array.
     if (options_.keep_all()) {
@@ -129,7 +177,7 @@ void FilterSession::Finish(std::FILE* out) const {
   absl::StrAppend(&text, "\npageblame: perf printed ", printed_samples_, " of ", memory_samples_,
                   " memory-syscall samples",
                   options_.keep_all() ? "" : absl::StrCat(" (of ", keep_.size(), " calls)"), " from ",
-                  EscapeName(path_), "\n");
+                  EscapeName(input_.is_chunk ? input_.perf_input : path_), "\n", ChunkNote());
   // Names are escaped where they enter the text (SummaryWriter); this is
   // the last line of defence, as pageblame's OutputFile::WriteText.
   const std::string escaped = EscapeText(std::move(text));

@@ -14,6 +14,13 @@
 // kept iff it is a memory-syscall event (EventClassifier) of a kept call, or,
 // with no pages/regions, any memory-syscall event (of pid=N if given).
 //
+// perf may read one chunk of a recording perf wrote in chunks (record
+// --max-size, perf record --switch-output): Start() then loads the whole
+// recording (RecordingInput: all its chunks, or its folded index), so the
+// answers are `pageblame query -i TRACE`'s, and perf prints the samples of
+// the kept calls in the chunk it reads; the summary counts the others by the
+// chunks they are in (earlier or later: SeenSpan), so none is silently missing.
+//
 // One more sample is kept: a raw_syscalls:sys_exit that comes right after a
 // kept call's last sample on the same thread, for the same syscall. The
 // kernel fires raw_syscalls and syscalls:* probes from the same tracepoint
@@ -40,6 +47,7 @@
 #include "plugin/keep_set.h"
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
+#include "plugin/recording_input.h"
 #include "processor/session/session.h"
 #include "processor/residency/residency_index.h"
 
@@ -79,6 +87,9 @@ class FilterSession {
   // Writes the summary to print after perf's events (nothing with
   // summary=none) to `out`.
   void Finish(std::FILE* out) const;
+  // With summary=json or none, what the text summary would say of a chunk
+  // (ChunkNote), for stderr: the JSON alone goes to stdout. "" otherwise.
+  std::string StderrNote() const;
 
   const std::string& trace_path() const { return path_; }
   // Warnings to show once at start (lost events), one per line.
@@ -91,9 +102,14 @@ class FilterSession {
   FilterSession() = default;
   // The kept call a memory sample belongs to (invalid: drop it).
   EventId CallOf(const SampleView& s);
+  // For a chunk of a recording: which one, and how many kept calls perf
+  // printed nothing of because they are in its other chunks; "" otherwise.
+  std::string ChunkNote() const;
 
   DlfilterOptions options_;
-  std::string path_;
+  RecordingInput input_;
+  std::string path_;  // the recording loaded (input_.recording)
+  SeenSpan seen_;     // the times of every sample perf handed us
   std::unique_ptr<session::Session> trace_;
   std::unique_ptr<PageSelection> selection_;
   std::unique_ptr<EventClassifier> classifier_;

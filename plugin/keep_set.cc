@@ -24,6 +24,15 @@ void KeepSet::Finalize() {
   }
 }
 
+std::vector<EventId> KeepSet::Ids() const {
+  std::vector<EventId> out;
+  out.reserve(calls_);
+  for (const auto& [tid, spans] : by_tid_) {
+    for (const Span& s : spans) out.push_back(s.id);
+  }
+  return out;
+}
+
 EventId KeepSet::Find(uint32_t tid, uint64_t time, bool* is_last) const {
   if (is_last != nullptr) *is_last = false;
   auto it = by_tid_.find(tid);

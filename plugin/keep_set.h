@@ -30,6 +30,8 @@ class KeepSet {
   EventId Find(uint32_t tid, uint64_t time, bool* is_last = nullptr) const;
   // Distinct calls kept (valid after Finalize).
   size_t size() const { return calls_; }
+  // Those calls (after Finalize), by thread, each once.
+  std::vector<EventId> Ids() const;
 
  private:
   struct Span {

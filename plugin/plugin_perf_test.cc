@@ -35,6 +35,7 @@
 #include "processor/analysis/kind_classifier.h"
 #include "processor/base/format.h"
 #include "processor/base/temp_dir_for_test.h"
+#include "processor/perf/chunk_files.h"
 #include "processor/render/query_report.h"
 #include "processor/session/session.h"
 #include "processor/session/selection.h"
@@ -1150,6 +1151,131 @@ TEST(PluginPerfTest, ListedWithItsDescription) {
   EXPECT_THAT(r.out, HasSubstr("pages=ADDR"));
   EXPECT_THAT(r.out, HasSubstr("regions=FILE"));
   EXPECT_THAT(r.out, HasSubstr("summary=text|json|none"));
+}
+
+// ---------------------------------------------------------------- one chunk of a recording
+
+// traces/chunks/ (make-chunks.sh): bin/rotate recorded by perf record
+// --switch-output, plain and -z, copied to a fresh directory (the plugin
+// and the CLI write their indexes beside the recording). Returns TRACE.
+std::string CopyChunks(const std::string& name) {
+  namespace fs = std::filesystem;
+  const std::string dir = TempPath("chunks");
+  fs::create_directories(dir);
+  for (const fs::directory_entry& e : fs::directory_iterator(pageblame::testing::SourceDir() + "/traces/chunks")) {
+    if (absl::StartsWith(e.path().filename().string(), name + ".")) {
+      fs::copy_file(e.path(), dir + "/" + e.path().filename().string());
+    }
+  }
+  return dir + "/" + name + ".data";
+}
+
+// The blocks the program kept (truth.h: start, end, prot, origin, ...), by origin.
+std::map<std::string, uint64_t> KeptBlocks(const std::string& trace) {
+  namespace fs = std::filesystem;
+  std::map<std::string, uint64_t> out;
+  const fs::path dir = fs::path(trace).parent_path();
+  const std::string name = fs::path(trace).stem().string();  // "plain" of plain.data
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    if (!absl::StartsWith(f, name + ".") || !absl::EndsWith(f, ".tsv")) continue;
+    std::istringstream in(Slurp(e.path().string()));
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::vector<std::string> cols = absl::StrSplit(line, '\t');
+      if (cols.size() >= 4) out[cols[3]] = Hex(cols[0]);
+    }
+  }
+  return out;
+}
+
+std::string QueryJsonOf(const std::string& trace, const std::vector<std::string>& addrs) {
+  std::string out = TempPath("query.json");
+  std::string cmd = absl::StrCat(PAGEBLAME_BINARY_DIR, "/bin/pageblame query --json -i ", Quote(trace), " ",
+                                 absl::StrJoin(addrs, " "), " >", out, " 2>/dev/null");
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::string json = Slurp(out);
+  std::remove(out.c_str());
+  return json;
+}
+
+// perf reads the last chunk; the plugin answers from the whole recording:
+// the block kept in the first second is named after its creator, whose
+// call perf did not read (an earlier chunk), and the summary says so.
+TEST(PluginChunksTest, TheLastChunkNamesAPageMadeInTheFirst) {
+  const std::string trace = CopyChunks("plain");
+  const std::vector<std::string> chunks = perf::ChunkFiles::Of(trace);
+  ASSERT_GE(chunks.size(), 3u);
+  const std::map<std::string, uint64_t> kept = KeptBlocks(trace);
+  ASSERT_TRUE(kept.count("early_cache") && kept.count("final_block"));
+  const std::string early = absl::StrCat("0x", absl::Hex(kept.at("early_cache")));
+  const std::string last = absl::StrCat("0x", absl::Hex(kept.at("final_block")));
+
+  PerfRun r = RunPerf("-i " + Quote(chunks.back()), {"pages=" + early + "," + last});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.tail, HasSubstr("app method: early_cache\n  history: 1 call touched this page; perf printed 0 "
+                                "of its samples above (1 call is in other chunks, not read by perf: 1 earlier, "
+                                "0 later)\n"));
+  EXPECT_THAT(r.tail, HasSubstr("app method: final_block\n  history: 1 call touched this page; perf printed 2 "
+                                "of its samples above\n"));
+  EXPECT_THAT(r.tail, HasSubstr(absl::StrCat(" is chunk ", chunks.size(), " of the ", chunks.size(),
+                                             " chunks on disk of the recording ", trace,
+                                             ": the answers are the whole recording's")));
+  EXPECT_THAT(r.tail, HasSubstr("1 of the 2 calls are in its other chunks (1 earlier, 0 later)\n"));
+  // perf printed final_block's mmap (in this chunk), nothing of early_cache's.
+  std::vector<std::string> printed;
+  for (const PerfEvent& e : r.events) printed.push_back(e.name + " " + e.payload);
+  EXPECT_THAT(printed, ::testing::Contains("syscalls:sys_exit_mmap " + last));
+  EXPECT_THAT(printed, ::testing::Not(::testing::Contains("syscalls:sys_exit_mmap " + early)));
+  EXPECT_EQ(r.events.size(), 2u);
+
+  // The JSON summary is the CLI's answer over the whole recording, byte for byte.
+  PerfRun j = RunPerf("-i " + Quote(chunks.back()), {"pages=" + early + "," + last, "summary=json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(j.tail, QueryJsonOf(trace, {early, last}));
+  EXPECT_THAT(j.err, HasSubstr("1 of the 2 calls are in its other chunks (1 earlier, 0 later)\n"));
+  // The text names the call perf did not read: the creator's, as the JSON has it.
+  Json answers = Json::parse(j.tail, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(answers.is_array() && answers.size() == 2u) << j.tail;
+  const Json& origin = answers[0]["address"] == early ? answers[0]["origin"] : answers[1]["origin"];
+  EXPECT_THAT(r.tail, HasSubstr(absl::StrCat("0 later)\n    not read: mmap at ", Seconds(origin["time"]), " by tid ",
+                                             origin["tid"].get<int>(), ", in an earlier chunk\n")));
+}
+
+// perf -z: perf itself reads only the first chunk (a later one continues the
+// zstd stream); on it the plugin answers from the whole recording, on a
+// later one it stops at start saying what to run instead.
+TEST(PluginChunksTest, ACompressedRecordingIsReadFromItsFirstChunkOnly) {
+  const std::string trace = CopyChunks("zstd");
+  const std::vector<std::string> chunks = perf::ChunkFiles::Of(trace);
+  ASSERT_GE(chunks.size(), 3u);
+  const std::map<std::string, uint64_t> kept = KeptBlocks(trace);
+  ASSERT_TRUE(kept.count("early_cache") && kept.count("final_block"));
+  const std::vector<std::string> pages = {absl::StrCat("0x", absl::Hex(kept.at("early_cache"))),
+                                          absl::StrCat("0x", absl::Hex(kept.at("final_block")))};
+
+  PerfRun first = RunPerf("-i " + Quote(chunks.front()), {"pages=" + absl::StrJoin(pages, ","), "summary=json"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.tail, QueryJsonOf(trace, pages));
+  EXPECT_THAT(first.err, HasSubstr("1 of the 2 calls are in its other chunks (0 earlier, 1 later)\n"));
+
+  for (size_t i = 1; i < chunks.size(); ++i) {
+    SCOPED_TRACE(chunks[i]);
+    // What perf does with it alone (the reason the plugin refuses it).
+    PerfRun bare = RunPerf("-i " + Quote(chunks[i]), {}, /*plugin=*/false);
+    EXPECT_NE(bare.exit_code, 0);
+    EXPECT_THAT(bare.err, HasSubstr("failed to process type: 81"));
+    PerfRun r = RunPerf("-i " + Quote(chunks[i]), {"pages=" + pages[0]});
+    EXPECT_FALSE(r.crashed);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(absl::StrCat("pageblame-dlfilter: ", chunks[i], " is chunk ", i + 1, " of the ",
+                                              chunks.size(), " chunks on disk of the recording ", trace)));
+    EXPECT_THAT(r.err, HasSubstr("perf cannot read it alone"));
+    EXPECT_THAT(r.err, HasSubstr("pageblame query -i " + trace + " ADDR"));
+  }
 }
 
 }  // namespace

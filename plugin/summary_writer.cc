@@ -6,6 +6,7 @@
 #include "processor/analysis/app_method.h"
 #include "processor/base/format.h"
 #include "processor/base/text_escape.h"
+#include "processor/decode/memory_event_kind.h"
 #include "processor/render/method_text.h"
 #include "processor/render/origin_renderer.h"
 #include "processor/render/query_report.h"
@@ -88,6 +89,22 @@ std::string SummaryWriter::StackText(const index::CallEvent& ev) const {
   return out;
 }
 
+// The first few calls perf did not read (a churned address can have
+// thousands): which syscall, when, which thread, which side of the chunk.
+std::string SummaryWriter::UnreadText(const std::vector<EventId>& unread) const {
+  constexpr size_t kListed = 5;
+  std::string out;
+  for (size_t i = 0; i < unread.size() && i < kListed; ++i) {
+    const index::CallEvent& ev = trace_.index().event(unread[i]);
+    const bool earlier = seen_->Of(ev) == SeenSpan::Where::kBefore;
+    absl::StrAppend(&out, "    not read: ", std::string(decode::SyscallName(ev.syscall)), " at ",
+                    FormatTime(ev.time), " by tid ", ev.tid,
+                    earlier ? ", in an earlier chunk\n" : ", in a later chunk\n");
+  }
+  if (unread.size() > kListed) absl::StrAppend(&out, "    not read: ", unread.size() - kListed, " more\n");
+  return out;
+}
+
 std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
   const index::TraceIndex& idx = trace_.index();
   if (!a.process) {
@@ -113,15 +130,24 @@ std::string SummaryWriter::AnswerText(const analysis::QueryAnswer& a) const {
     }
   }
   absl::StrAppend(&out, render::ResidentText(a, analysis::ResidentView(rss_, idx).has_snapshots()));
-  uint64_t calls = 0, samples = 0;
+  uint64_t calls = 0, samples = 0, before = 0;
+  std::vector<EventId> unread;  // in the recording's other chunks
   for (EventId id : selection_.HistoryCalls(*a.process, a.address)) {
     ++calls;
     auto it = samples_.find(id);
-    if (it != samples_.end()) samples += it->second;
+    if (it != samples_.end()) {
+      samples += it->second;
+    } else if (seen_ != nullptr && seen_->Of(idx.event(id)) != SeenSpan::Where::kInside) {
+      before += seen_->Of(idx.event(id)) == SeenSpan::Where::kBefore;
+      unread.push_back(id);
+    }
   }
   absl::StrAppend(&out, "  history: ", calls, calls == 1 ? " call" : " calls",
-                  " touched this page; perf printed ", samples, " of its samples above\n");
-  return out;
+                  " touched this page; perf printed ", samples, " of its samples above");
+  if (unread.empty()) return out + "\n";
+  absl::StrAppend(&out, " (", unread.size(), unread.size() == 1 ? " call is" : " calls are",
+                  " in other chunks, not read by perf: ", before, " earlier, ", unread.size() - before, " later)\n");
+  return out + UnreadText(unread);
 }
 
 std::string SummaryWriter::MethodsText(const std::vector<VersionId>& versions) const {

@@ -28,6 +28,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "plugin/page_selection.h"
 #include "plugin/perf_frame_names.h"
+#include "plugin/recording_input.h"
 #include "processor/analysis/kind_classifier.h"
 #include "processor/render/query_report.h"
 #include "processor/session/session.h"
@@ -50,6 +51,10 @@ class SummaryWriter {
         rss_(rss),
         kinds_(std::make_unique<analysis::KindClassifier>(trace.frames())) {}
 
+  // perf read one chunk of the recording, whose samples spanned `seen`:
+  // each answer's history says how many of its calls are in other chunks.
+  void SetReadSpan(const SeenSpan* seen) { seen_ = seen; }
+
   std::string Text(const std::vector<Target>& targets) const;
   // Streamed an answer at a time (a .NET region list's answers, with their
   // histories, can be a gigabyte). False when a write failed.
@@ -65,6 +70,8 @@ class SummaryWriter {
   // Query() of those options: with lineage and residency.
   std::vector<analysis::QueryAnswer> Answers(const std::vector<uint64_t>& addresses) const;
   std::string AnswerText(const analysis::QueryAnswer& a) const;
+  // With a read span: the history calls perf did not read, the first few.
+  std::string UnreadText(const std::vector<EventId>& unread) const;
   // "at the end of the trace" or "at 216.083882".
   std::string When() const;
   std::string StackText(const index::CallEvent& ev) const;
@@ -79,6 +86,7 @@ class SummaryWriter {
   const PerfFrameNames& names_;
   const absl::flat_hash_map<EventId, uint32_t>& samples_;
   const residency::ResidencyIndex* rss_;  // TRACE.rss, or null
+  const SeenSpan* seen_ = nullptr;        // a chunk's samples, or null
   // The regions' kinds, as `pageblame query` has them (inside malloc's
   // arenas its answers split in use / free); on the heap, so that the
   // KindFunction it gives stays valid.
