@@ -641,7 +641,8 @@ void SummarizeFoldingMemory(const RecordPlan& plan, const recorder::ChunkFolder:
                HumanBytes(st.peak_index_memory).c_str(),
                st.memory_thinnings == 0
                    ? ""
-                   : absl::StrCat("; thinned in memory ", st.memory_thinnings, " times, the last before ",
+                   : absl::StrCat("; thinned in memory ", st.memory_thinnings,
+                                  " times (the calls, versions and stacks of regions gone), the last before ",
                                   FormatTime(st.memory_cut))
                          .c_str());
 }

@@ -23,9 +23,11 @@
 // versions and processes name, each renumbered in its old order.
 //   IndexThinning f = IndexThinning::At(idx, cutoff, &stats, IndexThinning::Tables::kThinned);
 //   StackId s = f.Stack(old);     // invalid if left out
-// In memory (ThinBefore) they stay whole: the replay and the loader's
-// reading thread hold ids into them (waiting stacks, calls not replayed
-// yet), so a stack no kept call names may still be named by the next one.
+// In memory (ThinBefore) they stay whole here: the replay and the loader's
+// reading thread hold stack ids too (waiting stacks, calls not replayed
+// yet). The recorder's loader thins the stack table after ThinBefore with
+// every such holder in view (replay/load_pass.h ThinStacks, with
+// StackTable::Thin); the string table stays whole in memory.
 #ifndef PAGEBLAME_INDEX_INDEX_THINNING_H_
 #define PAGEBLAME_INDEX_INDEX_THINNING_H_
 

@@ -98,6 +98,61 @@ StackTable::Kept StackTable::Keeping(const std::vector<bool>& keep) const {
   return k;
 }
 
+StackTable::Kept StackTable::Thin(const std::vector<bool>& keep) {
+  Kept k = Keeping(keep);
+  const size_t old_entries = entries_.size();
+  MoveKept(k);
+  OwnNodes(k, old_entries);
+  RebuildSet();
+  // The previous Walk's path names old nodes.
+  path_ips_.clear();
+  path_nodes_.clear();
+  return k;
+}
+
+void StackTable::MoveKept(const Kept& k) {
+  // Kept ids and nodes keep their order, so each moves to a slot at or
+  // before its own (a node's caller before it): one pass from the front.
+  for (size_t node = 1; node < nodes_.size(); ++node) {
+    const uint32_t to = k.nodes[node];
+    if (to == Kept::kGone) continue;
+    Node n = nodes_[node];
+    n.parent = k.nodes[n.parent];  // kept: a kept frame's callers are
+    n.stack = n.stack == kNoStack ? kNoStack : k.stacks[n.stack];  // kGone == kNoStack
+    nodes_[to] = n;
+  }
+  Node& root = nodes_[kRoot];
+  root.stack = root.stack == kNoStack ? kNoStack : k.stacks[root.stack];
+  nodes_.Truncate(k.num_frames + 1);
+  for (size_t id = 0; id < entries_.size(); ++id) {
+    const uint32_t to = k.stacks[id];
+    if (to == Kept::kGone) continue;
+    const uint32_t e = entries_[id];
+    entries_[to] = k.nodes[e & kNodeMask] | (e & kUnwoundBit);
+  }
+  entries_.Truncate(k.num_stacks);
+}
+
+void StackTable::OwnNodes(const Kept& k, size_t old_entries) {
+  // A kept alias whose own stack went: the first such id owns the node now,
+  // or the same ips interned again would get a second id. Not the root: a
+  // reserved id not bound yet points there too, and is no alias.
+  for (size_t id = 0; id < old_entries; ++id) {
+    const uint32_t to = k.stacks[id];
+    if (to == Kept::kGone) continue;
+    const uint32_t node = entries_[to] & kNodeMask;
+    if (node != kRoot && nodes_[node].stack == kNoStack) nodes_[node].stack = to;
+  }
+}
+
+void StackTable::RebuildSet() {
+  // A new set: clearing the old one would keep its capacity.
+  absl::flat_hash_set<uint32_t, Hash, Eq> set(0, Hash{this}, Eq{this});
+  set.reserve(nodes_.size() - 1);
+  for (size_t node = 1; node < nodes_.size(); ++node) set.insert(static_cast<uint32_t>(node));
+  set_.swap(set);
+}
+
 std::vector<uint64_t> StackTable::DistinctIps() const {
   absl::flat_hash_set<uint64_t> seen;
   for (size_t i = 1; i < nodes_.size(); ++i) seen.insert(nodes_[i].ip);

@@ -89,6 +89,16 @@ class StackTable {
     size_t num_frames = 0;  // the root aside
   };
   Kept Keeping(const std::vector<bool>& keep) const;
+  // The same numbering applied to this table, in place (the recorder's
+  // memory, replay/load_pass.h): only the kept stacks and their frames
+  // stay, under their new ids; the blocks and hash set freed are given back.
+  // Every holder of an id must then take its new one (Kept::stacks). A
+  // reserved id kept stays reserved (Bind works on its new id); ips met
+  // again after their stack went are interned afresh, under a new id. A
+  // kept alias (Bind) whose stack went becomes its ips' own id.
+  // O(ids + frames), with no second table: kept entries only move down.
+  //   StackTable::Kept k = t.Thin(keep);
+  Kept Thin(const std::vector<bool>& keep);
   // Bytes held (nodes, ids, hash set), for -v.
   size_t bytes() const {
     return nodes_.bytes() + entries_.bytes() + set_.capacity() * (sizeof(uint32_t) + 1);
@@ -133,6 +143,11 @@ class StackTable {
   // as any table that outgrows memory.
   uint32_t Walk(absl::Span<const uint64_t> ips);
   uint32_t Child(uint32_t parent, uint64_t ip);
+  // Thin's steps: the nodes and entries moved to their new places; each
+  // node's owning stack renumbered; the hash set made again.
+  void MoveKept(const Kept& k);
+  void OwnNodes(const Kept& k, size_t old_entries);
+  void RebuildSet();
 
   ChunkedVector<Node, kBlockBytes> nodes_;        // [0] is the root
   ChunkedVector<uint32_t, kBlockBytes> entries_;  // by StackId

@@ -167,5 +167,86 @@ TEST(StackTableTest, StacksSharingCallersShareTheirFramesAndKeepTheirIds) {
   EXPECT_LT(t.num_frames(), total / 2);  // shared callers stored once
 }
 
+TEST(StackTableTest, ThinningInPlaceKeepsTheKeptStacksInOrderAndInternsTheRestAfresh) {
+  StackTable t;
+  const std::vector<uint64_t> a = {0x10, 0x1, 0x0}, b = {0x20, 0x2, 0x0}, c = {0x30, 0x1, 0x0}, d = {0x40, 0x3};
+  const StackId ia = t.Intern(a), ib = t.Intern(b, /*unwound=*/true), ic = t.Intern(c), id = t.Intern(d);
+  const StackId reserved = t.Reserve();                   // bound later
+  const StackId late = t.Reserve();
+  EXPECT_EQ(t.Bind(late, c), ic);                         // late is c's alias
+  const StackId empty = t.Intern({});
+  const size_t bytes = t.bytes();
+  // Keep b, the reserved id, c's alias (not c) and the empty stack.
+  std::vector<bool> keep(t.size(), false);
+  for (StackId s : {ib, reserved, late, empty}) keep[s.value()] = true;
+  const StackTable::Kept k = t.Thin(keep);
+  EXPECT_EQ(k.stacks[ia.value()], StackTable::Kept::kGone);
+  EXPECT_EQ(k.stacks[id.value()], StackTable::Kept::kGone);
+  const StackId nb(k.stacks[ib.value()]), nr(k.stacks[reserved.value()]), nl(k.stacks[late.value()]),
+      ne(k.stacks[empty.value()]);
+  EXPECT_EQ(nb, StackId(0));  // kept ids keep their order
+  EXPECT_EQ(nr, StackId(1));
+  EXPECT_EQ(nl, StackId(2));
+  EXPECT_EQ(ne, StackId(3));
+  EXPECT_EQ(t.size(), 4u);
+  EXPECT_EQ(t.num_frames(), 5u);  // 0x0 <- 0x2 <- 0x20, 0x0 <- 0x1 <- 0x30
+  EXPECT_LE(t.bytes(), bytes);
+  EXPECT_THAT(t.Ips(nb), ElementsAre(0x20, 0x2, 0x0));
+  EXPECT_TRUE(t.Unwound(nb));
+  EXPECT_THAT(t.Ips(nl), ElementsAre(0x30, 0x1, 0x0));
+  EXPECT_THAT(t.Ips(nr), IsEmpty());
+  EXPECT_THAT(t.Ips(ne), IsEmpty());
+  // Interning after the thinning dedupes against what is kept: the alias
+  // whose stack went owns its ips now, the empty stack is still one.
+  EXPECT_EQ(t.Intern(b), nb);
+  EXPECT_EQ(t.Intern(c), nl);
+  EXPECT_EQ(t.Intern({}), ne);
+  // A stack that went, met again: a new id and its own frames, shared
+  // callers found again.
+  const StackId na = t.Intern(a);
+  EXPECT_EQ(na, StackId(4));
+  EXPECT_THAT(t.Ips(na), ElementsAre(0x10, 0x1, 0x0));
+  EXPECT_EQ(t.num_frames(), 6u);
+  EXPECT_EQ(t.Intern(a), na);
+  // The reserved id binds under its new id.
+  EXPECT_EQ(t.Bind(nr, d), nr);
+  EXPECT_THAT(t.Ips(nr), ElementsAre(0x40, 0x3));
+  EXPECT_EQ(t.Intern(d), nr);
+  // Keeping nothing empties the table; it interns as a new one.
+  const StackTable::Kept none = t.Thin(std::vector<bool>(t.size(), false));
+  EXPECT_EQ(none.num_stacks, 0u);
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_EQ(t.num_frames(), 0u);
+  EXPECT_EQ(t.Intern(a), StackId(0));
+  EXPECT_THAT(t.Ips(StackId(0)), ElementsAre(0x10, 0x1, 0x0));
+}
+
+TEST(StackTableTest, ThinningManyStacksInPlaceIsKeepingThem) {
+  // Random stacks sharing callers, every third kept: the ips of each kept
+  // one under its new id; each interned again finds it.
+  std::mt19937_64 rng(42);
+  StackTable t;
+  std::vector<std::vector<uint64_t>> stacks;
+  for (int i = 0; i < 5000; ++i) {
+    std::vector<uint64_t> ips(1 + rng() % 12);
+    for (uint64_t& ip : ips) ip = rng() % 8;
+    if (t.Intern(ips).value() == stacks.size()) stacks.push_back(ips);
+  }
+  std::vector<bool> keep(t.size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = i % 3 == 0;
+  const StackTable::Kept k = t.Thin(keep);
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    if (!keep[i]) continue;
+    ASSERT_EQ(t.Ips(StackId(k.stacks[i])), stacks[i]) << i;
+  }
+  const size_t kept = t.size();
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    if (keep[i]) {
+      ASSERT_EQ(t.Intern(stacks[i]), StackId(k.stacks[i])) << i;
+    }
+  }
+  EXPECT_EQ(t.size(), kept);
+}
+
 }  // namespace
 }  // namespace pageblame::index

@@ -40,11 +40,17 @@
 // it writes goes to disk a piece at a time (WriteFitted), and what a pause
 // freed is given back to the system before the next chunk.
 //
+// Each thinning in memory thins the stack table too (the loader's
+// ThinStacks: only the stacks the kept calls and the replay's held events
+// name stay, renumbered), so the stacks in memory follow the calls kept,
+// not every distinct stack met (bench/HISTORY.md).
+//
 // Limits (issue 42): what was folded after the last checkpoint is lost
-// with a kill. The stack and string tables are thinned in the index file
-// (only what its kept calls name), not in memory (a stack is ~56 B there:
-// many millions of distinct stacks pass --max-memory alone). A chunk that cannot be read stops the folding (Finish
-// says why; the chunks from it on are kept).
+// with a kill. The string table is thinned in the index file (only what
+// its kept calls, versions and processes name), not in memory (comms and
+// paths: few). The stacks' memory is not counted in --max-memory's bound
+// (the calls' and versions' is). A chunk that cannot be read stops the
+// folding (Finish says why; the chunks from it on are kept).
 #ifndef PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
 #define PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
 

@@ -19,6 +19,7 @@
 #include <functional>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "processor/replay/trace_event.h"
 
 namespace pageblame::replay {
@@ -40,6 +41,14 @@ class EventSorter {
   uint64_t out_of_order() const { return out_of_order_; }
   // Batches whose events have all been delivered, cleared (capacity kept).
   std::vector<std::vector<TraceEvent>> TakeSpares();
+  // Each event waiting to be delivered, in push order, to change in place
+  // (the stack table was thinned: their stack ids are renumbered). Not to
+  // change their times.
+  void ForEachHeld(absl::FunctionRef<void(TraceEvent&)> fn) {
+    for (Chunk& c : chunks_) {
+      for (TraceEvent& e : c) fn(e);
+    }
+  }
 
  private:
   // Buffered events are kept in the batches they came in, in push order;

@@ -5,6 +5,8 @@
 // versions, stacks and strings, and says what went. And thinning in memory
 // while the replay goes on (the recorder's folding) ends where thinning the
 // whole replay's file does.
+#include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -156,65 +158,157 @@ size_t KeptBytes(const index::TraceIndex& idx, const index::IndexThinning& n) {
          n.KeptVersions(idx.num_versions()) * sizeof(index::Version);
 }
 
-// The replay of `name` cut into 3 chunks, paused after the first (and the
-// second) and thinned in memory at the time of the call that far (a
-// fraction) into the calls replayed so far; the cuts made are put in `cuts`.
-std::string ThinnedWhileReplaying(const std::string& name, const std::vector<double>& at, std::vector<uint64_t>* cuts) {
+// A pause of the replay: once `after_chunks` chunks were read and then
+// `records` more (mid-round: the sorter and the threads hold events, and
+// dwarf samples wait with reserved stack ids), thinned in memory at the
+// time of the call that far (`at`, a fraction) into the calls replayed so
+// far; at < 0 only looks.
+struct Pause {
+  size_t after_chunks;
+  size_t records;
+  double at;
+};
+
+// What ThinnedWhileReplaying saw: the cuts made, the replay's last time at
+// each, the stack thinning's counts at the last pause.
+struct Seen {
+  std::vector<uint64_t> cuts, paused_at;
+  StackThinningStats stacks;
+};
+
+// The replay of `name` cut into 3 chunks and paused as `pauses` say.
+std::unique_ptr<LoadedTrace> ThinnedWhileReplaying(const std::string& name, const std::vector<Pause>& pauses,
+                                                   Seen* seen) {
   TempDir dir("pb_thin_chunks");
   const std::vector<std::string> chunks = perf::testing::Split(std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name,
                                                                dir.path(), 3);
   EXPECT_EQ(chunks.size(), 3u);
-  size_t next = 0, done = 0;
+  size_t next = 0, done = 0, paused = 0, records = 0;
   LoadOptions o;
   o.path = dir.path() + "/T";
   o.preload_symbols = false;
   o.next_chunk = [&]() -> absl::StatusOr<std::string> { return next < chunks.size() ? chunks[next++] : ""; };
   o.chunk_done = [&](const std::string&) { ++done; };
-  o.checkpoint_due = [&] { return done > cuts->size() && cuts->size() < at.size(); };
-  o.checkpoint = [&](const LoadedView& v) {
+  o.checkpoint_due = [&] {
+    if (paused >= pauses.size() || done < pauses[paused].after_chunks) return false;
+    return records++ >= pauses[paused].records;
+  };
+  o.checkpoint = [&](const LoadedView& v) -> uint64_t {
+    const Pause& p = pauses[paused];
+    records = 0;
+    if (v.stack_thinning != nullptr) seen->stacks = *v.stack_thinning;
     const size_t n = v.index->num_events();
-    const uint64_t cut = n == 0 ? 0 : v.index->event(EventId(static_cast<uint32_t>(at[cuts->size()] * static_cast<double>(n)))).time;
-    cuts->push_back(cut);
-    return cut;
+    if (p.at >= 0 && n == 0) return 0;  // nothing replayed yet (a round holds it all): again later
+    ++paused;
+    if (p.at < 0) return 0;
+    seen->cuts.push_back(v.index->event(EventId(static_cast<uint32_t>(p.at * static_cast<double>(n)))).time);
+    seen->paused_at.push_back(v.index->stats().last_time);
+    return seen->cuts.back();
   };
   absl::StatusOr<std::unique_ptr<LoadedTrace>> t = LoadTrace(o);
   EXPECT_TRUE(t.ok()) << t.status();
-  std::string bytes;
-  if (t.ok()) index::IndexCodec::Encode((*t)->index(), &bytes);
-  return bytes;
+  EXPECT_EQ(paused, pauses.size()) << "not paused as asked";
+  return t.ok() ? *std::move(t) : nullptr;
+}
+
+// `thin` answers as `whole` thinned at `cut` does: the same calls kept, each
+// with its stack's frames, one stack id for each of the whole's (and the
+// other way round: interning after a thinning still dedupes), the same
+// regions at every moment from the cut on.
+void ExpectAnswersOfWholeThinnedAt(const index::TraceIndex& thin, const index::TraceIndex& whole, uint64_t cut) {
+  index::TraceStats scratch;
+  const index::IndexThinning n = index::IndexThinning::At(whole, cut, &scratch);
+  ASSERT_EQ(thin.num_events(), n.KeptEvents(whole.num_events()));
+  std::map<uint32_t, uint32_t> to_thin, to_whole;
+  for (size_t i = 0; i < whole.num_events(); ++i) {
+    if (!n.KeepsEvent(i)) continue;
+    const EventId e(static_cast<uint32_t>(i));
+    ASSERT_EQ(Call(thin, n.Event(e)), Call(whole, e)) << "call " << i;
+    const StackId a = whole.event(e).stack, b = thin.event(n.Event(e)).stack;
+    ASSERT_EQ(a.valid(), b.valid()) << "call " << i;
+    if (!a.valid()) continue;
+    EXPECT_EQ(to_thin.emplace(a.value(), b.value()).first->second, b.value()) << "stack " << a.value() << " split";
+    EXPECT_EQ(to_whole.emplace(b.value(), a.value()).first->second, a.value()) << "stack " << b.value() << " merged";
+  }
+  const uint64_t last = whole.stats().last_time;
+  ASSERT_EQ(thin.num_processes(), whole.num_processes());
+  for (uint32_t p = 0; p < whole.num_processes(); ++p) {
+    for (uint64_t at : {cut, cut + (last - cut) / 3, cut + 2 * (last - cut) / 3, last, index::kEndOfTrace}) {
+      EXPECT_EQ(StateAt(thin, p, at), StateAt(whole, p, at)) << "process " << p << " at " << at;
+    }
+  }
+}
+
+// How many of the whole's stacks were named before `cut`, by no call from
+// then until `paused` (so the thinning then left them out) and again after:
+// met again after the thinning, interned afresh.
+size_t StacksMetAgain(const index::TraceIndex& whole, uint64_t cut, uint64_t paused) {
+  std::vector<int> state(whole.stacks().size(), 0);  // bits: 1 before, 2 between, 4 after
+  for (size_t i = 0; i < whole.num_events(); ++i) {
+    const index::CallEvent& c = whole.event(EventId(static_cast<uint32_t>(i)));
+    if (!c.stack.valid()) continue;
+    state[c.stack.value()] |= c.time <= cut ? 1 : c.time <= paused ? 2 : 4;
+  }
+  return static_cast<size_t>(std::count(state.begin(), state.end(), 1 | 4));
 }
 
 TEST(IndexThinningTest, ThinningInMemoryWhileReplayingIsThinningTheWholeFile) {
-  for (const char* name : {"rules-lost.data"}) {
+  size_t met_again = 0, held = 0;
+  for (const char* name : {"rules-lost.data", "dotnet/dotnet-leak.data"}) {
     SCOPED_TRACE(name);
     LoadOptions o;
     o.path = std::string(PAGEBLAME_SOURCE_DIR) + "/traces/" + name;
     o.preload_symbols = false;
     o.perf_rounds_only = true;  // a chunk chain's order
-    absl::StatusOr<std::unique_ptr<LoadedTrace>> whole = LoadTrace(o);
-    ASSERT_TRUE(whole.ok()) << whole.status();
-    // Once, and twice (the second cut later): the replay after each goes on
-    // over the renumbered state, and ends as the whole thinned once at the last.
-    for (const std::vector<double>& at : {std::vector<double>{0.8}, std::vector<double>{0.6, 0.9}}) {
-      std::vector<uint64_t> cuts;
-      const std::string thinned = ThinnedWhileReplaying(name, at, &cuts);
-      ASSERT_EQ(cuts.size(), at.size()) << "not paused after each chunk";
-      std::string expected;
-      index::IndexCodec::EncodeThinned((*whole)->index(), cuts.back(), &expected);
-      // In memory the stack and string tables stay whole (the replay holds
-      // ids into them); the file written from it thins them as the whole's.
-      index::TraceIndex in_memory;
-      ASSERT_TRUE(index::IndexCodec::Decode(thinned, &in_memory).ok());
-      EXPECT_EQ(in_memory.stacks().size(), (*whole)->index().stacks().size());
-      std::string written;
-      index::IndexCodec::EncodeThinned(in_memory, cuts.back(), &written);
-      EXPECT_EQ(written, expected);
+    absl::StatusOr<std::unique_ptr<LoadedTrace>> whole_or = LoadTrace(o);
+    ASSERT_TRUE(whole_or.ok()) << whole_or.status();
+    const index::TraceIndex& whole = (*whole_or)->index();
+    // Once, and twice (the second cut later), each pause at a chunk's end
+    // or mid-round; a look at the end for the counts. The replay after each
+    // goes on over the renumbered state (its stack table thinned too), and
+    // ends as the whole thinned once at the last.
+    const std::vector<std::vector<Pause>> all = {{{1, 0, 0.8}, {2, 40, -1}},
+                                                 {{1, 7, 0.6}, {2, 3, 0.9}, {2, 60, -1}},
+                                                 {{1, 25, 0.5}, {2, 0, 0.7}, {2, 90, -1}}};
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (std::string(name) != "rules-lost.data" && i != 1) continue;  // the larger trace once: a fast test
+      const std::vector<Pause>& pauses = all[i];
+      SCOPED_TRACE(i);
+      Seen seen;
+      std::unique_ptr<LoadedTrace> t = ThinnedWhileReplaying(name, pauses, &seen);
+      ASSERT_NE(t, nullptr);
+      ASSERT_EQ(seen.cuts.size(), pauses.size() - 1) << "not paused as asked";
+      const uint64_t cut = seen.cuts.back();
+      const index::TraceIndex& in_memory = t->index();
+      EXPECT_GT(in_memory.stats().thinned_calls, 0u) << "nothing was thinned: the test would show nothing";
+      EXPECT_LT(in_memory.num_events(), whole.num_events());
+      // The stack table thinned in memory: fewer stacks, the answers the same.
+      EXPECT_EQ(seen.stacks.thinnings, seen.cuts.size());
+      EXPECT_GT(seen.stacks.dropped, 0u);
+      EXPECT_LT(in_memory.stacks().size(), whole.stacks().size());
+      ExpectAnswersOfWholeThinnedAt(in_memory, whole, cut);
+      held += seen.stacks.held;
+      met_again += StacksMetAgain(whole, seen.cuts[0], seen.paused_at[0]);
+      // The file written from it: the whole's thinned at the cut, in answers
+      // (a stack met again is numbered after those kept, not in its first
+      // place), and byte for byte where none was.
+      std::string written, expected;
+      index::IndexCodec::EncodeThinned(in_memory, cut, &written);
+      index::IndexCodec::EncodeThinned(whole, cut, &expected);
       index::TraceIndex back;
       ASSERT_TRUE(index::IndexCodec::Decode(written, &back).ok());
-      EXPECT_GT(back.stats().thinned_calls, 0u) << "nothing was thinned: the test would show nothing";
-      EXPECT_LT(back.num_events(), (*whole)->index().num_events());
+      ExpectAnswersOfWholeThinnedAt(back, whole, cut);
+      if (StacksMetAgain(whole, seen.cuts[0], seen.paused_at[0]) == 0 && seen.cuts.size() == 1) {
+        EXPECT_EQ(written, expected);
+      }
     }
   }
+  // What makes the renumbering hard was there: stacks that only events
+  // still held named (the sorter's, enters waiting for their exit), stacks
+  // met again after they went. (No bundled dwarf trace has rounds enough
+  // for a pause while samples wait with reserved ids: stack_interner_test.)
+  EXPECT_GT(held, 0u);
+  EXPECT_GT(met_again, 0u);
 }
 
 TEST(IndexThinningTest, TheEarliestCutWithinABoundKeepsNoMoreThanIt) {

@@ -51,6 +51,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "processor/replay/trace_event.h"
 
 namespace pageblame::replay {
@@ -81,6 +82,14 @@ class LaneSorter {
   // and what was delivered may differ from perf's order.
   bool diverged() const { return diverged_; }
   std::vector<std::vector<TraceEvent>> TakeSpares();
+  // Each event of the batches held, in push order, to change in place (the
+  // stack table was thinned: their stack ids are renumbered); some may have
+  // been delivered already. Not to change their times.
+  void ForEachHeld(absl::FunctionRef<void(TraceEvent&)> fn) {
+    for (Chunk& c : chunks_) {
+      for (TraceEvent& e : c.events) fn(e);
+    }
+  }
 
  private:
   struct Key {

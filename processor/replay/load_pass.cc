@@ -463,9 +463,57 @@ void LoadPass::Checkpoint() {
     v.mappings = mappings_.get();
     v.dso_lookups = &lookups;
     v.attach_maps = &attach;
+    v.stack_thinning = &stack_thinning_;
     const uint64_t cut = options_.checkpoint(v);
-    if (cut != 0) worker_->ThinWhilePaused(cut);
+    if (cut != 0) {
+      worker_->ThinWhilePaused(cut);
+      ThinStacks();
+    }
   });
+}
+
+void LoadPass::ThinStacks() {
+  index::StackTable& table = idx_->stacks();
+  std::vector<bool> keep(table.size(), false);
+  uint64_t named = 0;
+  auto name = [&keep, &named](StackId s) {
+    if (s.valid() && s.value() < keep.size() && !keep[s.value()]) {
+      keep[s.value()] = true;
+      ++named;
+    }
+  };
+  auto carries_stack = [](const TraceEvent& e) {
+    return e.kind == TraceEvent::Kind::kEnter || e.kind == TraceEvent::Kind::kCall;
+  };
+  // The index's calls took their aliases' ids (ApplyStackAliases); the
+  // events held take them now, so that no holder names an alias.
+  for (size_t i = 0; i < idx_->num_events(); ++i) name(idx_->event(EventId(static_cast<uint32_t>(i))).stack);
+  const uint64_t by_calls = named;
+  worker_->ForEachHeldWhilePaused([&](TraceEvent& e) {
+    if (!carries_stack(e)) return;
+    e.call().stack = stacks_->Resolved(e.call().stack);
+    name(e.call().stack);
+  });
+  const uint64_t by_held = named;
+  stacks_->ForEachWaiting(name);
+  const index::StackTable::Kept k = table.Thin(keep);
+  auto renumbered = [&k](StackId s) {
+    return s.valid() && s.value() < k.stacks.size() ? StackId(k.stacks[s.value()]) : StackId();
+  };
+  for (size_t i = 0; i < idx_->num_events(); ++i) {
+    index::CallEvent& ev = idx_->mutable_event(EventId(static_cast<uint32_t>(i)));
+    ev.stack = renumbered(ev.stack);
+  }
+  worker_->ForEachHeldWhilePaused([&](TraceEvent& e) {
+    if (carries_stack(e)) e.call().stack = renumbered(e.call().stack);
+  });
+  stacks_->Renumbered(k);
+  StackThinningStats& st = stack_thinning_;
+  ++st.thinnings;
+  st.dropped += keep.size() - k.num_stacks;
+  st.kept += k.num_stacks;
+  st.held += by_held - by_calls;
+  st.waiting += named - by_held;
 }
 
 std::unique_ptr<LoadedTrace> LoadPass::Finish() {

@@ -89,6 +89,13 @@ class LoadPass {
   std::optional<unwind::UnwindStats> UnwindStatsNow() const;
   // LoadOptions::checkpoint, with the replay thread paused.
   void Checkpoint();
+  // Paused, the index thinned: the stack table thinned to the stacks still
+  // named (StackTable::Thin) and every holder of a stack id renumbered:
+  // the index's calls, the events the replay holds (the sorter's, the
+  // threads' waiting enters) and the interner's waiting samples, their
+  // aliases applied first. So the recorder's stacks are bounded by the
+  // calls it keeps, not by every stack it met.
+  void ThinStacks();
 
   const LoadOptions& options_;
   ReplayWorker::Ordering ordering_;
@@ -118,6 +125,7 @@ class LoadPass {
   // room for.
   bool join_calls_ = false;
   bool checkpoints_ = false;  // LoadOptions::checkpoint, asked after each record
+  StackThinningStats stack_thinning_;  // ThinStacks's
   bool progress_ = false;
   uint64_t next_progress_ = 64 << 20;
 

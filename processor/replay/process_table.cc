@@ -64,6 +64,12 @@ void ProcessTable::Renumber(const index::IndexThinning& n) {
   for (auto& entry : threads_) entry.second.last_event = n.Event(entry.second.last_event);
 }
 
+void ProcessTable::ForEachWaitingEnter(absl::FunctionRef<void(TraceEvent&)> fn) {
+  for (auto& entry : threads_) {
+    if (SyscallPairer::Pending* p = entry.second.call.InCall()) fn(p->enter);
+  }
+}
+
 uint64_t ProcessTable::WaitingCalls() const {
   uint64_t n = 0;
   for (const auto& [tid, th] : threads_) n += th.call.waiting();

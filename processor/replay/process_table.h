@@ -20,6 +20,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "processor/index/trace_index.h"
 #include "processor/replay/syscall_pairer.h"
 
@@ -86,6 +87,9 @@ class ProcessTable {
   // The index was thinned (TraceIndex::ThinBefore): the calls the threads
   // name take their new ids (a thread whose last call went forgets it).
   void Renumber(const index::IndexThinning& n);
+  // Each thread's enter waiting for its exit, to change in place (the stack
+  // table was thinned: its stack id is renumbered).
+  void ForEachWaitingEnter(absl::FunctionRef<void(TraceEvent&)> fn);
 
  private:
   index::TraceIndex* idx_;

@@ -103,6 +103,12 @@ void ReplayWorker::Paused(absl::FunctionRef<void()> fn) {
 
 void ReplayWorker::ThinWhilePaused(uint64_t cutoff) { replayer_->ThinBefore(cutoff); }
 
+void ReplayWorker::ForEachHeldWhilePaused(absl::FunctionRef<void(TraceEvent&)> fn) {
+  if (sorter_) sorter_->ForEachHeld(fn);
+  if (lane_sorter_) lane_sorter_->ForEachHeld(fn);
+  replayer_->ForEachWaitingEnter(fn);
+}
+
 void ReplayWorker::Run() {
   // Whichever way it ends (the caller's Finish looks).
   struct Done {

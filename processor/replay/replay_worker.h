@@ -138,6 +138,11 @@ class ReplayWorker {
   // Inside Paused's `fn` only (the replay thread waits): thins the index and
   // the replay's state at `cutoff` (Replayer::ThinBefore).
   void ThinWhilePaused(uint64_t cutoff);
+  // Inside Paused's `fn` only: each event the replay holds and has not
+  // applied yet (the sorter's, the threads' enters waiting for their exit),
+  // to change in place: the stack table was thinned, and the stack ids they
+  // carry are renumbered (LoadPass). The queue is empty while paused.
+  void ForEachHeldWhilePaused(absl::FunctionRef<void(TraceEvent&)> fn);
   // kLanes only: the trace broke the lane rule; the index is incomplete.
   bool diverged() const { return diverged_.load(std::memory_order_relaxed); }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 
 #include "processor/index/trace_index.h"
@@ -41,6 +42,9 @@ class Replayer {
   // and renumbers the calls this replay's threads still name; the replay
   // goes on as if the index had always been so (index_thinning.h).
   void ThinBefore(uint64_t cutoff);
+  // Between events: each enter waiting for its exit, to change in place
+  // (ProcessTable::ForEachWaitingEnter).
+  void ForEachWaitingEnter(absl::FunctionRef<void(TraceEvent&)> fn) { procs_.ForEachWaitingEnter(fn); }
 
  private:
   // What a call's exit says (from a kExit event or a kCall's exit half).

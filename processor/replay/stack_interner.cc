@@ -40,6 +40,11 @@ StackId StackInterner::Intern(const perf::Sample& s, const perf::RawRecord* rec)
   return id;
 }
 
+void StackInterner::Renumbered(const index::StackTable::Kept& k) {
+  for (Waiting& w : waiting_) w.id = StackId(k.stacks[w.id.value()]);
+  absl::flat_hash_map<StackId, StackId>().swap(aliases_);  // clear() keeps the capacity
+}
+
 void StackInterner::Hold(const perf::Sample& s, Waiting* w) {
   w->copied = std::make_unique<Copied>();
   Copied& c = *w->copied;

@@ -59,6 +59,22 @@ class StackInterner {
   // Reserved ids whose stack turned out to be one interned before: id ->
   // that one. The loader replaces them in the index's calls.
   const absl::flat_hash_map<StackId, StackId>& aliases() const { return aliases_; }
+  // The id the calls carrying `s` are to take: its alias's, or `s`.
+  StackId Resolved(StackId s) const {
+    auto a = aliases_.find(s);
+    return a == aliases_.end() ? s : a->second;
+  }
+
+  // Thinning the stack table in memory (the recorder: LoadPass), once every
+  // holder of an alias took its Resolved() id: the reserved ids of the
+  // samples still waiting (each to keep: it is bound later) ...
+  template <typename Fn>
+  void ForEachWaiting(Fn fn) const {
+    for (const Waiting& w : waiting_) fn(w.id);
+  }
+  // ... renumbered as the table was (StackTable::Thin); the aliases,
+  // applied everywhere, are forgotten.
+  void Renumbered(const index::StackTable::Kept& k);
   uint64_t waited() const { return waited_; }
   // Of those, how many waited as a place in the file (read again), and how
   // many bytes of stack copies waited at most at one time.

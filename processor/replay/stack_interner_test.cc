@@ -179,6 +179,50 @@ TEST_F(StackInternerTest, AWaitingStackEqualToOneInternedBeforeBecomesItsAlias) 
   EXPECT_THAT(table_.Ips(reserved), ElementsAre(kLeaf, kCode + 0x200));
 }
 
+TEST_F(StackInternerTest, AThinnedTableRenumbersTheWaitingSamplesAndForgetsAppliedAliases) {
+  // The recorder thins the table in memory mid-round (load_pass.h
+  // ThinStacks): a sample still waiting keeps its reserved id, renumbered,
+  // and is bound under it at its round's end; an alias, applied by every
+  // holder before (Resolved), is forgotten.
+  MapCode(7);
+  StackInterner interner(&table_, &unwinder_);
+  DwarfSample gone(7, {kCode + 0x500}), known(7, {kCode + 0x200});
+  const StackId dropped = interner.Intern(gone.sample);
+  const StackId first = interner.Intern(known.sample);
+  DwarfSample alias(8, {kCode + 0x200}), waits(9, {kCode + 0x300, kCode + 0x400});
+  const StackId reserved_alias = interner.Intern(alias.sample);  // pid 8, 9: code not mapped yet
+  MapCode(8);
+  interner.FinishedRound();
+  ASSERT_EQ(interner.Resolved(reserved_alias), first);
+  EXPECT_EQ(interner.Resolved(first), first);
+  const StackId reserved = interner.Intern(waits.sample);
+  // The holders: `first` (its alias resolved) and the waiting sample.
+  std::vector<bool> keep(table_.size(), false);
+  keep[interner.Resolved(reserved_alias).value()] = true;
+  interner.ForEachWaiting([&](StackId s) { keep[s.value()] = true; });
+  EXPECT_FALSE(keep[dropped.value()]);
+  const index::StackTable::Kept k = table_.Thin(keep);
+  interner.Renumbered(k);
+  EXPECT_THAT(interner.aliases(), IsEmpty());
+  const StackId now_first(k.stacks[first.value()]), now_reserved(k.stacks[reserved.value()]);
+  EXPECT_EQ(table_.size(), 2u);
+  EXPECT_THAT(table_.Ips(now_first), ElementsAre(kLeaf, kCode + 0x200));
+  std::vector<StackId> waiting;
+  interner.ForEachWaiting([&](StackId s) { waiting.push_back(s); });
+  EXPECT_THAT(waiting, ElementsAre(now_reserved));
+  MapCode(9);
+  interner.FinishedRound();
+  EXPECT_THAT(table_.Ips(now_reserved), ElementsAre(kLeaf, kCode + 0x300, kCode + 0x400));
+  EXPECT_THAT(interner.aliases(), IsEmpty());
+  // The stack that went, met again: a new id, its own frames; the kept one
+  // is found under its new id.
+  DwarfSample gone_again(7, {kCode + 0x500}), known_again(7, {kCode + 0x200});
+  const StackId fresh = interner.Intern(gone_again.sample);
+  EXPECT_EQ(fresh, StackId(2));
+  EXPECT_THAT(table_.Ips(fresh), ElementsAre(kLeaf, kCode + 0x500));
+  EXPECT_EQ(interner.Intern(known_again.sample), now_first);
+}
+
 TEST_F(StackInternerTest, FinishUnwindsWhatStillWaitsWithWhatIsKnown) {
   StackInterner interner(&table_, &unwinder_);
   DwarfSample d(7, {kCode + 0x200});

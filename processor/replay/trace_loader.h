@@ -47,7 +47,8 @@ struct LoadOptions {
   // recording as it is then: a prefix in time (valid during the call only:
   // the replay waits for it to return). Perf's round order only (a chunk
   // chain is read so). It returns a time at which the replay's state is
-  // then thinned in memory (TraceIndex::ThinBefore; the recorder's memory
+  // then thinned in memory (TraceIndex::ThinBefore, and the stack table to
+  // what is still named: load_pass.h ThinStacks; the recorder's memory
   // bound), or 0 to keep it all.
   std::function<bool()> checkpoint_due;
   std::function<uint64_t(const LoadedView&)> checkpoint;
@@ -155,6 +156,20 @@ class LoadedTrace {
 // The parts of a replayed recording that its index file keeps
 // (replay/recording_file.h): those of a LoadedTrace, or of a load still
 // under way (LoadOptions::checkpoint). Borrowed, never owned.
+// What thinning the stack table in memory did so far (LoadPass: at each
+// checkpoint that thinned the index, the stacks no holder names go), for
+// the recorder's summary and the tests. Counts over every thinning.
+struct StackThinningStats {
+  uint64_t thinnings = 0;
+  uint64_t dropped = 0;  // stacks left out
+  uint64_t kept = 0;     // stacks kept (each counted at each thinning)
+  // Of those kept, the stacks no call of the index named: named only by
+  // events the replay held (the sorter's, threads' enters waiting for their
+  // exit), or reserved for samples whose unwinding still waited.
+  uint64_t held = 0;
+  uint64_t waiting = 0;
+};
+
 struct LoadedView {
   const index::TraceIndex* index = nullptr;
   const perf::FileInfo* info = nullptr;
@@ -164,6 +179,7 @@ struct LoadedView {
   const symbols::MappingHistory* mappings = nullptr;
   const std::vector<symbols::DsoLookup>* dso_lookups = nullptr;
   const AttachMapsUse* attach_maps = nullptr;
+  const StackThinningStats* stack_thinning = nullptr;  // null: not a checkpoint's
   static LoadedView Of(const LoadedTrace& t);
 };
 
