@@ -153,18 +153,31 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
   return o;
 }
 
-// `width`: the text's (TextWidth).
-absl::StatusOr<std::string> Render(const GrowthRequest& r, const session::Session& trace,
-                                   const analysis::Growth& g, size_t width) {
+// The folded and pprof answers, made whole.
+absl::StatusOr<std::string> Render(const GrowthRequest& r, const session::Session& trace, const analysis::Growth& g) {
   if (r.format == AnswerFormat::kFolded) return render::GrowthFolded(trace, g);
-  if (r.format == AnswerFormat::kText && r.group == analysis::GroupBy::kStack) {
-    return render::GrowthText(trace, g, r.text);
-  }
   const std::vector<analysis::MethodGrowth> methods = analysis::GrowthByMethod(trace.frames(), g, r.text.frames);
-  if (r.format == AnswerFormat::kPprof) return render::GrowthPprof(trace, g, methods);
+  return render::GrowthPprof(trace, g, methods);
+}
+
+// The text answer, written a piece at a time as it is made (--detail: every
+// stack's lines, hundreds of MB for a million stacks).
+absl::Status WriteText(const GrowthRequest& r, const session::Session& trace, const analysis::Growth& g,
+                       OutputFile& out) {
   render::TextOptions text = r.text;
-  text.width = width;
-  return render::GrowthText(trace, g, methods, text);
+  std::vector<analysis::MethodGrowth> methods;
+  const bool by_method = r.group == analysis::GroupBy::kMethod;
+  if (by_method) {
+    methods = analysis::GrowthByMethod(trace.frames(), g, r.text.frames);
+    text.width = TextWidth(out.is_stdout());
+  }
+  absl::Status written;
+  render::WriteGrowthText(trace, g, by_method ? &methods : nullptr, text, [&](std::string_view piece) {
+    written = out.WriteTextPiece(piece);
+    return written.ok();
+  });
+  RETURN_IF_ERROR(written);
+  return out.Close();
 }
 
 absl::Status Run(const Args& args, const GrowthRequest& request) {
@@ -190,9 +203,11 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
     if (!render::WriteGrowthJson(**trace, *g, methods, (*out)->stream())) return (*out)->WriteError();
     return (*out)->Close();
   }
-  auto text = Render(request, **trace, *g, TextWidth((*out)->is_stdout()));
-  if (!text.ok()) return text.status();
-  if (absl::Status s = IsText(request.format) ? (*out)->WriteText(*std::move(text)) : (*out)->Write(*text); !s.ok()) {
+  if (request.format == AnswerFormat::kText) return WriteText(request, **trace, *g, **out);
+  auto answer = Render(request, **trace, *g);
+  if (!answer.ok()) return answer.status();
+  if (absl::Status s = IsText(request.format) ? (*out)->WriteText(*std::move(answer)) : (*out)->Write(*answer);
+      !s.ok()) {
     return s;
   }
   return (*out)->Close();
