@@ -153,13 +153,6 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
   return o;
 }
 
-// The folded and pprof answers, made whole.
-absl::StatusOr<std::string> Render(const GrowthRequest& r, const session::Session& trace, const analysis::Growth& g) {
-  if (r.format == AnswerFormat::kFolded) return render::GrowthFolded(trace, g);
-  const std::vector<analysis::MethodGrowth> methods = analysis::GrowthByMethod(trace.frames(), g, r.text.frames);
-  return render::GrowthPprof(trace, g, methods);
-}
-
 // The text answer, written a piece at a time as it is made (--detail: every
 // stack's lines, hundreds of MB for a million stacks).
 absl::Status WriteText(const GrowthRequest& r, const session::Session& trace, const analysis::Growth& g,
@@ -196,20 +189,19 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   options->kinds = request.kinds;
   auto g = analysis::ComputeGrowth((*trace)->index(), *options);
   if (!g.ok()) return g.status();
-  if (request.format == AnswerFormat::kJson) {
-    // Streamed: a stack's object at a time, as maps --json writes its regions.
-    const std::vector<analysis::MethodGrowth> methods =
-        analysis::GrowthByMethod((*trace)->frames(), *g, request.text.frames);
-    if (!render::WriteGrowthJson(**trace, *g, methods, (*out)->stream())) return (*out)->WriteError();
+  if (request.format == AnswerFormat::kText) return WriteText(request, **trace, *g, **out);
+  if (request.format == AnswerFormat::kFolded) {
+    RETURN_IF_ERROR((*out)->WriteText(render::GrowthFolded(**trace, *g)));
     return (*out)->Close();
   }
-  if (request.format == AnswerFormat::kText) return WriteText(request, **trace, *g, **out);
-  auto answer = Render(request, **trace, *g);
-  if (!answer.ok()) return answer.status();
-  if (absl::Status s = IsText(request.format) ? (*out)->WriteText(*std::move(answer)) : (*out)->Write(*answer);
-      !s.ok()) {
-    return s;
-  }
+  // JSON and pprof are streamed: a stack's object (or sample) at a time, as
+  // maps --json writes its regions.
+  const std::vector<analysis::MethodGrowth> methods =
+      analysis::GrowthByMethod((*trace)->frames(), *g, request.text.frames);
+  const bool written = request.format == AnswerFormat::kJson
+                           ? render::WriteGrowthJson(**trace, *g, methods, (*out)->stream())
+                           : render::WriteGrowthPprof(**trace, *g, methods, (*out)->stream());
+  if (!written) return (*out)->WriteError();
   return (*out)->Close();
 }
 
