@@ -201,7 +201,12 @@ void Credit(const index::TraceIndex& idx, EventId call, const CallGrowth& c, uin
 std::vector<ChurnedStack> Churned(const index::TraceIndex& idx, const EndsMap& ends,
                                   const absl::flat_hash_map<StackId, size_t>& slot, const CallGrowth& nothing,
                                   std::vector<CallMade> made, std::vector<StackGrowth>* kept) {
+  // Counted first: sized once, never twice its size while `made` is held.
+  const auto churned_only = [&](const CallMade& m) {
+    return !ends.contains(CallKey{m.process, m.call}) && !slot.contains(idx.event(m.call).stack);
+  };
   std::vector<ChurnedStack> churned;
+  churned.reserve(std::count_if(made.begin(), made.end(), churned_only));
   for (const CallMade& m : made) {
     if (ends.contains(CallKey{m.process, m.call})) continue;
     const StackId stack = idx.event(m.call).stack;
