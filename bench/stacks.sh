@@ -80,4 +80,7 @@ row "index (replay, write the index)" "$PB" index -i "$TRACE"
 row "maps (loads the index)" "$PB" maps -i "$TRACE"
 row "maps --no-index (replays)" "$PB" maps -i "$TRACE" --no-index
 row "growth --no-index (replays)" "$PB" growth -i "$TRACE" --no-index
+row "growth (loads the index)" "$PB" growth -i "$TRACE"
+row "growth --detail (every stack's text)" "$PB" growth -i "$TRACE" --detail
+row "growth --format pprof" "$PB" growth -i "$TRACE" --format pprof -o "$OUT/growth.pb.gz"
 printf 'index %.1f MiB\n' "$(echo "$(stat -c %s "$TRACE.index") / 1048576" | bc -l)"

@@ -153,18 +153,24 @@ absl::StatusOr<analysis::GrowthOptions> ResolveRange(const GrowthRequest& r, con
   return o;
 }
 
-// `width`: the text's (TextWidth).
-absl::StatusOr<std::string> Render(const GrowthRequest& r, const session::Session& trace,
-                                   const analysis::Growth& g, size_t width) {
-  if (r.format == AnswerFormat::kFolded) return render::GrowthFolded(trace, g);
-  if (r.format == AnswerFormat::kText && r.group == analysis::GroupBy::kStack) {
-    return render::GrowthText(trace, g, r.text);
-  }
-  const std::vector<analysis::MethodGrowth> methods = analysis::GrowthByMethod(trace.frames(), g, r.text.frames);
-  if (r.format == AnswerFormat::kPprof) return render::GrowthPprof(trace, g, methods);
+// The text answer, written a piece at a time as it is made (--detail: every
+// stack's lines, hundreds of MB for a million stacks).
+absl::Status WriteText(const GrowthRequest& r, const session::Session& trace, const analysis::Growth& g,
+                       OutputFile& out) {
   render::TextOptions text = r.text;
-  text.width = width;
-  return render::GrowthText(trace, g, methods, text);
+  std::vector<analysis::MethodGrowth> methods;
+  const bool by_method = r.group == analysis::GroupBy::kMethod;
+  if (by_method) {
+    methods = analysis::GrowthByMethod(trace.frames(), g, r.text.frames);
+    text.width = TextWidth(out.is_stdout());
+  }
+  absl::Status written;
+  render::WriteGrowthText(trace, g, by_method ? &methods : nullptr, text, [&](std::string_view piece) {
+    written = out.WriteTextPiece(piece);
+    return written.ok();
+  });
+  RETURN_IF_ERROR(written);
+  return out.Close();
 }
 
 absl::Status Run(const Args& args, const GrowthRequest& request) {
@@ -183,18 +189,19 @@ absl::Status Run(const Args& args, const GrowthRequest& request) {
   options->kinds = request.kinds;
   auto g = analysis::ComputeGrowth((*trace)->index(), *options);
   if (!g.ok()) return g.status();
-  if (request.format == AnswerFormat::kJson) {
-    // Streamed: a stack's object at a time, as maps --json writes its regions.
-    const std::vector<analysis::MethodGrowth> methods =
-        analysis::GrowthByMethod((*trace)->frames(), *g, request.text.frames);
-    if (!render::WriteGrowthJson(**trace, *g, methods, (*out)->stream())) return (*out)->WriteError();
+  if (request.format == AnswerFormat::kText) return WriteText(request, **trace, *g, **out);
+  if (request.format == AnswerFormat::kFolded) {
+    RETURN_IF_ERROR((*out)->WriteText(render::GrowthFolded(**trace, *g)));
     return (*out)->Close();
   }
-  auto text = Render(request, **trace, *g, TextWidth((*out)->is_stdout()));
-  if (!text.ok()) return text.status();
-  if (absl::Status s = IsText(request.format) ? (*out)->WriteText(*std::move(text)) : (*out)->Write(*text); !s.ok()) {
-    return s;
-  }
+  // JSON and pprof are streamed: a stack's object (or sample) at a time, as
+  // maps --json writes its regions.
+  const std::vector<analysis::MethodGrowth> methods =
+      analysis::GrowthByMethod((*trace)->frames(), *g, request.text.frames);
+  const bool written = request.format == AnswerFormat::kJson
+                           ? render::WriteGrowthJson(**trace, *g, methods, (*out)->stream())
+                           : render::WriteGrowthPprof(**trace, *g, methods, (*out)->stream());
+  if (!written) return (*out)->WriteError();
   return (*out)->Close();
 }
 

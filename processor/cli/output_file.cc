@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/text_escape.h"
@@ -126,8 +127,22 @@ absl::Status OutputFile::Write(std::string_view bytes) {
 
 absl::Status OutputFile::WriteText(std::string text) { return Write(EscapeText(std::move(text))); }
 
+absl::Status OutputFile::WriteTextPiece(std::string_view piece) {
+  const size_t cut = piece.rfind('\n');
+  if (cut == std::string_view::npos) {
+    pending_.append(piece);
+    return absl::OkStatus();
+  }
+  std::string lines = std::move(pending_);
+  lines.append(piece.substr(0, cut + 1));
+  pending_.assign(piece.substr(cut + 1));
+  return Write(EscapeText(std::move(lines)));
+}
+
 absl::Status OutputFile::Close() {
-  if (is_stdout() || closed_) return absl::OkStatus();
+  // (A failed write leaves the file's error flag set: reported below.)
+  const absl::Status rest = pending_.empty() ? absl::OkStatus() : Write(EscapeText(std::exchange(pending_, {})));
+  if (is_stdout() || closed_) return rest;
   closed_ = true;
   const bool flushed = std::fflush(file_) == 0 && !std::ferror(file_);
   const int saved = errno;

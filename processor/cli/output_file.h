@@ -57,6 +57,12 @@ class OutputFile {
   // pprof and HTML go through Write: they have their own escapes, and
   // pprof is binary.
   absl::Status WriteText(std::string text);
+  // The same for a text answer made a piece at a time (growth --detail:
+  // hundreds of MB): the pieces' concatenation is written as WriteText
+  // would write it whole. What follows a piece's last newline waits for the
+  // next piece (escaping is by whole lines: a line's UTF-8 is judged whole),
+  // at the latest for Close().
+  absl::Status WriteTextPiece(std::string_view piece);
   // Flushes and closes the file (standard output is flushed on exit), then
   // puts it in place. After it the answer is in the target.
   absl::Status Close();
@@ -75,6 +81,7 @@ class OutputFile {
   std::string target_;  // the file the answer ends up in
   std::string temp_;
   std::FILE* file_;
+  std::string pending_;  // WriteTextPiece's unfinished line
   bool closed_ = false;
 };
 

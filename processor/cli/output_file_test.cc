@@ -192,6 +192,32 @@ TEST(OutputFileTest, TextIsWrittenWithNoControlButItsNewlines) {
   EXPECT_EQ(Slurp(binary), "pid 1 (\xc3\x9c)\n  #0 \x1b[2J\r\xc2\x9b\n");
 }
 
+// A text made a piece at a time (growth --detail) is written as the whole
+// would be, wherever the pieces are cut: inside a line, inside a UTF-8
+// character (judged whole, not as two bad bytes), after a control; the last
+// line, with no newline, at Close().
+TEST(OutputFileTest, TextWrittenInPiecesIsTheWholeTextsBytes) {
+  TempDir dir;
+  const std::string answer = "pid 1 (\xc3\x9c)\n  #0 \x1b[2J\r\xc2\x9b\nno newline \xe2\x82\xac";
+  const std::string whole = dir.path() + "/whole.txt";
+  {
+    auto out = OutputFile::Open(whole, {});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_TRUE((*out)->WriteText(answer).ok());
+    ASSERT_TRUE((*out)->Close().ok());
+  }
+  ASSERT_EQ(Slurp(whole), "pid 1 (\xc3\x9c)\n  #0 \\x1b[2J\\x0d\\u009b\nno newline \xe2\x82\xac");
+  for (size_t step : {1, 2, 3, 7, 100}) {
+    SCOPED_TRACE(step);
+    const std::string path = dir.path() + "/pieces.txt";
+    auto out = OutputFile::Open(path, {});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (size_t i = 0; i < answer.size(); i += step) ASSERT_TRUE((*out)->WriteTextPiece(answer.substr(i, step)).ok());
+    ASSERT_TRUE((*out)->Close().ok());
+    EXPECT_EQ(Slurp(path), Slurp(whole));
+  }
+}
+
 TEST(RunGuardedTest, AnEscapingExceptionIsExitOneWithAMessage) {
   EXPECT_EQ(RunGuarded([] { return 0; }), 0);
   EXPECT_EQ(RunGuarded([] { return 2; }), 2);

@@ -295,24 +295,26 @@ std::string MethodReservations(const std::vector<analysis::MethodGrowth>& method
   return out;
 }
 
-// --detail: each method's stacks (their numbers those of the stack list).
-std::string MethodStacks(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g,
-                         const std::vector<analysis::MethodGrowth>& methods) {
+// --detail: each method's stacks (their numbers those of the stack list),
+// a method's lines at a time.
+bool MethodStacks(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g,
+                  const std::vector<analysis::MethodGrowth>& methods, TextPut put) {
   constexpr size_t kShown = 5;
-  std::string out = "\neach method's stacks (numbered as in the list of stacks below):\n";
+  if (!put("\neach method's stacks (numbered as in the list of stacks below):\n")) return false;
   for (size_t i = 0; i < methods.size(); ++i) {
     const analysis::MethodGrowth& m = methods[i];
-    absl::StrAppend(&out, "\n#", i + 1, " ", MethodLine(m.group.method), ": committed ",
-                    SignedBytes(m.total.committed_growth()), RssChange(m.total.from, m.total.to), ", ",
-                    m.group.stacks.size(), m.group.stacks.size() == 1 ? " stack\n" : " stacks\n");
+    std::string out = absl::StrCat("\n#", i + 1, " ", MethodLine(m.group.method), ": committed ",
+                                   SignedBytes(m.total.committed_growth()), RssChange(m.total.from, m.total.to), ", ",
+                                   m.group.stacks.size(), m.group.stacks.size() == 1 ? " stack\n" : " stacks\n");
     for (size_t k = 0; k < m.group.stacks.size() && k < kShown; ++k) {
       const size_t s = m.group.stacks[k];
       absl::StrAppend(&out, absl::StrFormat("  %11s  #%-4d %s\n", SignedBytes(g.stacks[s].committed_growth()), s + 1,
                                             r.ShortStack(idx.event(g.stacks[s].first_call), 4)));
     }
     if (m.group.stacks.size() > kShown) absl::StrAppend(&out, "  ... ", m.group.stacks.size() - kShown, " more\n");
+    if (!put(out)) return false;
   }
-  return out;
+  return true;
 }
 
 // What the reservations (PROT_NONE) did, apart from the ranking.
@@ -418,11 +420,9 @@ bool WriteGrowthJson(const session::Session& trace, const analysis::Growth& g,
 
 namespace {
 
-// The text, a row per stack or, with `methods`, per method.
-std::string Text(const session::Session& trace, const analysis::Growth& g,
-                 const std::vector<analysis::MethodGrowth>* methods, const TextOptions& o) {
-  const index::TraceIndex& idx = trace.index();
-  OriginRenderer r(trace.frames(), o.frames);
+// The first lines: the totals, the first screen's table, the reservations.
+std::string TextHead(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g,
+                     const std::vector<analysis::MethodGrowth>* methods, const TextOptions& o) {
   std::string out = absl::StrCat(
       "growth of ", Who(idx, g.processes), " from ", TimeText(idx, g.from), " to ", TimeText(idx, g.to), ": mapped ",
       HumanBytes(g.total_from.mapped), " -> ", HumanBytes(g.total_to.mapped), " (",
@@ -450,41 +450,73 @@ std::string Text(const session::Session& trace, const analysis::Growth& g,
     absl::StrAppend(&out, "\nalso: from before the trace, committed ", HumanBytes(g.before_from.committed), " -> ",
                     HumanBytes(g.before_to.committed), "\n");
   }
-  if (!o.detail) return out;
-  if (methods) absl::StrAppend(&out, MethodStacks(idx, r, g, *methods));
-  absl::StrAppend(&out, "\nevery stack, mapped bytes:\n");
-  absl::StrAppend(&out, absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7s  %s\n", "growth", "from", "to",
-                                        "committed", "added", "removed", "made+gone", "regions", "stack"));
+  return out;
+}
+
+// --detail's table of every stack, a row at a time, then "[before trace]".
+bool StackRows(const index::TraceIndex& idx, OriginRenderer& r, const analysis::Growth& g, TextPut put) {
+  if (!put(absl::StrCat("\nevery stack, mapped bytes:\n",
+                        absl::StrFormat("  %11s %10s %10s %11s %10s %10s %10s %7s  %s\n", "growth", "from", "to",
+                                        "committed", "added", "removed", "made+gone", "regions", "stack")))) {
+    return false;
+  }
   for (size_t i = 0; i < g.stacks.size(); ++i) {
     const analysis::StackGrowth& s = g.stacks[i];
-    absl::StrAppend(&out, TableRow(SignedBytes(s.growth()), s.from, s.to, HumanBytes(s.added), HumanBytes(s.removed),
-                                   HumanBytes(s.made_gone),
-                                   absl::StrCat("#", i + 1, " ", r.ShortStack(idx.event(s.first_call), 4))));
+    if (!put(TableRow(SignedBytes(s.growth()), s.from, s.to, HumanBytes(s.added), HumanBytes(s.removed),
+                      HumanBytes(s.made_gone), absl::StrCat("#", i + 1, " ", r.ShortStack(idx.event(s.first_call), 4))))) {
+      return false;
+    }
   }
-  if (g.total_from.mapped != 0 || g.total_to.mapped != 0) {
-    absl::StrAppend(&out, TableRow(SignedBytes(Diff(g.before_from.mapped, g.before_to.mapped)), g.before_from,
-                                   g.before_to, "-", "-", "-", "[before trace]"));
-  }
+  if (g.total_from.mapped == 0 && g.total_to.mapped == 0) return true;
+  return put(TableRow(SignedBytes(Diff(g.before_from.mapped, g.before_to.mapped)), g.before_from, g.before_to, "-",
+                      "-", "-", "[before trace]"));
+}
+
+// The text, a row per stack or, with `methods`, per method, a piece at a time.
+bool Text(const session::Session& trace, const analysis::Growth& g, const std::vector<analysis::MethodGrowth>* methods,
+          const TextOptions& o, TextPut put) {
+  const index::TraceIndex& idx = trace.index();
+  OriginRenderer r(trace.frames(), o.frames);
+  if (!put(TextHead(idx, r, g, methods, o))) return false;
+  if (!o.detail) return true;
+  if (methods && !MethodStacks(idx, r, g, *methods, put)) return false;
+  if (!StackRows(idx, r, g, put)) return false;
   for (size_t i = 0; i < g.stacks.size(); ++i) {
     const analysis::StackGrowth& s = g.stacks[i];
     const index::CallEvent& ev = idx.event(s.first_call);
-    absl::StrAppend(&out, "\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", HumanBytes(s.from.mapped), " -> ",
-                    HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()),
-                    RssChange(s.from, s.to), "); first: ",
-                    r.CallText(ev), "\n", r.StackText(ev, "    "));
+    if (!put(absl::StrCat("\nstack #", i + 1, ": ", SignedBytes(s.growth()), " (", HumanBytes(s.from.mapped), " -> ",
+                          HumanBytes(s.to.mapped), "; committed ", SignedBytes(s.committed_growth()),
+                          RssChange(s.from, s.to), "); first: ", r.CallText(ev), "\n", r.StackText(ev, "    ")))) {
+      return false;
+    }
   }
+  return true;
+}
+
+std::string WholeText(const session::Session& trace, const analysis::Growth& g,
+                      const std::vector<analysis::MethodGrowth>* methods, const TextOptions& o) {
+  std::string out;
+  Text(trace, g, methods, o, [&](std::string_view piece) {
+    out.append(piece);
+    return true;
+  });
   return out;
 }
 
 }  // namespace
 
 std::string GrowthText(const session::Session& trace, const analysis::Growth& g, const TextOptions& o) {
-  return Text(trace, g, nullptr, o);
+  return WholeText(trace, g, nullptr, o);
 }
 
 std::string GrowthText(const session::Session& trace, const analysis::Growth& g,
                        const std::vector<analysis::MethodGrowth>& methods, const TextOptions& o) {
-  return Text(trace, g, &methods, o);
+  return WholeText(trace, g, &methods, o);
+}
+
+bool WriteGrowthText(const session::Session& trace, const analysis::Growth& g,
+                     const std::vector<analysis::MethodGrowth>* methods, const TextOptions& o, TextPut put) {
+  return Text(trace, g, methods, o, put);
 }
 
 // Merging stays in render: which stacks become one line depends only on how

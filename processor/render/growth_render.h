@@ -21,7 +21,10 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "absl/functional/function_ref.h"
 
 #include "processor/analysis/growth_methods.h"
 #include "processor/analysis/growth_report.h"
@@ -55,6 +58,15 @@ std::string GrowthText(const session::Session& trace, const analysis::Growth& g,
 // method's stacks before the rest.
 std::string GrowthText(const session::Session& trace, const analysis::Growth& g,
                        const std::vector<analysis::MethodGrowth>& methods, const TextOptions& options = {});
+// Where a text written a piece at a time goes: false stops the writing.
+using TextPut = absl::FunctionRef<bool(std::string_view)>;
+// GrowthText (with `methods`: the one by method) handed to `put` a piece at
+// a time, in order, their concatenation the same text: the first screen,
+// then with --detail a method's, a row's or a stack's lines a piece, so a
+// million stacks' detail (~2 KB of text each) is never held whole. False
+// when `put` refused a piece (nothing after it is made).
+bool WriteGrowthText(const session::Session& trace, const analysis::Growth& g,
+                     const std::vector<analysis::MethodGrowth>* methods, const TextOptions& options, TextPut put);
 // Brendan Gregg's two-column folded format (difffolded.pl's output):
 // "frames from_bytes to_bytes" per stack, which flamegraph.pl draws as a
 // differential flame graph (red where it grew). Stacks that print the same

@@ -212,6 +212,34 @@ TEST(GrowthJsonTest, WrittenAStackAtATimeItIsTheDocumentsDump) {
   }
 }
 
+// `growth --detail` is written a piece at a time (a million stacks' detail is
+// ~500 MB of text): each piece whole lines, at least one a stack, and
+// together the text GrowthText makes; a refused piece stops the writing.
+TEST(GrowthTextTest, DetailIsWrittenAStackAtATime) {
+  for (const char* trace : {"phases-fp.data", "residency.data"}) {
+    SCOPED_TRACE(trace);
+    const session::Session& s = OpenTrace(trace, /*inlines=*/false);
+    const analysis::Growth g = GrowthOf(s, Select(s, std::nullopt), "+0", "end", analysis::CreditBy::kCommit);
+    ASSERT_GE(g.stacks.size(), 2u);
+    const std::vector<analysis::MethodGrowth> methods = analysis::GrowthByMethod(s.frames(), g, {});
+    TextOptions o;
+    o.detail = true;
+    for (const bool by_method : {false, true}) {
+      std::vector<std::string> pieces;
+      EXPECT_TRUE(WriteGrowthText(s, g, by_method ? &methods : nullptr, o, [&](std::string_view p) {
+        pieces.emplace_back(p);
+        return true;
+      }));
+      EXPECT_GT(pieces.size(), 2 * g.stacks.size());  // a row, then the frames, of each
+      for (const std::string& p : pieces) EXPECT_TRUE(absl::EndsWith(p, "\n")) << p;
+      EXPECT_EQ(absl::StrJoin(pieces, ""), by_method ? GrowthText(s, g, methods, o) : GrowthText(s, g, o));
+      size_t calls = 0;
+      EXPECT_FALSE(WriteGrowthText(s, g, by_method ? &methods : nullptr, o, [&](std::string_view) { return ++calls < 3; }));
+      EXPECT_EQ(calls, 3u);
+    }
+  }
+}
+
 // residency.data: two processes with snapshots taken at different moments.
 // From a moment one of them has a snapshot for and the other not, the
 // resident bytes there are unknown in every sum that holds the other's

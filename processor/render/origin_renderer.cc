@@ -14,7 +14,12 @@ namespace pageblame::render {
 
 OriginRenderer::Printed& OriginRenderer::PrintedOf(const index::CallEvent& ev) {
   const session::StackFrames::Stack& stack = frames_.Of(ev);
-  Printed& p = printed_[{ev.stack.value(), ev.pid}];
+  // Bounded as StackFrames is: a stack's Printed is made again from its
+  // frames when it is needed again (the same text), where keeping every
+  // stack's (growth --json of 2 M stacks) held ~100 B and its JSON each.
+  const std::pair<uint32_t, uint32_t> key{ev.stack.value(), ev.pid};
+  if (printed_.size() >= session::StackFrames::kMaxStacks && !printed_.contains(key)) printed_.clear();
+  Printed& p = printed_[key];
   if (p.serial != stack.serial) {
     p.serial = stack.serial;
     p.first_app = analysis::FirstAppFrame(stack.frames);

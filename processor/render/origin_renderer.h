@@ -97,7 +97,8 @@ class OriginRenderer {
   const index::TraceIndex& idx_;
   symbols::Symbolizer& sym_;
   analysis::SummaryOptions summary_;
-  // By (StackId, pid), as StackFrames keeps them.
+  // By (StackId, pid), as StackFrames keeps them: at most
+  // StackFrames::kMaxStacks (then started again).
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, Printed> printed_;
   // One frame's object in StackJsonText, by (pid, FrameKey, ip, nl): the
   // same pid, ip and key give the same frame (Symbolizer::FrameKey), and

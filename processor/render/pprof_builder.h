@@ -21,10 +21,12 @@
 #define PAGEBLAME_RENDER_PPROF_BUILDER_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "processor/session/session.h"
 
 namespace pageblame::render {
@@ -40,6 +42,15 @@ struct PprofLabel {
   int64_t num = 0;  // a numeric one (when str is empty)
   static PprofLabel Str(std::string k, std::string v) { return {std::move(k), std::move(v), 0}; }
   static PprofLabel Num(std::string k, int64_t v) { return {std::move(k), "", v}; }
+};
+
+// One sample as PprofBuilder::WriteGzipped asks for it: a call's frames, or
+// made-up ones (AddPseudo's) when `call` is not valid.
+struct PprofSample {
+  EventId call;
+  std::vector<std::string> pseudo;
+  std::vector<int64_t> values;
+  std::vector<PprofLabel> labels;
 };
 
 class PprofBuilder {
@@ -59,6 +70,18 @@ class PprofBuilder {
   void AddComment(const std::string& text);
   // The serialized profile, gzip-compressed (profile.proto's on-disk form).
   std::string Gzipped() const;
+  // The same bytes as AddCall / AddPseudo of sample(0) .. sample(count - 1)
+  // in order, then Gzipped(), on a builder given no sample yet, but written
+  // to `out` with no sample held: samples come second in the encoding
+  // (profile.proto's field 2, after the sample types; the tables they name
+  // follow them), so each is encoded as it is written. `sample` is asked
+  // for each index twice (the first pass interns the tables and finds the
+  // samples that merge), and again for those whose keys' hashes collide;
+  // it must answer the same each time. Memory: the tables (strings,
+  // functions, locations, mappings) and 16 B a sample during the first
+  // pass. False when a write failed.
+  bool WriteGzipped(size_t count, absl::FunctionRef<PprofSample(size_t)> sample, std::FILE* out);
+  bool WriteGzipped(size_t count, absl::FunctionRef<PprofSample(size_t)> sample, std::string* out);
 
  private:
   class Impl;

@@ -50,6 +50,20 @@ std::vector<std::vector<PprofLabel>> MethodLabels(size_t stacks, const std::vect
   return labels;
 }
 
+// Each stack's method, an index into `methods` (kNoMethod: none): 4 B a
+// stack, where a label each would be ~100.
+constexpr uint32_t kNoMethod = UINT32_MAX;
+template <typename Method>
+std::vector<uint32_t> MethodOf(size_t stacks, const std::vector<Method>& methods) {
+  std::vector<uint32_t> of(stacks, kNoMethod);
+  for (size_t m = 0; m < methods.size(); ++m) {
+    for (size_t i : methods[m].group.stacks) {
+      if (i < stacks) of[i] = static_cast<uint32_t>(m);
+    }
+  }
+  return of;
+}
+
 }  // namespace
 
 std::string AttributePprof(const session::Session& trace, const analysis::Attribution& a,
@@ -87,8 +101,13 @@ std::string AttributePprof(const session::Session& trace, const analysis::Attrib
   return b.Gzipped();
 }
 
-std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g,
-                        const std::vector<analysis::MethodGrowth>& methods) {
+namespace {
+
+// GrowthPprof's profile, written to `out` (a FILE* or a string) a sample at
+// a time: a million-stack growth's samples are never held.
+template <typename Out>
+bool WriteGrowth(const session::Session& trace, const analysis::Growth& g,
+                 const std::vector<analysis::MethodGrowth>& methods, Out out) {
   std::vector<PprofValueType> types = {{"mapped_growth", "bytes"},  {"committed_growth", "bytes"},
                                        {"regions_growth", "count"}, {"mapped_from", "bytes"},
                                        {"mapped_to", "bytes"},      {"committed_from", "bytes"},
@@ -119,12 +138,34 @@ std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g
     }
     return v;
   };
-  const std::vector<std::vector<PprofLabel>> labels = MethodLabels(g.stacks.size(), methods);
-  for (size_t i = 0; i < g.stacks.size(); ++i) b.AddCall(g.stacks[i].first_call, values(g.stacks[i].from, g.stacks[i].to), labels[i]);
-  if (g.before_from.mapped != 0 || g.before_to.mapped != 0) {
-    b.AddPseudo({"[before trace]"}, values(g.before_from, g.before_to));
-  }
-  return b.Gzipped();
+  const std::vector<uint32_t> method_of = MethodOf(g.stacks.size(), methods);
+  const bool before = g.before_from.mapped != 0 || g.before_to.mapped != 0;
+  return b.WriteGzipped(g.stacks.size() + (before ? 1 : 0), [&](size_t i) {
+    PprofSample s;
+    if (i == g.stacks.size()) {
+      s.pseudo = {"[before trace]"};
+      s.values = values(g.before_from, g.before_to);
+      return s;
+    }
+    s.call = g.stacks[i].first_call;
+    s.values = values(g.stacks[i].from, g.stacks[i].to);
+    if (method_of[i] != kNoMethod) s.labels = {PprofLabel::Str("method", methods[method_of[i]].group.method.name)};
+    return s;
+  }, out);
+}
+
+}  // namespace
+
+std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g,
+                        const std::vector<analysis::MethodGrowth>& methods) {
+  std::string out;
+  WriteGrowth(trace, g, methods, &out);
+  return out;
+}
+
+bool WriteGrowthPprof(const session::Session& trace, const analysis::Growth& g,
+                      const std::vector<analysis::MethodGrowth>& methods, std::FILE* out) {
+  return WriteGrowth(trace, g, methods, out);
 }
 
 std::string MapsPprof(const session::Session& trace, const analysis::MapsAnswer& a) {

@@ -29,6 +29,7 @@
 #ifndef PAGEBLAME_RENDER_PPROF_PROFILES_H_
 #define PAGEBLAME_RENDER_PPROF_PROFILES_H_
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,11 @@ std::string AttributePprof(const session::Session& trace, const analysis::Attrib
                            const std::vector<analysis::MethodTotal>& methods = {});
 std::string GrowthPprof(const session::Session& trace, const analysis::Growth& g,
                         const std::vector<analysis::MethodGrowth>& methods = {});
+// The same profile written to `out` a sample at a time (its bytes are
+// GrowthPprof's): a million-stack growth's samples are never held. False
+// when a write failed.
+bool WriteGrowthPprof(const session::Session& trace, const analysis::Growth& g,
+                      const std::vector<analysis::MethodGrowth>& methods, std::FILE* out);
 std::string MapsPprof(const session::Session& trace, const analysis::MapsAnswer& answer);
 
 }  // namespace pageblame::render

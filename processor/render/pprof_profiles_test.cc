@@ -15,7 +15,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "gtest/gtest.h"
+#include "processor/analysis/region_label.h"
+#include "processor/analysis/syscall_format.h"
 #include "processor/index/committed.h"
+#include "processor/render/pprof_builder.h"
 #include "processor/render/render_sessions_for_test.h"
 #include "profile.pb.h"
 
@@ -179,6 +182,50 @@ TEST(PprofProfilesTest, MapsSamplesAreEveryRegionLabelledWithItsPidAndProt) {
     labelled[pid] += smp.value(0);
   }
   EXPECT_EQ(labelled, by_pid);
+}
+
+// PprofBuilder::WriteGzipped (growth's profile, a sample at a time) writes
+// the bytes AddCall / AddPseudo then Gzipped make, merges included: maps'
+// samples, every region of two traces, many of them the same call with the
+// same labels (merged), a pseudo stack among them.
+TEST(PprofBuilderTest, WrittenASampleAtATimeItIsTheWholeProfilesBytes) {
+  for (const char* trace : {"rules-trace.data", "phases-fp.data"}) {
+    SCOPED_TRACE(trace);
+    const session::Session& s = OpenTrace(trace);
+    const index::TraceIndex& idx = s.index();
+    const analysis::MapsAnswer a = MapsOf(s, Select(s, std::nullopt), /*runs=*/false);
+    std::vector<PprofSample> samples;
+    for (const analysis::ProcessMaps& pm : a.processes) {
+      for (const analysis::MapsRegion& r : pm.regions) {
+        const index::Version& v = idx.version(r.version);
+        PprofSample smp;
+        smp.call = v.origin;
+        if (!v.origin.valid()) smp.pseudo = {analysis::RegionLabel(idx, v), "[before trace]"};
+        smp.values = {static_cast<int64_t>(v.end - v.start), 1};
+        smp.labels = {PprofLabel::Num("pid", idx.process(pm.process).pid),
+                      PprofLabel::Str("prot", analysis::RegionProt(v.attrs))};
+        samples.push_back(smp);
+      }
+    }
+    const std::vector<PprofValueType> types = {{"mapped", "bytes"}, {"regions", "count"}};
+    PprofBuilder whole(s, types, "mapped");
+    whole.AddComment("a comment");
+    for (const PprofSample& smp : samples) {
+      if (smp.call.valid()) {
+        whole.AddCall(smp.call, smp.values, smp.labels);
+      } else {
+        whole.AddPseudo(smp.pseudo, smp.values, smp.labels);
+      }
+    }
+    PprofBuilder streamed(s, types, "mapped");
+    streamed.AddComment("a comment");
+    std::string written;
+    ASSERT_TRUE(streamed.WriteGzipped(samples.size(), [&](size_t i) { return samples[i]; }, &written));
+    EXPECT_EQ(written, whole.Gzipped());
+    const pb::Profile p = Decode(written);
+    EXPECT_LT(p.sample_size(), static_cast<int>(samples.size())) << "no samples merged: the test tests less";
+    EXPECT_EQ(Sum(p, 1), static_cast<int64_t>(samples.size()));
+  }
 }
 
 }  // namespace
