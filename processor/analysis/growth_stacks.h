@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "processor/analysis/stack_growth.h"
+#include "processor/base/index_iterator.h"
 
 namespace pageblame::analysis {
 
@@ -50,26 +51,7 @@ class GrowthStacks {
   }
   StackGrowth front() const { return (*this)[0]; }
 
-  class const_iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = StackGrowth;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = StackGrowth;
-    const_iterator(const GrowthStacks* rows, size_t i) : rows_(rows), i_(i) {}
-    StackGrowth operator*() const { return (*rows_)[i_]; }
-    const_iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
-    bool operator!=(const const_iterator& o) const { return i_ != o.i_; }
-
-   private:
-    const GrowthStacks* rows_;
-    size_t i_;
-  };
+  using const_iterator = IndexIterator<GrowthStacks, StackGrowth>;
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size()}; }
 

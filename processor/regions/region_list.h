@@ -36,6 +36,7 @@
 
 #include "absl/container/node_hash_map.h"
 #include "absl/hash/hash.h"
+#include "processor/base/index_iterator.h"
 
 namespace pageblame::regions {
 
@@ -66,26 +67,7 @@ class RegionList {
   };
   static constexpr uint64_t kNoRss = ~uint64_t{0};
 
-  class const_iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = Region;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = Region;
-    const_iterator(const RegionList* list, size_t i) : list_(list), i_(i) {}
-    Region operator*() const { return (*list_)[i_]; }
-    const_iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
-    bool operator!=(const const_iterator& o) const { return i_ != o.i_; }
-
-   private:
-    const RegionList* list_;
-    size_t i_;
-  };
+  using const_iterator = IndexIterator<RegionList, Region>;
   using value_type = Region;
 
   RegionList();
