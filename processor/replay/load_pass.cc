@@ -469,6 +469,7 @@ void LoadPass::Checkpoint() {
       worker_->ThinWhilePaused(cut);
       ThinStacks();
     }
+    if (options_.after_checkpoint) options_.after_checkpoint(*idx_);
   });
 }
 

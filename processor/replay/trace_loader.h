@@ -52,6 +52,10 @@ struct LoadOptions {
   // bound), or 0 to keep it all.
   std::function<bool()> checkpoint_due;
   std::function<uint64_t(const LoadedView&)> checkpoint;
+  // With checkpoint: told the index as each checkpoint left it (thinned,
+  // stacks too, if it said so), the replay still paused. (The recorder
+  // measures what its memory bound bounds after the thinning.)
+  std::function<void(const index::TraceIndex&)> after_checkpoint;
   // No trace and no chunks: the recording is its index alone (the recorder
   // folded every chunk into it and removed them; RecordingFile::kFolded).
   bool folded = false;
