@@ -82,7 +82,8 @@ void IndexThinning::ThinTables(const TraceIndex& idx) {
   }
 }
 
-uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes) {
+uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes,
+                                          const std::vector<StackId>& held) {
   if (until <= from) return until;
   // Each call and version is kept by a cut before its key: a version's end,
   // a call's time or the latest end of the versions naming it.
@@ -121,6 +122,9 @@ uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, 
     }
   }
   call_key = {};
+  for (StackId s : held) {
+    if (s.valid() && s.value() < stack_bucket.size()) stack_bucket[s.value()] = static_cast<uint16_t>(cuts + 1);
+  }
   idx.stacks().AddKeptBytes(stack_bucket, &kept);
   // From the last cut back: the earliest whose kept bytes fit.
   size_t total = kept[cuts + 1] + idx.UnthinnedBytes();

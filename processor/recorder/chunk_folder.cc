@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
@@ -240,7 +241,7 @@ uint64_t ChunkFolder::AtPause(const replay::LoadedView& t) {
     NoteDisk();
   }
   // (Thinning in memory is folding work: its time counts in the chunk's.)
-  const uint64_t cut = MemoryCut(*t.index);
+  const uint64_t cut = MemoryCut(t);
   pause_chunks_ = stats_.chunks;
   return cut;
 }
@@ -266,21 +267,35 @@ void ChunkFolder::GiveBackFreed() {
   ::malloc_trim(0);
 }
 
-uint64_t ChunkFolder::MemoryCut(const index::TraceIndex& idx) {
-  const uint64_t now = NoteMemory(idx);
+uint64_t ChunkFolder::MemoryCut(const replay::LoadedView& t) {
+  const index::TraceIndex& idx = *t.index;
+  // What the index takes now, and what the calls the replay holds will add
+  // (a round's: they go into the index at its end, and their stacks are in
+  // it already): a call and a version each.
+  held_bytes_ = t.held_calls * (sizeof(index::CallEvent) + sizeof(index::Version));
+  const uint64_t now = NoteMemory(idx) + held_bytes_;
   trim_due_ = true;
   ++stats_.memory_looks;
-  // The pace since the last look: bytes a record read.
+  // The pace since the last look: bytes a record read. perf's rounds make
+  // it uneven (a round's calls come at once, and not all the held ones
+  // are seen as held), so the pace is the fastest of the last looks',
+  // decaying by 1/8 a look: a few looks more, fewer late ones.
   const uint64_t records = records_ - pause_records_;
-  pace_ = records > 0 && now > memory_after_ ? static_cast<double>(now - memory_after_) / static_cast<double>(records) : 0;
+  const double measured =
+      records > 0 && now > memory_after_ ? static_cast<double>(now - memory_after_) / static_cast<double>(records) : 0;
+  pace_ = std::max(measured, pace_ * 7 / 8);
   pause_records_ = records_;
   uint64_t cut = last_cut_;  // what the checkpoints no longer keep
   const index::TraceStats& s = idx.stats();
   // Within a step of the bound: thinned now (the next look could be past
-  // it), to 3/4 of it (not again at every look).
+  // it), to 3/4 of it (not again at every look), the held calls' room left.
   if (max_memory_bytes_ > 0 && now + Step() > max_memory_bytes_ && s.last_time > s.first_time) {
+    const uint64_t target = max_memory_bytes_ / 4 * 3;
     const uint64_t from = std::max(stats_.memory_cut, s.first_time);
-    cut = std::max(cut, index::IndexThinning::EarliestCutWithin(idx, from, s.last_time, max_memory_bytes_ / 4 * 3));
+    static const std::vector<StackId> kNone;
+    cut = std::max(cut, index::IndexThinning::EarliestCutWithin(idx, from, s.last_time,
+                                                                target > held_bytes_ ? target - held_bytes_ : 0,
+                                                                t.held_stacks != nullptr ? *t.held_stacks : kNone));
   }
   if (cut <= stats_.memory_cut || cut <= s.first_time) return 0;
   stats_.memory_cut = cut;
@@ -291,7 +306,7 @@ uint64_t ChunkFolder::MemoryCut(const index::TraceIndex& idx) {
 
 void ChunkFolder::AfterPause(const index::TraceIndex& idx) {
   if (max_memory_bytes_ == 0) return;
-  memory_after_ = idx.BoundedBytes();
+  memory_after_ = idx.BoundedBytes() + held_bytes_;
   // The next look once the index, at the pace measured, has taken half the
   // room left, a step at least, the room at most; so it is never more than
   // a step ahead of the bound at that pace (kMinRecordsBetweenLooks aside).

@@ -198,7 +198,7 @@ class ChunkFolder {
   void GiveBackFreed();
   // Where the state in memory is to be thinned now (0: nowhere new); the
   // pace the index grew at since the last look.
-  uint64_t MemoryCut(const index::TraceIndex& idx);
+  uint64_t MemoryCut(const replay::LoadedView& t);
   // After the pause (thinned or not): when, in records read, the memory is
   // to be looked at again.
   void AfterPause(const index::TraceIndex& idx);
@@ -208,7 +208,7 @@ class ChunkFolder {
   // most between two (a look pauses the replay: ~ms; the pace may change).
   static constexpr uint64_t kFirstLook = 1024;
   static constexpr uint64_t kMinRecordsBetweenLooks = 256;
-  static constexpr uint64_t kMaxRecordsBetweenLooks = 1 << 20;
+  static constexpr uint64_t kMaxRecordsBetweenLooks = 1 << 16;
   static constexpr int kIdleWaitMs = 500;
 
   ChunkStore store_;
@@ -231,7 +231,8 @@ class ChunkFolder {
   uint64_t pause_records_ = 0;      // records read at the last look at the memory
   uint64_t memory_due_at_;          // the records read at which the memory is due
   uint64_t memory_after_ = 0;       // BoundedBytes after the last pause
-  double pace_ = 0;                 // BoundedBytes's growth a record, between the last two looks
+  double pace_ = 0;                 // BoundedBytes's growth a record (MemoryCut)
+  uint64_t held_bytes_ = 0;         // what the calls the replay held at the last look will add
   uint64_t last_cut_ = 0;           // where Thinned last cut (0: never)
   bool trim_due_ = false;           // a pause freed memory since the last GiveBackFreed
   Stats stats_;
