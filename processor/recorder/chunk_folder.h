@@ -38,15 +38,19 @@
 // versions, stacks and the rest fit (IndexThinning::EarliestCutWithin).
 // Besides the checkpoints, the replay pauses for that alone, within a
 // chunk as well as at its end: the loader asks after every record whether
-// to pause (LoadOptions::checkpoint_due), which counts them; each look
-// measures the index's growth a record since the last and plans the next
-// once half the room left would be taken at that pace (a step at least,
-// the room at most; between 256 and 2^20 records). So the index passes
-// the bound by at most a step at a steady pace (a burst of new stacks
-// faster than the last pace can pass it further until the next look), and
-// what perf's round order holds back (the events of the round being read
-// go into the index at its end). A look that thins nothing is a pass over
-// the calls at most (their stacks' aliases); one that thins, a few.
+// to pause (LoadOptions::checkpoint_due), which counts them. Each look
+// counts with the index what the calls the replay holds will add (perf's
+// round order lets a round's events into the index at its end: a call and
+// a version each, LoadedView::held_calls), and the stacks they name as
+// kept; it measures the growth a record since the last look (the pace:
+// the fastest of the last looks', decaying by 1/8 a look, as rounds make
+// it uneven) and plans the next once half the room left would be taken
+// at that pace (a step at least, the room at most; between 256 and 2^16
+// records). So the index passes the bound by about a step (17-20 % on
+// bench/stacks.sh's churn of distinct stacks at 4 MiB, where a round is
+// ~9 k calls: bench/HISTORY.md); a round larger than the bound passes it
+// by that round. A look that thins nothing is a pass over the held events
+// and, if stacks have aliases, the calls; one that thins, a few.
 // Outside the bound: the blocks made ahead for the replay
 // (TraceIndex::PrepareBlocks), the replay's buffers and sorter, the
 // unwinder and DWARF, the per-thread replay state; none grows with the
