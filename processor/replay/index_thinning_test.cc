@@ -341,6 +341,18 @@ TEST(IndexThinningTest, TheEarliestCutWithinABoundKeepsNoMoreThanIt) {
         EXPECT_GT(KeptBytes(idx, cut - step), bound) << "an earlier cut fits too";
       }
     }
+    // Stacks named from outside the index (the replay's held events) are
+    // kept by every cut: with every stack so named, the cut that fits the
+    // bound of the middle's thinning comes later (that thinning left
+    // stacks out).
+    {
+      const uint64_t mid = first + (last - first) / 2;
+      const size_t bound = KeptBytes(idx, mid);
+      std::vector<StackId> every;
+      for (size_t i = 0; i < idx.stacks().size(); ++i) every.push_back(StackId(static_cast<uint32_t>(i)));
+      EXPECT_GT(index::IndexThinning::EarliestCutWithin(idx, first, last, bound, every),
+                index::IndexThinning::EarliestCutWithin(idx, first, last, bound));
+    }
     // Nothing fits a bound of 0 but the end, nor one below what no cut
     // thins (the strings, processes, live maps); everything fits a huge one.
     EXPECT_EQ(index::IndexThinning::EarliestCutWithin(idx, first, last, 0), last);
