@@ -101,7 +101,7 @@ fold_s=$(echo "$(cat "$OUT/fold_ticks") / $(getconf CLK_TCK)" | bc -l)
 printf 'the folding threads used %.2f s of CPU over %s s: %.2f %% of a core, %.2f ms per 1 k calls\n' \
   "$fold_s" "$SECONDS_" "$(echo "$fold_s * 100 / $SECONDS_" | bc -l)" "$(echo "$fold_s * 1000000 / $calls" | bc -l)"
 grep -- 'checkpoints of' "$OUT/record.log" | sed 's/^pageblame record: //' || echo "no checkpoint while recording"
-grep -- 'folded calls and versions' "$OUT/record.log" | sed 's/^pageblame record: //' || true
+grep -- 'the folded index took' "$OUT/record.log" | sed 's/^pageblame record: //' || true
 read -r rss_1 rss_mid rss_late rss_peak <"$OUT/rss_peak"
 printf 'recorder RSS: %.1f MiB at 1 s, %.1f MiB half way, %.1f MiB 1 s before the end, %.1f MiB at most\n' \
   "$(echo "$rss_1 / 1024" | bc -l)" "$(echo "$rss_mid / 1024" | bc -l)" "$(echo "$rss_late / 1024" | bc -l)" \

@@ -12,7 +12,7 @@
 # recorder's resident memory (VmRSS of the pageblame process, every second:
 # at 10 s, half way, at the end of the load, at its most with the stop's
 # encoding) and its growth over the second half; the summary's lines about
-# the folded state in memory; the folding's share of a core (fold.sh's
+# the folded index in memory (what --max-memory bounds); the folding's share of a core (fold.sh's
 # figure: its time per chunk from the summary) and the recorder's and perf's
 # CPU over the load (noisy on a shared machine). Then `maps -i --pid` and
 # `growth -i` on the recording: exit status, seconds, peak memory.
@@ -160,7 +160,7 @@ for f in rss heap; do
   printf 'svc.data.%s: %.2f MiB\n' "$f" "$(mib "$(stat -c %s "$OUT/svc.data.$f")")"
 done
 grep -E 'snapshots.* in .*svc\.data\.(rss|heap)' "$log" | sed 's/^pageblame record: /  /'
-grep -- 'folded calls and versions' "$log" | sed 's/^pageblame record: //'
+grep -- 'the folded index took' "$log" | sed 's/^pageblame record: //'
 grep -- 'checkpoints of' "$log" | sed 's/^pageblame record: //'
 # RSS at 10 s, half way and at the load's end, the most (the stop included),
 # and the growth over the load's second half (least squares, MiB a minute).

@@ -12,7 +12,8 @@
 #   MAX_SIZE=4M bench/stacks.sh [LEVELS]   the same program recorded with
 #   record --max-size (folded; not kept): prints the recording's disk at the
 #   end, the folded index's size, the stacks (and frames) it holds and those
-#   thinning left out, and the recorder's peak RSS.
+#   thinning left out, the index in memory at its most (what --max-memory
+#   bounds) and the recorder's peak RSS.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LEVELS=${1:-20}
@@ -33,6 +34,9 @@ if [[ -n ${MAX_SIZE:-} ]]; then
   read -r secs kib < <(tail -1 "$OUT/record.log")
   grep -o 'perf wrote [0-9.]* [KMG]iB in [0-9]* chunks' "$OUT/record.log" || true
   grep -o 'the recording took [0-9.]* [KMG]iB of disk at most' "$OUT/record.log" || true
+  # What --max-memory bounds (the index in memory), at its most, and the thinnings.
+  grep -o 'the folded index took [0-9.]* [KMG]iB of memory at most (--max-memory [0-9.]* [KMG]iB' "$OUT/record.log" || true
+  grep -o '[0-9.]* [KMG]iB with the blocks made ahead for the replay; thinned in memory [0-9]* times' "$OUT/record.log" || true
   info=$("$PB" maps -i "$FOLDED" -v 2>&1 >/dev/null)
   printf 'record --max-size %s: %s s, recorder peak RSS %.1f MiB; disk now %.2f MiB; index %.2f MiB\n' \
     "$MAX_SIZE" "$secs" "$(echo "$kib / 1024" | bc -l)" \

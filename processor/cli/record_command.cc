@@ -102,9 +102,10 @@ const CommandSpec& RecordSpec() {
         "                        folded; 0: at the stop only), so that a recorder\n"
         "                        killed (kill -9, the OOM killer) leaves the recording\n"
         "                        up to its last checkpoint\n"
-        "  --max-memory SIZE     with --max-size: keep the calls and versions folded\n"
-        "                        in memory within SIZE (default: --max-size's SIZE),\n"
-        "                        thinning the oldest history as it goes\n"
+        "  --max-memory SIZE     with --max-size: keep the index folded in memory\n"
+        "                        (calls, versions, stacks, strings, live regions)\n"
+        "                        within SIZE (default: --max-size's SIZE), thinning\n"
+        "                        the oldest history as it goes\n"
         "  --dry-run             print the perf command instead of running it\n"
         "The command runs with DOTNET_PerfMapEnabled=1 and\n"
         "DOTNET_PerfMapStubGranularity=2, unless set (.NET then writes the perf map\n"
@@ -631,12 +632,12 @@ void FinishFolding(recorder::ChunkFolder* folder) {
                             std::string(s.message()).c_str());
 }
 
-// What the folding held in memory: the calls and versions against
-// --max-memory, the whole index beside them, and where it thinned them.
+// What the folding held in memory: the index against --max-memory, with
+// the blocks made ahead beside it, and where it thinned it.
 void SummarizeFoldingMemory(const RecordPlan& plan, const recorder::ChunkFolder::Stats& st) {
   std::fprintf(stderr,
-               "pageblame record: the folded calls and versions took %s of memory at most (--max-memory %s), "
-               "the whole index %s (their blocks, the stacks, the live regions)%s\n",
+               "pageblame record: the folded index took %s of memory at most (--max-memory %s: its calls, versions, "
+               "stacks, strings and live regions), %s with the blocks made ahead for the replay%s\n",
                HumanBytes(st.peak_memory).c_str(), HumanBytes(plan.MemoryBound()).c_str(),
                HumanBytes(st.peak_index_memory).c_str(),
                st.memory_thinnings == 0

@@ -54,8 +54,9 @@ struct RecordPlan {
   // --checkpoint-every: seconds between the folded index's checkpoints
   // while perf records (recorder/chunk_folder.h; 0: none).
   double checkpoint_every = 60;
-  // --max-memory: the bound on the calls and versions the folding keeps in
-  // memory (recorder/chunk_folder.h); 0: max_size.
+  // --max-memory: the bound on the index the folding keeps in memory (its
+  // calls, versions, stacks, strings, live regions: recorder/chunk_folder.h);
+  // 0: max_size.
   uint64_t max_memory = 0;
   uint64_t MemoryBound() const { return max_memory != 0 ? max_memory : max_size; }
   // perf's --switch-output size: an eighth of max_size (the chunk perf is

@@ -82,7 +82,8 @@ void IndexThinning::ThinTables(const TraceIndex& idx) {
   }
 }
 
-uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes) {
+uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes,
+                                          const std::vector<StackId>& held) {
   if (until <= from) return until;
   // Each call and version is kept by a cut before its key: a version's end,
   // a call's time or the latest end of the versions naming it.
@@ -91,29 +92,45 @@ uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, 
   ForEachNamedCall(idx, [&](EventId e, uint64_t until_t) {
     call_key[e.value()] = std::max(call_key[e.value()], until_t);
   });
-  // Cut j is from + j * step (the last at `until`); an entry whose key is
-  // past cut j is kept by it and by every earlier one: kept[j] sums the
-  // entries whose last keeping cut is j, `always` those kept by every cut.
+  // Cut j is from + j * step (the last at `until`). An entry goes to the
+  // bucket of the last cut that keeps it (j + 1; every earlier cut keeps
+  // it too), 0 if none does, cuts + 1 if every one does.
   constexpr size_t kCuts = 4096;
   const uint64_t step = std::max<uint64_t>((until - from + kCuts - 1) / kCuts, 1);
   const size_t cuts = static_cast<size_t>((until - from + step - 1) / step) + 1;
-  std::vector<size_t> kept(cuts, 0);
-  size_t always = 0;
-  auto add = [&](uint64_t key, size_t size) {
-    if (key <= from) return;  // left out by every cut
-    if (key > until) {
-      always += size;
-      return;
-    }
-    kept[static_cast<size_t>((key - from + step - 1) / step) - 1] += size;
+  auto bucket = [&](uint64_t key) -> uint16_t {
+    if (key <= from) return 0;
+    if (key > until) return static_cast<uint16_t>(cuts + 1);
+    return static_cast<uint16_t>((key - from + step - 1) / step);
   };
-  for (uint64_t k : call_key) add(k, sizeof(CallEvent));
-  for (size_t i = 0; i < idx.num_versions(); ++i) add(idx.version(VersionId(static_cast<uint32_t>(i))).t_to, sizeof(index::Version));
+  std::vector<size_t> kept(cuts + 2, 0);
+  // A stack is kept by the cuts that keep a call naming it (ThinStacks).
+  std::vector<uint16_t> stack_bucket(idx.stacks().size(), 0);
+  for (size_t i = 0; i < call_key.size(); ++i) {
+    const uint16_t b = bucket(call_key[i]);
+    kept[b] += sizeof(CallEvent);
+    const StackId s = idx.event(EventId(static_cast<uint32_t>(i))).stack;
+    if (s.valid() && s.value() < stack_bucket.size()) stack_bucket[s.value()] = std::max(stack_bucket[s.value()], b);
+  }
+  for (size_t i = 0; i < idx.num_versions(); ++i) {
+    kept[bucket(idx.version(VersionId(static_cast<uint32_t>(i))).t_to)] += sizeof(index::Version);
+  }
+  // A madvise call is kept with its call (ThinBefore).
+  for (size_t p = 0; p < idx.num_processes(); ++p) {
+    for (const Advice& a : idx.process(static_cast<uint32_t>(p)).advice) {
+      if (a.event.valid() && a.event.value() < call_key.size()) kept[bucket(call_key[a.event.value()])] += sizeof(Advice);
+    }
+  }
+  call_key = {};
+  for (StackId s : held) {
+    if (s.valid() && s.value() < stack_bucket.size()) stack_bucket[s.value()] = static_cast<uint16_t>(cuts + 1);
+  }
+  idx.stacks().AddKeptBytes(stack_bucket, &kept);
   // From the last cut back: the earliest whose kept bytes fit.
-  size_t total = always;
+  size_t total = kept[cuts + 1] + idx.UnthinnedBytes();
   size_t best = cuts;
   for (size_t j = cuts; j-- > 0;) {
-    total += kept[j];
+    total += kept[j + 1];
     if (total > bytes) break;
     best = j;
   }

@@ -54,11 +54,17 @@ class IndexThinning {
   static IndexThinning At(const TraceIndex& idx, uint64_t cutoff, TraceStats* stats, Tables tables = Tables::kWhole);
 
   // The earliest cut in [from, until] (to 1/4096 of that span) at which the
-  // calls and versions kept take at most `bytes` as the index holds them
-  // (sizeof each); `until` if none does. One pass over the tables: for the
-  // recorder's memory bound, where a search thinning at each probe would
-  // pass over them a dozen times.
-  static uint64_t EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes);
+  // index thinned in memory takes at most `bytes` of
+  // TraceIndex::BoundedBytes: the calls, versions and madvise calls kept
+  // (sizeof each), the stacks and frames they name and those in `held`
+  // (named from outside the index: the replay's held events; as
+  // StackTable::Thin leaves them: StackTable::AddKeptBytes), and what no
+  // cut thins (TraceIndex::UnthinnedBytes); `until` if none does. One pass over the
+  // tables: for the recorder's memory bound, where a search thinning at
+  // each probe would pass over them a dozen times. Meanwhile 8 bytes a
+  // call and 2 a stack and a frame.
+  static uint64_t EarliestCutWithin(const TraceIndex& idx, uint64_t from, uint64_t until, size_t bytes,
+                                    const std::vector<StackId>& held = {});
 
   EventId Event(EventId e) const {
     return e.valid() && !events_.empty() ? EventId(events_[e.value()]) : e;

@@ -1,5 +1,6 @@
 #include "processor/index/stack_table.h"
 
+#include <algorithm>
 #include <new>
 #include <utility>
 
@@ -151,6 +152,25 @@ void StackTable::RebuildSet() {
   set.reserve(nodes_.size() - 1);
   for (size_t node = 1; node < nodes_.size(); ++node) set.insert(static_cast<uint32_t>(node));
   set_.swap(set);
+}
+
+void StackTable::AddKeptBytes(const std::vector<uint16_t>& last, std::vector<size_t>* bytes) const {
+  std::vector<uint16_t> node_last(nodes_.size(), 0);
+  for (size_t id = 0; id < entries_.size() && id < last.size(); ++id) {
+    if (last[id] == 0) continue;
+    (*bytes)[last[id]] += KeptBytes(1, 0);
+    uint16_t& leaf = node_last[entries_[id] & kNodeMask];
+    leaf = std::max(leaf, last[id]);
+  }
+  // A frame's caller comes before it: from the last frame back, each hands
+  // its bucket on to its caller, whose own is then final when it is reached.
+  for (size_t node = nodes_.size(); node-- > 1;) {
+    const uint16_t b = node_last[node];
+    if (b == 0) continue;
+    (*bytes)[b] += KeptBytes(0, 1);
+    uint16_t& caller = node_last[nodes_[node].parent];
+    caller = std::max(caller, b);
+  }
 }
 
 std::vector<uint64_t> StackTable::DistinctIps() const {

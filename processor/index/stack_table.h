@@ -99,14 +99,35 @@ class StackTable {
   // O(ids + frames), with no second table: kept entries only move down.
   //   StackTable::Kept k = t.Thin(keep);
   Kept Thin(const std::vector<bool>& keep);
+  // For the recorder's memory bound (index_thinning.h EarliestCutWithin):
+  // what each of a series of thinnings would keep of the table, in buckets.
+  // `last[id]` is stack `id`'s bucket: 0 if no thinning keeps it, else the
+  // last one that does, counted from 1 (every earlier one keeps it too); a
+  // frame is in the largest bucket of the stacks through it. Adds to
+  // (*bytes)[b] what bucket b holds as Thin would leave it (KeptBytes).
+  // `bytes` has room for every bucket. O(ids + frames), 2 bytes a frame
+  // meanwhile.
+  //   std::vector<size_t> b(cuts + 2);  t.AddKeptBytes(last, &b);
+  void AddKeptBytes(const std::vector<uint16_t>& last, std::vector<size_t>* bytes) const;
   // Bytes held (nodes, ids, hash set), for -v.
   size_t bytes() const {
     return nodes_.bytes() + entries_.bytes() + set_.capacity() * (sizeof(uint32_t) + 1);
   }
+  // The same counted as the recorder's memory bound counts (TraceIndex::
+  // BoundedBytes): the nodes and ids by count x size (of their blocks, only
+  // the pages written are ever resident), the hash set by its capacity.
+  size_t CountedBytes() const {
+    return nodes_.size() * sizeof(Node) + entries_.size() * sizeof(uint32_t) + set_.capacity() * kSlotBytes;
+  }
+  // What CountedBytes is at most once Thin kept `stacks` ids and `frames`
+  // frames (the root's node aside): 4 bytes an id, a node and its hash
+  // set's slots a frame (at most 16/7 slots: Thin makes the set for them).
+  static size_t KeptBytes(size_t stacks, size_t frames) { return stacks * sizeof(uint32_t) + frames * kFrameBytes; }
 
  private:
   friend class IndexCodecAccess;  // index_codec.h
   static constexpr size_t kBlockBytes = 256 << 10;
+  static constexpr size_t kSlotBytes = sizeof(uint32_t) + 1;  // the hash set's: a node id, a control byte
   static constexpr uint32_t kRoot = 0;
   static constexpr uint32_t kNoStack = ~0u;
   // An entry: the stack's leaf node, with the unwound flag in its top bit.
@@ -117,6 +138,7 @@ class StackTable {
     uint32_t parent = kRoot;   // the caller's node
     uint32_t stack = kNoStack; // the id interned with this node as its leaf
   };
+  static constexpr size_t kFrameBytes = sizeof(Node) + (kSlotBytes * 16 + 6) / 7;  // rounded up
   struct Key {  // a child looked up before it exists
     uint32_t parent;
     uint64_t ip;

@@ -248,5 +248,43 @@ TEST(StackTableTest, ThinningManyStacksInPlaceIsKeepingThem) {
   EXPECT_EQ(t.size(), kept);
 }
 
+// The recorder's memory bound asks what a series of thinnings would keep
+// of the table without thinning it (index_thinning.h EarliestCutWithin):
+// for every thinning of the series, the buckets it keeps add up to the
+// stacks and frames that thinning keeps, and Thin then holds no more.
+TEST(StackTableTest, TheBytesEachThinningOfASeriesWouldKeepAreThoseItKeeps) {
+  std::mt19937_64 rng(7);
+  StackTable t;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<uint64_t> ips(1 + rng() % 10);
+    for (uint64_t& ip : ips) ip = rng() % 6;
+    t.Intern(ips);
+  }
+  // Bucket 0: kept by none; b: kept by thinnings 1..b (of 4).
+  std::vector<uint16_t> last(t.size());
+  for (uint16_t& b : last) b = static_cast<uint16_t>(rng() % 5);
+  std::vector<size_t> bytes(6, 0);
+  t.AddKeptBytes(last, &bytes);
+  EXPECT_EQ(bytes[5], 0u);
+  for (uint16_t j = 1; j <= 4; ++j) {
+    SCOPED_TRACE(j);
+    std::vector<bool> keep(t.size());
+    for (size_t i = 0; i < keep.size(); ++i) keep[i] = last[i] >= j;
+    const StackTable::Kept k = t.Keeping(keep);
+    size_t kept = 0;
+    for (uint16_t b = j; b < bytes.size(); ++b) kept += bytes[b];
+    EXPECT_EQ(kept, StackTable::KeptBytes(k.num_stacks, k.num_frames));
+    EXPECT_GT(k.num_frames, 0u);
+  }
+  // The last thinning's, made: what it holds then is within the count (the
+  // root's node aside).
+  std::vector<bool> keep(t.size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = last[i] >= 4;
+  const size_t before = t.CountedBytes();
+  t.Thin(keep);
+  EXPECT_LE(t.CountedBytes(), bytes[4] + 32);
+  EXPECT_LT(t.CountedBytes(), before);
+}
+
 }  // namespace
 }  // namespace pageblame::index

@@ -28,11 +28,16 @@ class StringTable {
   // "" for an invalid id.
   std::string_view Get(StringId id) const;
   size_t size() const;
+  // Bytes held (the strings, their deque slots, the hash map), for the
+  // recorder's memory bound (TraceIndex::BoundedBytes). Estimated from the
+  // characters interned and the map's capacity.
+  size_t bytes() const;
 
  private:
   mutable std::mutex mu_;
   std::deque<std::string> strings_;  // deque: views into it stay valid
   absl::flat_hash_map<std::string_view, StringId> ids_;
+  size_t long_chars_ = 0;  // characters of the strings too long for std::string's own buffer
 };
 
 }  // namespace pageblame::index

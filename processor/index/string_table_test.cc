@@ -25,6 +25,24 @@ TEST(StringTableTest, OneIdPerDistinctStringAndGetGivesItBack) {
   EXPECT_EQ(t.Get(heap), "[heap]");
 }
 
+// The recorder's memory bound counts the table (TraceIndex::BoundedBytes):
+// each distinct string adds its slot, a long one its characters too; a
+// string met again adds nothing.
+TEST(StringTableTest, ItsBytesGrowWithTheDistinctStringsAndTheirLength) {
+  StringTable t;
+  const size_t empty = t.bytes();
+  t.Intern("[heap]");
+  const size_t one = t.bytes();
+  EXPECT_GE(one, empty + sizeof(std::string));
+  const std::string path(1000, 'p');
+  t.Intern(path);
+  const size_t two = t.bytes();
+  EXPECT_GE(two, one + sizeof(std::string) + path.size());
+  t.Intern(path);
+  t.Intern("[heap]");
+  EXPECT_EQ(t.bytes(), two);
+}
+
 TEST(StringTableTest, EmptyAndEmbeddedNulStringsAreStringsLikeAnyOther) {
   StringTable t;
   const StringId empty = t.Intern("");

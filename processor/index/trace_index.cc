@@ -72,15 +72,29 @@ IndexThinning TraceIndex::ThinBefore(uint64_t cutoff) {
 }
 
 size_t TraceIndex::MemoryBytes() const {
-  size_t n = events_.bytes() + versions_.bytes() + stacks_.bytes();
+  size_t n = events_.bytes() + versions_.bytes() + stacks_.bytes() + strings_.bytes();
   n += event_blocks_.ready() * event_blocks_.block_bytes() +
        version_blocks_.ready() * version_blocks_.block_bytes();
   n += processes_.capacity() * sizeof(Process);
-  for (const Process& p : processes_) {
-    // A node of the live map (LiveMap) is ~3/4 full on average.
-    n += p.live.size() * (sizeof(uint64_t) + sizeof(LiveRegion)) * 4 / 3;
-  }
+  for (const Process& p : processes_) n += LiveBytes(p) + p.advice.capacity() * sizeof(Advice);
   for (const IntervalIndex& ii : by_process_) n += ii.bytes();
+  return n;
+}
+
+size_t TraceIndex::LiveBytes(const Process& p) {
+  // A node of the live map (LiveMap) is ~3/4 full on average.
+  return p.live.size() * (sizeof(uint64_t) + sizeof(LiveRegion)) * 4 / 3;
+}
+
+uint64_t TraceIndex::BoundedBytes() const {
+  uint64_t n = CallAndVersionBytes() + stacks_.CountedBytes() + UnthinnedBytes();
+  for (const Process& p : processes_) n += p.advice.capacity() * sizeof(Advice);
+  return n;
+}
+
+uint64_t TraceIndex::UnthinnedBytes() const {
+  uint64_t n = strings_.bytes() + processes_.capacity() * sizeof(Process);
+  for (const Process& p : processes_) n += LiveBytes(p);
   return n;
 }
 

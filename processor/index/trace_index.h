@@ -100,8 +100,19 @@ class TraceIndex {
   // while another thread may be asking the first past-time question (that
   // builds the interval indexes this counts).
   size_t MemoryBytes() const;
+  // What record --max-memory bounds (recorder/chunk_folder.h): the index's
+  // memory that grows with the recording, as its tables hold it: the calls
+  // and versions (count x size), the madvise calls, the stack table
+  // (frames, ids, hash set), the string table, the processes and their
+  // live maps. Not the blocks made ahead for the replay (PrepareBlocks: a
+  // fixed few), nor the interval indexes (built after the replay only).
+  // While building, from the thread that builds (or with it paused).
+  uint64_t BoundedBytes() const;
+  // The part of BoundedBytes no thinning makes smaller (ThinBefore): the
+  // strings (thinned in the index file only), the processes and their live maps.
+  uint64_t UnthinnedBytes() const;
   // The calls and versions as the tables hold them (count x size): what
-  // grows with every call replayed, and what record --max-memory bounds.
+  // grows with every call replayed.
   uint64_t CallAndVersionBytes() const {
     return events_.size() * sizeof(CallEvent) + versions_.size() * sizeof(Version);
   }
@@ -119,6 +130,8 @@ class TraceIndex {
 
  private:
   friend class IndexCodecAccess;  // index_codec.h: reads and writes the tables whole
+  // A process's live map, estimated (btree nodes).
+  static size_t LiveBytes(const Process& p);
   template <typename T>
   static size_t BlocksFor(size_t n) {
     return (n + ChunkedVector<T>::kBlock - 1) / ChunkedVector<T>::kBlock;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "processor/base/status_macros.h"
@@ -36,8 +37,8 @@ ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t ma
       result_(absl::UnknownError("not folded")),
       checkpoint_every_(checkpoint_every),
       max_memory_bytes_(max_memory_bytes),
-      // The first look after one chunk: from it on, the growth per chunk is known.
-      memory_pause_at_(max_memory_bytes > 0 ? 1 : UINT64_MAX) {
+      // The first look soon: from it on, the pace is known.
+      memory_due_at_(max_memory_bytes > 0 ? kFirstLook : UINT64_MAX) {
   load_.path = trace;
   load_.symbols.trace_path = trace;
   load_.preload_symbols = false;
@@ -46,6 +47,7 @@ ChunkFolder::ChunkFolder(ChunkStore store, const std::string& trace, uint64_t ma
   if (checkpoint_every_ > 0 || max_memory_bytes_ > 0) {
     load_.checkpoint_due = [this] { return CheckpointDue(); };
     load_.checkpoint = [this](const replay::LoadedView& t) { return AtPause(t); };
+    load_.after_checkpoint = [this](const index::TraceIndex& idx) { AfterPause(idx); };
   }
 }
 
@@ -216,9 +218,11 @@ uint64_t ChunkFolder::Thinned(const replay::LoadedView& t, const replay::Recordi
   return late;
 }
 
-bool ChunkFolder::CheckpointDue() const {
-  // Asked after every record: the clock only once a chunk more was folded.
-  return stats_.chunks > pause_chunks_ && (stats_.chunks >= memory_pause_at_ || CheckpointTime());
+bool ChunkFolder::CheckpointDue() {
+  // Asked after every record: counted (the memory's pace is in bytes a
+  // record); the clock only once a chunk more was folded.
+  ++records_;
+  return records_ >= memory_due_at_ || (stats_.chunks > pause_chunks_ && CheckpointTime());
 }
 
 bool ChunkFolder::CheckpointTime() const {
@@ -226,7 +230,7 @@ bool ChunkFolder::CheckpointTime() const {
 }
 
 uint64_t ChunkFolder::AtPause(const replay::LoadedView& t) {
-  if (CheckpointTime()) {
+  if (stats_.chunks > pause_chunks_ && CheckpointTime()) {
     const double start = Now();
     WriteCheckpoint(t);
     last_checkpoint_ = Now();
@@ -237,14 +241,18 @@ uint64_t ChunkFolder::AtPause(const replay::LoadedView& t) {
     NoteDisk();
   }
   // (Thinning in memory is folding work: its time counts in the chunk's.)
-  const uint64_t cut = MemoryCut(*t.index);
+  const uint64_t cut = MemoryCut(t);
   pause_chunks_ = stats_.chunks;
   return cut;
 }
 
-void ChunkFolder::NoteMemory(const index::TraceIndex& idx) {
-  stats_.peak_memory = std::max(stats_.peak_memory, idx.CallAndVersionBytes());
+uint64_t ChunkFolder::NoteMemory(const index::TraceIndex& idx) {
+  // Between two looks the index only grows (the live maps aside): its
+  // peak is what a look sees before it thins.
+  const uint64_t now = idx.BoundedBytes();
+  stats_.peak_memory = std::max(stats_.peak_memory, now);
   stats_.peak_index_memory = std::max<uint64_t>(stats_.peak_index_memory, idx.MemoryBytes());
+  return now;
 }
 
 void ChunkFolder::GiveBackFreed() {
@@ -259,22 +267,36 @@ void ChunkFolder::GiveBackFreed() {
   ::malloc_trim(0);
 }
 
-uint64_t ChunkFolder::MemoryCut(const index::TraceIndex& idx) {
-  // The calls and versions: what grows with the calls folded (the stacks
-  // and strings grow with the distinct ones, the live maps with the state).
-  const uint64_t tables = idx.CallAndVersionBytes();
-  NoteMemory(idx);
+uint64_t ChunkFolder::MemoryCut(const replay::LoadedView& t) {
+  const index::TraceIndex& idx = *t.index;
+  // What the index takes now, and what the calls the replay holds will add
+  // (a round's: they go into the index at its end, and their stacks are in
+  // it already): a call and a version each.
+  held_bytes_ = t.held_calls * (sizeof(index::CallEvent) + sizeof(index::Version));
+  const uint64_t now = NoteMemory(idx) + held_bytes_;
   trim_due_ = true;
+  ++stats_.memory_looks;
+  // The pace since the last look: bytes a record read. perf's rounds make
+  // it uneven (a round's calls come at once, and not all the held ones
+  // are seen as held), so the pace is the fastest of the last looks',
+  // decaying by 1/8 a look: a few looks more, fewer late ones.
+  const uint64_t records = records_ - pause_records_;
+  const double measured =
+      records > 0 && now > memory_after_ ? static_cast<double>(now - memory_after_) / static_cast<double>(records) : 0;
+  pace_ = std::max(measured, pace_ * 7 / 8);
+  pause_records_ = records_;
   uint64_t cut = last_cut_;  // what the checkpoints no longer keep
   const index::TraceStats& s = idx.stats();
-  uint64_t after = tables;
-  if (max_memory_bytes_ > 0 && tables > max_memory_bytes_ && s.last_time > s.first_time) {
-    // To 3/4 of the bound: not thinned again at every pause.
-    after = max_memory_bytes_ / 4 * 3;
+  // Within a step of the bound: thinned now (the next look could be past
+  // it), to 3/4 of it (not again at every look), the held calls' room left.
+  if (max_memory_bytes_ > 0 && now + Step() > max_memory_bytes_ && s.last_time > s.first_time) {
+    const uint64_t target = max_memory_bytes_ / 4 * 3;
     const uint64_t from = std::max(stats_.memory_cut, s.first_time);
-    cut = std::max(cut, index::IndexThinning::EarliestCutWithin(idx, from, s.last_time, after));
+    static const std::vector<StackId> kNone;
+    cut = std::max(cut, index::IndexThinning::EarliestCutWithin(idx, from, s.last_time,
+                                                                target > held_bytes_ ? target - held_bytes_ : 0,
+                                                                t.held_stacks != nullptr ? *t.held_stacks : kNone));
   }
-  PlanMemoryPause(tables, after);
   if (cut <= stats_.memory_cut || cut <= s.first_time) return 0;
   stats_.memory_cut = cut;
   ++stats_.memory_thinnings;
@@ -282,16 +304,17 @@ uint64_t ChunkFolder::MemoryCut(const index::TraceIndex& idx) {
   return cut;
 }
 
-void ChunkFolder::PlanMemoryPause(uint64_t tables, uint64_t after) {
+void ChunkFolder::AfterPause(const index::TraceIndex& idx) {
   if (max_memory_bytes_ == 0) return;
-  // The growth per chunk since the last pause; the next pause a chunk
-  // before the bound would be passed at that pace (every chunk at worst).
-  const uint64_t chunks = stats_.chunks - pause_chunks_;
-  const uint64_t per_chunk = chunks > 0 && tables > memory_after_ ? (tables - memory_after_) / chunks : 0;
-  const uint64_t room = max_memory_bytes_ > after ? max_memory_bytes_ - after : 0;
-  const uint64_t ahead = per_chunk == 0 ? kMaxChunksBetweenLooks : std::min(room / per_chunk, kMaxChunksBetweenLooks);
-  memory_pause_at_ = stats_.chunks + std::max<uint64_t>(ahead, 1);
-  memory_after_ = std::min(tables, after);
+  memory_after_ = idx.BoundedBytes() + held_bytes_;
+  // The next look once the index, at the pace measured, has taken half the
+  // room left, a step at least, the room at most; so it is never more than
+  // a step ahead of the bound at that pace (kMinRecordsBetweenLooks aside).
+  const uint64_t room = max_memory_bytes_ > memory_after_ ? max_memory_bytes_ - memory_after_ : 0;
+  const double grow = static_cast<double>(std::min(room, std::max(room / 2, Step())));
+  const double records = pace_ > 0 ? grow / pace_ : static_cast<double>(kMaxRecordsBetweenLooks);
+  memory_due_at_ = records_ + static_cast<uint64_t>(std::clamp(records, static_cast<double>(kMinRecordsBetweenLooks),
+                                                               static_cast<double>(kMaxRecordsBetweenLooks)));
 }
 
 void ChunkFolder::WriteCheckpoint(const replay::LoadedView& t) {

@@ -27,33 +27,52 @@
 // A recorder killed with SIGKILL leaves the last one, which the commands
 // read (session/checkpoint_note.h); the index at the stop replaces it.
 //
-// Memory: at each pause of the replay the folded state in memory is thinned
-// (TraceIndex::ThinBefore): at the last checkpoint's cut (what it left out
-// no later index would keep), and further when the calls and versions pass
-// `max_memory_bytes` (to 3/4 of it, at the earliest cut that fits:
-// IndexThinning::EarliestCutWithin). Besides the checkpoints, the replay
-// pauses for that alone when the calls and versions would pass the bound:
-// each pause measures their growth per chunk and plans the next one a
-// chunk before it (a pause that writes nothing is one pass over the
-// tables). So the recorder holds at most the bound and a chunk's calls.
-// Nothing else it holds grows with the calls (bench/HISTORY.md): each index
-// it writes goes to disk a piece at a time (WriteFitted), and what a pause
-// freed is given back to the system before the next chunk.
-//
-// Each thinning in memory thins the stack table too (the loader's
-// ThinStacks: only the stacks the kept calls and the replay's held events
-// name stay, renumbered), so the stacks in memory follow the calls kept,
-// not every distinct stack met (bench/HISTORY.md).
+// Memory: `max_memory_bytes` bounds the index in memory as it grows with
+// the recording (TraceIndex::BoundedBytes: the calls, versions and madvise
+// calls, the stacks and frames, the strings, the processes and their live
+// maps). At each pause of the replay the folded state is thinned
+// (TraceIndex::ThinBefore, and the stack table with it: the loader's
+// ThinStacks): at the last checkpoint's cut (what it left out no later
+// index would keep), and further when the index is within a step (1/16 of
+// the bound) of it: to 3/4 of the bound, at the earliest cut whose calls,
+// versions, stacks and the rest fit (IndexThinning::EarliestCutWithin).
+// Besides the checkpoints, the replay pauses for that alone, within a
+// chunk as well as at its end: the loader asks after every record whether
+// to pause (LoadOptions::checkpoint_due), which counts them. Each look
+// counts with the index what the calls the replay holds will add (perf's
+// round order lets a round's events into the index at its end: a call and
+// a version each, LoadedView::held_calls), and the stacks they name as
+// kept; it measures the growth a record since the last look (the pace:
+// the fastest of the last looks', decaying by 1/8 a look, as rounds make
+// it uneven) and plans the next once half the room left would be taken
+// at that pace (a step at least, the room at most; between 256 and 2^16
+// records). So the index passes the bound by about a step (17-20 % on
+// bench/stacks.sh's churn of distinct stacks at 4 MiB, where a round is
+// ~9 k calls: bench/HISTORY.md); a round larger than the bound passes it
+// by that round. A look that thins nothing is a pass over the held events
+// and, if stacks have aliases, the calls; one that thins, a few.
+// Outside the bound: the blocks made ahead for the replay
+// (TraceIndex::PrepareBlocks), the replay's buffers and sorter, the
+// unwinder and DWARF, the per-thread replay state; none grows with the
+// calls (bench/HISTORY.md). Each index written goes to disk a piece at a
+// time (WriteFitted), and what a pause freed is given back to the system
+// before the next chunk.
 //
 // Limits (issue 42): what was folded after the last checkpoint is lost
-// with a kill. The string table is thinned in the index file (only what
-// its kept calls, versions and processes name), not in memory (comms and
-// paths: few). The stacks' memory is not counted in --max-memory's bound
-// (the calls' and versions' is). A chunk that cannot be read stops the
-// folding (Finish says why; the chunks from it on are kept).
+// with a kill. The string table is counted in the bound but thinned in
+// the index file only (what its kept calls, versions and processes name),
+// not in memory: its ids are held all over the replay (threads' comms,
+// calls waiting for their exit, the sorter's events, the heap's name),
+// the views it gives are promised to stay valid (StringTable::Get), and
+// its comms and paths are few. If what no thinning makes
+// smaller (strings, processes, live maps) passes the bound, the state is
+// thinned to its end and the bound passed (the summary says by how much).
+// A chunk that cannot be read stops the folding (Finish says why; the
+// chunks from it on are kept).
 #ifndef PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
 #define PAGEBLAME_RECORDER_CHUNK_FOLDER_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -91,14 +110,15 @@ class ChunkFolder {
     // Thinning in memory (see above).
     uint64_t memory_thinnings = 0;  // times the state in memory was thinned
     uint64_t memory_cut = 0;        // the latest cut it was thinned at (0: never)
-    // The calls and versions in memory at their most, seen at each pause
-    // before it thinned them and at the stop (count x size: what
-    // max_memory_bytes bounds).
+    // What max_memory_bytes bounds (TraceIndex::BoundedBytes: the calls,
+    // versions, madvise calls, stacks and frames, strings, processes and
+    // live maps) at its most, seen at each look before it thinned and at
+    // the stop.
     uint64_t peak_memory = 0;
     // The whole index in memory at its most, seen at the same moments: the
-    // calls' and versions' blocks (made ahead too), the stacks, the live
-    // maps (TraceIndex::MemoryBytes).
+    // same with the blocks made ahead for the replay (TraceIndex::MemoryBytes).
     uint64_t peak_index_memory = 0;
+    uint64_t memory_looks = 0;  // pauses that looked at the memory
   };
 
   // The folding thread's name (/proc/PID/task/TID/comm).
@@ -169,24 +189,30 @@ class ChunkFolder {
   static uint64_t Thinned(const replay::LoadedView& t, const replay::RecordingFile::Identity& id,
                           const replay::FoldCheckpoint* checkpoint, uint64_t limit, uint64_t early);
   // Whether the replay is to pause now: a checkpoint or the memory is due.
-  bool CheckpointDue() const;
+  // Asked after each record, which it counts.
+  bool CheckpointDue();
   bool CheckpointTime() const;
   // The replay is paused: writes the recording so far as TRACE.index if a
   // checkpoint is due; returns where to thin the state in memory (0: not).
   uint64_t AtPause(const replay::LoadedView& t);
   void WriteCheckpoint(const replay::LoadedView& t);
-  // The peaks of Stats, from the index now.
-  void NoteMemory(const index::TraceIndex& idx);
+  // The peaks of Stats, from the index now; returns BoundedBytes().
+  uint64_t NoteMemory(const index::TraceIndex& idx);
   // After a pause: the memory freed meanwhile given back to the system.
   void GiveBackFreed();
-  // Where the state in memory is to be thinned now (0: nowhere new), and
-  // when (in chunks) the memory is to be looked at again.
-  uint64_t MemoryCut(const index::TraceIndex& idx);
-  // `tables`: the calls and versions now; `after`: at most what they will be
-  // once thinned.
-  void PlanMemoryPause(uint64_t tables, uint64_t after);
-  // A look at the memory at least this often (the pace may change).
-  static constexpr uint64_t kMaxChunksBetweenLooks = 64;
+  // Where the state in memory is to be thinned now (0: nowhere new); the
+  // pace the index grew at since the last look.
+  uint64_t MemoryCut(const replay::LoadedView& t);
+  // After the pause (thinned or not): when, in records read, the memory is
+  // to be looked at again.
+  void AfterPause(const index::TraceIndex& idx);
+  // How far the bound may be passed at the pace measured: 1/16 of it.
+  uint64_t Step() const { return std::max<uint64_t>(max_memory_bytes_ / 16, 1); }
+  // The first look at the memory, in records read, and the least and the
+  // most between two (a look pauses the replay: ~ms; the pace may change).
+  static constexpr uint64_t kFirstLook = 1024;
+  static constexpr uint64_t kMinRecordsBetweenLooks = 256;
+  static constexpr uint64_t kMaxRecordsBetweenLooks = 1 << 16;
   static constexpr int kIdleWaitMs = 500;
 
   ChunkStore store_;
@@ -205,8 +231,12 @@ class ChunkFolder {
   uint64_t max_memory_bytes_;
   double last_checkpoint_ = -1;     // when the last checkpoint was written (-1: none yet)
   uint64_t pause_chunks_ = 0;       // chunks folded at the last pause
-  uint64_t memory_pause_at_;        // the chunks folded at which the memory is due
-  uint64_t memory_after_ = 0;       // the calls and versions after the last pause (at most)
+  uint64_t records_ = 0;            // records read (CheckpointDue)
+  uint64_t pause_records_ = 0;      // records read at the last look at the memory
+  uint64_t memory_due_at_;          // the records read at which the memory is due
+  uint64_t memory_after_ = 0;       // BoundedBytes after the last pause
+  double pace_ = 0;                 // BoundedBytes's growth a record (MemoryCut)
+  uint64_t held_bytes_ = 0;         // what the calls the replay held at the last look will add
   uint64_t last_cut_ = 0;           // where Thinned last cut (0: never)
   bool trim_due_ = false;           // a pause freed memory since the last GiveBackFreed
   Stats stats_;

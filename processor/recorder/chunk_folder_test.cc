@@ -62,13 +62,13 @@ struct Folded {
   std::unique_ptr<replay::LoadedTrace> checkpoint;
 };
 
-// Cuts `name` into 3 chunks made in `dir` (named t.data.<stamp>) one after
-// another while a folder runs, as perf closes them; then folds the rest.
+// Cuts `name` into `parts` chunks made in `dir` (named t.data.<stamp>) one
+// after another while a folder runs, as perf closes them; then folds the rest.
 Folded FoldWhileClosing(const std::string& name, const TempDir& dir, uint64_t max_index_bytes,
-                        double checkpoint_every = 0, uint64_t max_memory_bytes = 0) {
+                        double checkpoint_every = 0, uint64_t max_memory_bytes = 0, int parts = 3) {
   TempDir staging("pb_fold_staging");
-  const std::vector<std::string> cut = perf::testing::Split(Trace(name), staging.path(), 3);
-  EXPECT_EQ(cut.size(), 3u);
+  const std::vector<std::string> cut = perf::testing::Split(Trace(name), staging.path(), parts);
+  EXPECT_EQ(cut.size(), static_cast<size_t>(parts));
   const int dir_fd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   const std::string trace = dir.path() + "/t.data";
   Folded out;
@@ -124,32 +124,50 @@ TEST(ChunkFolderTest, EachChunkIsFoldedAndRemovedAndTheIndexIsTheWholeRecording)
   }
 }
 
-// A memory bound below what the calls and versions take: the folder
-// pauses the replay after a chunk (no checkpoint asked for), thins the
-// state in memory, and the index at the stop is the whole recording
-// thinned at that cut — nothing else lost, nothing made up.
-TEST(ChunkFolderTest, AMemoryBoundThinsTheFoldedStateWhileItFolds) {
+// rules-lost.data replayed whole in the folder's order.
+std::unique_ptr<replay::LoadedTrace> LoadInRounds(const std::string& name) {
   replay::LoadOptions o;
-  o.path = Trace("rules-lost.data");  // many rounds: the replay can pause early
+  o.path = Trace(name);
   o.preload_symbols = false;
   o.perf_rounds_only = true;  // the folder's order
-  absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> whole = replay::LoadTrace(o);
-  ASSERT_TRUE(whole.ok()) << whole.status();
-  const index::TraceIndex& w = (*whole)->index();
-  const uint64_t tables = w.CallAndVersionBytes();
-  TempDir dir("pb_fold");
-  Folded f = FoldWhileClosing("rules-lost.data", dir, 0, 0, tables / 4);
-  ASSERT_NE(f.trace, nullptr);
-  EXPECT_EQ(f.stats.checkpoints, 0u);
-  EXPECT_GT(f.stats.memory_thinnings, 0u);
-  ASSERT_GT(f.stats.memory_cut, 0u);
-  EXPECT_LE(f.stats.peak_memory, tables);
-  // The whole index holds the calls' and versions' blocks and more.
-  EXPECT_GE(f.stats.peak_index_memory, f.stats.peak_memory + w.stacks().bytes());
-  EXPECT_EQ(f.trace->index().stats().thinned_before, f.stats.memory_cut);
-  std::string expected;
-  index::IndexCodec::EncodeThinned(w, f.stats.memory_cut, &expected);
-  EXPECT_EQ(Tables(f.trace->index()), expected);
+  absl::StatusOr<std::unique_ptr<replay::LoadedTrace>> t = replay::LoadTrace(o);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *std::move(t) : nullptr;
+}
+
+// A memory bound below what the index takes (calls, versions, stacks,
+// strings, processes: TraceIndex::BoundedBytes): the folder pauses the
+// replay while it reads a chunk (no checkpoint asked for), thins the state
+// in memory, which stays within the bound and a step (1/16 of it), and the
+// index at the stop is the whole recording thinned at the last cut —
+// nothing else lost, nothing made up. In 3 chunks, and in one (the bound
+// is looked at within a chunk, not at its end only).
+TEST(ChunkFolderTest, AMemoryBoundThinsTheFoldedStateWhileItFolds) {
+  std::unique_ptr<replay::LoadedTrace> whole = LoadInRounds("rules-lost.data");  // many rounds: many pauses
+  ASSERT_NE(whole, nullptr);
+  const index::TraceIndex& w = whole->index();
+  const uint64_t all = w.BoundedBytes();
+  // More than what no thinning makes smaller, and than the stacks.
+  ASSERT_GT(all, w.UnthinnedBytes() + w.stacks().CountedBytes());
+  const uint64_t bound = w.UnthinnedBytes() + (all - w.UnthinnedBytes()) / 3;
+  for (int parts : {3, 1}) {
+    SCOPED_TRACE(parts);
+    TempDir dir("pb_fold");
+    Folded f = FoldWhileClosing("rules-lost.data", dir, 0, 0, bound, parts);
+    ASSERT_NE(f.trace, nullptr);
+    EXPECT_EQ(f.stats.checkpoints, 0u);
+    EXPECT_GT(f.stats.memory_thinnings, 0u);
+    EXPECT_GT(f.stats.memory_looks, f.stats.memory_thinnings);
+    ASSERT_GT(f.stats.memory_cut, 0u);
+    EXPECT_LE(f.stats.peak_memory, bound + bound / 16);
+    EXPECT_GE(f.stats.peak_memory, bound * 3 / 4);
+    // The whole index holds the blocks made ahead for the replay too.
+    EXPECT_GE(f.stats.peak_index_memory, f.stats.peak_memory);
+    EXPECT_EQ(f.trace->index().stats().thinned_before, f.stats.memory_cut);
+    std::string expected;
+    index::IndexCodec::EncodeThinned(w, f.stats.memory_cut, &expected);
+    EXPECT_EQ(Tables(f.trace->index()), expected);
+  }
 }
 
 TEST(ChunkFolderTest, AnIndexOverItsShareIsThinnedToFit) {

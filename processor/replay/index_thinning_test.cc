@@ -152,10 +152,22 @@ TEST(IndexThinningTest, TheStateFromTheCutOnIsWhole) {
   }
 }
 
-// Bytes of the calls and versions `n` keeps, as the tables hold them.
-size_t KeptBytes(const index::TraceIndex& idx, const index::IndexThinning& n) {
-  return n.KeptEvents(idx.num_events()) * sizeof(index::CallEvent) +
-         n.KeptVersions(idx.num_versions()) * sizeof(index::Version);
+// What the recorder's memory bound counts of `idx` thinned at `cut`
+// (TraceIndex::BoundedBytes), as EarliestCutWithin counts it: the calls,
+// versions and madvise calls kept, the stacks and frames they name, what
+// no thinning makes smaller.
+size_t KeptBytes(const index::TraceIndex& idx, uint64_t cut) {
+  index::TraceStats scratch;
+  const index::IndexThinning n = index::IndexThinning::At(idx, cut, &scratch, index::IndexThinning::Tables::kThinned);
+  size_t bytes = n.KeptEvents(idx.num_events()) * sizeof(index::CallEvent) +
+                 n.KeptVersions(idx.num_versions()) * sizeof(index::Version) +
+                 index::StackTable::KeptBytes(n.stacks()->num_stacks, n.stacks()->num_frames) + idx.UnthinnedBytes();
+  for (uint32_t p = 0; p < idx.num_processes(); ++p) {
+    for (const index::Advice& a : idx.process(p).advice) {
+      if (n.Event(a.event).valid()) bytes += sizeof(index::Advice);
+    }
+  }
+  return bytes;
 }
 
 // A pause of the replay: once `after_chunks` chunks were read and then
@@ -320,19 +332,32 @@ TEST(IndexThinningTest, TheEarliestCutWithinABoundKeepsNoMoreThanIt) {
     const uint64_t first = idx.stats().first_time, last = idx.stats().last_time;
     const uint64_t step = std::max<uint64_t>((last - first + 4095) / 4096, 1);
     for (double f : {0.1, 0.5, 0.9}) {
-      index::TraceStats scratch;
       const uint64_t c = first + static_cast<uint64_t>(f * static_cast<double>(last - first));
-      const size_t bound = KeptBytes(idx, index::IndexThinning::At(idx, c, &scratch));
+      const size_t bound = KeptBytes(idx, c);
       const uint64_t cut = index::IndexThinning::EarliestCutWithin(idx, first, last, bound);
       EXPECT_LE(cut, c + step) << "a later cut than one that fits";
-      EXPECT_LE(KeptBytes(idx, index::IndexThinning::At(idx, cut, &scratch)), bound);
+      EXPECT_LE(KeptBytes(idx, cut), bound);
       if (cut >= first + step) {
-        EXPECT_GT(KeptBytes(idx, index::IndexThinning::At(idx, cut - step, &scratch)), bound)
-            << "an earlier cut fits too";
+        EXPECT_GT(KeptBytes(idx, cut - step), bound) << "an earlier cut fits too";
       }
     }
-    // Nothing fits a bound of 0 but the end; everything fits a huge one.
+    // Stacks named from outside the index (the replay's held events) are
+    // kept by every cut: with every stack so named, the cut that fits the
+    // bound of the middle's thinning comes later (that thinning left
+    // stacks out).
+    {
+      const uint64_t mid = first + (last - first) / 2;
+      const size_t bound = KeptBytes(idx, mid);
+      std::vector<StackId> every;
+      for (size_t i = 0; i < idx.stacks().size(); ++i) every.push_back(StackId(static_cast<uint32_t>(i)));
+      EXPECT_GT(index::IndexThinning::EarliestCutWithin(idx, first, last, bound, every),
+                index::IndexThinning::EarliestCutWithin(idx, first, last, bound));
+    }
+    // Nothing fits a bound of 0 but the end, nor one below what no cut
+    // thins (the strings, processes, live maps); everything fits a huge one.
     EXPECT_EQ(index::IndexThinning::EarliestCutWithin(idx, first, last, 0), last);
+    EXPECT_EQ(index::IndexThinning::EarliestCutWithin(idx, first, last, idx.UnthinnedBytes()), last);
+    EXPECT_LT(KeptBytes(idx, last), KeptBytes(idx, first));
     EXPECT_EQ(index::IndexThinning::EarliestCutWithin(idx, first, last, size_t{1} << 40), first);
   }
 }

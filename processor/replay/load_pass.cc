@@ -464,11 +464,20 @@ void LoadPass::Checkpoint() {
     v.dso_lookups = &lookups;
     v.attach_maps = &attach;
     v.stack_thinning = &stack_thinning_;
+    std::vector<StackId> held;
+    worker_->ForEachHeldWhilePaused([&](TraceEvent& e) {
+      if (e.kind != TraceEvent::Kind::kEnter && e.kind != TraceEvent::Kind::kCall) return;
+      ++v.held_calls;
+      held.push_back(stacks_->Resolved(e.call().stack));
+    });
+    stacks_->ForEachWaiting([&](StackId s) { held.push_back(s); });
+    v.held_stacks = &held;
     const uint64_t cut = options_.checkpoint(v);
     if (cut != 0) {
       worker_->ThinWhilePaused(cut);
       ThinStacks();
     }
+    if (options_.after_checkpoint) options_.after_checkpoint(*idx_);
   });
 }
 

@@ -52,6 +52,10 @@ struct LoadOptions {
   // bound), or 0 to keep it all.
   std::function<bool()> checkpoint_due;
   std::function<uint64_t(const LoadedView&)> checkpoint;
+  // With checkpoint: told the index as each checkpoint left it (thinned,
+  // stacks too, if it said so), the replay still paused. (The recorder
+  // measures what its memory bound bounds after the thinning.)
+  std::function<void(const index::TraceIndex&)> after_checkpoint;
   // No trace and no chunks: the recording is its index alone (the recorder
   // folded every chunk into it and removed them; RecordingFile::kFolded).
   bool folded = false;
@@ -180,6 +184,14 @@ struct LoadedView {
   const std::vector<symbols::DsoLookup>* dso_lookups = nullptr;
   const AttachMapsUse* attach_maps = nullptr;
   const StackThinningStats* stack_thinning = nullptr;  // null: not a checkpoint's
+  // A checkpoint's (null otherwise): what the replay holds that is not in
+  // the index yet, for the recorder's memory bound. The stack ids its held
+  // events (the round sorter's, enters waiting for their exit) and the
+  // samples waiting to be unwound name, which a thinning keeps besides
+  // those of the index's calls (ThinStacks); and how many of those events
+  // may still become calls.
+  const std::vector<StackId>* held_stacks = nullptr;
+  uint64_t held_calls = 0;
   static LoadedView Of(const LoadedTrace& t);
 };
 
