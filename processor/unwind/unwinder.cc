@@ -1,6 +1,7 @@
 #include "processor/unwind/unwinder.h"
 
 #include <chrono>
+#include <utility>
 
 #include "processor/unwind/sample_registers.h"
 
@@ -56,14 +57,20 @@ void Unwinder::UnwindFrom(const perf::Sample& sample, const RegisterSet& first,
                           std::vector<uint64_t>* ips, UnwindStats* d) {
   // The copy starts at the sample's sp (perf_output_sample_ustack).
   const StackMemory mem(first.sp(), sample.user_stack);
-  RegisterSet regs = first, caller;
-  ips->push_back(regs.pc());
+  // Two sets stepped in turn, the caller's becoming the next step's callee's
+  // (no copy of a whole set per frame).
+  RegisterSet sets[2] = {first, RegisterSet()};
+  RegisterSet* regs_ptr = &sets[0];
+  RegisterSet* caller_ptr = &sets[1];
+  ips->push_back(regs_ptr->pc());
   bool exact_pc = true;
   while (true) {
     if (ips->size() >= options_.max_frames) {
       ++d->stop_max_depth;
       break;
     }
+    const RegisterSet& regs = *regs_ptr;
+    RegisterSet& caller = *caller_ptr;
     bool signal_frame = false;
     const Outcome o = Step(sample, mem, exact_pc, regs, &caller, &signal_frame, d);
     if (o == Outcome::kCfi || o == Outcome::kFramePointer) {
@@ -75,7 +82,7 @@ void Unwinder::UnwindFrom(const perf::Sample& sample, const RegisterSet& first,
       }
       ++(o == Outcome::kCfi ? d->frames_cfi : d->frames_fp);
       ips->push_back(caller.pc());
-      regs = caller;
+      std::swap(regs_ptr, caller_ptr);
       exact_pc = signal_frame;
       continue;
     }
@@ -158,7 +165,7 @@ StepStatus Unwinder::FramePointerStep(const RegisterSet& regs, const StackMemory
   if (ra == 0) return StepStatus::kEnd;
   // The callee-saved registers other than rbp are not on the fp chain:
   // the caller's are unknown.
-  *caller = RegisterSet();
+  caller->KeepOnly(0);
   caller->Set(x86_64::kRip, ra);
   caller->Set(x86_64::kRsp, rbp + 16);
   caller->Set(x86_64::kRbp, saved_rbp);
