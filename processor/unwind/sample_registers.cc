@@ -25,7 +25,7 @@ constexpr const int8_t* kDwarfRegOfPerf = kDwarfRegs.of;
 }  // namespace
 
 RegsResult ReadSampleRegisters(const perf::Sample& sample, bool x86_64, RegisterSet* out) {
-  *out = RegisterSet();
+  out->KeepOnly(0);  // (the values of unknown registers are never read)
   if (sample.regs_abi == perf::kRegsAbiNone || sample.attr == nullptr) return RegsResult::kNone;
   if (!x86_64 || sample.regs_abi != perf::kRegsAbi64) return RegsResult::kOtherAbi;
   const uint64_t mask = sample.attr->sample_regs_user;

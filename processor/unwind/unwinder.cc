@@ -23,8 +23,10 @@ Unwinder::Unwinder(Options options)
 Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips,
                                   bool may_wait) {
   ips->clear();
-  RegisterSet regs;
-  switch (ReadSampleRegisters(sample, options_.x86_64, &regs)) {
+  // The first frame's registers, and its caller's: UnwindFrom steps from
+  // one to the other in turn.
+  RegisterSet sets[2];
+  switch (ReadSampleRegisters(sample, options_.x86_64, &sets[0])) {
     case RegsResult::kOk:
       break;
     case RegsResult::kNone:
@@ -40,10 +42,10 @@ Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64
   UnwindStats d;
   d.samples = 1;
   if (!options_.timed) {
-    UnwindFrom(sample, regs, ips, &d);
+    UnwindFrom(sample, sets, ips, &d);
   } else {
     const auto t0 = std::chrono::steady_clock::now();
-    UnwindFrom(sample, regs, ips, &d);
+    UnwindFrom(sample, sets, ips, &d);
     stats_.nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - t0).count();
   }
@@ -53,13 +55,13 @@ Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64
   return Result::kDone;
 }
 
-void Unwinder::UnwindFrom(const perf::Sample& sample, const RegisterSet& first,
+void Unwinder::UnwindFrom(const perf::Sample& sample, RegisterSet sets[2],
                           std::vector<uint64_t>* ips, UnwindStats* d) {
   // The copy starts at the sample's sp (perf_output_sample_ustack).
-  const StackMemory mem(first.sp(), sample.user_stack);
-  // Two sets stepped in turn, the caller's becoming the next step's callee's
-  // (no copy of a whole set per frame).
-  RegisterSet sets[2] = {first, RegisterSet()};
+  const StackMemory mem(sets[0].sp(), sample.user_stack);
+  // The caller's set becomes the next step's callee's: no set is copied
+  // per frame (nor the first one: a whole set read just after its values
+  // were written one by one stalls on each piece).
   RegisterSet* regs_ptr = &sets[0];
   RegisterSet* caller_ptr = &sets[1];
   ips->push_back(regs_ptr->pc());

@@ -87,8 +87,9 @@ class Unwinder {
   // its sp at rbp + 16.
   static StepStatus FramePointerStep(const RegisterSet& regs, const StackMemory& mem,
                                      RegisterSet* caller);
-  // The steps from the sample's registers; counts into `d`.
-  void UnwindFrom(const perf::Sample& sample, const RegisterSet& first, std::vector<uint64_t>* ips,
+  // The steps from the sample's registers (sets[0]; sets[1] is scratch,
+  // both changed); counts into `d`.
+  void UnwindFrom(const perf::Sample& sample, RegisterSet sets[2], std::vector<uint64_t>* ips,
                   UnwindStats* d);
 
   Options options_;
