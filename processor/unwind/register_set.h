@@ -20,9 +20,15 @@ class RegisterSet {
  public:
   bool Get(int reg, uint64_t* out) const {
     if (reg < 0 || reg >= x86_64::kNumRegs || !(known_ & (1u << reg))) return false;
+    if (consulted_ != nullptr) *consulted_ |= 1u << reg;
     *out = values_[reg];
     return true;
   }
+  // From now on every Get of a known register sets its bit in *consulted
+  // (null: none noted). Not copied by CopyKnown (the unwind memo notes what
+  // an unwind consulted: unwind_memo.h).
+  void Track(uint32_t* consulted) { consulted_ = consulted; }
+  uint32_t known_mask() const { return known_; }
   bool Known(int reg) const { return reg >= 0 && reg < x86_64::kNumRegs && (known_ & (1u << reg)); }
   void Set(int reg, uint64_t value) {
     if (reg < 0 || reg >= x86_64::kNumRegs) return;
@@ -54,6 +60,7 @@ class RegisterSet {
  private:
   uint64_t values_[x86_64::kNumRegs] = {};
   uint32_t known_ = 0;
+  uint32_t* consulted_ = nullptr;
 };
 
 }  // namespace pageblame::unwind

@@ -18,7 +18,8 @@ constexpr bool IsReadFailure(StepStatus s) {
 Unwinder::Unwinder(Options options)
     : options_(std::move(options)),
       modules_(options_.locator, options_.mappings, options_.on_module_opened),
-      steps_(options_.mappings) {}
+      steps_(options_.mappings),
+      memo_(options_.mappings) {}
 
 Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips,
                                   bool may_wait) {
@@ -42,10 +43,10 @@ Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64
   UnwindStats d;
   d.samples = 1;
   if (!options_.timed) {
-    UnwindFrom(sample, sets, ips, &d);
+    RecallOrUnwind(sample, sets, ips, &d);
   } else {
     const auto t0 = std::chrono::steady_clock::now();
-    UnwindFrom(sample, sets, ips, &d);
+    RecallOrUnwind(sample, sets, ips, &d);
     stats_.nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - t0).count();
   }
@@ -55,10 +56,38 @@ Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64
   return Result::kDone;
 }
 
-void Unwinder::UnwindFrom(const perf::Sample& sample, RegisterSet sets[2],
-                          std::vector<uint64_t>* ips, UnwindStats* d) {
+void Unwinder::RecallOrUnwind(const perf::Sample& sample, RegisterSet sets[2],
+                              std::vector<uint64_t>* ips, UnwindStats* d) {
   // The copy starts at the sample's sp (perf_output_sample_ustack).
-  const StackMemory mem(sets[0].sp(), sample.user_stack);
+  StackMemory mem(sets[0].sp(), sample.user_stack);
+  if (!options_.memo || !memo_.Usable(sample.time)) {
+    UnwindFrom(sample, mem, sets, ips, d);
+    return;
+  }
+  if (const UnwindMemo::Entry* e = memo_.Find(sample.pid, sample.time, sets[0], mem)) {
+    ips->assign(e->ips.begin(), e->ips.end());
+    *d = e->stats;
+    rule_hits_by_steps_ += e->rule_lookups;  // what its steps would have found cached
+    return;
+  }
+  // Unwound with what it consults and reads noted, and kept.
+  const RegisterSet first = sets[0];
+  recording_.Clear();
+  sets[0].Track(&recording_.consulted);
+  sets[1].Track(&recording_.consulted);
+  mem.Log(&recording_.reads);
+  const uint64_t lookups = rule_lookups_;
+  UnwindFrom(sample, mem, sets, ips, d);
+  // (A stop at a pc in no mapping may be unwound again later: not kept.)
+  if (d->stop_no_module) return;
+  kept_.ips.assign(ips->begin(), ips->end());
+  kept_.stats = *d;
+  kept_.rule_lookups = rule_lookups_ - lookups;
+  memo_.Put(sample.pid, sample.time, first, recording_, kept_);
+}
+
+void Unwinder::UnwindFrom(const perf::Sample& sample, const StackMemory& mem, RegisterSet sets[2],
+                          std::vector<uint64_t>* ips, UnwindStats* d) {
   // The caller's set becomes the next step's callee's: no set is copied
   // per frame (nor the first one: a whole set read just after its values
   // were written one by one stalls on each piece).
@@ -108,6 +137,7 @@ Unwinder::Outcome Unwinder::Step(const perf::Sample& sample, const StackMemory& 
   const uint64_t pc = regs.pc();
   const uint64_t lookup = exact_pc ? pc : pc - 1;
   const StepCache::Entry& at = Lookup(sample.pid, sample.time, lookup);
+  if (at.rule_looked_up) ++rule_lookups_;
   if (at.code.kind == ModuleMap::kNone) return Outcome::kNoModule;
   if (at.code.kind == ModuleMap::kJit) ++d->frames_jit;
   StepStatus cfi_status = StepStatus::kUnsupported;
