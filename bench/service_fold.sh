@@ -12,9 +12,11 @@
 # recorder's resident memory (VmRSS of the pageblame process, every second:
 # at 10 s, half way, at the end of the load, at its most with the stop's
 # encoding) and its growth over the second half; the summary's lines about
-# the folded index in memory (what --max-memory bounds); the folding's share of a core (fold.sh's
-# figure: its time per chunk from the summary) and the recorder's and perf's
-# CPU over the load (noisy on a shared machine). Then `maps -i --pid` and
+# the folded index in memory (what --max-memory bounds); the folding's share
+# of a core (the pb-fold threads' CPU, as fold.sh takes it, and the older
+# figure: its wall time per chunk from the summary, inflated on a loaded
+# machine) and the recorder's and perf's CPU over the load (noisy on a
+# shared machine). Then `maps -i --pid` and
 # `growth -i` on the recording: exit status, seconds, peak memory.
 # Run by hand as root; not part of scripts/test.
 #
@@ -40,7 +42,7 @@ SIZE=${3:-64M}
 MEMORY=${4:-$SIZE}
 RATE=${RATE:-100}
 BUILD=${BUILD:-$ROOT/build}
-PB=$BUILD/bin/pageblame
+PB=${PB:-$BUILD/bin/pageblame}  # PB=path: another pageblame binary
 LOAD=$BUILD/tests/http_load
 OUT=${OUT:-$ROOT/bench/out/service_fold}
 APP=$ROOT/traces/src/dotnet-service
@@ -105,8 +107,14 @@ for _ in $(seq 1 600); do [[ -e $OUT/svc.data.attach-maps ]] && break; sleep 0.1
 [[ -e $OUT/svc.data.attach-maps ]] || { cat "$OUT/record.log" >&2; echo "the recorder did not attach" >&2; exit 1; }
 # The recorder's resident memory every second, from the attach to its exit
 # (and the service's jitdump's size beside it).
-(start=$(date +%s.%N)
+# Meanwhile the folding's own CPU, as bench/fold.sh takes it: utime+stime
+# of the recorder's threads named pb-fold, each at its last look.
+echo 0 >"$OUT/fold_ticks"
+(start=$(date +%s.%N); declare -A fold
  while kill -0 "$REC" 2>/dev/null; do
+   while read -r tid tk; do fold[$tid]=$tk; done < <(awk '$2 == "(pb-fold)" {n = split(FILENAME, p, "/"); print p[n-1], $14 + $15}' \
+     /proc/"$REC"/task/*/stat 2>/dev/null || true)
+   sum=0; for tk in "${fold[@]}"; do sum=$((sum + tk)); done; echo "$sum" >"$OUT/fold_ticks"
    t=$(echo "$(date +%s.%N) - $start" | bc)
    jit=$(stat -c %s "/tmp/jit-$SVC_PID.dump" 2>/dev/null || echo 0)
    awk -v t="$t" -v jit="$jit" '/^VmRSS/ {r = $2} /^RssAnon/ {a = $2}
@@ -173,7 +181,10 @@ awk -v half="$(echo "$load_end / 2" | bc -l)" -v end="$load_end" '
           at(10) / 1024, at(half) / 1024, at(end) / 1024, peak / 1024
         printf "over the second half %+.2f MiB a minute\n", slope * 60 / 1024 }' "$OUT/rss.tsv"
 load_s=$(echo "$load_end - 2" | bc -l)
-printf 'folding %.2f s over %s s: %.2f %% of a core; over the load the recorder %.1f %%, perf %.1f %% of a core (2 shared cores: noisy)\n' \
+fold_s=$(echo "$(cat "$OUT/fold_ticks") / $HZ" | bc -l)
+printf 'the folding threads used %.2f s of CPU over %s s: %.2f %% of a core, %.2f ms per 1 k calls\n' \
+  "$fold_s" "$SECONDS_" "$(echo "$fold_s * 100 / $SECONDS_" | bc -l)" "$(echo "$fold_s * 1000000 / $calls" | bc -l)"
+printf 'folding %.2f s over %s s (the chunks'"'"' wall time): %.2f %% of a core; over the load the recorder %.1f %%, perf %.1f %% of a core (2 shared cores: noisy)\n' \
   "$(echo "$avg_ms * $chunks / 1000" | bc -l)" "$SECONDS_" "$(echo "$avg_ms * $chunks / 10 / $SECONDS_" | bc -l)" \
   "$(echo "($rec_t1 - $rec_t0) * 100 / $HZ / $load_s" | bc -l)" "$(echo "($perf_t1 - $perf_t0) * 100 / $HZ / $load_s" | bc -l)"
 # The recording answers: the first command loads the index only. The

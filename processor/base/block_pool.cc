@@ -71,6 +71,11 @@ void BlockPool::Unmapped(size_t n) {
   made_ -= std::min(n, made_);
 }
 
+void BlockPool::GiveBack(const std::vector<void*>& blocks) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ready_.insert(ready_.end(), blocks.begin(), blocks.end());
+}
+
 void BlockPool::Prepare(size_t total, size_t max_ready) {
   while (true) {
     {

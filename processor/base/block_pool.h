@@ -14,9 +14,12 @@
 //   BlockPool pool(1 << 20);
 //   pool.Prepare(/*total=*/4, /*max_ready=*/2);  // any thread: 2 made ahead
 //   void* b = pool.Take();  // any thread: a ready block, else a new one
+//   pool.GiveBack({b});     // ready again (not zeroed), or munmap it
 //
 // Every block is a mapping of block_bytes() from MakeBlock(); whoever takes
-// one owns it and unmaps it with munmap(2). Thread-safe.
+// one owns it and unmaps it with munmap(2) or gives it back. A block given
+// back is not zeroed: Take() hands out zeroed memory only when it makes
+// it. Thread-safe.
 #ifndef PAGEBLAME_BASE_BLOCK_POOL_H_
 #define PAGEBLAME_BASE_BLOCK_POOL_H_
 
@@ -54,6 +57,11 @@ class BlockPool {
   // that Prepare's `total` (the blocks wanted now) makes them again only
   // when they are wanted again.
   void Unmapped(size_t n);
+  // A taker gives back blocks it took (their contents as it left them:
+  // takers construct what they store, ChunkedVector): ready again for the
+  // next Take(), still counted as made. Neither zeroed nor faulted in
+  // again, so a table that shrinks and grows back costs no system call.
+  void GiveBack(const std::vector<void*>& blocks);
 
  private:
   const size_t block_bytes_;

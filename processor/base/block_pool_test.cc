@@ -75,19 +75,49 @@ TEST(BlockPoolTest, ChunkedVectorTakesTheReadyBlocks) {
   EXPECT_EQ(pool.ready(), 0u);
 }
 
-TEST(BlockPoolTest, BlocksAVectorGivesBackAreNoLongerCountedAsMade) {
+TEST(BlockPoolTest, BlocksAVectorTruncatesAreReadyForItsNextPushBacks) {
   using Vec = ChunkedVector<uint64_t, /*kBytesPerBlock=*/8192>;
   BlockPool pool(Vec::kBlockBytes);
   Vec v(&pool);
   for (uint64_t i = 0; i < 3 * Vec::kBlock; ++i) v.push_back(i);  // three blocks
   EXPECT_EQ(pool.made(), 3u);
-  v.Truncate(Vec::kBlock - 1);  // one block kept, two unmapped
-  EXPECT_EQ(pool.made(), 1u);
-  // Wanted again: made again (before, the pool counted them and made none).
-  pool.Prepare(/*total=*/3, /*max_ready=*/8);
+  std::vector<void*> given;
+  for (size_t b = 1; b < 3; ++b) given.push_back(&v[b * Vec::kBlock]);
+  v.Truncate(Vec::kBlock - 1);  // one block kept, two given back
+  EXPECT_EQ(v.size(), Vec::kBlock - 1);
+  EXPECT_EQ(v.bytes(), Vec::kBlockBytes);
   EXPECT_EQ(pool.ready(), 2u);
-  pool.Unmapped(5);  // never below zero
+  EXPECT_EQ(pool.made(), 3u);  // still made: nothing to make again
+  for (void* b : given) EXPECT_EQ(ResidentPages(b, Vec::kBlockBytes), Vec::kBlockBytes / kPage);
+  pool.Prepare(/*total=*/3, /*max_ready=*/8);  // wanted again: they are there
+  EXPECT_EQ(pool.ready(), 2u);
+  // Growing back takes them, as they were left (not zeroed), and every
+  // element reads as written: the kept ones, and the new ones over old values.
+  for (uint64_t i = Vec::kBlock - 1; i < 3 * Vec::kBlock; ++i) v.push_back(i + 1000);
+  EXPECT_EQ(pool.ready(), 0u);
+  EXPECT_EQ(pool.made(), 3u);
+  for (uint64_t i = 0; i < 3 * Vec::kBlock; ++i) {
+    ASSERT_EQ(v[i], i < Vec::kBlock - 1 ? i : i + 1000) << i;
+  }
+  std::vector<void*> taken = {&v[Vec::kBlock], &v[2 * Vec::kBlock]};
+  std::sort(given.begin(), given.end());
+  std::sort(taken.begin(), taken.end());
+  EXPECT_EQ(taken, given);  // the same mappings, not new ones
+  v.Truncate(0);  // every block given back
+  EXPECT_EQ(pool.ready(), 3u);
+  pool.Unmapped(5);  // (a taker that unmaps) never below zero
   EXPECT_EQ(pool.made(), 0u);
+}
+
+TEST(BlockPoolTest, AVectorWithoutAPoolUnmapsTheBlocksItTruncates) {
+  using Vec = ChunkedVector<uint64_t, /*kBytesPerBlock=*/8192>;
+  Vec v;
+  for (uint64_t i = 0; i < 2 * Vec::kBlock; ++i) v.push_back(i);
+  void* second = &v[Vec::kBlock];
+  v.Truncate(1);
+  EXPECT_EQ(v.bytes(), Vec::kBlockBytes);
+  EXPECT_EQ(ResidentPages(second, Vec::kBlockBytes), SIZE_MAX);  // mincore: ENOMEM, not mapped
+  EXPECT_EQ(v[0], 0u);
 }
 
 TEST(BlockPoolTest, HugePageSizedBlocksAreAlignedResidentAndZeroed) {

@@ -163,8 +163,7 @@ StepStatus FrameRule::Apply(const RegisterSet& regs, const StackMemory& mem,
   }
   // What reg_rules say register by register (a lost one stays unknown),
   // the return address last, as its rule alone can stop the step.
-  *caller = regs;
-  caller->KeepOnly(same_mask);
+  caller->CopyKnown(regs, same_mask);
   for (uint8_t i = 0; i < num_moved; ++i) {
     const int reg = moved[i];
     uint64_t v = 0;

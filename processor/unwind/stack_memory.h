@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "absl/types/span.h"
 
@@ -25,19 +26,35 @@ class StackMemory {
 
   // Reads the 8 bytes at `addr` (unaligned is fine).
   Result Read(uint64_t addr, uint64_t* out) const {
+    const Result r = ReadUnlogged(addr, out);
+    if (log_ != nullptr) log_->push_back({addr, r == kOk ? *out : 0, r});
+    return r;
+  }
+  // A read as the unwind memo notes it (unwind_memo.h): the value is 0
+  // unless the read was kOk.
+  struct LoggedRead {
+    uint64_t addr;
+    uint64_t value;
+    Result result;
+  };
+  // From now on every Read is appended to *log (null: none).
+  void Log(std::vector<LoggedRead>* log) { log_ = log; }
+  uint64_t base() const { return base_; }
+  uint64_t end() const { return base_ + bytes_.size(); }
+  bool Contains(uint64_t addr) const { return addr >= base_ && addr - base_ < bytes_.size(); }
+
+ private:
+  Result ReadUnlogged(uint64_t addr, uint64_t* out) const {
     if (addr < base_) return kBelowCopy;
     const uint64_t off = addr - base_;
     if (off > bytes_.size() || bytes_.size() - off < 8) return kPastCopy;
     std::memcpy(out, bytes_.data() + off, 8);
     return kOk;
   }
-  uint64_t base() const { return base_; }
-  uint64_t end() const { return base_ + bytes_.size(); }
-  bool Contains(uint64_t addr) const { return addr >= base_ && addr - base_ < bytes_.size(); }
 
- private:
   uint64_t base_;
   absl::Span<const uint8_t> bytes_;
+  std::vector<LoggedRead>* log_ = nullptr;
 };
 
 }  // namespace pageblame::unwind

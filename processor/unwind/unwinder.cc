@@ -1,6 +1,7 @@
 #include "processor/unwind/unwinder.h"
 
 #include <chrono>
+#include <utility>
 
 #include "processor/unwind/sample_registers.h"
 
@@ -17,13 +18,16 @@ constexpr bool IsReadFailure(StepStatus s) {
 Unwinder::Unwinder(Options options)
     : options_(std::move(options)),
       modules_(options_.locator, options_.mappings, options_.on_module_opened),
-      steps_(options_.mappings) {}
+      steps_(options_.mappings),
+      memo_(options_.mappings) {}
 
 Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips,
                                   bool may_wait) {
   ips->clear();
-  RegisterSet regs;
-  switch (ReadSampleRegisters(sample, options_.x86_64, &regs)) {
+  // The first frame's registers, and its caller's: UnwindFrom steps from
+  // one to the other in turn.
+  RegisterSet sets[2];
+  switch (ReadSampleRegisters(sample, options_.x86_64, &sets[0])) {
     case RegsResult::kOk:
       break;
     case RegsResult::kNone:
@@ -39,10 +43,10 @@ Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64
   UnwindStats d;
   d.samples = 1;
   if (!options_.timed) {
-    UnwindFrom(sample, regs, ips, &d);
+    RecallOrUnwind(sample, sets, ips, &d);
   } else {
     const auto t0 = std::chrono::steady_clock::now();
-    UnwindFrom(sample, regs, ips, &d);
+    RecallOrUnwind(sample, sets, ips, &d);
     stats_.nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - t0).count();
   }
@@ -52,18 +56,52 @@ Unwinder::Result Unwinder::Unwind(const perf::Sample& sample, std::vector<uint64
   return Result::kDone;
 }
 
-void Unwinder::UnwindFrom(const perf::Sample& sample, const RegisterSet& first,
-                          std::vector<uint64_t>* ips, UnwindStats* d) {
+void Unwinder::RecallOrUnwind(const perf::Sample& sample, RegisterSet sets[2],
+                              std::vector<uint64_t>* ips, UnwindStats* d) {
   // The copy starts at the sample's sp (perf_output_sample_ustack).
-  const StackMemory mem(first.sp(), sample.user_stack);
-  RegisterSet regs = first, caller;
-  ips->push_back(regs.pc());
+  StackMemory mem(sets[0].sp(), sample.user_stack);
+  if (!options_.memo || !memo_.Usable(sample.time)) {
+    UnwindFrom(sample, mem, sets, ips, d);
+    return;
+  }
+  if (const UnwindMemo::Entry* e = memo_.Find(sample.pid, sample.time, sets[0], mem)) {
+    ips->assign(e->ips.begin(), e->ips.end());
+    *d = e->stats;
+    rule_hits_by_steps_ += e->rule_lookups;  // what its steps would have found cached
+    return;
+  }
+  // Unwound with what it consults and reads noted, and kept.
+  const RegisterSet first = sets[0];
+  recording_.Clear();
+  sets[0].Track(&recording_.consulted);
+  sets[1].Track(&recording_.consulted);
+  mem.Log(&recording_.reads);
+  const uint64_t lookups = rule_lookups_;
+  UnwindFrom(sample, mem, sets, ips, d);
+  // (A stop at a pc in no mapping may be unwound again later: not kept.)
+  if (d->stop_no_module) return;
+  kept_.ips.assign(ips->begin(), ips->end());
+  kept_.stats = *d;
+  kept_.rule_lookups = rule_lookups_ - lookups;
+  memo_.Put(sample.pid, sample.time, first, recording_, kept_);
+}
+
+void Unwinder::UnwindFrom(const perf::Sample& sample, const StackMemory& mem, RegisterSet sets[2],
+                          std::vector<uint64_t>* ips, UnwindStats* d) {
+  // The caller's set becomes the next step's callee's: no set is copied
+  // per frame (nor the first one: a whole set read just after its values
+  // were written one by one stalls on each piece).
+  RegisterSet* regs_ptr = &sets[0];
+  RegisterSet* caller_ptr = &sets[1];
+  ips->push_back(regs_ptr->pc());
   bool exact_pc = true;
   while (true) {
     if (ips->size() >= options_.max_frames) {
       ++d->stop_max_depth;
       break;
     }
+    const RegisterSet& regs = *regs_ptr;
+    RegisterSet& caller = *caller_ptr;
     bool signal_frame = false;
     const Outcome o = Step(sample, mem, exact_pc, regs, &caller, &signal_frame, d);
     if (o == Outcome::kCfi || o == Outcome::kFramePointer) {
@@ -75,7 +113,7 @@ void Unwinder::UnwindFrom(const perf::Sample& sample, const RegisterSet& first,
       }
       ++(o == Outcome::kCfi ? d->frames_cfi : d->frames_fp);
       ips->push_back(caller.pc());
-      regs = caller;
+      std::swap(regs_ptr, caller_ptr);
       exact_pc = signal_frame;
       continue;
     }
@@ -99,6 +137,7 @@ Unwinder::Outcome Unwinder::Step(const perf::Sample& sample, const StackMemory& 
   const uint64_t pc = regs.pc();
   const uint64_t lookup = exact_pc ? pc : pc - 1;
   const StepCache::Entry& at = Lookup(sample.pid, sample.time, lookup);
+  if (at.rule_looked_up) ++rule_lookups_;
   if (at.code.kind == ModuleMap::kNone) return Outcome::kNoModule;
   if (at.code.kind == ModuleMap::kJit) ++d->frames_jit;
   StepStatus cfi_status = StepStatus::kUnsupported;
@@ -158,7 +197,7 @@ StepStatus Unwinder::FramePointerStep(const RegisterSet& regs, const StackMemory
   if (ra == 0) return StepStatus::kEnd;
   // The callee-saved registers other than rbp are not on the fp chain:
   // the caller's are unknown.
-  *caller = RegisterSet();
+  caller->KeepOnly(0);
   caller->Set(x86_64::kRip, ra);
   caller->Set(x86_64::kRsp, rbp + 16);
   caller->Set(x86_64::kRbp, saved_rbp);

@@ -8,6 +8,9 @@
 //   rule, computed once per (module, pc) and cached (rule_cache.h); the
 //   mapping, module and rule of a (pid, pc) are kept too while they hold
 //   (step_cache.h), so a step is mostly one hash lookup and the rule;
+// - a sample that would repeat an unwind kept (the same process, pc, sp,
+//   registers consulted and stack words read) gets its frames without
+//   the steps (unwind_memo.h): a service's calls repeat a few stacks;
 // - a frame with no CFI there (JIT code of V8, .NET or the JVM, which keep
 //   frame pointers; V8's builtins embedded in the node binary; a file that
 //   was not found, or is not ELF, like .NET's ReadyToRun .dll images) steps
@@ -36,6 +39,7 @@
 #include "processor/unwind/rule_cache.h"
 #include "processor/unwind/stack_memory.h"
 #include "processor/unwind/step_cache.h"
+#include "processor/unwind/unwind_memo.h"
 #include "processor/unwind/unwind_stats.h"
 
 namespace pageblame::unwind {
@@ -51,6 +55,10 @@ class Unwinder {
     // perf's default --max-stack is 127; deep JIT stacks go further.
     size_t max_frames = 512;
     bool timed = false;  // measure the time spent (UnwindStats::nanos)
+    // Remember whole unwinds and give them again to samples that would
+    // repeat one exactly (unwind_memo.h); off: every sample is stepped
+    // (the tests compare both).
+    bool memo = true;
     ModuleMap::OnOpened on_module_opened;  // see ModuleMap
   };
 
@@ -72,6 +80,8 @@ class Unwinder {
   Result Unwind(const perf::Sample& sample, std::vector<uint64_t>* ips, bool may_wait = false);
 
   UnwindStats stats() const;
+  // Samples whose unwind the memo gave (unwind_memo.h).
+  uint64_t memo_hits() const { return memo_.hits(); }
 
  private:
   // How a step went: on to the caller (by which method), or why not.
@@ -87,15 +97,24 @@ class Unwinder {
   // its sp at rbp + 16.
   static StepStatus FramePointerStep(const RegisterSet& regs, const StackMemory& mem,
                                      RegisterSet* caller);
-  // The steps from the sample's registers; counts into `d`.
-  void UnwindFrom(const perf::Sample& sample, const RegisterSet& first, std::vector<uint64_t>* ips,
-                  UnwindStats* d);
+  // The sample's unwind from its registers (sets[0]; sets[1] is scratch,
+  // both changed): the memo's if it holds, else unwound and kept there;
+  // counts into `d`.
+  void RecallOrUnwind(const perf::Sample& sample, RegisterSet sets[2], std::vector<uint64_t>* ips,
+                      UnwindStats* d);
+  // The steps from the sample's registers over its stack copy `mem`.
+  void UnwindFrom(const perf::Sample& sample, const StackMemory& mem, RegisterSet sets[2],
+                  std::vector<uint64_t>* ips, UnwindStats* d);
 
   Options options_;
   ModuleMap modules_;
   RuleCache rules_;
   StepCache steps_;
+  UnwindMemo memo_;
+  UnwindMemo::Recording recording_;  // scratch: what the unwind being kept noted
+  UnwindMemo::Entry kept_;           // scratch: what it gave
   uint64_t rule_hits_by_steps_ = 0;  // rule lookups the step cache answered
+  uint64_t rule_lookups_ = 0;        // steps that looked a CFI rule up
   UnwindStats stats_;
 };
 
