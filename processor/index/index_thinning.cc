@@ -107,7 +107,7 @@ uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, 
     }
     kept[static_cast<size_t>((key - from + step - 1) / step) - 1] += size;
   };
-  for (uint64_t k : call_key) add(k, sizeof(CallRecord));
+  for (size_t i = 0; i < call_key.size(); ++i) add(call_key[i], idx.EventBytes(EventId(static_cast<uint32_t>(i))));
   for (size_t i = 0; i < idx.num_versions(); ++i) add(idx.version(VersionId(static_cast<uint32_t>(i))).t_to, sizeof(index::Version));
   // From the last cut back: the earliest whose kept bytes fit.
   size_t total = always;

@@ -108,6 +108,11 @@ class TraceIndex {
   // while another thread may be asking the first past-time question (that
   // builds the interval indexes this counts).
   size_t MemoryBytes() const;
+  // What call `id` takes in memory: its record, and its whole copy if it
+  // does not pack.
+  size_t EventBytes(EventId id) const {
+    return sizeof(CallRecord) + (events_[id.value()].packed() ? 0 : sizeof(CallEvent));
+  }
   // The calls and versions as the tables hold them (count x size): what
   // grows with every call replayed, and what record --max-memory bounds.
   uint64_t CallAndVersionBytes() const {

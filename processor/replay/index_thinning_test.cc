@@ -154,8 +154,11 @@ TEST(IndexThinningTest, TheStateFromTheCutOnIsWhole) {
 
 // Bytes of the calls and versions `n` keeps, as the tables hold them.
 size_t KeptBytes(const index::TraceIndex& idx, const index::IndexThinning& n) {
-  return n.KeptEvents(idx.num_events()) * sizeof(index::CallEvent) +
-         n.KeptVersions(idx.num_versions()) * sizeof(index::Version);
+  size_t bytes = n.KeptVersions(idx.num_versions()) * sizeof(index::Version);
+  for (size_t i = 0; i < idx.num_events(); ++i) {
+    if (n.KeepsEvent(i)) bytes += idx.EventBytes(EventId(static_cast<uint32_t>(i)));
+  }
+  return bytes;
 }
 
 // A pause of the replay: once `after_chunks` chunks were read and then
