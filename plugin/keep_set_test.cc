@@ -1,6 +1,7 @@
 #include "plugin/keep_set.h"
 
 #include "gtest/gtest.h"
+#include "processor/index/trace_index.h"
 
 namespace pageblame::plugin {
 namespace {
@@ -39,6 +40,27 @@ TEST(KeepSetTest, FindsTheSpanOfTheThread) {
   EXPECT_FALSE(k.Find(7, 221, &last).valid());
   EXPECT_FALSE(last);
   EXPECT_FALSE(k.Find(9, 250).valid());
+}
+
+// The index keeps a call of over 2^32 ns whole (index/call_record.h): the
+// plugin keeps every sample of it, the first and the last included.
+TEST(KeepSetTest, ACallOfSecondsFromTheIndexKeepsItsWholeSpan) {
+  constexpr uint64_t kSecond = 1000000000;
+  index::TraceIndex idx;
+  const EventId shortcall = idx.AddEvent(Call(7, 100 * kSecond, 100 * kSecond + 50, 100 * kSecond + 60));
+  const EventId id = idx.AddEvent(Call(7, 200 * kSecond, 205 * kSecond, 205 * kSecond + 70000000));
+  KeepSet k;
+  k.Add(idx.event(shortcall), shortcall);
+  k.Add(idx.event(id), id);
+  k.Finalize();
+  EXPECT_FALSE(k.Find(7, 200 * kSecond - 1).valid());
+  EXPECT_EQ(k.Find(7, 200 * kSecond), id);
+  EXPECT_EQ(k.Find(7, 203 * kSecond), id);
+  bool last = false;
+  EXPECT_EQ(k.Find(7, 205 * kSecond + 70000000, &last), id);
+  EXPECT_TRUE(last);
+  EXPECT_FALSE(k.Find(7, 205 * kSecond + 70000001).valid());
+  EXPECT_EQ(k.Find(7, 100 * kSecond + 60), shortcall);
 }
 
 TEST(KeepSetTest, MissingEnterTimeFallsBackToTheExit) {

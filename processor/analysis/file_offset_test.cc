@@ -22,7 +22,7 @@ class FileOffsetTest : public ReplayedIndexTest {
     Call(20, Syscall::kMunmap, {D, 2 * P}, 0);
     Done();
   }
-  const index::CallEvent& CallAt(uint64_t t) {
+  index::CallEvent CallAt(uint64_t t) {
     for (uint32_t i = 0; i < idx_.num_events(); ++i) {
       if (idx_.event(EventId(i)).time == t) return idx_.event(EventId(i));
     }

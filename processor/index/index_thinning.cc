@@ -108,7 +108,7 @@ uint64_t IndexThinning::EarliestCutWithin(const TraceIndex& idx, uint64_t from, 
   std::vector<uint16_t> stack_bucket(idx.stacks().size(), 0);
   for (size_t i = 0; i < call_key.size(); ++i) {
     const uint16_t b = bucket(call_key[i]);
-    kept[b] += sizeof(CallEvent);
+    kept[b] += idx.EventBytes(EventId(static_cast<uint32_t>(i)));
     const StackId s = idx.event(EventId(static_cast<uint32_t>(i))).stack;
     if (s.valid() && s.value() < stack_bucket.size()) stack_bucket[s.value()] = std::max(stack_bucket[s.value()], b);
   }

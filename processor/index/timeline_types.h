@@ -84,28 +84,36 @@ struct RegionAttrs {
   bool prot_known = true;
 };
 
+// Ordered for size (88 bytes, where field order gave 96: a replay keeps
+// about half a version per call): the 64-bit fields, then `attrs`, whose
+// 3 bytes of tail padding hold `begin` and `end_kind` ([[no_unique_address]]:
+// a standard C++20 attribute that GCC and Clang honour in C++17 too; a
+// RegionAttrs assigned to `attrs` writes its 21 bytes, never the padding),
+// then the 32-bit ids.
 struct Version {
   uint64_t start = 0;
   uint64_t end = 0;
   uint64_t t_from = 0;
   uint64_t t_to = kEndOfTrace;
-  uint32_t process = 0;  // index into TraceIndex::processes()
+  uint64_t prev_addr = 0;  // where `start` was in `prev` (differs from start after a move)
+  [[no_unique_address]] RegionAttrs attrs;
   Begin begin = Begin::kCreated;
   End end_kind = End::kNotEnded;
+  uint32_t process = 0;  // index into TraceIndex::processes()
   EventId origin;       // creating call; invalid = existed before the trace
   // The call that last made these pages accessible after they were PROT_NONE
-  // (reserved, or decommitted): an mprotect, or a MAP_FIXED mmap over a
+  // (reserved, or decommitted): an mprotect, or a MAP_FIXED anonymous mmap over a
   // reservation. Invalid when they have been accessible since `origin`
   // made them, or are PROT_NONE now.
   EventId commit;
   EventId begin_event;  // call that started this version (invalid for fork/before-trace)
   EventId end_event;    // call that ended it (invalid while live or for exec)
   VersionId prev;       // version it continues (split, move, fork), if any
-  uint64_t prev_addr = 0;  // where `start` was in `prev` (differs from start after a move)
-  RegionAttrs attrs;
 
   bool AliveAt(uint64_t t) const { return t_from <= t && t < t_to; }
 };
+
+static_assert(sizeof(Version) == 88, "a version in memory: see bench/HISTORY.md before growing it");
 
 // An entry of Process::live: where the region ends, its live version and
 // that version's t_from. The copy of t_from lets munmap's check for pages

@@ -2,11 +2,26 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace pageblame::index {
 
 EventId TraceIndex::AddEvent(const CallEvent& e) {
-  return EventId(static_cast<uint32_t>(events_.push_back(e)));
+  CallRecord r = CallRecord::Unpacked();
+  const bool packed = CallRecord::Pack(e, &r);
+  const EventId id(static_cast<uint32_t>(events_.push_back(r)));
+  if (!packed) unpacked_[id.value()] = e;
+  return id;
+}
+
+void TraceIndex::SetEvent(EventId id, const CallEvent& e) {
+  CallRecord& r = events_[id.value()];
+  if (CallRecord::Pack(e, &r)) {
+    unpacked_.erase(id.value());
+  } else {
+    r = CallRecord::Unpacked();
+    unpacked_[id.value()] = e;
+  }
 }
 
 VersionId TraceIndex::AddVersion(const Version& v) {
@@ -43,9 +58,13 @@ IndexThinning TraceIndex::ThinBefore(uint64_t cutoff) {
   // Kept entries keep their order, so each moves to a slot at or before its
   // own: one pass from the front, then the tail's blocks are given back.
   size_t kept = 0;
+  absl::flat_hash_map<uint32_t, CallEvent> unpacked;
   for (size_t i = 0; i < events_.size(); ++i) {
-    if (n.KeepsEvent(i)) events_[kept++] = events_[i];
+    if (!n.KeepsEvent(i)) continue;
+    if (!events_[i].packed()) unpacked[static_cast<uint32_t>(kept)] = unpacked_.at(static_cast<uint32_t>(i));
+    events_[kept++] = events_[i];
   }
+  unpacked_ = std::move(unpacked);
   thinned_events_ += events_.size() - kept;
   events_.Truncate(kept);
   kept = 0;
@@ -73,6 +92,7 @@ IndexThinning TraceIndex::ThinBefore(uint64_t cutoff) {
 
 size_t TraceIndex::MemoryBytes() const {
   size_t n = events_.bytes() + versions_.bytes() + stacks_.bytes() + strings_.bytes();
+  n += unpacked_.capacity() * (sizeof(std::pair<uint32_t, CallEvent>) + 1);
   n += event_blocks_.ready() * event_blocks_.block_bytes() +
        version_blocks_.ready() * version_blocks_.block_bytes();
   n += processes_.capacity() * sizeof(Process);

@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "processor/base/block_pool.h"
 #include "processor/base/chunked_vector.h"
+#include "processor/index/call_record.h"
 #include "processor/index/index_thinning.h"
 #include "processor/index/interval_index.h"
 #include "processor/index/stack_table.h"
@@ -45,7 +46,9 @@ class TraceIndex {
   StringTable& strings() { return strings_; }
   TraceStats& mutable_stats() { return stats_; }
   EventId AddEvent(const CallEvent& e);
-  CallEvent& mutable_event(EventId id) { return events_[id.value()]; }
+  // Replaces call `id` (a call's span widened by a late duplicate sample, its
+  // stack renumbered).
+  void SetEvent(EventId id, const CallEvent& e);
   VersionId AddVersion(const Version& v);
   // Room for `calls` more calls and `versions` more versions, made now (see
   // ChunkedVector::Reserve).
@@ -66,7 +69,7 @@ class TraceIndex {
   void PrepareBlocks(size_t calls) {
     const size_t events = calls - std::min(calls, thinned_events_.load(std::memory_order_relaxed));
     const size_t versions = calls - std::min(calls, thinned_versions_.load(std::memory_order_relaxed));
-    event_blocks_.Prepare(BlocksFor<CallEvent>(events), kMaxReadyBlocks);
+    event_blocks_.Prepare(BlocksFor<CallRecord>(events), kMaxReadyBlocks);
     version_blocks_.Prepare(BlocksFor<Version>(versions), kMaxReadyBlocks);
   }
   Version& mutable_version(VersionId id) { return versions_[id.value()]; }
@@ -88,7 +91,12 @@ class TraceIndex {
   const StackTable& stacks() const { return stacks_; }
   const StringTable& strings() const { return strings_; }
   const TraceStats& stats() const { return stats_; }
-  const CallEvent& event(EventId id) const { return events_[id.value()]; }
+  // A copy: calls are kept packed (call_record.h). A reference to it lives
+  // as long as the expression, or the `const CallEvent&` it initializes.
+  CallEvent event(EventId id) const {
+    const CallRecord& r = events_[id.value()];
+    return r.packed() ? r.Unpack() : unpacked_.at(id.value());
+  }
   const Version& version(VersionId id) const { return versions_[id.value()]; }
   const Process& process(uint32_t i) const { return processes_[i]; }
   size_t num_events() const { return events_.size(); }
@@ -111,10 +119,16 @@ class TraceIndex {
   // The part of BoundedBytes no thinning makes smaller (ThinBefore): the
   // strings (thinned in the index file only), the processes and their live maps.
   uint64_t UnthinnedBytes() const;
+  // What call `id` takes in memory: its record, and its whole copy if it
+  // does not pack.
+  size_t EventBytes(EventId id) const {
+    return sizeof(CallRecord) + (events_[id.value()].packed() ? 0 : sizeof(CallEvent));
+  }
   // The calls and versions as the tables hold them (count x size): what
   // grows with every call replayed.
   uint64_t CallAndVersionBytes() const {
-    return events_.size() * sizeof(CallEvent) + versions_.size() * sizeof(Version);
+    return events_.size() * sizeof(CallRecord) + unpacked_.size() * sizeof(CallEvent) +
+           versions_.size() * sizeof(Version);
   }
 
   // Process entries (generations) with this pid, oldest first.
@@ -141,9 +155,12 @@ class TraceIndex {
   TraceStats stats_;
   // Chunked: appends never move the tables (no copy at growth, no 2x peak).
   // The pools come first: the tables own the blocks they took from them.
-  BlockPool event_blocks_{ChunkedVector<CallEvent>::kBlockBytes};
+  BlockPool event_blocks_{ChunkedVector<CallRecord>::kBlockBytes};
   BlockPool version_blocks_{ChunkedVector<Version>::kBlockBytes};
-  ChunkedVector<CallEvent> events_{&event_blocks_};
+  ChunkedVector<CallRecord> events_{&event_blocks_};
+  // The calls that do not pack (CallRecord::Pack: a call of over ~4 s, a
+  // 4 GiB length, ...), whole, by id: rare, so a hash map.
+  absl::flat_hash_map<uint32_t, CallEvent> unpacked_;
   ChunkedVector<Version> versions_{&version_blocks_};
   std::vector<Process> processes_;
   // What ThinBefore dropped in all (PrepareBlocks reads them on another thread).

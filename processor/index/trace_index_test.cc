@@ -14,6 +14,35 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
+// Version keeps `begin` and `end_kind` in the tail padding of `attrs`
+// (timeline_types.h): writing the attrs, or copying the version, keeps them.
+TEST(VersionTest, WritingItsAttrsKeepsHowItBeganAndEnded) {
+  Version v;
+  v.begin = Begin::kProtected;
+  v.end_kind = End::kMovedOut;
+  v.process = 7;
+  RegionAttrs a;
+  a.prot = 5;
+  a.pgoff = 0x123456789000;
+  a.path = StringId(9);
+  a.prot_known = false;
+  v.attrs = a;
+  const Version copy = v;
+  for (const Version* x : {static_cast<const Version*>(&v), &copy}) {
+    EXPECT_EQ(x->begin, Begin::kProtected);
+    EXPECT_EQ(x->end_kind, End::kMovedOut);
+    EXPECT_EQ(x->process, 7u);
+    EXPECT_EQ(x->attrs.prot, 5u);
+    EXPECT_EQ(x->attrs.pgoff, 0x123456789000u);
+    EXPECT_EQ(x->attrs.path, StringId(9));
+    EXPECT_FALSE(x->attrs.prot_known);
+  }
+  v.attrs = RegionAttrs();
+  EXPECT_EQ(v.begin, Begin::kProtected);
+  EXPECT_EQ(v.end_kind, End::kMovedOut);
+  EXPECT_TRUE(v.attrs.prot_known);
+}
+
 TEST(TraceIndexTest, ProcessGenerationsByPidAndEveryPidOnce) {
   TraceIndex idx;
   Process p;

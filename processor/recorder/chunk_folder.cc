@@ -272,7 +272,7 @@ uint64_t ChunkFolder::MemoryCut(const replay::LoadedView& t) {
   // What the index takes now, and what the calls the replay holds will add
   // (a round's: they go into the index at its end, and their stacks are in
   // it already): a call and a version each.
-  held_bytes_ = t.held_calls * (sizeof(index::CallEvent) + sizeof(index::Version));
+  held_bytes_ = t.held_calls * (sizeof(index::CallRecord) + sizeof(index::Version));
   const uint64_t now = NoteMemory(idx) + held_bytes_;
   trim_due_ = true;
   ++stats_.memory_looks;

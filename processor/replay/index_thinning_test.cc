@@ -159,9 +159,11 @@ TEST(IndexThinningTest, TheStateFromTheCutOnIsWhole) {
 size_t KeptBytes(const index::TraceIndex& idx, uint64_t cut) {
   index::TraceStats scratch;
   const index::IndexThinning n = index::IndexThinning::At(idx, cut, &scratch, index::IndexThinning::Tables::kThinned);
-  size_t bytes = n.KeptEvents(idx.num_events()) * sizeof(index::CallEvent) +
-                 n.KeptVersions(idx.num_versions()) * sizeof(index::Version) +
+  size_t bytes = n.KeptVersions(idx.num_versions()) * sizeof(index::Version) +
                  index::StackTable::KeptBytes(n.stacks()->num_stacks, n.stacks()->num_frames) + idx.UnthinnedBytes();
+  for (size_t i = 0; i < idx.num_events(); ++i) {
+    if (n.KeepsEvent(i)) bytes += idx.EventBytes(EventId(static_cast<uint32_t>(i)));
+  }
   for (uint32_t p = 0; p < idx.num_processes(); ++p) {
     for (const index::Advice& a : idx.process(p).advice) {
       if (n.Event(a.event).valid()) bytes += sizeof(index::Advice);

@@ -414,8 +414,12 @@ void LoadPass::ApplyStackAliases() {
   // the reports group calls by it).
   if (stacks_->aliases().empty()) return;
   for (size_t i = 0; i < idx_->num_events(); ++i) {
-    index::CallEvent& ev = idx_->mutable_event(EventId(static_cast<uint32_t>(i)));
-    if (auto a = stacks_->aliases().find(ev.stack); a != stacks_->aliases().end()) ev.stack = a->second;
+    const EventId id(static_cast<uint32_t>(i));
+    index::CallEvent ev = idx_->event(id);
+    if (auto a = stacks_->aliases().find(ev.stack); a != stacks_->aliases().end()) {
+      ev.stack = a->second;
+      idx_->SetEvent(id, ev);
+    }
   }
 }
 
@@ -510,8 +514,10 @@ void LoadPass::ThinStacks() {
     return s.valid() && s.value() < k.stacks.size() ? StackId(k.stacks[s.value()]) : StackId();
   };
   for (size_t i = 0; i < idx_->num_events(); ++i) {
-    index::CallEvent& ev = idx_->mutable_event(EventId(static_cast<uint32_t>(i)));
+    const EventId id(static_cast<uint32_t>(i));
+    index::CallEvent ev = idx_->event(id);
     ev.stack = renumbered(ev.stack);
+    idx_->SetEvent(id, ev);
   }
   worker_->ForEachHeldWhilePaused([&](TraceEvent& e) {
     if (carries_stack(e)) e.call().stack = renumbered(e.call().stack);

@@ -227,8 +227,10 @@ void Replayer::OnLateRawDuplicate(const TraceEvent& e) {
   // The call just completed: widen the recorded event, if it changed something.
   const ProcessTable::Thread* th = procs_.FindThread(e.tid);
   if (th == nullptr || !th->last_event.valid()) return;
-  index::CallEvent& ev = idx_->mutable_event(th->last_event);
-  if (ev.syscall == e.syscall) ev.last_time = std::max(ev.last_time, e.time);
+  index::CallEvent ev = idx_->event(th->last_event);
+  if (ev.syscall != e.syscall || e.time <= ev.last_time) return;
+  ev.last_time = e.time;
+  idx_->SetEvent(th->last_event, ev);
 }
 
 void Replayer::ThinBefore(uint64_t cutoff) { procs_.Renumber(idx_->ThinBefore(cutoff)); }

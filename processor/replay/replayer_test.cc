@@ -392,6 +392,27 @@ TEST_F(ReplayerTest, LateRawDuplicatesWidenTheSpanToo) {
   EXPECT_EQ(idx_.event(EventId(0)).last_time, 134u);
 }
 
+// The index packs a call's span as 32-bit offsets from its exit
+// (index/call_record.h); a call longer than that keeps its exact times.
+TEST_F(ReplayerTest, ACallOfSecondsKeepsItsExactSpan) {
+  constexpr uint64_t kSecond = 1000000000;
+  auto ev = [&](TraceEvent::Kind kind, uint64_t t, bool flag, int64_t ret) {
+    MmapSample(kind, t, ret, 0, flag);
+  };
+  ev(TraceEvent::Kind::kEnter, 100 * kSecond, false, 0);
+  ev(TraceEvent::Kind::kExit, 106 * kSecond + 7, false, 0x10000);  // 6 s: past 2^32 ns
+  ev(TraceEvent::Kind::kRawDuplicate, 107 * kSecond, true, 0);     // raw exit, a second late
+  ev(TraceEvent::Kind::kEnter, 110 * kSecond, false, 0);
+  ev(TraceEvent::Kind::kExit, 110 * kSecond + 900, false, 0x20000);
+  Done();
+  ASSERT_EQ(idx_.num_events(), 2u);
+  EXPECT_EQ(idx_.event(EventId(0)).first_time, 100 * kSecond);
+  EXPECT_EQ(idx_.event(EventId(0)).time, 106 * kSecond + 7);
+  EXPECT_EQ(idx_.event(EventId(0)).last_time, 107 * kSecond);
+  EXPECT_EQ(idx_.event(EventId(1)).first_time, 110 * kSecond);
+  EXPECT_EQ(idx_.event(EventId(1)).last_time, 110 * kSecond + 900);
+}
+
 TEST_F(ReplayerTest, AProcessEndsWithItsLastThreadNotItsMainThread) {
   auto task = [&](TraceEvent::Kind kind, uint64_t t, uint32_t tid, uint32_t parent_tid) {
     TraceEvent e;
