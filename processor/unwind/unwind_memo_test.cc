@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "processor/unwind/owned_sample_for_test.h"
 #include "processor/unwind/trace_driver_for_test.h"
 #include "processor/unwind/unwinder.h"
 
@@ -34,29 +35,6 @@ Unwinder::Options OptionsWith(bool memo, const symbols::MappingHistory* maps) {
   o.memo = memo;
   return o;
 }
-
-// A sample whose registers and stack copy are owned here (to change them).
-struct OwnedSample {
-  perf::EventAttr attr;
-  std::vector<uint8_t> regs, stack;
-  perf::Sample sample;
-
-  explicit OwnedSample(const perf::Sample& s) : attr(*s.attr), sample(s) {
-    regs.assign(s.user_regs.begin(), s.user_regs.end());
-    stack.assign(s.user_stack.begin(), s.user_stack.end());
-    Repoint();
-  }
-  OwnedSample(const OwnedSample& o) : attr(o.attr), regs(o.regs), stack(o.stack), sample(o.sample) {
-    Repoint();
-  }
-  void Repoint() {
-    sample.attr = &attr;
-    sample.user_regs = regs;
-    sample.user_stack = stack;
-    sample.callchain = {};
-    sample.raw = {};
-  }
-};
 
 // Every count the unwinders print (-v), the per-sample ones and the rules'.
 void ExpectSameStats(const UnwindStats& a, const UnwindStats& b, const std::string& what) {

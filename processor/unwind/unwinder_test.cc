@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "processor/base/temp_dir_for_test.h"
+#include "processor/unwind/owned_sample_for_test.h"
 #include "processor/unwind/trace_driver_for_test.h"
 
 namespace pageblame::unwind {
@@ -42,30 +43,6 @@ std::string Names(symbols::Symbolizer& sym, const perf::Sample& s, const std::ve
   for (uint64_t ip : ips) names.push_back(sym.Symbolize(s.pid, s.time, ip).symbol.value_or("?"));
   return absl::StrJoin(names, " <- ");
 }
-
-// A sample whose bytes outlive the reader's buffer, for tests that change
-// them: its attr, registers and stack copy are owned here.
-struct OwnedSample {
-  perf::EventAttr attr;
-  std::vector<uint8_t> regs, stack;
-  perf::Sample sample;
-
-  explicit OwnedSample(const perf::Sample& s) : attr(*s.attr), sample(s) {
-    regs.assign(s.user_regs.begin(), s.user_regs.end());
-    stack.assign(s.user_stack.begin(), s.user_stack.end());
-    Repoint();
-  }
-  OwnedSample(const OwnedSample& o) : attr(o.attr), regs(o.regs), stack(o.stack), sample(o.sample) {
-    Repoint();
-  }
-  void Repoint() {
-    sample.attr = &attr;
-    sample.user_regs = regs;
-    sample.user_stack = stack;
-    sample.callchain = {};
-    sample.raw = {};
-  }
-};
 
 // The enter samples of a trace, copied, with an unwinder fed every mapping.
 struct Recorded {
