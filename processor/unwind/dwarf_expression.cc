@@ -166,7 +166,7 @@ class Evaluator {
   }
 
   EvalStatus Deref(uint64_t size) {
-    uint64_t a, v;
+    uint64_t a = 0, v = 0;
     if (!st_.Pop(&a) || size == 0 || size > 8) return EvalStatus::kUnsupported;
     if (StackMemory::Result r = mem_.Read(a, &v); r != StackMemory::kOk) return FromRead(r);
     if (size < 8) v &= (uint64_t{1} << (8 * size)) - 1;

@@ -187,7 +187,7 @@ StepStatus Unwinder::FramePointerStep(const RegisterSet& regs, const StackMemory
   // A frame pointer below sp is not this frame's (a function that uses rbp
   // for data, or a caller's stale one): no frame to follow.
   if (rbp < regs.sp() || rbp % 8 != 0) return StepStatus::kUnsupported;
-  uint64_t saved_rbp, ra;
+  uint64_t saved_rbp = 0, ra = 0;
   if (StackMemory::Result r = mem.Read(rbp, &saved_rbp); r != StackMemory::kOk) {
     return r == StackMemory::kPastCopy ? StepStatus::kPastCopy : StepStatus::kBelowCopy;
   }
