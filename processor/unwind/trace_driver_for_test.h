@@ -43,6 +43,13 @@ class Symfs {
   TempDir dir_;
 };
 
+// One Symfs for a whole test binary (made on first use, never removed
+// before exit: every test's unwinder may hold paths into it).
+inline const Symfs& SharedSymfs() {
+  static const Symfs* symfs = new Symfs();
+  return *symfs;
+}
+
 // Calls `on_sample` for every sample with REGS_USER (file order), after
 // adding the records read so far to `maps` as the loader does (MMAP/MMAP2,
 // FORK, COMM exec; replay/load_pass.cc).

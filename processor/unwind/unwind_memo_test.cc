@@ -21,12 +21,8 @@ namespace pageblame::unwind {
 namespace {
 
 using testing::DriveTrace;
+using testing::SharedSymfs;
 using testing::TracePath;
-
-const testing::Symfs& SharedSymfs() {
-  static const testing::Symfs* symfs = new testing::Symfs();
-  return *symfs;
-}
 
 Unwinder::Options OptionsWith(bool memo, const symbols::MappingHistory* maps) {
   Unwinder::Options o;

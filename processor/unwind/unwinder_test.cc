@@ -18,12 +18,8 @@ namespace pageblame::unwind {
 namespace {
 
 using testing::DriveTrace;
+using testing::SharedSymfs;
 using testing::TracePath;
-
-const testing::Symfs& SharedSymfs() {
-  static const testing::Symfs* symfs = new testing::Symfs();
-  return *symfs;
-}
 
 Unwinder::Options TestOptions() {
   Unwinder::Options o;
